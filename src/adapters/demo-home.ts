@@ -1,0 +1,83 @@
+// The throw-away home behind `cleanerx --demo`: all four agents, generated
+// deterministically in a temp dir, and the environment that points at it.
+
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildPiFixture } from './pi/fixture.js';
+
+export interface DemoHome {
+  root: string;
+  env: Record<string, string>;
+}
+
+/** Every variable that moves an agent's home or cleanerx's own state. */
+export function isolatedEnv(root: string): Record<string, string> {
+  const home = join(root, 'home');
+  return {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_RUNTIME_DIR: join(root, 'run'),
+    CODEX_HOME: join(home, '.codex'),
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'),
+    OPENCODE_DB: join(home, '.local', 'share', 'opencode', 'opencode.db'),
+    CLEANERX_CONFIG_DIR: join(home, '.config', 'cleanerx'),
+    CLEANERX_STATE_DIR: join(home, '.local', 'state', 'cleanerx'),
+    CLEANERX_DATA_DIR: join(home, '.local', 'share', 'cleanerx'),
+  };
+}
+
+export function createDemoHome(now = Date.now()): DemoHome {
+  const root = mkdtempSync(join(tmpdir(), 'cleanerx-demo-'));
+  const env = isolatedEnv(root);
+  mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
+  buildPiFixture({
+    agentDir: env.PI_CODING_AGENT_DIR!,
+    projects: 24,
+    sessionsPerProject: 14,
+    seed: 7,
+    now,
+    cwdRoot: join(env.HOME!, 'src'),
+    forkRate: 0.2,
+    hostile: true,
+    config: true,
+    bodyBytes: 6000,
+  });
+  writeClaude(env.CLAUDE_CONFIG_DIR!, env.HOME!);
+  writeCodex(env.CODEX_HOME!);
+  writeOpencode(join(env.XDG_DATA_HOME!, 'opencode'));
+  return { root, env };
+}
+
+function writeClaude(dir: string, home: string): void {
+  const bucket = join(dir, 'projects', `${join(home, 'src', 'api-server').replace(/[^A-Za-z0-9]/g, '-')}`);
+  mkdirSync(bucket, { recursive: true });
+  const id = '4f6b2a0e-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+  writeFileSync(
+    join(bucket, `${id}.jsonl`),
+    JSON.stringify({ type: 'user', sessionId: id, cwd: join(home, 'src', 'api-server'), message: { role: 'user', content: 'explain the router' }, timestamp: new Date().toISOString() }) + '\n',
+  );
+  writeFileSync(join(dir, 'history.jsonl'), '{"display":"explain the router","timestamp":0}\n');
+  writeFileSync(join(dir, 'settings.json'), '{}\n');
+  writeFileSync(join(dir, 'CLAUDE.md'), '# Global rules\n');
+}
+
+function writeCodex(dir: string): void {
+  const day = join(dir, 'sessions', '2026', '11', '20');
+  mkdirSync(day, { recursive: true });
+  writeFileSync(join(day, 'rollout-2026-11-20T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl'), '{"type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"}}\n');
+  writeFileSync(join(dir, 'session_index.jsonl'), '{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","thread_name":"demo thread"}\n');
+  writeFileSync(join(dir, 'config.toml'), 'model = "gpt-5"\n');
+  writeFileSync(join(dir, 'auth.json'), '{}\n', { mode: 0o600 });
+}
+
+function writeOpencode(dir: string): void {
+  mkdirSync(join(dir, 'log'), { recursive: true });
+  mkdirSync(join(dir, 'storage'), { recursive: true });
+  writeFileSync(join(dir, 'log', '2026-11-20T100000.log'), 'INFO service=server started\n');
+  writeFileSync(join(dir, 'auth.json'), '{}\n', { mode: 0o600 });
+}

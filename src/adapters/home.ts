@@ -1,0 +1,28 @@
+// Home resolution shared by the adapters: env var, then the default under HOME.
+// (A settings override is applied by the engine before this is consulted.)
+
+import { isAbsolute, join } from 'node:path';
+import type { HomeResolution, HostContext } from '../engine/adapter.js';
+import { homeOf } from '../engine/own-dirs.js';
+
+export function expandTilde(v: string, ctx: HostContext): string {
+  if (v === '~') return homeOf(ctx.env);
+  if (v.startsWith('~/')) return join(homeOf(ctx.env), v.slice(2));
+  return v;
+}
+
+export function resolveAgentHome(
+  ctx: HostContext,
+  envVar: string,
+  defaultParts: string[],
+  transform: (v: string) => string = (v) => v,
+): HomeResolution {
+  const raw = ctx.env[envVar];
+  if (raw && raw.trim()) {
+    const v = transform(raw.trim());
+    // A relative env value would resolve against whatever directory cleanerx
+    // was started in; ignore it rather than guess.
+    if (isAbsolute(v)) return { home: v, source: 'env' };
+  }
+  return { home: join(homeOf(ctx.env), ...defaultParts), source: 'default' };
+}

@@ -1,0 +1,227 @@
+// Deterministic pi store builder: the demo home, the tests and the benches
+// all build their pi data with it, in the format pi 0.73/1.x writes
+// (../shared/research/pi.md §3–4). It returns a manifest of what it wrote.
+
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface PiFixtureOptions {
+  agentDir: string;
+  projects: number;
+  sessionsPerProject: number;
+  seed?: number;
+  /** ms since epoch that "now" is, so ages are stable. */
+  now?: number;
+  /** Root that the fake working directories live under (never created). */
+  cwdRoot?: string;
+  /** Share of sessions that get a fork (0–1). */
+  forkRate?: number;
+  /** Add the hostile cases: malformed, symlinked, duplicate, empty, a directory. */
+  hostile?: boolean;
+  /** Add the protected configuration files and the model catalog cache. */
+  config?: boolean;
+  /** Extra bytes of transcript per session, on average. */
+  bodyBytes?: number;
+  /** A title that carries a terminal escape sequence (for the PTY tests). */
+  escapeTitle?: boolean;
+}
+
+export interface PiFixtureSession {
+  id: string;
+  file: string;
+  cwd: string;
+  name: string | null;
+  firstUser: string | null;
+  parentId: string | null;
+  kind: 'root' | 'fork' | 'crossFork' | 'relativeFork';
+  mtime: number;
+}
+
+export interface PiFixtureManifest {
+  sessions: PiFixtureSession[];
+  skipped: { file: string; why: string }[];
+}
+
+const WORDS = ['refactor', 'parser', 'cache', 'tests', 'flaky', 'deploy', 'migration', 'schema', 'router', 'docs', 'bench', 'auth', 'retry', 'lint', 'build', 'types', 'stream', 'queue', 'index', 'memory'];
+const CJK = ['修复登录页面的样式问题', '重构数据库迁移脚本', 'テストを追加して', '빌드 오류 수정', '优化搜索性能 🚀'];
+const PROJECT_NAMES = ['api-server', 'web-app', 'infra', 'ml-pipeline', 'docs-site', 'cli-tools', 'payments', 'mobile', 'data-lake', 'search', 'auth-service', 'notebooks', 'scripts', 'monorepo', 'game', 'blog', 'dotfiles', 'analytics', 'billing', 'etl'];
+
+/** Mulberry32: tiny, seedable, stable across Node versions. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function uuid7(r: () => number, ms: number): string {
+  const hex = (n: number, len: number): string => Math.floor(n).toString(16).padStart(len, '0').slice(-len);
+  const t = hex(ms, 12);
+  const rand = Array.from({ length: 20 }, () => hex(r() * 16, 1)).join('');
+  return `${t.slice(0, 8)}-${t.slice(8, 12)}-7${rand.slice(0, 3)}-${'89ab'[Math.floor(r() * 4)]}${rand.slice(3, 6)}-${rand.slice(6, 18)}`;
+}
+
+export function bucketName(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`;
+}
+
+function fileStamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/[:.]/g, '-');
+}
+
+export function buildPiFixture(o: PiFixtureOptions): PiFixtureManifest {
+  const r = rng(o.seed ?? 1);
+  const now = o.now ?? Date.UTC(2026, 10, 29, 12, 0, 0);
+  const cwdRoot = o.cwdRoot ?? '/home/demo/src';
+  const forkRate = o.forkRate ?? 0.15;
+  const body = o.bodyBytes ?? 2000;
+  const sessionsDir = join(o.agentDir, 'sessions');
+  mkdirSync(sessionsDir, { recursive: true });
+  const manifest: PiFixtureManifest = { sessions: [], skipped: [] };
+  const lines = new Map<string, string[]>();
+
+  const write = (s: PiFixtureSession, content: string[]): void => {
+    writeFileSync(s.file, content.join('\n') + '\n');
+    const t = new Date(s.mtime);
+    utimesSync(s.file, t, t);
+    lines.set(s.id, content);
+    manifest.sessions.push(s);
+  };
+
+  let counter = 0;
+  for (let p = 0; p < o.projects; p++) {
+    const base = PROJECT_NAMES[p % PROJECT_NAMES.length]!;
+    const cwd = `${cwdRoot}/${base}${p >= PROJECT_NAMES.length ? `-${Math.floor(p / PROJECT_NAMES.length)}` : ''}`;
+    const bucket = join(sessionsDir, bucketName(cwd));
+    mkdirSync(bucket, { recursive: true });
+    for (let i = 0; i < o.sessionsPerProject; i++) {
+      counter++;
+      const age = Math.floor(r() * r() * 200 * 86_400_000);
+      const created = now - age - 3_600_000;
+      const id = uuid7(r, created);
+      const roll = r();
+      let name: string | null = null;
+      let first: string;
+      if (roll < 0.08) first = CJK[counter % CJK.length]!;
+      else first = `${pick(r, WORDS)} the ${pick(r, WORDS)} ${pick(r, WORDS)} in ${base} (${counter})`;
+      if (o.escapeTitle && counter === 1) first = 'evil \x1b[31mRED\x1b[0m \x1b]0;pwned\x07title';
+      if (roll > 0.7) name = roll > 0.95 ? `${CJK[counter % CJK.length]} · 任务 ${counter}` : `${pick(r, WORDS)} ${pick(r, WORDS)} session ${counter}`;
+      const content = transcript(r, id, cwd, created, first, name, body);
+      const file = join(bucket, `${fileStamp(created)}_${id}.jsonl`);
+      write({ id, file, cwd, name, firstUser: first, parentId: null, kind: 'root', mtime: created + Math.floor(r() * 3_600_000) }, content);
+
+      if (r() < forkRate) {
+        const fid = uuid7(r, created + 60_000);
+        const fork = forkLines(fid, cwd, created + 60_000, file, lines.get(id)!);
+        const ffile = join(bucket, `${fileStamp(created + 60_000)}_${fid}.jsonl`);
+        write({ id: fid, file: ffile, cwd, name, firstUser: first, parentId: id, kind: 'fork', mtime: created + 120_000 }, fork);
+        if (r() < 0.3) {
+          const gid = uuid7(r, created + 180_000);
+          const gfile = join(bucket, `${fileStamp(created + 180_000)}_${gid}.jsonl`);
+          const g = forkLines(gid, cwd, created + 180_000, ffile, fork);
+          write({ id: gid, file: gfile, cwd, name, firstUser: first, parentId: fid, kind: 'fork', mtime: created + 240_000 }, g);
+        }
+      }
+    }
+  }
+
+  // A cross-project fork (pi --fork from another directory) and a relative one (0.73 stores it verbatim).
+  if (manifest.sessions.length > 2 && o.projects > 1) {
+    const src = manifest.sessions[0]!;
+    const cwd = `${cwdRoot}/scratch`;
+    const bucket = join(sessionsDir, bucketName(cwd));
+    mkdirSync(bucket, { recursive: true });
+    const t = now - 86_400_000;
+    const xid = uuid7(r, t);
+    const xfile = join(bucket, `${fileStamp(t)}_${xid}.jsonl`);
+    write({ id: xid, file: xfile, cwd, name: src.name, firstUser: src.firstUser, parentId: src.id, kind: 'crossFork', mtime: t + 1000 }, forkLines(xid, cwd, t, src.file, lines.get(src.id)!));
+    const rid = uuid7(r, t + 5000);
+    const rfile = join(bucket, `${fileStamp(t + 5000)}_${rid}.jsonl`);
+    const rel = `../${src.file.split('/').slice(-2).join('/')}`;
+    write({ id: rid, file: rfile, cwd: bucket, name: src.name, firstUser: src.firstUser, parentId: src.id, kind: 'relativeFork', mtime: t + 6000 }, forkLines(rid, bucket, t + 5000, rel, lines.get(src.id)!));
+  }
+
+  if (o.config) writeConfig(o.agentDir);
+  if (o.hostile) addHostile(o.agentDir, sessionsDir, manifest, now);
+  return manifest;
+}
+
+function pick<T>(r: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(r() * xs.length)]!;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function transcript(r: () => number, id: string, cwd: string, t: number, first: string, name: string | null, body: number): string[] {
+  let prev: string | null = null;
+  let n = 0;
+  const entry = (o: Record<string, unknown>): string => {
+    const eid = (++n).toString(16).padStart(8, '0');
+    const line = JSON.stringify({ ...o, id: eid, parentId: prev, timestamp: iso(t + n * 1000) });
+    prev = eid;
+    return line;
+  };
+  const out = [JSON.stringify({ type: 'session', version: 3, id, timestamp: iso(t), cwd })];
+  out.push(entry({ type: 'model_change', provider: 'anthropic', modelId: 'claude-sonnet-4' }));
+  out.push(entry({ type: 'thinking_level_change', thinkingLevel: 'off' }));
+  out.push(entry({ type: 'message', message: { role: 'user', content: [{ type: 'text', text: first }], timestamp: t + 3000 } }));
+  const turns = 1 + Math.floor(r() * 4);
+  const size = Math.floor(body * (0.2 + r() * r() * 4));
+  for (let k = 0; k < turns; k++) {
+    const filler = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(Math.max(1, Math.floor(size / turns / 56)));
+    out.push(entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: `Step ${k + 1}: ${filler}` }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4', stopReason: 'stop', timestamp: t + 5000 + k } }));
+    if (r() < 0.5) out.push(entry({ type: 'message', message: { role: 'toolResult', toolCallId: `call_${k}`, toolName: 'read', content: [{ type: 'text', text: `file contents ${k}` }], isError: false, timestamp: t + 6000 + k } }));
+    if (r() < 0.3) out.push(entry({ type: 'message', message: { role: 'bashExecution', command: 'npm test', output: 'ok 12 passed', exitCode: 0, cancelled: false, truncated: false, timestamp: t + 7000 + k } }));
+    out.push(entry({ type: 'message', message: { role: 'user', content: `follow-up ${k}`, timestamp: t + 8000 + k } }));
+  }
+  if (name) out.push(entry({ type: 'session_info', name }));
+  return out;
+}
+
+function forkLines(id: string, cwd: string, t: number, parentPath: string, parent: string[]): string[] {
+  const header = JSON.stringify({ type: 'session', version: 3, id, timestamp: iso(t), cwd, parentSession: parentPath });
+  return [header, ...parent.slice(1)];
+}
+
+function writeConfig(agentDir: string): void {
+  writeFileSync(join(agentDir, 'auth.json'), '{"anthropic":{"type":"api_key","key":"sk-demo-not-a-real-key"}}\n', { mode: 0o600 });
+  writeFileSync(join(agentDir, 'settings.json'), '{"defaultProvider":"anthropic","defaultModel":"claude-sonnet-4"}\n');
+  writeFileSync(join(agentDir, 'models.json'), '{"providers":{}}\n');
+  writeFileSync(join(agentDir, 'keybindings.json'), '{}\n');
+  writeFileSync(join(agentDir, 'AGENTS.md'), '# Rules\nAlways run the tests.\n');
+  writeFileSync(join(agentDir, 'models-store.json'), JSON.stringify({ anthropic: { models: Array.from({ length: 40 }, (_, i) => ({ id: `model-${i}` })) } }), { mode: 0o600 });
+  for (const d of ['prompts', 'skills', 'extensions', 'themes']) mkdirSync(join(agentDir, d), { recursive: true });
+  writeFileSync(join(agentDir, 'prompts', 'review.md'), 'Review this change.\n');
+}
+
+function addHostile(agentDir: string, sessionsDir: string, m: PiFixtureManifest, now: number): void {
+  const bucket = join(sessionsDir, bucketName('/home/demo/src/broken'));
+  mkdirSync(bucket, { recursive: true });
+  const bad = join(bucket, '2026-01-01T00-00-00-000Z_not-a-header.jsonl');
+  writeFileSync(bad, '{"type":"message","id":"x","parentId":null}\n');
+  m.skipped.push({ file: bad, why: 'unrecognized header' });
+  const empty = join(bucket, '2026-01-02T00-00-00-000Z_empty.jsonl');
+  writeFileSync(empty, '');
+  m.skipped.push({ file: empty, why: 'empty' });
+  const dir = join(bucket, 'directory.jsonl');
+  mkdirSync(dir, { recursive: true });
+  m.skipped.push({ file: dir, why: 'not a file' });
+  if (m.sessions[0]) {
+    const link = join(bucket, '2026-01-03T00-00-00-000Z_link.jsonl');
+    symlinkSync(m.sessions[0].file, link);
+    m.skipped.push({ file: link, why: 'symlink' });
+    const dup = join(bucket, '2099-01-01T00-00-00-000Z_dup.jsonl');
+    writeFileSync(dup, `${JSON.stringify({ type: 'session', version: 3, id: m.sessions[0].id, timestamp: iso(now), cwd: '/home/demo/src/broken' })}\n`);
+    m.skipped.push({ file: dup, why: 'duplicate id' });
+  }
+  const outside = join(agentDir, '..', 'outside-bucket');
+  mkdirSync(outside, { recursive: true });
+  symlinkSync(outside, join(sessionsDir, '--linked-bucket--'));
+  m.skipped.push({ file: join(sessionsDir, '--linked-bucket--'), why: 'symlinked bucket' });
+}

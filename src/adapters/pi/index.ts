@@ -1,0 +1,28 @@
+// pi adapter: ~/.pi/agent (or PI_CODING_AGENT_DIR). File-based store; the
+// executable is used for the version only.
+
+import { join } from 'node:path';
+import type { AgentAdapter, HostContext } from '../../engine/adapter.js';
+import { lstatOrNull } from '../../engine/fsx.js';
+import { expandTilde, resolveAgentHome } from '../home.js';
+import { previewPiSession } from './preview.js';
+import { scanPi } from './scan.js';
+
+export const piAdapter: AgentAdapter = {
+  kind: 'pi',
+  homeEnvVar: 'PI_CODING_AGENT_DIR',
+  binaryNames: ['pi'],
+  extraBinDirs: () => [],
+  resolveHome: (ctx: HostContext) =>
+    resolveAgentHome(ctx, 'PI_CODING_AGENT_DIR', ['.pi', 'agent'], (v) => expandTilde(v, ctx)),
+  async hasData(home) {
+    const st = await lstatOrNull(join(home, 'sessions'));
+    if (st?.isDirectory()) return true;
+    return Boolean((await lstatOrNull(join(home, 'auth.json')))?.isFile() || (await lstatOrNull(join(home, 'settings.json')))?.isFile());
+  },
+  cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/^pi\s+/i, '').trim(),
+  scan: scanPi,
+  async preview(_inst, paths, itemId) {
+    return previewPiSession(itemId, paths[0]!);
+  },
+};

@@ -1,0 +1,266 @@
+// Inventory of a pi agent directory: sessions/--<cwd>--/*.jsonl, the model
+// catalog cache, and the protected configuration listed by name only.
+
+import { promises as fsp, type Dirent, type Stats } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import type { HostContext } from '../../engine/adapter.js';
+import { allocatedBytes, lstatOrNull, readPrefix, treeSize } from '../../engine/fsx.js';
+import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
+import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
+import { cleanText } from '../../engine/text.js';
+import { mapLimit } from '../../engine/concurrency.js';
+import { PI_PREFIX_BYTES, piFallbackTitle, readPiSession } from './session-reader.js';
+import { findPiWriters, PI_RUNNING_REASON } from './writers.js';
+
+export const PI_PROTECTED = [
+  'auth.json',
+  'settings.json',
+  'models.json',
+  'trust.json',
+  'keybindings.json',
+  'AGENTS.md',
+  'SYSTEM.md',
+  'APPEND_SYSTEM.md',
+  'prompts',
+  'skills',
+  'extensions',
+  'themes',
+  'git',
+  'npm',
+];
+
+const READ_CONCURRENCY = 16;
+
+interface Found {
+  file: string;
+  bucket: string;
+  bucketKey: string;
+  stat: Stats;
+}
+
+export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (p: ScanProgress) => void): Promise<Inventory> {
+  const home = inst.home;
+  const warnings: ScanWarning[] = [];
+  const inv: Inventory = { sessions: [], items: [], projects: [], warnings, writers: [] };
+  const homeStat = await lstatOrNull(home);
+  if (!homeStat) return inv;
+  let homeReadOnly: string | undefined;
+  if (homeStat.isSymbolicLink()) {
+    homeReadOnly = 'The pi agent directory is a symbolic link; cleanerx only reads it.';
+    warnings.push({ path: home, reason: homeReadOnly });
+  } else if (!homeStat.isDirectory()) {
+    warnings.push({ path: home, reason: 'The pi agent directory is not a directory.' });
+    return inv;
+  }
+
+  inv.writers = await findPiWriters(ctx);
+  const running = inv.writers.length > 0 ? PI_RUNNING_REASON : undefined;
+  const blockAll = homeReadOnly ?? running;
+
+  const found = await listSessionFiles(home, ctx, warnings);
+  let files = 0;
+  let bytes = 0;
+  const progress = (): void => onProgress({ agent: 'pi', phase: 'Reading sessions', files, bytes });
+  progress();
+
+  const parsed = await mapLimit(found, READ_CONCURRENCY, async (f) => {
+    try {
+      const prefix = await readPrefix(f.file, PI_PREFIX_BYTES);
+      files++;
+      bytes += prefix.stat.size;
+      if (files % 500 === 0) progress();
+      return { f, prefix, result: readPiSession(prefix.buf, prefix.truncated) };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      warnings.push({
+        path: f.file,
+        reason:
+          code === 'ENOENT'
+            ? 'Skipped pi session file that vanished during the scan.'
+            : code === 'ELOOP'
+              ? 'Skipped pi session file that is a symbolic link.'
+              : `Skipped unreadable pi session file (${code ?? 'error'}).`,
+      });
+      return null;
+    }
+  });
+  progress();
+
+  const byId = new Map<string, SessionRecord>();
+  const byPath = new Map<string, string>();
+  const projects = new Map<string, ProjectGroup & { bucketLabel: string }>();
+  const parentRefs: { session: SessionRecord; ref: string; base: string }[] = [];
+
+  for (const p of parsed) {
+    if (!p) continue;
+    const { f, prefix, result } = p;
+    if (!result.ok) {
+      warnings.push({
+        path: f.file,
+        reason: result.reason === 'empty' ? 'Skipped empty pi session file.' : 'Skipped pi session file with an unrecognized header.',
+      });
+      continue;
+    }
+    const h = result.header;
+    if (byId.has(h.id)) {
+      warnings.push({ path: f.file, reason: `Skipped duplicate pi session ID ${cleanText(h.id, 64)}.` });
+      continue;
+    }
+    let project = projects.get(f.bucketKey);
+    if (!project) {
+      project = { id: uuidv5Url(f.bucketKey), label: '', roots: [], bucketLabel: cleanText(basename(f.bucket), 200) };
+      projects.set(f.bucketKey, project);
+    }
+    if (h.cwd && !project.roots.includes(h.cwd)) project.roots.push(cleanText(h.cwd, 4096));
+    const title = result.name ?? result.firstUser ?? piFallbackTitle(h.id, h.timestamp);
+    const s: SessionRecord = {
+      id: h.id,
+      itemId: sessionItemId(h.id),
+      title,
+      named: result.name !== null,
+      cwd: h.cwd,
+      projectId: project.id,
+      parentId: null,
+      deletionDescendantIds: [],
+      state: 'current',
+      source: 'cli',
+      createdAt: h.timestamp,
+      updatedAt: prefix.stat.mtimeMs,
+      bytes: allocatedBytes(prefix.stat),
+      paths: [f.file],
+      recoverable: true,
+      selectable: !blockAll,
+      blockedReason: blockAll,
+      metadata: { pinned: false, requiresAgentExit: true, source: 'cli' },
+    };
+    byId.set(h.id, s);
+    byPath.set(join(f.bucketKey, basename(f.file)), h.id);
+    if (h.parentSession) parentRefs.push({ session: s, ref: h.parentSession, base: h.cwd ?? f.bucket });
+  }
+
+  // parentSession is a file path (possibly relative, possibly stale): it names a
+  // parent only when it resolves to a file this scan inventoried.
+  const sessionsRoot = await canonical(join(home, 'sessions'));
+  for (const { session, ref, base } of parentRefs) {
+    const abs = isAbsolute(ref) ? ref : resolve(base, ref);
+    const canon = await canonical(abs);
+    if (!canon.startsWith(sessionsRoot + '/')) continue;
+    const pid = byPath.get(canon);
+    if (pid && pid !== session.id) session.parentId = pid;
+  }
+
+  for (const p of projects.values()) {
+    const first = p.roots[0];
+    p.label = first ? (first === '/' ? 'Global' : cleanText(basename(first), 200)) : p.bucketLabel || 'pi project';
+  }
+  inv.sessions = [...byId.values()];
+  inv.projects = [...projects.values()].map(({ id, label, roots }) => ({ id, label, roots }));
+  inv.items = await otherItems(home, blockAll, warnings);
+  return inv;
+}
+
+async function listSessionFiles(home: string, ctx: HostContext, warnings: ScanWarning[]): Promise<Found[]> {
+  const root = join(home, 'sessions');
+  const buckets = await readDirSorted(root);
+  const out: Found[] = [];
+  for (const b of buckets) {
+    const bucket = join(root, b.name);
+    if (b.isSymbolicLink()) {
+      warnings.push({ path: bucket, reason: 'Skipped symlinked pi session bucket.' });
+      continue;
+    }
+    if (!b.isDirectory()) continue; // pi itself ignores files directly in sessions/
+    const bucketKey = await canonical(bucket);
+    for (const e of await readDirSorted(bucket)) {
+      if (!e.name.endsWith('.jsonl')) continue;
+      const file = join(bucket, e.name);
+      if (e.isSymbolicLink()) {
+        warnings.push({ path: file, reason: 'Skipped pi session file that is a symbolic link.' });
+        continue;
+      }
+      if (!e.isFile()) {
+        warnings.push({ path: file, reason: 'Skipped pi session entry that is not a regular file.' });
+        continue;
+      }
+      const st = await lstatOrNull(file);
+      if (!st) {
+        warnings.push({ path: file, reason: 'Skipped pi session file that vanished during the scan.' });
+        continue;
+      }
+      if (ctx.uid >= 0 && st.uid !== ctx.uid) {
+        warnings.push({ path: file, reason: 'Skipped pi session file owned by another user.' });
+        continue;
+      }
+      out.push({ file, bucket, bucketKey, stat: st });
+    }
+  }
+  return out;
+}
+
+async function otherItems(home: string, blockAll: string | undefined, warnings: ScanWarning[]): Promise<Item[]> {
+  const items: Item[] = [];
+  const cachePath = join(home, 'models-store.json');
+  const cache = await lstatOrNull(cachePath);
+  if (cache?.isSymbolicLink()) {
+    warnings.push({ path: cachePath, reason: 'Skipped pi model catalog cache that is a symbolic link.' });
+  } else if (cache?.isFile()) {
+    items.push({
+      id: 'cache:pi-models-store',
+      category: 'cache',
+      label: 'pi model catalog cache',
+      subtitle: 'Regenerable remote provider catalogs cached for offline use',
+      paths: [cachePath],
+      bytes: allocatedBytes(cache),
+      modifiedAt: cache.mtimeMs,
+      risk: 'safe',
+      recoverable: false,
+      selectable: !blockAll,
+      blockedReason: blockAll,
+      metadata: { requiresAgentExit: true },
+    });
+  }
+  for (const name of PI_PROTECTED) {
+    const p = join(home, name);
+    const st = await lstatOrNull(p);
+    if (!st) continue;
+    const link = st.isSymbolicLink();
+    if (link) warnings.push({ path: p, reason: 'Protected pi entry is a symbolic link; not followed.' });
+    const size = link ? 0 : st.isDirectory() ? (await treeSize(p)).bytes : allocatedBytes(st);
+    items.push({
+      id: `protected:pi:${name}`,
+      category: 'protected',
+      label: name,
+      subtitle: 'Protected pi configuration; never opened or removed',
+      paths: [p],
+      bytes: size,
+      modifiedAt: st.mtimeMs,
+      risk: 'protected',
+      recoverable: false,
+      selectable: false,
+      blockedReason: 'Protected: credentials, configuration and rules are never cleaned.',
+      metadata: { protected: true },
+    });
+  }
+  return items;
+}
+
+async function readDirSorted(dir: string): Promise<Dirent[]> {
+  try {
+    const list = await fsp.readdir(dir, { withFileTypes: true });
+    return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch {
+    return [];
+  }
+}
+
+async function canonical(p: string): Promise<string> {
+  try {
+    return await fsp.realpath(p);
+  } catch {
+    try {
+      return join(await fsp.realpath(dirname(p)), basename(p));
+    } catch {
+      return resolve(p);
+    }
+  }
+}

@@ -1,0 +1,138 @@
+// Reads the bounded prefix of one pi session file. Only the header, the latest
+// session_info name and (when unnamed) a normalized first user message survive;
+// every other line is looked at transiently and dropped.
+
+import { cleanText, truncateChars } from '../../engine/text.js';
+
+export const PI_PREFIX_BYTES = 2 * 1024 * 1024;
+export const PI_TITLE_CHARS = 96;
+
+export interface PiHeader {
+  id: string;
+  cwd: string | null;
+  timestamp: number | null;
+  parentSession: string | null;
+}
+
+export type PiReadResult =
+  | { ok: true; header: PiHeader; name: string | null; firstUser: string | null }
+  | { ok: false; reason: 'empty' | 'unrecognized' };
+
+const ID_MAX = 200;
+// eslint-disable-next-line no-control-regex
+const HAS_CONTROL = /[\x00-\x1f\x7f]/;
+
+/**
+ * Parses what pi's own lister parses: the first line that is JSON decides
+ * whether this is a session (malformed lines before it are skipped, as pi
+ * does); then the latest `session_info` name and the first user message text.
+ */
+export function readPiSession(buf: Buffer, truncated: boolean): PiReadResult {
+  let text = buf.toString('utf8');
+  if (truncated) {
+    // The last line was cut by the prefix bound: it is not evidence of anything.
+    const nl = text.lastIndexOf('\n');
+    text = nl >= 0 ? text.slice(0, nl) : '';
+  }
+  let header: PiHeader | null = null;
+  let name: string | null = null;
+  let firstUser: string | null = null;
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (!line.trim()) {
+      if (end >= text.length) break;
+      continue;
+    }
+    if (!header) {
+      const v = parseObject(line);
+      if (v === undefined) continue;
+      const h = toHeader(v);
+      if (!h) return { ok: false, reason: 'unrecognized' };
+      header = h;
+      continue;
+    }
+    // Cheap substring checks first: transcript lines are parsed only when they can matter.
+    if (line.includes('"session_info"')) {
+      const v = parseObject(line);
+      if (v && v.type === 'session_info') {
+        const n = typeof v.name === 'string' ? v.name.trim() : '';
+        name = n ? n : null;
+        continue;
+      }
+    }
+    if (firstUser === null && line.includes('"user"') && line.includes('"message"')) {
+      const v = parseObject(line);
+      if (v && v.type === 'message') {
+        const t = userText(v.message);
+        if (t) firstUser = t;
+      }
+    }
+  }
+  if (!header) return { ok: false, reason: text.trim() ? 'unrecognized' : 'empty' };
+  return {
+    ok: true,
+    header,
+    name: name === null ? null : cleanText(name, 512),
+    firstUser: name === null && firstUser !== null ? normalizeTitle(firstUser) : null,
+  };
+}
+
+/** pi's title rule: control characters as spaces, whitespace collapsed, 96 characters then `…`. */
+export function normalizeTitle(s: string): string {
+  return truncateChars(cleanText(s, PI_TITLE_CHARS * 4), PI_TITLE_CHARS);
+}
+
+function parseObject(line: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(line);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toHeader(v: Record<string, unknown>): PiHeader | null {
+  if (v.type !== 'session') return null;
+  const id = v.id;
+  if (typeof id !== 'string' || !id || id.length > ID_MAX || HAS_CONTROL.test(id)) return null;
+  const cwd = typeof v.cwd === 'string' && v.cwd.startsWith('/') && !HAS_CONTROL.test(v.cwd) ? v.cwd : null;
+  let timestamp: number | null = null;
+  if (typeof v.timestamp === 'string') {
+    const t = Date.parse(v.timestamp);
+    timestamp = Number.isNaN(t) ? null : t;
+  }
+  const ps = v.parentSession;
+  const parentSession = typeof ps === 'string' && ps.trim() && !HAS_CONTROL.test(ps) ? ps : null;
+  return { id, cwd, timestamp, parentSession };
+}
+
+function userText(message: unknown): string | null {
+  if (!message || typeof message !== 'object') return null;
+  const m = message as Record<string, unknown>;
+  if (m.role !== 'user' || !('content' in m)) return null;
+  const c = m.content;
+  if (typeof c === 'string') return c || null;
+  if (!Array.isArray(c)) return null;
+  const parts: string[] = [];
+  for (const b of c) {
+    if (b && typeof b === 'object' && (b as Record<string, unknown>).type === 'text') {
+      const t = (b as Record<string, unknown>).text;
+      if (typeof t === 'string') parts.push(t);
+    }
+  }
+  const joined = parts.join(' ');
+  return joined || null;
+}
+
+export function piFallbackTitle(id: string, timestamp: number | null): string {
+  const short = id.slice(0, 8);
+  if (timestamp !== null) {
+    const d = new Date(timestamp).toISOString();
+    return `pi · ${d.slice(0, 10)} ${d.slice(11, 16)} UTC · ${short}`;
+  }
+  return `pi · ${short}`;
+}

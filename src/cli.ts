@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Entry point. The bare app starts without yargs (it costs ~90 ms); any
+// subcommand or unusual flag loads it lazily. Exit codes: 0 ok, 1 failure,
+// 2 usage error. Errors are one line unless CLEANERX_DEBUG=1.
+
+import { UsageError } from './engine/own-dirs.js';
+
+const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
+
+export interface AppFlags {
+  demo: boolean;
+  keep: boolean;
+  readOnly: boolean;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.every((a) => FAST_FLAGS.has(a))) {
+    return startApp({ demo: argv.includes('--demo'), keep: argv.includes('--keep'), readOnly: argv.includes('--read-only') });
+  }
+  const { runCommandLine } = await import('./commands.js');
+  return runCommandLine(argv, startApp);
+}
+
+async function startApp(flags: AppFlags): Promise<number> {
+  if (flags.keep && !flags.demo) throw new UsageError('--keep only applies to --demo.');
+  if (!process.stdout.isTTY || !process.stdin.isTTY) {
+    throw new UsageError('cleanerx needs an interactive terminal; for a report use "cleanerx scan" or "cleanerx scan --json".');
+  }
+  const { runApp } = await import('./app.js');
+  return runApp(flags);
+}
+
+function fail(e: unknown): void {
+  const err = e as Error & { usage?: boolean };
+  if (process.env.CLEANERX_DEBUG === '1') process.stderr.write(`${err?.stack ?? String(e)}\n`);
+  if (err?.usage) {
+    process.stderr.write(`cleanerx: ${err.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`cleanerx: ${err?.message ?? String(e)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+// `cleanerx scan --json | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  fail,
+);

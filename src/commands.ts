@@ -1,0 +1,125 @@
+// The non-interactive commands (scan, doctor) and the yargs definition.
+// Loaded only when the command line has more than the bare app's flags.
+
+import { readFileSync } from 'node:fs';
+import { ADAPTERS } from './adapters/registry.js';
+import type { AppFlags } from './cli.js';
+import { Engine } from './engine/engine.js';
+import { formatBytes, formatCount } from './engine/format.js';
+import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category } from './engine/model.js';
+import { ownDirs, UsageError } from './engine/own-dirs.js';
+import { buildScanReport } from './engine/scan-report.js';
+import { hostContextFromEnv } from './host.js';
+
+export function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => Promise<number>): Promise<number> {
+  const { default: yargs } = await import('yargs');
+  let code = 0;
+  const parser = yargs(argv)
+    .scriptName('cleanerx')
+    .usage('$0 [--demo [--keep]] [--read-only]\n\nInventory and safely clean the local data of Codex, Claude Code, OpenCode and pi.')
+    .option('read-only', { type: 'boolean', default: false, describe: 'Never offer any mutation route' })
+    .option('demo', { type: 'boolean', default: false, describe: 'Open the app on a generated throw-away home' })
+    .option('keep', { type: 'boolean', default: false, describe: 'With --demo: keep the demo home on exit' })
+    .command(
+      'scan',
+      'Print an inventory of the agents\u2019 local data',
+      (y) =>
+        y
+          .option('agent', { choices: [...AGENT_KINDS], describe: 'Only this agent' })
+          .option('json', { type: 'boolean', default: false, describe: 'Machine-readable output (see README)' }),
+      async (a) => {
+        code = await scanCommand(a.agent as AgentKind | undefined, a.json, a['read-only']);
+      },
+    )
+    .command('doctor', 'Report what was detected for each agent', {}, async (a) => {
+      code = await doctorCommand(Boolean(a['read-only']));
+    })
+    .command('$0', false, {}, async (a) => {
+      code = await startApp({ demo: Boolean(a.demo), keep: Boolean(a.keep), readOnly: Boolean(a['read-only']) });
+    })
+    .strict()
+    .help()
+    .alias('h', 'help')
+    .version(packageVersion())
+    .alias('V', 'version')
+    .wrap(Math.min(100, process.stdout.columns || 80))
+    .fail((msg, err) => {
+      if (err) throw err;
+      throw new UsageError(`${msg} (see cleanerx --help)`);
+    });
+  await parser.parseAsync();
+  return code;
+}
+
+function engineForCli(readOnly: boolean): Engine {
+  ownDirs(process.env);
+  return new Engine(ADAPTERS, hostContextFromEnv(process.env), { readOnly, demo: false });
+}
+
+async function scanCommand(agent: AgentKind | undefined, json: boolean, readOnly: boolean): Promise<number> {
+  const engine = engineForCli(readOnly);
+  const report = await buildScanReport(engine, agent ? [agent] : [...AGENT_KINDS]);
+  if (json) {
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    return 0;
+  }
+  const out: string[] = [];
+  for (const a of report.agents) {
+    out.push(`${AGENT_NAMES[a.agent]} — ${stateLabel(a.state)}${a.version ? ` ${a.version}` : ''}`);
+    out.push(`  home      ${a.home}`);
+    if (a.state === 'notFound') {
+      out.push('');
+      continue;
+    }
+    out.push(`  total     ${formatBytes(a.totals.bytes)} in ${formatCount(a.totals.items)} items, ${formatCount(a.sessions.length)} sessions`);
+    for (const [cat, t] of Object.entries(a.totals.byCategory)) {
+      out.push(`    ${CATEGORY_LABELS[cat as Category].padEnd(18)} ${formatBytes(t.bytes).padStart(9)}  ${formatCount(t.items)}`);
+    }
+    if (a.writers.length) out.push(`  running   ${a.writers.map((w) => `${w.name} (pid ${w.pid})`).join(', ')}`);
+    const top = a.projects.slice(0, 10);
+    if (top.length) out.push('  largest projects');
+    for (const p of top) out.push(`    ${formatBytes(p.bytes).padStart(9)}  ${String(p.sessions).padStart(5)} sessions  ${p.label}`);
+    if (a.warnings.length) out.push(`  warnings  ${a.warnings.length} (see --json)`);
+    out.push('');
+  }
+  process.stdout.write(out.join('\n'));
+  return 0;
+}
+
+async function doctorCommand(readOnly: boolean): Promise<number> {
+  const engine = engineForCli(readOnly);
+  const installs = await engine.detect({ versions: true });
+  const dirs = ownDirs(process.env);
+  const lines: string[] = [];
+  for (const i of installs) {
+    lines.push(`${AGENT_NAMES[i.agent].padEnd(12)} ${stateLabel(i.state)}`);
+    lines.push(`  home        ${i.home} (${i.homeSource === 'override' ? 'settings override' : i.homeSource === 'env' ? 'environment' : 'default'})`);
+    lines.push(`  executable  ${i.executable ?? 'not found'}`);
+    lines.push(`  version     ${i.version ?? '—'}`);
+    if (i.state !== 'notFound') {
+      const s = await engine.scan(i.agent);
+      lines.push(`  writers     ${s.writers.length ? s.writers.map((w) => `${w.name} (pid ${w.pid})`).join(', ') : 'none running'}`);
+    }
+    for (const w of i.warnings) lines.push(`  warning     ${w}`);
+  }
+  lines.push('cleanerx');
+  lines.push(`  config      ${dirs.config}`);
+  lines.push(`  state       ${dirs.state}`);
+  lines.push(`  data        ${dirs.data}`);
+  lines.push(`  key store   ${process.env.DBUS_SESSION_BUS_ADDRESS ? 'Secret Service may be available (opt-in)' : 'no desktop key store (no DBUS_SESSION_BUS_ADDRESS); backups will use a passphrase-protected identity file'}`);
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+export function stateLabel(s: string): string {
+  return s === 'installed' ? 'Installed' : s === 'dataOnly' ? 'Local data only' : 'Not detected';
+}

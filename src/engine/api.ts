@@ -1,0 +1,33 @@
+// The engine boundary: the only calls a screen or the CLI can make. Every
+// call after scan() names the snapshot it is about; a stale id is an error.
+
+import type {
+  AgentKind,
+  Detail,
+  Installation,
+  PageRequest,
+  PageResult,
+  Preview,
+  ScanProgress,
+  ScanSummary,
+  SessionFilter,
+} from './model.js';
+import type { LoadedSettings, Settings } from './settings.js';
+
+export interface EngineApi {
+  detect(opts?: { versions?: boolean }): Promise<Installation[]>;
+  scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary>;
+  page(req: PageRequest): Promise<PageResult>;
+  matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }>;
+  detail(snapshotId: string, id: string): Promise<Detail>;
+  preview(snapshotId: string, id: string): Promise<Preview>;
+  loadSettings(): Promise<LoadedSettings>;
+  saveSettings(s: Settings): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EngineOptions {
+  readOnly: boolean;
+  /** The demo lists data-only agents in the selector too. */
+  demo: boolean;
+}

@@ -1,0 +1,112 @@
+// Detection: where each agent keeps its data, whether its program is
+// installed, and its version. Bounded: a fixed list of directories, a 3 s
+// timeout on `--version`, nothing recursive.
+
+import { execFile } from 'node:child_process';
+import { constants, promises as fsp } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import type { AgentAdapter, HomeResolution, HostContext } from './adapter.js';
+import type { Installation } from './model.js';
+import { homeOf, UsageError } from './own-dirs.js';
+
+const VERSION_TIMEOUT_MS = 3000;
+const MAX_NVM_DIRS = 8;
+
+export function resolveHome(adapter: AgentAdapter, ctx: HostContext, override: string | undefined): HomeResolution {
+  if (override !== undefined && override !== '') {
+    if (!isAbsolute(override)) {
+      throw new UsageError(`The ${adapter.kind} home override must be an absolute path (got "${override}").`);
+    }
+    return { home: override, source: 'override' };
+  }
+  return adapter.resolveHome(ctx);
+}
+
+/** PATH first, then the usual per-user package-manager locations. */
+export async function binDirs(adapter: AgentAdapter, ctx: HostContext, home: string): Promise<string[]> {
+  const h = homeOf(ctx.env);
+  const dirs = (ctx.env.PATH ?? '').split(delimiter).filter((d) => d && isAbsolute(d));
+  dirs.push('/usr/local/bin', '/usr/bin');
+  if (ctx.platform === 'darwin') dirs.push('/opt/homebrew/bin');
+  dirs.push(
+    join(h, '.local/bin'),
+    join(h, '.local/share/pnpm'),
+    join(h, '.npm-global/bin'),
+    join(h, '.volta/bin'),
+    join(h, '.asdf/shims'),
+    join(h, '.bun/bin'),
+    join(h, 'Library/pnpm'),
+  );
+  dirs.push(...(await nvmBinDirs(h)));
+  dirs.push(...adapter.extraBinDirs(ctx, home));
+  return [...new Set(dirs)];
+}
+
+async function nvmBinDirs(home: string): Promise<string[]> {
+  const root = join(home, '.nvm/versions/node');
+  const names = await fsp.readdir(root).catch(() => [] as string[]);
+  const withTime = await Promise.all(
+    names.slice(0, 64).map(async (n) => ({ dir: join(root, n, 'bin'), t: (await fsp.stat(join(root, n)).catch(() => null))?.mtimeMs ?? 0 })),
+  );
+  return withTime
+    .sort((a, b) => b.t - a.t)
+    .slice(0, MAX_NVM_DIRS)
+    .map((x) => x.dir);
+}
+
+export async function findExecutable(adapter: AgentAdapter, ctx: HostContext, home: string): Promise<string | null> {
+  for (const dir of await binDirs(adapter, ctx, home)) {
+    for (const name of adapter.binaryNames) {
+      const p = join(dir, name);
+      try {
+        const st = await fsp.stat(p);
+        if (!st.isFile()) continue;
+        await fsp.access(p, constants.X_OK);
+        return p;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return null;
+}
+
+export function readVersion(adapter: AgentAdapter, exe: string, env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile(
+      exe,
+      ['--version'],
+      { timeout: VERSION_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 64 * 1024, env: env as NodeJS.ProcessEnv, windowsHide: true },
+      (err, stdout) => {
+        if (err) return resolve(null);
+        const v = adapter.cleanVersion(String(stdout)).replace(/[^\x20-\x7e]/g, '').slice(0, 64);
+        resolve(v || null);
+      },
+    );
+  });
+}
+
+export async function detectOne(
+  adapter: AgentAdapter,
+  ctx: HostContext,
+  override: string | undefined,
+  withVersion: boolean,
+): Promise<Installation> {
+  const warnings: string[] = [];
+  const { home, source } = resolveHome(adapter, ctx, override);
+  const envValue = ctx.env[adapter.homeEnvVar];
+  if (source === 'default' && envValue && envValue.trim() && !isAbsolute(envValue.trim()) && !envValue.trim().startsWith('~')) {
+    warnings.push(`${adapter.homeEnvVar} is relative ("${envValue}") and was ignored; using ${home}.`);
+  }
+  const [executable, hasData] = await Promise.all([findExecutable(adapter, ctx, home), adapter.hasData(home).catch(() => false)]);
+  const version = executable && withVersion ? await readVersion(adapter, executable, ctx.env) : null;
+  return {
+    agent: adapter.kind,
+    state: executable ? 'installed' : hasData ? 'dataOnly' : 'notFound',
+    home,
+    homeSource: source,
+    executable,
+    version,
+    warnings,
+  };
+}

@@ -1,0 +1,125 @@
+// The engine: detection, scans, snapshots and paging behind EngineApi. It
+// runs in a worker thread for the UI (src/worker.ts) and in-process for
+// `scan --json`. It is handed its adapters; it never imports one.
+
+import type { AgentAdapter, HostContext } from './adapter.js';
+import type { EngineApi, EngineOptions } from './api.js';
+import { detectOne } from './detect.js';
+import type { AgentKind, Detail, Installation, PageRequest, PageResult, Preview, ScanProgress, ScanSummary, SessionFilter } from './model.js';
+import { ownDirs } from './own-dirs.js';
+import { loadSettings, saveSettings, type LoadedSettings, type Settings } from './settings.js';
+import { Snapshot } from './snapshot.js';
+import { RequestError } from './validate.js';
+
+export class Engine implements EngineApi {
+  private snapshots = new Map<string, Snapshot>();
+  private latestByAgent = new Map<AgentKind, string>();
+  private settingsCache: LoadedSettings | null = null;
+  private readonly dirs;
+
+  constructor(
+    private readonly adapters: readonly AgentAdapter[],
+    private readonly ctx: HostContext,
+    private readonly opts: EngineOptions = { readOnly: false, demo: false },
+  ) {
+    this.dirs = ownDirs(ctx.env);
+  }
+
+  private adapter(kind: AgentKind): AgentAdapter {
+    const a = this.adapters.find((x) => x.kind === kind);
+    if (!a) throw new RequestError(`unknown agent "${kind}"`);
+    return a;
+  }
+
+  async loadSettings(): Promise<LoadedSettings> {
+    this.settingsCache = await loadSettings(this.dirs.config);
+    return this.settingsCache;
+  }
+
+  async saveSettings(s: Settings): Promise<void> {
+    await saveSettings(this.dirs.config, s);
+    this.settingsCache = null;
+  }
+
+  private async settings(): Promise<Settings> {
+    return (this.settingsCache ?? (await this.loadSettings())).settings;
+  }
+
+  async detect(opts: { versions?: boolean } = {}): Promise<Installation[]> {
+    const s = await this.settings();
+    return Promise.all(this.adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions))));
+  }
+
+  async scan(agent: AgentKind, onProgress: (p: ScanProgress) => void = () => undefined): Promise<ScanSummary> {
+    const adapter = this.adapter(agent);
+    const s = await this.settings();
+    const started = this.ctx.now();
+    const inst = await detectOne(adapter, this.ctx, s.homeOverrides[agent], false);
+    const inventory =
+      inst.state === 'notFound'
+        ? { sessions: [], items: [], projects: [], warnings: [], writers: [] }
+        : await adapter.scan(inst, this.ctx, onProgress);
+    if (this.opts.readOnly) {
+      for (const x of inventory.sessions) x.selectable = false;
+      for (const x of inventory.items) x.selectable = false;
+    }
+    const snap = new Snapshot(agent, inst, inventory, this.ctx.now(), this.ctx.now() - started);
+    const old = this.latestByAgent.get(agent);
+    if (old) this.snapshots.delete(old);
+    this.snapshots.set(snap.id, snap);
+    this.latestByAgent.set(agent, snap.id);
+    const summary = snap.summary();
+    summary.readOnly = this.opts.readOnly;
+    return summary;
+  }
+
+  /** The live snapshot behind an id; anything else is a clear error. */
+  snapshot(snapshotId: string): Snapshot {
+    if (typeof snapshotId !== 'string') throw new RequestError('snapshot id is required');
+    const snap = this.snapshots.get(snapshotId);
+    if (!snap) throw new RequestError('This view belongs to an older scan; rescan (r) and try again.');
+    return snap;
+  }
+
+  async page(req: PageRequest): Promise<PageResult> {
+    return this.snapshot(req.snapshotId).page(req);
+  }
+
+  async matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }> {
+    return this.snapshot(snapshotId).matchIds(filter);
+  }
+
+  async detail(snapshotId: string, id: string): Promise<Detail> {
+    return this.snapshot(snapshotId).detail(id);
+  }
+
+  async preview(snapshotId: string, id: string): Promise<Preview> {
+    const snap = this.snapshot(snapshotId);
+    const node = snap.session(id);
+    const item = node ? undefined : snap.item(id);
+    if (!node && !item) throw new RequestError(`unknown item id "${id}" in this snapshot`);
+    if (item?.category === 'protected') {
+      return { id, source: 'protected', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: 'Protected item: its content is never opened.' }] };
+    }
+    const paths = node ? node.s.paths : item!.paths;
+    if (!node) {
+      return { id, source: 'none', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: 'No preview for this kind of item.' }] };
+    }
+    try {
+      return await this.adapter(snap.agent).preview(snap.installation, paths, id);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      return {
+        id,
+        source: 'error',
+        truncated: false,
+        bytesRead: 0,
+        blocks: [{ kind: 'notice', text: code === 'ENOENT' ? 'The file is gone since the scan; rescan (r).' : `Cannot read a preview (${code ?? 'error'}).` }],
+      };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.snapshots.clear();
+  }
+}

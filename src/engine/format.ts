@@ -1,0 +1,57 @@
+// Human formatting shared by the screens and the CLI report.
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+
+/** Decimal units, as du -h --si and the desktop original show them. */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return '—';
+  if (n < 1000) return `${n} B`;
+  let v = n;
+  let u = 0;
+  while (v >= 1000 && u < UNITS.length - 1) {
+    v /= 1000;
+    u++;
+  }
+  return `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${UNITS[u]}`;
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** 2026-11-29 14:37 (UTC), compact and sortable. */
+export function formatDate(ms: number | null | undefined): string {
+  if (ms == null || !Number.isFinite(ms)) return '—';
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) return '—';
+  return d.toISOString().slice(0, 16).replace('T', ' ');
+}
+
+export function isoOrNull(ms: number | null | undefined): string | null {
+  if (ms == null || !Number.isFinite(ms)) return null;
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** "3 min ago", "2 d ago" — for the deck. */
+export function formatAgo(ms: number, now: number): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 60) return 'just now';
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.round(h / 24)} d ago`;
+}
+
+/** Short relative age for table columns: 5m, 3h, 12d, 4mo, 2y. */
+export function formatAge(ms: number | null, now: number): string {
+  if (ms == null) return '—';
+  const s = Math.max(0, (now - ms) / 1000);
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))}m`;
+  if (s < 86400) return `${Math.round(s / 3600)}h`;
+  const d = s / 86400;
+  if (d < 60) return `${Math.round(d)}d`;
+  if (d < 730) return `${Math.round(d / 30)}mo`;
+  return `${Math.round(d / 365)}y`;
+}

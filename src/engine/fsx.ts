@@ -1,0 +1,91 @@
+// Small, hostile-data-safe filesystem helpers. Nothing here follows a link
+// or blocks on a FIFO: agent stores are outside data.
+
+import { constants, promises as fsp, type Stats } from 'node:fs';
+
+/** Allocated size on disk (512-byte blocks), the figure du reports. Links count as 0. */
+export function allocatedBytes(st: Stats): number {
+  if (st.isSymbolicLink()) return 0;
+  return typeof st.blocks === 'number' && st.blocks >= 0 ? st.blocks * 512 : st.size;
+}
+
+export async function lstatOrNull(p: string): Promise<Stats | null> {
+  try {
+    return await fsp.lstat(p);
+  } catch {
+    return null;
+  }
+}
+
+export interface Prefix {
+  buf: Buffer;
+  stat: Stats;
+  truncated: boolean;
+}
+
+/**
+ * Reads at most `max` bytes from the start of a regular file. Refuses links
+ * (O_NOFOLLOW) and never waits on a FIFO or device (O_NONBLOCK + fstat check).
+ */
+export async function readPrefix(path: string, max: number): Promise<Prefix> {
+  const fh = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = await fh.stat();
+    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
+    const want = Math.min(max, stat.size);
+    const buf = Buffer.allocUnsafe(want);
+    let got = 0;
+    while (got < want) {
+      const { bytesRead } = await fh.read(buf, got, want - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return { buf: got === want ? buf : buf.subarray(0, got), stat, truncated: stat.size > got };
+  } finally {
+    await fh.close();
+  }
+}
+
+export interface TreeSize {
+  bytes: number;
+  files: number;
+  hasLink: boolean;
+}
+
+/** du-like walk of a tree without following links; caps entries to stay bounded. */
+export async function treeSize(root: string, maxEntries = 200_000): Promise<TreeSize> {
+  const out: TreeSize = { bytes: 0, files: 0, hasLink: false };
+  const st = await lstatOrNull(root);
+  if (!st) return out;
+  if (st.isSymbolicLink()) {
+    out.hasLink = true;
+    return out;
+  }
+  out.bytes += allocatedBytes(st);
+  if (!st.isDirectory()) {
+    out.files = 1;
+    return out;
+  }
+  const stack = [root];
+  let seen = 0;
+  while (stack.length && seen < maxEntries) {
+    const dir = stack.pop()!;
+    let names: string[];
+    try {
+      names = await fsp.readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++seen > maxEntries) break;
+      const p = `${dir}/${name}`;
+      const s = await lstatOrNull(p);
+      if (!s) continue;
+      out.bytes += allocatedBytes(s);
+      if (s.isSymbolicLink()) out.hasLink = true;
+      else if (s.isDirectory()) stack.push(p);
+      else out.files++;
+    }
+  }
+  return out;
+}

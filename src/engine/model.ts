@@ -1,0 +1,286 @@
+// The engine's data model. Pure types: the UI, the CLI and the adapters all
+// speak these, and nothing here knows about a terminal.
+
+export const AGENT_KINDS = ['codex', 'claude', 'opencode', 'pi'] as const;
+export type AgentKind = (typeof AGENT_KINDS)[number];
+
+export const AGENT_NAMES: Record<AgentKind, string> = {
+  codex: 'Codex',
+  claude: 'Claude Code',
+  opencode: 'OpenCode',
+  pi: 'pi',
+};
+
+export const CATEGORIES = [
+  'session',
+  'archivedSession',
+  'memory',
+  'attachment',
+  'generatedImage',
+  'log',
+  'cache',
+  'temporary',
+  'protected',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const CATEGORY_LABELS: Record<Category, string> = {
+  session: 'Sessions',
+  archivedSession: 'Archived sessions',
+  memory: 'Memory',
+  attachment: 'Attachments',
+  generatedImage: 'Generated images',
+  log: 'Logs',
+  cache: 'Caches',
+  temporary: 'Temporary',
+  protected: 'Protected',
+};
+
+export type Risk = 'safe' | 'review' | 'high' | 'protected';
+
+export type DetectionState = 'installed' | 'dataOnly' | 'notFound';
+
+export interface Writer {
+  pid: number;
+  name: string;
+}
+
+export interface Installation {
+  agent: AgentKind;
+  state: DetectionState;
+  /** Absolute resolved home (data root) of the agent. */
+  home: string;
+  /** Where the home came from: a settings override, an env var, or the default. */
+  homeSource: 'override' | 'env' | 'default';
+  executable: string | null;
+  version: string | null;
+  warnings: string[];
+}
+
+/** Anything the user can see in a list: a session, a cache, a protected file. */
+export interface Item {
+  id: string;
+  category: Category;
+  label: string;
+  subtitle?: string;
+  /** Absolute paths this item owns, as discovered under the configured home. */
+  paths: string[];
+  bytes: number;
+  modifiedAt?: number;
+  risk: Risk;
+  recoverable: boolean;
+  selectable: boolean;
+  blockedReason?: string;
+  projectId?: string;
+  sessionId?: string;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export type SessionState = 'current' | 'archived';
+
+export interface SessionRecord {
+  /** The agent's own session id. */
+  id: string;
+  /** The item id (`session:<id>`) used for marks, plans and the selection index. */
+  itemId: string;
+  title: string;
+  /** True when the title is the agent's explicit name, not a derived one. */
+  named: boolean;
+  cwd: string | null;
+  projectId: string | null;
+  /** The displayed lineage parent (agent session id), after validation. */
+  parentId: string | null;
+  /** Sessions that the agent's own delete route removes together with this one. */
+  deletionDescendantIds: string[];
+  state: SessionState;
+  source: string;
+  createdAt: number | null;
+  updatedAt: number | null;
+  bytes: number;
+  paths: string[];
+  /** Whether cleanerx can back it up and restore it. */
+  recoverable: boolean;
+  selectable: boolean;
+  blockedReason?: string;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export interface ProjectGroup {
+  id: string;
+  label: string;
+  roots: string[];
+}
+
+export interface ScanWarning {
+  path: string;
+  reason: string;
+}
+
+/** What an adapter hands the engine after reading a store. */
+export interface Inventory {
+  sessions: SessionRecord[];
+  /** Non-session items: memory, logs, caches, protected metadata. */
+  items: Item[];
+  projects: ProjectGroup[];
+  warnings: ScanWarning[];
+  writers: Writer[];
+}
+
+export const NO_PROJECT_ID = '__no_project';
+export const NO_PROJECT_LABEL = 'No project';
+
+export interface CategoryTotal {
+  bytes: number;
+  items: number;
+}
+
+export interface ProjectSummary {
+  id: string;
+  label: string;
+  roots: string[];
+  sessions: number;
+  bytes: number;
+}
+
+export interface SelectionEntry {
+  id: string;
+  projectId: string;
+  bytes: number;
+}
+
+export interface ItemSummary {
+  id: string;
+  category: Category;
+  label: string;
+  subtitle?: string;
+  bytes: number;
+  risk: Risk;
+  selectable: boolean;
+  blockedReason?: string;
+  pathLabel: string;
+  modifiedAt?: number;
+}
+
+/** The compact answer to scan(): never the session records themselves. */
+export interface ScanSummary {
+  snapshotId: string;
+  agent: AgentKind;
+  installation: Installation;
+  scannedAt: number;
+  durationMs: number;
+  totals: CategoryTotal;
+  byCategory: Partial<Record<Category, CategoryTotal>>;
+  sessionCount: number;
+  archivedSessionCount: number;
+  sources: string[];
+  projects: ProjectSummary[];
+  largestSessions: { id: string; title: string; bytes: number; projectLabel: string }[];
+  ageHistogram: { label: string; sessions: number; bytes: number }[];
+  items: ItemSummary[];
+  selection: SelectionEntry[];
+  warnings: ScanWarning[];
+  writers: Writer[];
+  readOnly: boolean;
+}
+
+export interface ScanProgress {
+  agent: AgentKind;
+  phase: string;
+  files: number;
+  bytes: number;
+}
+
+// ---- paging -------------------------------------------------------------
+
+export type UpdatedFilter = 'all' | 'within7' | 'within30' | 'older30' | 'older90';
+
+export interface SessionFilter {
+  text?: string;
+  updated?: UpdatedFilter;
+  state?: SessionState;
+  source?: string;
+  projectId?: string;
+}
+
+export type SortKey = 'updated' | 'size' | 'title';
+
+export interface ExpansionSpec {
+  /** Default: projects open, sessions with children closed. */
+  base: 'default' | 'allOpen' | 'allClosed';
+  /** Node ids whose state is flipped relative to `base`. */
+  toggled: string[];
+}
+
+export interface PageScope {
+  view: 'tree' | 'flat';
+  expansion?: ExpansionSpec;
+}
+
+export interface PageRequest {
+  snapshotId: string;
+  scope: PageScope;
+  filter: SessionFilter;
+  sort: SortKey;
+  offset: number;
+  limit: number;
+}
+
+export type RowKind = 'project' | 'session';
+
+export interface Row {
+  kind: RowKind;
+  /** Item id for sessions, project id for projects. */
+  id: string;
+  depth: number;
+  title: string;
+  projectLabel: string;
+  source: string;
+  state: SessionState | '';
+  updatedAt: number | null;
+  bytes: number;
+  childCount: number;
+  expandable: boolean;
+  expanded: boolean;
+  /** An ancestor shown only to place a filter match: never markable. */
+  context: boolean;
+  selectable: boolean;
+  blockedReason?: string;
+  named: boolean;
+}
+
+export interface PageResult {
+  snapshotId: string;
+  total: number;
+  offset: number;
+  rows: Row[];
+  matched: number;
+}
+
+export interface DetailField {
+  label: string;
+  value: string;
+}
+
+export interface Detail {
+  id: string;
+  kind: 'session' | 'project' | 'item';
+  title: string;
+  sections: { heading: string; fields: DetailField[] }[];
+  paths: string[];
+  blockedReason?: string;
+  selectable: boolean;
+}
+
+export type PreviewBlock =
+  | { kind: 'message'; role: string; text: string }
+  | { kind: 'text'; title: string; text: string }
+  | { kind: 'notice'; text: string };
+
+export interface Preview {
+  id: string;
+  source: string;
+  truncated: boolean;
+  bytesRead: number;
+  blocks: PreviewBlock[];
+  warning?: string;
+}

@@ -1,0 +1,67 @@
+// A bounded look at running processes through /proc (Linux). Used only to
+// find an agent that is writing its store; nothing is ever signalled.
+
+import { promises as fsp } from 'node:fs';
+import { basename } from 'node:path';
+
+export interface ProcessInfo {
+  pid: number;
+  comm: string;
+  argv: string[];
+  exe: string | null;
+}
+
+const MAX_PROCS = 4096;
+const MAX_CMDLINE = 16 * 1024;
+
+export async function listProcesses(procRoot: string): Promise<ProcessInfo[]> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(procRoot);
+  } catch {
+    return [];
+  }
+  const pids = names.filter((n) => /^\d+$/.test(n)).slice(0, MAX_PROCS);
+  const self = String(process.pid);
+  const out: ProcessInfo[] = [];
+  await Promise.all(
+    pids.map(async (pid) => {
+      if (pid === self) return;
+      const dir = `${procRoot}/${pid}`;
+      const comm = (await readSmall(`${dir}/comm`, 256))?.trim() ?? '';
+      const raw = (await readSmall(`${dir}/cmdline`, MAX_CMDLINE)) ?? '';
+      const argv = raw.split('\0').filter((a) => a.length > 0);
+      const exe = await fsp.readlink(`${dir}/exe`).catch(() => null);
+      if (!comm && argv.length === 0) return;
+      out.push({ pid: Number(pid), comm, argv, exe });
+    }),
+  );
+  return out.sort((a, b) => a.pid - b.pid);
+}
+
+async function readSmall(p: string, max: number): Promise<string | null> {
+  try {
+    const fh = await fsp.open(p, 'r');
+    try {
+      const buf = Buffer.alloc(max);
+      const { bytesRead } = await fh.read(buf, 0, max, 0);
+      return buf.toString('utf8', 0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** The process's own name as a user would recognize it. */
+export function processName(p: ProcessInfo): string {
+  return p.comm || (p.argv[0] ? basename(p.argv[0]) : String(p.pid));
+}
+
+/** Basename equality, case-insensitive, with and without a Windows suffix. */
+export function nameIs(value: string | null | undefined, names: string[]): boolean {
+  if (!value) return false;
+  const b = basename(value).toLowerCase().replace(/\.(exe|cmd|bat)$/, '');
+  return names.includes(b);
+}

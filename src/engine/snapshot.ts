@@ -1,0 +1,488 @@
+// One scan's immutable result, and the paging over it. The UI never holds
+// the session records: it asks for ≤100 rows at a time, by offset into the
+// flattened, filtered, sorted view.
+
+import { randomUUID } from 'node:crypto';
+import { countDescendants, buildForest, type Forest, type ProjectNode, type SessionNode } from './forest.js';
+import { formatBytes, formatDate } from './format.js';
+import {
+  CATEGORIES,
+  NO_PROJECT_ID,
+  type AgentKind,
+  type Category,
+  type CategoryTotal,
+  type Detail,
+  type Installation,
+  type Inventory,
+  type Item,
+  type PageRequest,
+  type PageResult,
+  type Row,
+  type ScanSummary,
+  type SessionFilter,
+  type SortKey,
+} from './model.js';
+import { filterActive, RequestError, validateFilter, validatePage } from './validate.js';
+
+const DAY = 86_400_000;
+
+interface FlatView {
+  /** Encoded entries: >= 0 session node index, < 0 project index as -(idx+1). */
+  entries: Int32Array;
+  depth: Uint8Array;
+  context: Uint8Array;
+  expanded: Uint8Array;
+  expandable: Uint8Array;
+  matched: number;
+}
+
+export class Snapshot {
+  readonly id = randomUUID();
+  readonly forest: Forest;
+  readonly items: Item[];
+  private readonly itemById = new Map<string, Item>();
+  private readonly sessionByItemId = new Map<string, SessionNode>();
+  private sorted = new Map<SortKey, { projects: ProjectNode[]; top: SessionNode[][]; children: Map<number, SessionNode[]>; flat: SessionNode[] }>();
+  private cacheKey = '';
+  private cacheView: FlatView | null = null;
+
+  constructor(
+    readonly agent: AgentKind,
+    readonly installation: Installation,
+    readonly inventory: Inventory,
+    readonly scannedAt: number,
+    readonly durationMs: number,
+  ) {
+    this.forest = buildForest(inventory.sessions, inventory.projects);
+    this.items = inventory.items;
+    for (const it of this.items) this.itemById.set(it.id, it);
+    for (const n of this.forest.nodes) this.sessionByItemId.set(n.s.itemId, n);
+  }
+
+  get warnings() {
+    return [...this.inventory.warnings, ...this.forest.warnings];
+  }
+
+  knownProject = (id: string): boolean => this.forest.projectById.has(id);
+
+  session(itemId: string): SessionNode | undefined {
+    return this.sessionByItemId.get(itemId);
+  }
+
+  item(itemId: string): Item | undefined {
+    return this.itemById.get(itemId);
+  }
+
+  // ---- summary ----------------------------------------------------------
+
+  summary(): ScanSummary {
+    const byCategory: Partial<Record<Category, CategoryTotal>> = {};
+    const add = (c: Category, bytes: number): void => {
+      const t = (byCategory[c] ??= { bytes: 0, items: 0 });
+      t.bytes += bytes;
+      t.items++;
+    };
+    let archived = 0;
+    const sources = new Set<string>();
+    const ages = [
+      { label: '< 7 days', max: 7, sessions: 0, bytes: 0 },
+      { label: '7–30 days', max: 30, sessions: 0, bytes: 0 },
+      { label: '30–90 days', max: 90, sessions: 0, bytes: 0 },
+      { label: '> 90 days', max: Infinity, sessions: 0, bytes: 0 },
+    ];
+    for (const n of this.forest.nodes) {
+      const s = n.s;
+      add(s.state === 'archived' ? 'archivedSession' : 'session', s.bytes);
+      if (s.state === 'archived') archived++;
+      sources.add(s.source);
+      const age = s.updatedAt == null ? Infinity : (this.scannedAt - s.updatedAt) / DAY;
+      const bucket = ages.find((a) => age < a.max) ?? ages[ages.length - 1]!;
+      bucket.sessions++;
+      bucket.bytes += s.bytes;
+    }
+    for (const it of this.items) add(it.category, it.bytes);
+    const totals: CategoryTotal = { bytes: 0, items: 0 };
+    for (const c of CATEGORIES) {
+      if (c === 'protected') continue;
+      totals.bytes += byCategory[c]?.bytes ?? 0;
+      totals.items += byCategory[c]?.items ?? 0;
+    }
+    const largest = [...this.forest.nodes].sort((a, b) => b.s.bytes - a.s.bytes).slice(0, 10);
+    return {
+      snapshotId: this.id,
+      agent: this.agent,
+      installation: this.installation,
+      scannedAt: this.scannedAt,
+      durationMs: this.durationMs,
+      totals,
+      byCategory,
+      sessionCount: this.forest.nodes.length,
+      archivedSessionCount: archived,
+      sources: [...sources].sort(),
+      projects: this.sortedFor('size').projects.map((p) => ({ id: p.id, label: p.label, roots: p.roots, sessions: p.sessions, bytes: p.bytes })),
+      largestSessions: largest.map((n) => ({
+        id: n.s.itemId,
+        title: n.s.title,
+        bytes: n.s.bytes,
+        projectLabel: this.forest.projectById.get(n.projectKey)?.label ?? '',
+      })),
+      ageHistogram: ages.map(({ label, sessions, bytes }) => ({ label, sessions, bytes })),
+      items: this.items.map((it) => ({
+        id: it.id,
+        category: it.category,
+        label: it.label,
+        subtitle: it.subtitle,
+        bytes: it.bytes,
+        risk: it.risk,
+        selectable: it.selectable,
+        blockedReason: it.blockedReason,
+        pathLabel: it.paths[0] ?? '',
+        modifiedAt: it.modifiedAt,
+      })),
+      selection: this.forest.nodes
+        .filter((n) => n.s.selectable)
+        .map((n) => ({ id: n.s.itemId, projectId: n.projectKey, bytes: n.s.bytes })),
+      warnings: this.warnings,
+      writers: this.inventory.writers,
+      readOnly: false,
+    };
+  }
+
+  // ---- sorting ----------------------------------------------------------
+
+  private sortedFor(key: SortKey) {
+    let s = this.sorted.get(key);
+    if (s) return s;
+    const cmp = sessionComparator(key);
+    const projects = [...this.forest.projects].sort((a, b) => {
+      if (a.virtual !== b.virtual) return a.virtual ? 1 : -1;
+      if (key === 'size') return b.bytes - a.bytes || a.label.localeCompare(b.label);
+      if (key === 'title') return a.label.toLowerCase() < b.label.toLowerCase() ? -1 : a.label.toLowerCase() > b.label.toLowerCase() ? 1 : 0;
+      return b.latest - a.latest || a.label.localeCompare(b.label);
+    });
+    const top = this.forest.projects.map((p) => [...p.top].sort(p.virtual && key !== 'title' && key !== 'size' ? byRecency : cmp));
+    const children = new Map<number, SessionNode[]>();
+    for (const n of this.forest.nodes) if (n.children.length) children.set(n.idx, [...n.children].sort(cmp));
+    const flat = [...this.forest.nodes].sort(cmp);
+    s = { projects, top, children, flat };
+    this.sorted.set(key, s);
+    return s;
+  }
+
+  // ---- paging -----------------------------------------------------------
+
+  page(req: PageRequest): PageResult {
+    if (req.snapshotId !== this.id) throw new RequestError('stale snapshot');
+    validatePage(req, this.knownProject);
+    const view = this.view(req);
+    const total = view.entries.length;
+    if (req.offset > total) throw new RequestError(`page offset ${req.offset} is past the end (${total} rows)`);
+    const rows: Row[] = [];
+    const end = Math.min(total, req.offset + req.limit);
+    for (let i = req.offset; i < end; i++) rows.push(this.row(view, i));
+    return { snapshotId: this.id, total, offset: req.offset, rows, matched: view.matched };
+  }
+
+  /** Selectable, matching session item ids in a filtered scope (for "mark all"). */
+  matchIds(filter: SessionFilter): { ids: string[]; bytes: number } {
+    validateFilter(filter, this.knownProject);
+    const match = this.matcher(filter);
+    const ids: string[] = [];
+    let bytes = 0;
+    for (const n of this.forest.nodes) {
+      if (!n.s.selectable || !match(n)) continue;
+      if (filter.projectId !== undefined && n.projectKey !== filter.projectId) continue;
+      ids.push(n.s.itemId);
+      bytes += n.s.bytes;
+    }
+    return { ids, bytes };
+  }
+
+  private matcher(f: SessionFilter): (n: SessionNode) => boolean {
+    const text = f.text?.trim().toLowerCase() ?? '';
+    const now = this.scannedAt;
+    let lo = -Infinity;
+    let hi = Infinity;
+    switch (f.updated) {
+      case 'within7':
+        lo = now - 7 * DAY;
+        break;
+      case 'within30':
+        lo = now - 30 * DAY;
+        break;
+      case 'older30':
+        hi = now - 30 * DAY;
+        break;
+      case 'older90':
+        hi = now - 90 * DAY;
+        break;
+      default:
+        break;
+    }
+    const timed = lo !== -Infinity || hi !== Infinity;
+    return (n) => {
+      const s = n.s;
+      if (text && !n.haystack.includes(text)) return false;
+      if (timed) {
+        const t = s.updatedAt ?? 0;
+        if (t < lo || t >= hi) return false;
+      }
+      if (f.state && s.state !== f.state) return false;
+      if (f.source && s.source !== f.source) return false;
+      return true;
+    };
+  }
+
+  private view(req: PageRequest): FlatView {
+    const key = JSON.stringify([req.scope, req.filter, req.sort]);
+    if (key === this.cacheKey && this.cacheView) return this.cacheView;
+    const v = req.scope.view === 'flat' ? this.flatView(req) : this.treeView(req);
+    this.cacheKey = key;
+    this.cacheView = v;
+    return v;
+  }
+
+  private flatView(req: PageRequest): FlatView {
+    const match = this.matcher(req.filter);
+    const pid = req.filter.projectId;
+    const out: number[] = [];
+    for (const n of this.sortedFor(req.sort).flat) {
+      if (pid !== undefined && n.projectKey !== pid) continue;
+      if (match(n)) out.push(n.idx);
+    }
+    const len = out.length;
+    return { entries: Int32Array.from(out), depth: new Uint8Array(len), context: new Uint8Array(len), expanded: new Uint8Array(len), expandable: new Uint8Array(len), matched: len };
+  }
+
+  private treeView(req: PageRequest): FlatView {
+    const f = req.filter;
+    const active = filterActive(f);
+    const nodes = this.forest.nodes;
+    // visible: 2 = matches, 1 = ancestor kept as context, 0 = hidden
+    const visible = new Uint8Array(nodes.length);
+    let matched = 0;
+    if (active) {
+      const match = this.matcher(f);
+      for (const n of nodes) {
+        if (!match(n)) continue;
+        matched++;
+        visible[n.idx] = 2;
+        for (let a = n.treeParent; a && visible[a.idx] === 0; a = a.treeParent) visible[a.idx] = 1;
+      }
+    } else {
+      visible.fill(2);
+      matched = nodes.length;
+    }
+    const exp = req.scope.expansion ?? { base: 'default', toggled: [] };
+    const toggled = new Set(exp.toggled);
+    const isOpen = (id: string, isProject: boolean, isContext: boolean): boolean => {
+      let open: boolean;
+      if (exp.base === 'allOpen') open = true;
+      else if (exp.base === 'allClosed') open = false;
+      else open = isProject || (active && isContext);
+      return toggled.has(id) ? !open : open;
+    };
+    const sorted = this.sortedFor(req.sort);
+    const entries: number[] = [];
+    const depth: number[] = [];
+    const context: number[] = [];
+    const expanded: number[] = [];
+    const expandable: number[] = [];
+    const pid = f.projectId;
+    const visit = (n: SessionNode, d: number): void => {
+      // Explicit stack: a fork chain can be thousands deep.
+      const stack: [SessionNode, number][] = [[n, d]];
+      while (stack.length) {
+        const [cur, dep] = stack.pop()!;
+        if (visible[cur.idx] === 0) continue;
+        const kids = sorted.children.get(cur.idx);
+        const hasKids = kids ? kids.some((k) => visible[k.idx] !== 0) : false;
+        const isCtx = visible[cur.idx] === 1;
+        const open = hasKids && isOpen(cur.s.itemId, false, isCtx);
+        entries.push(cur.idx);
+        depth.push(Math.min(dep, 255));
+        context.push(isCtx ? 1 : 0);
+        expanded.push(open ? 1 : 0);
+        expandable.push(hasKids ? 1 : 0);
+        if (open && kids) for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i]!, dep + 1]);
+      }
+    };
+    for (const p of sorted.projects) {
+      if (pid !== undefined && p.id !== pid) continue;
+      const top = sorted.top[p.idx]!;
+      if (!top.some((n) => visible[n.idx] !== 0)) continue;
+      const open = isOpen(p.id, true, false);
+      entries.push(-(p.idx + 1));
+      depth.push(0);
+      context.push(0);
+      expanded.push(open ? 1 : 0);
+      expandable.push(1);
+      if (open) for (const n of top) visit(n, 1);
+    }
+    return {
+      entries: Int32Array.from(entries),
+      depth: Uint8Array.from(depth),
+      context: Uint8Array.from(context),
+      expanded: Uint8Array.from(expanded),
+      expandable: Uint8Array.from(expandable),
+      matched,
+    };
+  }
+
+  private row(v: FlatView, i: number): Row {
+    const e = v.entries[i]!;
+    if (e < 0) {
+      const p = this.forest.projects[-e - 1]!;
+      return {
+        kind: 'project',
+        id: p.id,
+        depth: 0,
+        title: p.label,
+        projectLabel: p.label,
+        source: p.virtual ? '' : p.roots[0] ?? '',
+        state: '',
+        updatedAt: p.latest || null,
+        bytes: p.bytes,
+        childCount: p.sessions,
+        expandable: true,
+        expanded: v.expanded[i] === 1,
+        context: false,
+        selectable: false,
+        named: true,
+      };
+    }
+    const n = this.forest.nodes[e]!;
+    const s = n.s;
+    const ctx = v.context[i] === 1;
+    return {
+      kind: 'session',
+      id: s.itemId,
+      depth: v.depth[i]!,
+      title: s.title,
+      projectLabel: this.forest.projectById.get(n.projectKey)?.label ?? '',
+      source: s.source,
+      state: s.state,
+      updatedAt: s.updatedAt,
+      bytes: s.bytes,
+      childCount: n.children.length,
+      expandable: v.expandable[i] === 1,
+      expanded: v.expanded[i] === 1,
+      context: ctx,
+      selectable: s.selectable && !ctx,
+      blockedReason: ctx ? 'Ancestor of a filtered result' : s.blockedReason,
+      named: s.named,
+    };
+  }
+
+  // ---- detail -----------------------------------------------------------
+
+  detail(id: string): Detail {
+    const n = this.sessionByItemId.get(id);
+    if (n) return this.sessionDetail(n);
+    const p = this.forest.projectById.get(id);
+    if (p) {
+      return {
+        id,
+        kind: 'project',
+        title: p.label,
+        sections: [
+          {
+            heading: 'Project',
+            fields: [
+              { label: 'Sessions', value: String(p.sessions) },
+              { label: 'Size', value: formatBytes(p.bytes) },
+              { label: 'Updated', value: formatDate(p.latest || null) },
+              { label: 'Roots', value: p.roots.length ? p.roots.join(', ') : p.virtual ? 'Sessions without a recognized project' : '—' },
+              { label: 'Project id', value: p.id === NO_PROJECT_ID ? '—' : p.id },
+            ],
+          },
+        ],
+        paths: [],
+        selectable: false,
+      };
+    }
+    const it = this.itemById.get(id);
+    if (!it) throw new RequestError(`unknown item id "${id}" in this snapshot`);
+    return {
+      id,
+      kind: 'item',
+      title: it.label,
+      sections: [
+        {
+          heading: 'Facts',
+          fields: [
+            { label: 'Category', value: it.category },
+            { label: 'Size', value: formatBytes(it.bytes) },
+            { label: 'Risk', value: it.risk },
+            { label: 'Recoverable', value: it.recoverable ? 'yes (backup-able)' : 'no' },
+            { label: 'Identifier', value: it.id },
+            { label: 'Modified', value: formatDate(it.modifiedAt ?? null) },
+            ...(it.subtitle ? [{ label: 'About', value: it.subtitle }] : []),
+          ],
+        },
+      ],
+      paths: it.paths,
+      blockedReason: it.blockedReason,
+      selectable: it.selectable,
+    };
+  }
+
+  private sessionDetail(n: SessionNode): Detail {
+    const s = n.s;
+    const project = this.forest.projectById.get(n.projectKey);
+    const parent = n.parent;
+    const meta = Object.entries(s.metadata).map(([k, v]) => ({ label: k, value: String(v) }));
+    return {
+      id: s.itemId,
+      kind: 'session',
+      title: s.title,
+      sections: [
+        {
+          heading: 'Facts',
+          fields: [
+            { label: 'Size', value: formatBytes(s.bytes) },
+            { label: 'Risk', value: 'high' },
+            { label: 'Recoverable', value: s.recoverable ? 'yes (backup-able)' : 'no' },
+            { label: 'Identifier', value: s.id },
+            { label: 'Modified', value: formatDate(s.updatedAt) },
+          ],
+        },
+        {
+          heading: 'Session',
+          fields: [
+            { label: 'Project', value: project?.label ?? '—' },
+            { label: 'Source', value: s.source === 'vscode' ? 'Desktop / IDE' : s.source },
+            { label: 'Status', value: s.state === 'archived' ? 'Archived' : 'Not loaded' },
+            { label: 'Created', value: formatDate(s.createdAt) },
+            { label: 'Updated', value: formatDate(s.updatedAt) },
+            { label: 'Parent', value: parent ? `${parent.s.title} (${parent.s.id})` : '—' },
+            { label: 'Children', value: String(n.children.length) },
+            { label: 'In tree below', value: String(countDescendants(n)) },
+            { label: 'Deleted with it', value: s.deletionDescendantIds.length ? String(s.deletionDescendantIds.length) : 'nothing else (forks are kept)' },
+            { label: 'Working dir', value: s.cwd ?? 'No working directory' },
+            { label: 'Project root', value: project?.roots.join(', ') || '—' },
+          ],
+        },
+        ...(meta.length ? [{ heading: 'Metadata', fields: meta }] : []),
+      ],
+      paths: s.paths,
+      blockedReason: s.blockedReason,
+      selectable: s.selectable,
+    };
+  }
+}
+
+function byRecency(a: SessionNode, b: SessionNode): number {
+  return (b.s.updatedAt ?? -1) - (a.s.updatedAt ?? -1) || (a.s.id < b.s.id ? -1 : 1);
+}
+
+function sessionComparator(key: SortKey): (a: SessionNode, b: SessionNode) => number {
+  if (key === 'size') return (a, b) => b.s.bytes - a.s.bytes || byRecency(a, b);
+  if (key === 'title')
+    return (a, b) => {
+      const x = a.s.title.toLowerCase();
+      const y = b.s.title.toLowerCase();
+      return x < y ? -1 : x > y ? 1 : byRecency(a, b);
+    };
+  return byRecency;
+}

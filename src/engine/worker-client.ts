@@ -1,0 +1,64 @@
+// EngineApi over a worker thread: the UI thread never waits on the disk.
+// Calls are matched to replies by id; scan progress arrives as events.
+
+import { Worker } from 'node:worker_threads';
+import type { EngineApi, EngineOptions } from './api.js';
+import type { ScanProgress } from './model.js';
+import { RequestError } from './validate.js';
+
+export interface WorkerInit {
+  env: Record<string, string | undefined>;
+  opts: EngineOptions;
+}
+
+export type WorkerRequest = { id: number; method: keyof EngineApi; args: unknown[] };
+export type WorkerReply =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: string; kind: 'request' | 'usage' | 'internal' }
+  | { id: number; progress: ScanProgress };
+
+export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi {
+  const worker = new Worker(workerUrl, { workerData: init });
+  worker.unref();
+  let next = 1;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; progress?: (p: ScanProgress) => void }>();
+  worker.on('message', (m: WorkerReply) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    if ('progress' in m) {
+      p.progress?.(m.progress);
+      return;
+    }
+    pending.delete(m.id);
+    if (m.ok) p.resolve(m.result);
+    else p.reject(m.kind === 'request' ? new RequestError(m.error) : new Error(m.error));
+  });
+  const fail = (e: Error): void => {
+    for (const p of pending.values()) p.reject(e);
+    pending.clear();
+  };
+  worker.on('error', (e) => fail(e instanceof Error ? e : new Error(String(e))));
+  worker.on('exit', (code) => fail(new Error(`engine worker stopped (exit ${code})`)));
+
+  const call = (method: keyof EngineApi, args: unknown[], progress?: (p: ScanProgress) => void): Promise<never> =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject, progress });
+      worker.postMessage({ id, method, args } satisfies WorkerRequest);
+    });
+
+  return {
+    detect: (opts) => call('detect', [opts]),
+    scan: (agent, onProgress) => call('scan', [agent], onProgress),
+    page: (req) => call('page', [req]),
+    matchIds: (s, f) => call('matchIds', [s, f]),
+    detail: (s, id) => call('detail', [s, id]),
+    preview: (s, id) => call('preview', [s, id]),
+    loadSettings: () => call('loadSettings', []),
+    saveSettings: (s) => call('saveSettings', [s]),
+    close: async () => {
+      fail(new Error('engine closed'));
+      await worker.terminate();
+    },
+  };
+}

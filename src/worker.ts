@@ -1,0 +1,28 @@
+// Worker-thread host of the engine (a composition root, like cli.ts): it
+// builds the Engine with the real adapters and answers EngineApi calls.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { ADAPTERS } from './adapters/registry.js';
+import { defaultHostContext } from './engine/adapter.js';
+import { Engine } from './engine/engine.js';
+import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/worker-client.js';
+import { hostContextFromEnv } from './host.js';
+
+const init = workerData as WorkerInit;
+const engine = new Engine(ADAPTERS, hostContextFromEnv(init.env) ?? defaultHostContext(), init.opts);
+const port = parentPort!;
+
+port.on('message', async (m: WorkerRequest) => {
+  const reply = (r: WorkerReply): void => port.postMessage(r);
+  try {
+    const args = [...m.args];
+    if (m.method === 'scan') args.push((progress: unknown) => reply({ id: m.id, progress } as WorkerReply));
+    const fn = (engine as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method];
+    if (typeof fn !== 'function') throw new Error(`unknown engine call ${String(m.method)}`);
+    const result = await fn.apply(engine, args);
+    reply({ id: m.id, ok: true, result });
+  } catch (e) {
+    const err = e as Error & { request?: boolean; usage?: boolean };
+    reply({ id: m.id, ok: false, error: err.message, kind: err.request ? 'request' : err.usage ? 'usage' : 'internal' });
+  }
+});

@@ -1,0 +1,42 @@
+// Every test runs with HOME, all XDG_* dirs, every agent's home variable and
+// cleanerx's own dirs inside a fresh temp dir: never the developer's home.
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isolatedEnv } from '../../src/adapters/demo-home.js';
+import { defaultHostContext, type HostContext } from '../../src/engine/adapter.js';
+
+export interface TempEnv {
+  root: string;
+  env: Record<string, string>;
+  /** An empty fake /proc, so no real process is mistaken for a writer. */
+  procRoot: string;
+  ctx: HostContext;
+  cleanup(): void;
+}
+
+export function makeTempEnv(prefix = 'cleanerx-test-'): TempEnv {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const env = isolatedEnv(root);
+  mkdirSync(env.HOME!, { recursive: true });
+  const procRoot = join(root, 'proc');
+  mkdirSync(procRoot, { recursive: true });
+  const full: Record<string, string> = { ...env, PATH: '/usr/bin:/bin', CLEANERX_PROC_ROOT: procRoot, LANG: 'C.UTF-8' };
+  const ctx = defaultHostContext(full);
+  ctx.procRoot = procRoot;
+  return { root, env: full, procRoot, ctx, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Writes a fake /proc/<pid> entry (comm, cmdline) for writer-detection tests. */
+export function fakeProcess(procRoot: string, pid: number, comm: string, argv: string[]): void {
+  const dir = join(procRoot, String(pid));
+  mkdirSync(dir, { recursive: true });
+  writeText(join(dir, 'comm'), `${comm}\n`);
+  writeText(join(dir, 'cmdline'), argv.join('\0') + '\0');
+}
+
+import { writeFileSync } from 'node:fs';
+function writeText(p: string, s: string): void {
+  writeFileSync(p, s);
+}
