@@ -1,4 +1,364 @@
+// The screen controller: tabs, focus, key dispatch, modals, the deck. It
+// talks to the engine only through EngineApi (a worker thread), so a long
+// scan never freezes the keys.
+
+import blessed from 'blessed';
 import type { AppFlags } from './cli.js';
-export async function runApp(_flags: AppFlags): Promise<number> {
-  return 0;
+import type { EngineApi } from './engine/api.js';
+import { formatAgo, formatBytes, formatCount } from './engine/format.js';
+import { AGENT_NAMES, type AgentKind, type Installation, type ScanSummary } from './engine/model.js';
+import type { LoadedSettings, Settings } from './engine/settings.js';
+import { BackupsScreen } from './screens/backups.js';
+import { ItemsScreen } from './screens/items.js';
+import { Marks } from './screens/marks.js';
+import { OverviewScreen } from './screens/overview.js';
+import type { AppContext, HelpKey, Screen } from './screens/screen.js';
+import { SessionsScreen } from './screens/sessions.js';
+import { SettingsScreen } from './screens/settings.js';
+import { Deck, type DeckAgent } from './widgets/deck.js';
+import { Dialog } from './widgets/dialog.js';
+import { TabBar } from './widgets/tab-bar.js';
+import { TextInput, type KeyEvent, type TextInputOptions } from './widgets/text-input.js';
+import { braces, makeTheme } from './widgets/theme.js';
+
+interface SelectorEntry {
+  agent: AgentKind;
+  note?: string;
+}
+
+export async function runApp(engine: EngineApi, flags: AppFlags, env: Record<string, string | undefined>): Promise<number> {
+  const theme = makeTheme(env);
+  // blessed prints terminfo complaints (e.g. screen-256color) through console.error before the alt screen.
+  const origError = console.error;
+  console.error = () => undefined;
+  let screen: blessed.Widgets.Screen;
+  try {
+    screen = blessed.screen({
+      smartCSR: true,
+      fullUnicode: true,
+      forceUnicode: true,
+      autoPadding: false,
+      warnings: false,
+      title: 'cleanerx',
+      dockBorders: false,
+      sendFocus: false,
+      useBCE: false,
+    });
+  } finally {
+    console.error = origError;
+  }
+
+  const marks = new Marks();
+  let installs: Installation[] = [];
+  let selector: SelectorEntry[] = [];
+  let agent: AgentKind | null = null;
+  let summary: ScanSummary | null = null;
+  let settings: LoadedSettings | null = null;
+  let scanning: { files: number; phase: string } | null = null;
+  let scanGen = 0;
+  let input: TextInput | null = null;
+  let dialog: Dialog | null = null;
+  let message: { text: string; kind: 'info' | 'error'; at: number } | null = null;
+  let selectorFocused = false;
+  let current = 1;
+  let renderQueued = false;
+
+  const requestRender = (): void => {
+    if (renderQueued) return;
+    renderQueued = true;
+    setImmediate(paint);
+  };
+
+  const ctx: AppContext = {
+    engine,
+    theme,
+    screen,
+    marks,
+    readOnly: flags.readOnly,
+    demo: flags.demo,
+    now: () => Date.now(),
+    agent: () => agent,
+    summary: () => summary,
+    installations: () => installs,
+    settings: () => settings,
+    scanning: () => scanning !== null,
+    requestRender,
+    message: (text, kind = 'info') => {
+      message = { text, kind, at: Date.now() };
+      requestRender();
+    },
+    openInput: (opts: TextInputOptions) => {
+      input = new TextInput({
+        ...opts,
+        onSubmit: (v) => {
+          input = null;
+          opts.onSubmit(v);
+          requestRender();
+        },
+        onCancel: () => {
+          input = null;
+          opts.onCancel();
+          requestRender();
+        },
+        onChange: (v) => {
+          opts.onChange?.(v);
+          requestRender();
+        },
+      });
+      requestRender();
+    },
+    openDialog: (title, lines, footer = 'Esc or Enter closes') => {
+      dialog?.destroy();
+      dialog = new Dialog(screen, theme, title, lines, footer);
+      requestRender();
+    },
+    redetect: async (save?: Settings) => {
+      if (save) await engine.saveSettings(save);
+      settings = await engine.loadSettings();
+      installs = await engine.detect({ versions: true });
+      buildSelector();
+      if (agent && !selector.some((e) => e.agent === agent)) agent = selector[0]?.agent ?? null;
+      startScan();
+    },
+    rescan: () => startScan(),
+  };
+
+  const tabs = new TabBar(screen, theme);
+  const deck = new Deck(screen, theme);
+  const screens: Screen[] = [
+    new OverviewScreen(ctx),
+    new SessionsScreen(ctx),
+    new ItemsScreen(ctx, 'Memory', ['memory'], (a) =>
+      a === 'pi'
+        ? 'pi keeps no automatic memory; AGENTS.md, SYSTEM.md and APPEND_SYSTEM.md are protected instructions, not memory.'
+        : `Automatic memory of ${a}. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.`,
+    ),
+    new ItemsScreen(ctx, 'Logs & caches', ['log', 'cache', 'temporary', 'protected'], () => 'Logs, caches and temporary data; protected configuration is listed so you can see it, never cleaned.'),
+    new BackupsScreen(ctx),
+    new SettingsScreen(ctx),
+  ];
+
+  function buildSelector(): void {
+    const installed = installs.filter((i) => i.state === 'installed').map((i) => ({ agent: i.agent }));
+    const dataOnly = installs.filter((i) => i.state === 'dataOnly');
+    if (flags.demo) selector = [...installed, ...dataOnly.map((i) => ({ agent: i.agent, note: 'demo' }))];
+    else if (installed.length) selector = installed;
+    // Data without the program (copied home, program elsewhere): still show it rather than nothing.
+    else selector = dataOnly.map((i) => ({ agent: i.agent, note: 'data only' }));
+    const order = ['codex', 'claude', 'opencode', 'pi'];
+    selector.sort((a, b) => order.indexOf(a.agent) - order.indexOf(b.agent));
+  }
+
+  function startScan(): void {
+    const gen = ++scanGen;
+    if (!agent) {
+      summary = null;
+      marks.rebase(null);
+      for (const s of screens) s.onSummary();
+      requestRender();
+      return;
+    }
+    const target = agent;
+    scanning = { files: 0, phase: 'Starting' };
+    requestRender();
+    engine
+      .scan(target, (p) => {
+        if (gen !== scanGen) return;
+        scanning = { files: p.files, phase: p.phase };
+        requestRender();
+      })
+      .then(
+        (s) => {
+          if (gen !== scanGen) return;
+          scanning = null;
+          summary = s;
+          marks.rebase(s);
+          for (const sc of screens) sc.onSummary();
+          requestRender();
+        },
+        (e: Error) => {
+          if (gen !== scanGen) return;
+          scanning = null;
+          ctx.message(`Scan failed: ${e.message}`, 'error');
+        },
+      );
+  }
+
+  async function switchAgent(delta: number): Promise<void> {
+    if (selector.length === 0) {
+      ctx.message('No agent to choose: nothing was detected (see Settings).');
+      return;
+    }
+    const i = selector.findIndex((e) => e.agent === agent);
+    const next = selector[(i + delta + selector.length) % selector.length]!.agent;
+    if (next === agent) {
+      ctx.message(`${AGENT_NAMES[next]} is the only agent here.`);
+      return;
+    }
+    agent = next;
+    marks.clear();
+    summary = null;
+    for (const s of screens) s.onSummary();
+    startScan();
+    if (settings) {
+      const s = { ...settings.settings, targetAgent: next };
+      engine.saveSettings(s).then(
+        () => settings && (settings.settings = s),
+        (e: Error) => ctx.message(`Could not save the target agent: ${e.message}`, 'error'),
+      );
+    }
+  }
+
+  function deckStatus(): string {
+    if (scanning) return `Scanning… ${formatCount(scanning.files)} files`;
+    if (!summary) return agent ? 'Waiting for scan data' : 'No agent selected';
+    const warn = summary.warnings.length ? ` · ${summary.warnings.length} warnings` : '';
+    const ro = flags.readOnly ? ' · read-only' : summary.writers.length ? ` · ${AGENT_NAMES[summary.agent]} running` : '';
+    return `Last scan ${formatAgo(summary.scannedAt, Date.now())} · ${formatCount(summary.totals.items)} items · ${formatBytes(summary.totals.bytes)}${ro}${warn}`;
+  }
+
+  function globalKeys(): HelpKey[] {
+    return [
+      { keys: '1–6', does: 'switch tab' },
+      { keys: '[ ]', does: 'previous / next agent' },
+      { keys: 'r', does: 'rescan', hint: true },
+      { keys: 'x', does: 'review the cleanup of the marked items', hint: true, disabled: flags.readOnly ? 'read-only mode' : undefined },
+      { keys: '?', does: 'help', hint: true },
+      { keys: 'q', does: 'quit', hint: true },
+    ];
+  }
+
+  function paint(): void {
+    renderQueued = false;
+    if (message && Date.now() - message.at > 6000 && !input) message = null;
+    const W = (screen.width as number) || 80;
+    tabs.paint(
+      screens.map((s) => (s.title === 'Sessions' && summary ? `Sessions (${formatCount(summary.sessionCount)})` : s.title)),
+      current,
+      W >= 90 ? theme.dim('cleanerx') + (flags.readOnly ? ' ' + theme.warn('read-only') : '') : '',
+    );
+    screens.forEach((s, i) => (i === current ? s.root.show() : s.root.hide()));
+    screens[current]!.paint();
+    const agents: DeckAgent[] = selector.map((e) => ({ label: AGENT_NAMES[e.agent], note: e.note }));
+    const hintKeys = [...screens[current]!.keys(), ...globalKeys()].filter((k) => k.hint && !k.disabled);
+    deck.paint({
+      agents,
+      current: Math.max(0, selector.findIndex((e) => e.agent === agent)),
+      selectorFocused,
+      status: deckStatus(),
+      marks: marks.count ? `${formatCount(marks.count)} marked · ${formatBytes(marks.bytes)}` : '',
+      hints: selectorFocused ? [['← →', 'choose agent'], ['Enter', 'scan it'], ['Esc', 'back']] : hintKeys.map((k) => [k.keys.split(' ')[0]!, k.does.split(/[,(]/)[0]!.trim()]),
+      message: message ? { text: message.text, kind: message.kind } : undefined,
+      inputLine: input ? input.render(W - 2) : undefined,
+    });
+    if (dialog) dialog.box.setFront();
+    screen.render();
+    if (message) setTimeout(requestRender, 6100).unref();
+  }
+
+  function openHelp(): void {
+    const sc = screens[current]!;
+    const lines: string[] = [];
+    const fmt = (k: HelpKey): string =>
+      `  ${theme.bold(braces(k.keys.padEnd(16)))}${braces(k.does)}${k.disabled ? theme.dim(braces(`  — unavailable: ${k.disabled}`)) : ''}`;
+    lines.push(theme.accent(braces(sc.title)));
+    for (const k of sc.keys()) lines.push(fmt(k));
+    lines.push('', theme.accent('Everywhere'));
+    for (const k of globalKeys()) lines.push(fmt(k));
+    lines.push(fmt({ keys: 'Tab', does: 'focus the agent selector in the deck' }));
+    ctx.openDialog('Help', lines, 'Esc, Enter or ? closes · ↑↓ scroll');
+  }
+
+  function openReview(): void {
+    if (flags.readOnly) {
+      ctx.openDialog('Review', ['Read-only mode (--read-only): no cleanup route is offered.']);
+      return;
+    }
+    if (marks.count === 0) {
+      ctx.openDialog('Review', ['Nothing is marked.', '', 'Mark sessions with Space (or a for everything in the current filter), then press x.']);
+      return;
+    }
+    ctx.openDialog('Review', [
+      `${formatCount(marks.count)} items marked · ${formatBytes(marks.bytes)}`,
+      '',
+      'Cleanup is not available in this version of cleanerx: the cleanup',
+      'transaction (plan → journal → backup → delete → verify) is not built yet.',
+      '',
+      theme.bold('Nothing has been deleted.'),
+    ]);
+  }
+
+  return new Promise<number>((resolve) => {
+    let quitting = false;
+    const quit = (): void => {
+      if (quitting) return;
+      quitting = true;
+      screen.destroy();
+      resolve(0);
+    };
+
+    screen.on('keypress', (ch: string | undefined, key: KeyEvent | undefined) => {
+      const k: KeyEvent = key ?? {};
+      if (k.ctrl && k.name === 'c') return quit();
+      if (dialog) {
+        if (k.name === 'escape' || k.name === 'enter' || k.name === 'return' || ch === '?' || ch === 'q') {
+          dialog.destroy();
+          dialog = null;
+        } else if (k.name === 'down' || ch === 'j') dialog.scroll(1);
+        else if (k.name === 'up' || ch === 'k') dialog.scroll(-1);
+        requestRender();
+        return;
+      }
+      if (input) {
+        input.handle(ch, k);
+        requestRender();
+        return;
+      }
+      if (message && k.name !== undefined) message = null;
+      if (selectorFocused) {
+        if (k.name === 'left' || ch === 'h' || ch === '[') void switchAgent(-1);
+        else if (k.name === 'right' || ch === 'l' || ch === ']') void switchAgent(1);
+        else if (k.name === 'escape' || k.name === 'tab' || k.name === 'enter' || k.name === 'return') selectorFocused = false;
+        else if (ch === 'q') return quit();
+        requestRender();
+        return;
+      }
+      const sc = screens[current]!;
+      if (k.name === 'tab') {
+        if (!sc.focusNext || !sc.focusNext()) selectorFocused = true;
+        requestRender();
+        return;
+      }
+      if (sc.handleKey(ch, k)) return;
+      if (ch && ch >= '1' && ch <= '6') current = Number(ch) - 1;
+      else if (ch === '[') void switchAgent(-1);
+      else if (ch === ']') void switchAgent(1);
+      else if (ch === 'r') startScan();
+      else if (ch === 'x') openReview();
+      else if (ch === '?') openHelp();
+      else if (ch === 'q') return quit();
+      else return;
+      requestRender();
+    });
+    screen.on('resize', () => requestRender());
+
+    paint();
+    void (async () => {
+      try {
+        settings = await engine.loadSettings();
+        if (settings.warning) ctx.message(settings.warning, 'error');
+        installs = await engine.detect();
+        buildSelector();
+        const preferred = settings.settings.targetAgent;
+        agent = selector.find((e) => e.agent === preferred)?.agent ?? selector[0]?.agent ?? null;
+        startScan();
+        // Versions cost a process each; they arrive after the first scan has started.
+        const withVersions = await engine.detect({ versions: true });
+        installs = withVersions;
+        requestRender();
+      } catch (e) {
+        ctx.message((e as Error).message, 'error');
+      }
+    })();
+  });
 }

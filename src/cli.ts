@@ -3,7 +3,8 @@
 // subcommand or unusual flag loads it lazily. Exit codes: 0 ok, 1 failure,
 // 2 usage error. Errors are one line unless CLEANERX_DEBUG=1.
 
-import { UsageError } from './engine/own-dirs.js';
+import { rmSync } from 'node:fs';
+import { ownDirs, UsageError } from './engine/own-dirs.js';
 
 const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
 
@@ -26,8 +27,27 @@ async function startApp(flags: AppFlags): Promise<number> {
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     throw new UsageError('cleanerx needs an interactive terminal; for a report use "cleanerx scan" or "cleanerx scan --json".');
   }
-  const { runApp } = await import('./app.js');
-  return runApp(flags);
+  const env: Record<string, string | undefined> = { ...process.env };
+  let demoRoot: string | null = null;
+  if (flags.demo) {
+    const { createDemoHome } = await import('./adapters/demo-home.js');
+    const demo = createDemoHome();
+    demoRoot = demo.root;
+    Object.assign(env, demo.env);
+  }
+  ownDirs(env);
+  const { createWorkerEngine } = await import('./engine/worker-client.js');
+  const engine = createWorkerEngine(new URL('./worker.js', import.meta.url), { env, opts: { readOnly: flags.readOnly, demo: flags.demo } });
+  try {
+    const { runApp } = await import('./app.js');
+    return await runApp(engine, flags, env);
+  } finally {
+    await engine.close().catch(() => undefined);
+    if (demoRoot) {
+      if (flags.keep) process.stdout.write(`Demo home kept at ${demoRoot}\n`);
+      else rmSync(demoRoot, { recursive: true, force: true });
+    }
+  }
 }
 
 function fail(e: unknown): void {

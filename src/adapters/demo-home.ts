@@ -50,6 +50,9 @@ export function createDemoHome(now = Date.now()): DemoHome {
   writeClaude(env.CLAUDE_CONFIG_DIR!, env.HOME!);
   writeCodex(env.CODEX_HOME!);
   writeOpencode(join(env.XDG_DATA_HOME!, 'opencode'));
+  // A demo user who last looked at pi: the one agent whose inventory is complete today.
+  mkdirSync(env.CLEANERX_CONFIG_DIR!, { recursive: true, mode: 0o700 });
+  writeFileSync(join(env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }) + '\n', { mode: 0o600 });
   return { root, env };
 }
 

@@ -56,7 +56,8 @@ export function buildForest(sessions: SessionRecord[], groups: ProjectGroup[]): 
   });
   for (const n of nodes) {
     const pid = n.s.parentId;
-    if (pid && pid !== n.s.id) n.parent = nodeById.get(pid) ?? null;
+    // A self-parent is a one-node cycle: breakCycles drops it with a warning.
+    if (pid) n.parent = nodeById.get(pid) ?? null;
   }
   breakCycles(nodes, warnings);
 

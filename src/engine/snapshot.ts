@@ -260,6 +260,8 @@ export class Snapshot {
     const nodes = this.forest.nodes;
     // visible: 2 = matches, 1 = ancestor kept as context, 0 = hidden
     const visible = new Uint8Array(nodes.length);
+    // 1 = some match lies below (a matching ancestor opens too, so no match hides behind it)
+    const above = new Uint8Array(nodes.length);
     let matched = 0;
     if (active) {
       const match = this.matcher(f);
@@ -267,7 +269,10 @@ export class Snapshot {
         if (!match(n)) continue;
         matched++;
         visible[n.idx] = 2;
-        for (let a = n.treeParent; a && visible[a.idx] === 0; a = a.treeParent) visible[a.idx] = 1;
+        for (let a = n.treeParent; a && above[a.idx] === 0; a = a.treeParent) {
+          above[a.idx] = 1;
+          if (visible[a.idx] === 0) visible[a.idx] = 1;
+        }
       }
     } else {
       visible.fill(2);
@@ -275,11 +280,11 @@ export class Snapshot {
     }
     const exp = req.scope.expansion ?? { base: 'default', toggled: [] };
     const toggled = new Set(exp.toggled);
-    const isOpen = (id: string, isProject: boolean, isContext: boolean): boolean => {
+    const isOpen = (id: string, isProject: boolean, hasMatchBelow: boolean): boolean => {
       let open: boolean;
       if (exp.base === 'allOpen') open = true;
       else if (exp.base === 'allClosed') open = false;
-      else open = isProject || (active && isContext);
+      else open = isProject || (active && hasMatchBelow);
       return toggled.has(id) ? !open : open;
     };
     const sorted = this.sortedFor(req.sort);
@@ -298,7 +303,7 @@ export class Snapshot {
         const kids = sorted.children.get(cur.idx);
         const hasKids = kids ? kids.some((k) => visible[k.idx] !== 0) : false;
         const isCtx = visible[cur.idx] === 1;
-        const open = hasKids && isOpen(cur.s.itemId, false, isCtx);
+        const open = hasKids && isOpen(cur.s.itemId, false, above[cur.idx] === 1);
         entries.push(cur.idx);
         depth.push(Math.min(dep, 255));
         context.push(isCtx ? 1 : 0);

@@ -24,6 +24,14 @@ export interface PiFixtureOptions {
   bodyBytes?: number;
   /** A title that carries a terminal escape sequence (for the PTY tests). */
   escapeTitle?: boolean;
+  /**
+   * Add a bucket of title/lineage edge cases that pi's own lister handles in a
+   * well-defined way (for the peer tests): header-only and assistant-only
+   * sessions ("(no messages)"), control characters and whitespace runs, long
+   * titles with astral characters, multi-block content, renamed/cleared/padded
+   * names, a garbage first line, CRLF lines, a v1 header and a dangling parent.
+   */
+  edgeCases?: boolean;
 }
 
 export interface PiFixtureSession {
@@ -33,7 +41,7 @@ export interface PiFixtureSession {
   name: string | null;
   firstUser: string | null;
   parentId: string | null;
-  kind: 'root' | 'fork' | 'crossFork' | 'relativeFork';
+  kind: 'root' | 'fork' | 'crossFork' | 'relativeFork' | 'edge';
   mtime: number;
 }
 
@@ -145,6 +153,7 @@ export function buildPiFixture(o: PiFixtureOptions): PiFixtureManifest {
     write({ id: rid, file: rfile, cwd: bucket, name: src.name, firstUser: src.firstUser, parentId: src.id, kind: 'relativeFork', mtime: t + 6000 }, forkLines(rid, bucket, t + 5000, rel, lines.get(src.id)!));
   }
 
+  if (o.edgeCases) addEdgeCases(sessionsDir, cwdRoot, now, write);
   if (o.config) writeConfig(o.agentDir);
   if (o.hostile) addHostile(o.agentDir, sessionsDir, manifest, now);
   return manifest;
@@ -189,6 +198,73 @@ function forkLines(id: string, cwd: string, t: number, parentPath: string, paren
   return [header, ...parent.slice(1)];
 }
 
+function addEdgeCases(sessionsDir: string, cwdRoot: string, now: number, write: (s: PiFixtureSession, content: string[]) => void): void {
+  const cwd = `${cwdRoot}/edge-cases`;
+  const bucket = join(sessionsDir, bucketName(cwd));
+  mkdirSync(bucket, { recursive: true });
+  let k = 0;
+  const add = (
+    firstUser: string | null,
+    name: string | null,
+    entries: Record<string, unknown>[],
+    opts: { header?: Record<string, unknown>; prefix?: string; eol?: string; v1?: boolean } = {},
+  ): PiFixtureSession => {
+    k++;
+    const t = now - 10 * 86_400_000 + k * 60_000;
+    // Deterministic, UUIDv7-shaped, independent of the seeded generator.
+    const id = `${t.toString(16).padStart(12, '0').slice(0, 8)}-${t.toString(16).padStart(12, '0').slice(8)}-7e00-8000-${k.toString(16).padStart(12, '0')}`;
+    const header = { type: 'session', version: 3, id, timestamp: iso(t), cwd, ...opts.header };
+    let prev: string | null = null;
+    const lines = [JSON.stringify(header)];
+    entries.forEach((e, i) => {
+      const eid = `e${k.toString(16).padStart(3, '0')}${i.toString(16).padStart(4, '0')}`;
+      lines.push(JSON.stringify(opts.v1 ? { ...e, timestamp: iso(t + (i + 1) * 1000) } : { ...e, id: eid, parentId: prev, timestamp: iso(t + (i + 1) * 1000) }));
+      prev = eid;
+    });
+    if (opts.prefix !== undefined) lines.unshift(opts.prefix);
+    const file = join(bucket, `${fileStamp(t)}_${id}.jsonl`);
+    const s: PiFixtureSession = { id, file, cwd, name, firstUser, parentId: null, kind: 'edge', mtime: t + 30_000 };
+    write(s, lines);
+    if (opts.eol) {
+      writeFileSync(file, lines.join(opts.eol) + opts.eol);
+      utimesSync(file, new Date(s.mtime), new Date(s.mtime));
+    }
+    return s;
+  };
+  const user = (content: unknown): Record<string, unknown> => ({ type: 'message', message: { role: 'user', content, timestamp: now } });
+  const assistant = (text: string): Record<string, unknown> => ({
+    type: 'message',
+    message: { role: 'assistant', content: [{ type: 'text', text }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4', stopReason: 'stop', timestamp: now },
+  });
+  const info = (name: string): Record<string, unknown> => ({ type: 'session_info', name });
+
+  // "(no messages)": a header only, and a transcript without any user text.
+  add(null, null, []);
+  add(null, null, [{ type: 'model_change', provider: 'anthropic', modelId: 'claude-sonnet-4' }, assistant('I started on my own.')]);
+  // Control characters and whitespace runs.
+  add('fix\tthe\r\nbuild   now\u0007 please  ', null, [user('fix\tthe\r\nbuild   now\u0007 please  '), assistant('ok')]);
+  // Longer than the 96-code-point title bound, with astral characters.
+  const long = `${'重构数据库迁移脚本 🚀 '.repeat(8)}and then ${'update the deployment docs '.repeat(4)}`;
+  add(long, null, [user([{ type: 'text', text: long }]), assistant('done')]);
+  // Several content blocks (an image in between) are joined with one space.
+  add('first block second block', null, [user([{ type: 'text', text: 'first block' }, { type: 'image', data: 'aGVsbG8=', mimeType: 'image/png' }, { type: 'text', text: 'second block' }]), assistant('seen')]);
+  // Empty user texts are skipped; the first non-empty one is the title.
+  add('the real question', null, [user(''), user([{ type: 'text', text: '' }]), assistant('?'), user('the real question'), user('a later one')]);
+  // Names: the latest wins, "" clears, surrounding whitespace is trimmed.
+  add('renamed twice', 'final name', [user('renamed twice'), assistant('ok'), info('first name'), info('final name')]);
+  add('name cleared again', null, [user('name cleared again'), info('temporary'), assistant('ok'), info('')]);
+  add('padded name', 'padded\tname', [info('   padded\tname \t '), user('padded name'), assistant('ok')]);
+  add('日本語の名前', 'テストを追加して · 任务', [user('日本語の名前'), assistant('はい'), info('テストを追加して · 任务')]);
+  // A malformed first line before the header: pi skips it and lists the file.
+  add('after a garbage line', null, [user('after a garbage line'), assistant('ok')], { prefix: '{"type":"session", this is not json' });
+  // CRLF line endings.
+  add('crlf line endings', null, [user('crlf line endings'), assistant('ok')], { eol: '\r\n' });
+  // A v1 header (no version) with entries that carry no ids.
+  add('legacy v1 session', null, [user('legacy v1 session'), assistant('ok')], { header: { version: undefined }, v1: true });
+  // A parent that no longer exists: pi shows the child as a root.
+  add('dangling parent', null, [user('dangling parent'), assistant('ok')], { header: { parentSession: join(bucket, '2020-01-01T00-00-00-000Z_gone.jsonl') } });
+}
+
 function writeConfig(agentDir: string): void {
   writeFileSync(join(agentDir, 'auth.json'), '{"anthropic":{"type":"api_key","key":"sk-demo-not-a-real-key"}}\n', { mode: 0o600 });
   writeFileSync(join(agentDir, 'settings.json'), '{"defaultProvider":"anthropic","defaultModel":"claude-sonnet-4"}\n');
@@ -222,6 +298,11 @@ function addHostile(agentDir: string, sessionsDir: string, m: PiFixtureManifest,
   }
   const outside = join(agentDir, '..', 'outside-bucket');
   mkdirSync(outside, { recursive: true });
+  // A real session behind the link: pi 0.73's listAll() skips symlinked buckets, and so does cleanerx.
+  writeFileSync(
+    join(outside, '2026-01-04T00-00-00-000Z_0190f000-0000-7000-8000-0000000000aa.jsonl'),
+    `${JSON.stringify({ type: 'session', version: 3, id: '0190f000-0000-7000-8000-0000000000aa', timestamp: '2026-01-04T00:00:00.000Z', cwd: '/home/demo/src/linked' })}\n`,
+  );
   symlinkSync(outside, join(sessionsDir, '--linked-bucket--'));
   m.skipped.push({ file: join(sessionsDir, '--linked-bucket--'), why: 'symlinked bucket' });
 }

@@ -1,0 +1,103 @@
+// Memory and Logs & caches: the non-session items of the current scan, with
+// category, size, risk and blocker; the same marks as the session tree.
+
+import blessed from 'blessed';
+import { formatBytes } from '../engine/format.js';
+import { AGENT_NAMES, type Category, type ItemSummary } from '../engine/model.js';
+import { padWidth } from '../engine/text.js';
+import { DetailPane } from '../widgets/detail-pane.js';
+import type { KeyEvent } from '../widgets/text-input.js';
+import { braces, cell } from '../widgets/theme.js';
+import { place, VirtualList } from '../widgets/virtual-list.js';
+import type { AppContext, HelpKey, Screen } from './screen.js';
+
+export class ItemsScreen implements Screen {
+  readonly root: blessed.Widgets.BoxElement;
+  private notice: blessed.Widgets.BoxElement;
+  private list: VirtualList;
+  private pane: DetailPane;
+  private items: ItemSummary[] = [];
+
+  constructor(
+    private app: AppContext,
+    readonly title: string,
+    private categories: Category[],
+    private emptyNotice: (agent: string) => string,
+  ) {
+    this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
+    this.notice = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 2, tags: true });
+    this.list = new VirtualList(
+      this.root,
+      { top: 2, left: 0, width: '100%' },
+      {
+        total: () => this.items.length,
+        line: (i, w, sel) => this.renderRow(this.items[i]!, w, sel),
+        ensure: () => undefined,
+      },
+      () => '',
+    );
+    this.pane = new DetailPane(this.root, app.theme, { left: 0, width: '100%' });
+  }
+
+  onSummary(): void {
+    const s = this.app.summary();
+    this.items = s ? s.items.filter((i) => this.categories.includes(i.category)) : [];
+  }
+
+  paint(): void {
+    const t = this.app.theme;
+    const H = Math.max(6, ((this.app.screen.height as number) || 24) - 3);
+    const s = this.app.summary();
+    const agent = s ? AGENT_NAMES[s.agent] : 'this agent';
+    this.notice.setContent(` ${t.dim(braces(this.emptyNotice(agent)))}`);
+    const paneH = Math.max(4, Math.floor(H * 0.35));
+    place(this.list.box, { height: Math.max(2, H - 2 - paneH) });
+    place(this.pane.box, { top: H - paneH, height: paneH });
+    this.list.setEmptyText(t.dim(s ? '  No items of these kinds in this scan.' : '  Waiting for scan data'));
+    this.list.paint();
+    const it = this.items[this.list.cursor];
+    if (it) {
+      this.pane.showText([
+        t.bold(braces(it.label)),
+        ...(it.subtitle ? [braces(it.subtitle)] : []),
+        `${t.dim('Path          ')}${braces(it.pathLabel)}`,
+        `${t.dim('Size          ')}${formatBytes(it.bytes)}`,
+        `${t.dim('Risk          ')}${it.risk}`,
+        ...(it.blockedReason ? [t.warn(braces(it.blockedReason))] : []),
+      ]);
+    } else this.pane.showText([]);
+  }
+
+  private renderRow(it: ItemSummary, width: number, selected: boolean): string {
+    const t = this.app.theme;
+    const mark = !it.selectable ? ' -  ' : this.app.marks.has(it.id) ? '[x] ' : '[ ] ';
+    const titleW = Math.max(10, width - 4 - 12 - 10 - 11);
+    const line = `${mark}${padWidth(it.category, 12)}${cell(it.label, titleW)}${padWidth(it.risk, 10)}${padWidth(formatBytes(it.bytes), 11, 'right')}`;
+    if (selected) return t.cursor(line);
+    return it.category === 'protected' ? t.dim(line) : line;
+  }
+
+  handleKey(ch: string | undefined, key: KeyEvent): boolean {
+    const name = key.name;
+    if (name === 'up' || ch === 'k') this.list.move(-1);
+    else if (name === 'down' || ch === 'j') this.list.move(1);
+    else if (ch === 'g') this.list.setCursor(0);
+    else if (ch === 'G') this.list.setCursor(this.items.length - 1);
+    else if (name === 'space' || ch === ' ') {
+      const it = this.items[this.list.cursor];
+      if (!it) return true;
+      if (this.app.readOnly) this.app.message('Read-only mode: nothing can be marked for cleanup.');
+      else if (!it.selectable) this.app.message(it.blockedReason ?? 'This item cannot be marked.');
+      else this.app.marks.toggle(it.id);
+    } else return false;
+    this.app.requestRender();
+    return true;
+  }
+
+  keys(): HelpKey[] {
+    return [
+      { keys: '↑↓ j k', does: 'move' },
+      { keys: 'Space', does: 'mark', disabled: this.app.readOnly ? 'read-only mode' : undefined, hint: true },
+    ];
+  }
+}

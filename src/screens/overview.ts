@@ -1,0 +1,77 @@
+// Overview: what is there and how big — category bars, largest projects and
+// sessions, an age histogram, and a line for every other agent.
+
+import blessed from 'blessed';
+import { formatBytes, formatCount } from '../engine/format.js';
+import { AGENT_NAMES, CATEGORIES, CATEGORY_LABELS } from '../engine/model.js';
+import { padWidth } from '../engine/text.js';
+import { bar } from '../widgets/bars.js';
+import type { KeyEvent } from '../widgets/text-input.js';
+import { braces, cell } from '../widgets/theme.js';
+import type { AppContext, HelpKey, Screen } from './screen.js';
+
+export class OverviewScreen implements Screen {
+  readonly title = 'Overview';
+  readonly root: blessed.Widgets.BoxElement;
+
+  constructor(private app: AppContext) {
+    this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, scrollable: true, hidden: true });
+  }
+
+  onSummary(): void {}
+
+  paint(): void {
+    const t = this.app.theme;
+    const W = Math.max(40, ((this.app.screen.width as number) || 80) - 2);
+    const s = this.app.summary();
+    const L: string[] = [];
+    if (!s) {
+      L.push(t.dim(this.app.scanning() ? ' Scanning…' : this.app.agent() ? ' Waiting for scan data' : ' No agent data was found. See Settings (6) for what was detected.'));
+    } else {
+      L.push(` ${t.bold(braces(AGENT_NAMES[s.agent]))}  ${formatBytes(s.totals.bytes)} managed in ${formatCount(s.totals.items)} items · ${formatCount(s.sessionCount)} sessions · ${formatCount(s.projects.length)} projects`);
+      if (s.writers.length) L.push(' ' + t.warn(braces(`Running: ${s.writers.map((w) => `${w.name} (pid ${w.pid})`).join(', ')} — its data is read-only until it exits.`)));
+      if (s.readOnly) L.push(' ' + t.warn('Read-only mode: no cleanup route is offered.'));
+      L.push('');
+      const cats = CATEGORIES.filter((c) => (s.byCategory[c]?.items ?? 0) > 0);
+      const max = Math.max(1, ...cats.filter((c) => c !== 'protected').map((c) => s.byCategory[c]!.bytes));
+      const barW = Math.max(8, Math.min(40, W - 44));
+      L.push(t.accent(' Storage by category'));
+      for (const c of cats) {
+        const v = s.byCategory[c]!;
+        const b = c === 'protected' ? t.dim(padWidth('(never cleaned)', barW)) : t.accent(bar(v.bytes, max, barW));
+        L.push(`  ${padWidth(CATEGORY_LABELS[c], 18)} ${b} ${padWidth(formatBytes(v.bytes), 9, 'right')} ${padWidth(formatCount(v.items), 7, 'right')}`);
+      }
+      const half = Math.floor((W - 4) / 2);
+      const pmax = Math.max(1, ...s.projects.map((p) => p.bytes));
+      const left = [t.accent('Largest projects'), ...s.projects.slice(0, 5).map((p) => `${cell(p.label, half - 22)} ${t.accent(bar(p.bytes, pmax, 10))} ${padWidth(formatBytes(p.bytes), 9, 'right')}`)];
+      const right = [t.accent('Largest sessions'), ...s.largestSessions.slice(0, 5).map((x) => `${cell(x.title, half - 12)} ${padWidth(formatBytes(x.bytes), 9, 'right')}`)];
+      L.push('');
+      for (let i = 0; i < Math.max(left.length, right.length); i++) L.push(` ${left[i] ?? ''}${i === 0 ? ' '.repeat(Math.max(1, half - 16)) : left[i] ? '  ' : ' '.repeat(half + 1)}${right[i] ?? ''}`);
+      L.push('');
+      const amax = Math.max(1, ...s.ageHistogram.map((a) => a.bytes));
+      L.push(t.accent(' Sessions by last update'));
+      for (const a of s.ageHistogram) L.push(`  ${padWidth(a.label, 12)} ${t.accent(bar(a.bytes, amax, barW))} ${padWidth(formatBytes(a.bytes), 9, 'right')} ${padWidth(formatCount(a.sessions), 7, 'right')}`);
+      if (s.warnings.length) L.push('', ` ${t.warn(`${s.warnings.length} warnings`)} ${t.dim(braces(`— first: ${s.warnings[0]!.reason}`))}`);
+    }
+    L.push('', t.accent(' All agents'));
+    for (const i of this.app.installations()) {
+      const state = i.state === 'installed' ? 'Installed' : i.state === 'dataOnly' ? 'Local data only' : 'Not detected';
+      const cur = i.agent === this.app.agent() ? t.bold('›') : ' ';
+      L.push(` ${cur} ${padWidth(AGENT_NAMES[i.agent], 12)} ${padWidth(state, 16)} ${t.dim(cell(i.home, Math.max(10, W - 34)))}`);
+    }
+    this.root.setContent(L.join('\n'));
+  }
+
+  handleKey(_ch: string | undefined, key: KeyEvent): boolean {
+    if (key.name === 'down' || key.name === 'up') {
+      this.root.scroll(key.name === 'down' ? 1 : -1);
+      this.app.requestRender();
+      return true;
+    }
+    return false;
+  }
+
+  keys(): HelpKey[] {
+    return [{ keys: '↑↓', does: 'scroll' }, { keys: '2', does: 'browse sessions', hint: true }];
+  }
+}

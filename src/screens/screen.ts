@@ -1,0 +1,54 @@
+// What a screen is, and what the app lends it. Screens hold ids and pages
+// from the engine, never paths to open: they cannot reach the filesystem.
+
+import type blessed from 'blessed';
+import type { EngineApi } from '../engine/api.js';
+import type { AgentKind, Installation, ScanSummary } from '../engine/model.js';
+import type { LoadedSettings } from '../engine/settings.js';
+import type { KeyEvent, TextInputOptions } from '../widgets/text-input.js';
+import type { Theme } from '../widgets/theme.js';
+import type { Marks } from './marks.js';
+
+export interface HelpKey {
+  keys: string;
+  does: string;
+  /** Why the key does nothing right now (shown in help). */
+  disabled?: string;
+  /** Shown in the deck's hint line. */
+  hint?: boolean;
+}
+
+export interface AppContext {
+  engine: EngineApi;
+  theme: Theme;
+  screen: blessed.Widgets.Screen;
+  marks: Marks;
+  readOnly: boolean;
+  demo: boolean;
+  now(): number;
+  agent(): AgentKind | null;
+  summary(): ScanSummary | null;
+  installations(): Installation[];
+  settings(): LoadedSettings | null;
+  scanning(): boolean;
+  requestRender(): void;
+  message(text: string, kind?: 'info' | 'error'): void;
+  openInput(opts: TextInputOptions): void;
+  openDialog(title: string, lines: string[], footer?: string): void;
+  /** Re-reads settings, re-detects and rescans (after Settings → Save). */
+  redetect(save?: LoadedSettings['settings']): Promise<void>;
+  rescan(): void;
+}
+
+export interface Screen {
+  readonly title: string;
+  readonly root: blessed.Widgets.BoxElement;
+  /** Called when a new scan summary (or agent) arrives. */
+  onSummary(): void;
+  /** Lays out and fills the widgets; cheap, called on every render. */
+  paint(): void;
+  handleKey(ch: string | undefined, key: KeyEvent): boolean;
+  keys(): HelpKey[];
+  /** Tab cycles focus inside the screen; false when focus should leave it. */
+  focusNext?(): boolean;
+}

@@ -1,0 +1,529 @@
+// Sessions: the collapsible, virtualized project → session → fork tree (or
+// the flat list), filters, marks and the detail pane. Rows arrive from the
+// engine in pages of 50; only the visible window is drawn.
+
+import blessed from 'blessed';
+import { formatAge, formatBytes, formatCount } from '../engine/format.js';
+import type { Detail, ExpansionSpec, PageResult, Preview, Row, SessionFilter, SortKey, UpdatedFilter } from '../engine/model.js';
+import { displayWidth, fitWidth, padWidth } from '../engine/text.js';
+import { DetailPane } from '../widgets/detail-pane.js';
+import type { KeyEvent } from '../widgets/text-input.js';
+import { braces, cell } from '../widgets/theme.js';
+import { place, VirtualList, type RowSource } from '../widgets/virtual-list.js';
+import type { AppContext, HelpKey, Screen } from './screen.js';
+
+const PAGE = 50;
+const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
+const UPDATED_LABEL: Record<UpdatedFilter, string> = {
+  all: 'any time',
+  within7: 'last 7 d',
+  within30: 'last 30 d',
+  older30: 'older than 30 d',
+  older90: 'older than 90 d',
+};
+const SORTS: SortKey[] = ['updated', 'size', 'title'];
+
+/** Page cache over the engine: keeps showing the old rows until the new view's first page lands. */
+class PagedRows implements RowSource {
+  private pages = new Map<number, Row[]>();
+  private inflight = new Set<number>();
+  private count = 0;
+  private gen = 0;
+  private fresh = false;
+  matched = 0;
+  error: string | null = null;
+
+  constructor(
+    private load: (offset: number, limit: number) => Promise<PageResult>,
+    private onLoaded: () => void,
+    private render: (r: Row, width: number, selected: boolean) => string,
+  ) {}
+
+  reset(): void {
+    this.gen++;
+    this.inflight.clear();
+    this.fresh = true;
+  }
+
+  total(): number {
+    return this.count;
+  }
+
+  row(i: number): Row | undefined {
+    return this.pages.get(Math.floor(i / PAGE))?.[i % PAGE];
+  }
+
+  line(i: number, width: number, selected: boolean): string | undefined {
+    const r = this.row(i);
+    return r ? this.render(r, width, selected) : undefined;
+  }
+
+  ensure(from: number, to: number): void {
+    const first = Math.floor(from / PAGE);
+    const last = Math.floor(Math.max(from, to - 1) / PAGE);
+    for (let p = first; p <= last; p++) this.fetch(p);
+    if (this.fresh) this.fetch(first);
+  }
+
+  private fetch(p: number): void {
+    if ((!this.fresh && this.pages.has(p)) || this.inflight.has(p)) return;
+    const gen = this.gen;
+    this.inflight.add(p);
+    this.load(p * PAGE, PAGE).then(
+      (res) => {
+        if (gen !== this.gen) return;
+        this.inflight.delete(p);
+        if (this.fresh) {
+          this.pages.clear();
+          this.fresh = false;
+        }
+        this.error = null;
+        this.count = res.total;
+        this.matched = res.matched;
+        this.pages.set(p, res.rows);
+        this.onLoaded();
+      },
+      (e: Error) => {
+        if (gen !== this.gen) return;
+        this.inflight.delete(p);
+        this.error = e.message;
+        this.onLoaded();
+      },
+    );
+  }
+
+  clear(): void {
+    this.reset();
+    this.pages.clear();
+    this.count = 0;
+    this.fresh = false;
+  }
+}
+
+export class SessionsScreen implements Screen {
+  readonly title = 'Sessions';
+  readonly root: blessed.Widgets.BoxElement;
+  private header: blessed.Widgets.BoxElement;
+  private list: VirtualList;
+  private sep: blessed.Widgets.BoxElement;
+  private pane: DetailPane;
+  private rows: PagedRows;
+  private view: 'tree' | 'flat' = 'tree';
+  private filter: SessionFilter = {};
+  private sort: SortKey = 'updated';
+  private expansion: { base: ExpansionSpec['base']; toggled: Set<string> } = { base: 'default', toggled: new Set() };
+  private focus: 'list' | 'detail' = 'list';
+  private detail: { id: string; detail: Detail | null; preview: Preview | null; error?: string } | null = null;
+  private detailTimer: NodeJS.Timeout | null = null;
+
+  constructor(private app: AppContext) {
+    this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
+    this.header = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 2, tags: true });
+    this.rows = new PagedRows(
+      (offset, limit) => this.loadPage(offset, limit),
+      () => this.app.requestRender(),
+      (r, w, sel) => this.renderRow(r, w, sel),
+    );
+    this.list = new VirtualList(this.root, { top: 2, left: 0 }, this.rows, (w) => this.app.theme.dim(padWidth('  …', w)));
+    this.sep = blessed.box({ parent: this.root, tags: true });
+    this.pane = new DetailPane(this.root, app.theme, {});
+  }
+
+  private loadPage(offset: number, limit: number): Promise<PageResult> {
+    const s = this.app.summary();
+    if (!s) return Promise.resolve({ snapshotId: '', total: 0, offset: 0, rows: [], matched: 0 });
+    return this.app.engine.page({
+      snapshotId: s.snapshotId,
+      scope: { view: this.view, expansion: { base: this.expansion.base, toggled: [...this.expansion.toggled] } },
+      filter: this.filter,
+      sort: this.sort,
+      offset,
+      limit,
+    });
+  }
+
+  onSummary(): void {
+    this.rows.reset();
+    this.detail = null;
+    if (!this.app.summary()) this.rows.clear();
+    this.scheduleDetail();
+  }
+
+  private changed(resetCursor: boolean): void {
+    this.rows.reset();
+    if (resetCursor) {
+      this.list.cursor = 0;
+      this.list.top = 0;
+    }
+    this.scheduleDetail();
+    this.app.requestRender();
+  }
+
+  // ---- layout and drawing -------------------------------------------------
+
+  paint(): void {
+    const W = (this.app.screen.width as number) || 80;
+    const H = Math.max(4, ((this.app.screen.height as number) || 24) - 3);
+    const wide = W >= 120;
+    const listTop = 2;
+    if (wide) {
+      const paneW = Math.min(60, Math.floor(W * 0.38));
+      place(this.list.box, { width: W - paneW - 1 });
+      place(this.list.box, { height: H - listTop });
+      place(this.sep, { top: listTop, left: W - paneW - 1, width: 1, height: H - listTop });
+      this.sep.setContent(this.app.theme.dim(Array(Math.max(1, H - listTop)).fill('│').join('\n')));
+      place(this.pane.box, { top: listTop, left: W - paneW, width: paneW, height: H - listTop });
+    } else {
+      const paneH = Math.max(4, Math.floor((H - listTop) * 0.38));
+      const listH = Math.max(2, H - listTop - paneH - 1);
+      place(this.list.box, { width: W });
+      place(this.list.box, { height: listH });
+      place(this.sep, { top: listTop + listH, left: 0, width: W, height: 1 });
+      this.sep.setContent(this.app.theme.dim('─'.repeat(W)));
+      place(this.pane.box, { top: listTop + listH + 1, left: 0, width: W, height: paneH });
+    }
+    const listW = wide ? W - Math.min(60, Math.floor(W * 0.38)) - 1 : W;
+    this.header.setContent(this.headerLines(listW).join('\n'));
+    const s = this.app.summary();
+    this.list.setEmptyText(
+      this.rows.error
+        ? this.app.theme.danger(braces(this.rows.error))
+        : !s
+          ? this.app.theme.dim(this.app.scanning() ? '  Scanning…' : '  Waiting for scan data')
+          : s.sessionCount === 0
+            ? this.app.theme.dim('  No manageable data here yet')
+            : this.app.theme.dim('  Nothing matches this filter (Esc clears it)'),
+    );
+    this.list.paint();
+    this.paintDetail();
+  }
+
+  private headerLines(width: number): string[] {
+    const t = this.app.theme;
+    const s = this.app.summary();
+    const parts = [this.view === 'tree' ? 'Tree' : 'List', `sort: ${this.sort}`, UPDATED_LABEL[this.filter.updated ?? 'all']];
+    if (this.filter.text) parts.push(`“${this.filter.text}”`);
+    const counts = s ? `${formatCount(this.rows.matched)} of ${formatCount(s.sessionCount)} sessions` : '';
+    const left = fitWidth(parts.join(' · '), Math.max(10, width - displayWidth(counts) - 1));
+    const gap = Math.max(1, width - displayWidth(left) - displayWidth(counts));
+    const line1 = `${braces(left)}${' '.repeat(gap)}${t.dim(counts)}`;
+    const cols = this.columns(width);
+    const head =
+      '    ' +
+      padWidth('Project / session', cols.title) +
+      padWidth('Source', cols.source) +
+      padWidth('Updated', cols.age, 'right') +
+      padWidth('Size', cols.size, 'right') +
+      padWidth('Kids', cols.kids, 'right');
+    return [line1, t.dim(braces(head))];
+  }
+
+  private columns(width: number) {
+    const source = width >= 90 ? 9 : 6;
+    const age = 8;
+    const size = 10;
+    const kids = 6;
+    const title = Math.max(10, width - 4 - source - age - size - kids);
+    return { source, age, size, kids, title };
+  }
+
+  private renderRow(r: Row, width: number, selected: boolean): string {
+    const t = this.app.theme;
+    const cols = this.columns(width);
+    const now = this.app.summary()?.scannedAt ?? this.app.now();
+    let mark: string;
+    if (r.kind === 'project') mark = this.projectMark(r);
+    else if (!r.selectable) mark = r.context ? '    ' : ' -  ';
+    else mark = this.app.marks.has(r.id) ? '[x] ' : '[ ] ';
+    const indent = '  '.repeat(Math.max(0, r.depth));
+    const glyph = r.expandable ? (r.expanded ? '▾ ' : '▸ ') : '  ';
+    const prefix = indent + glyph;
+    const titleRoom = Math.max(1, cols.title - displayWidth(prefix));
+    const label = r.kind === 'project' && r.source ? `${r.title}  ${r.source}` : r.title;
+    const title = prefix + cell(label, titleRoom);
+    const source = cell(r.kind === 'project' ? '' : r.state === 'archived' ? 'archived' : r.source, cols.source);
+    const age = padWidth(formatAge(r.updatedAt, now), cols.age, 'right');
+    const size = padWidth(formatBytes(r.bytes), cols.size, 'right');
+    const kids = padWidth(r.kind === 'project' ? String(r.childCount) : r.childCount ? `+${r.childCount}` : '', cols.kids, 'right');
+    let line = `${mark}${title}${source}${age}${size}${kids}`;
+    if (selected) return t.cursor(line);
+    if (r.kind === 'project') line = t.bold(line);
+    else if (r.context) line = t.dim(line);
+    return line;
+  }
+
+  private projectMark(r: Row): string {
+    // A project's box reflects the marks of its selectable sessions (from the selection index).
+    const { marked, selectable } = this.app.marks.projectCounts(r.id);
+    if (selectable === 0) return '    ';
+    return marked === selectable ? '[x] ' : marked > 0 ? '[~] ' : '[ ] ';
+  }
+
+  private paintDetail(): void {
+    const t = this.app.theme;
+    const row = this.rows.row(this.list.cursor);
+    if (!row) {
+      this.pane.showText([t.dim(this.app.summary() ? '' : 'Select an agent with [ or ] (or Tab to the deck).')]);
+      return;
+    }
+    const d = this.detail;
+    if (!d || d.id !== row.id || !d.detail) {
+      this.pane.showText([t.bold(braces(row.title)), d?.error ? t.danger(braces(d.error)) : t.dim('Loading details…')]);
+      if (!this.detailTimer && (!d || d.id !== row.id)) this.scheduleDetail();
+      return;
+    }
+    const marked = this.app.marks.has(row.id);
+    this.pane.show(d.detail, marked, d.preview);
+  }
+
+  private scheduleDetail(): void {
+    if (this.detailTimer) clearTimeout(this.detailTimer);
+    this.detailTimer = setTimeout(() => {
+      this.detailTimer = null;
+      void this.loadDetail();
+    }, 60);
+  }
+
+  private async loadDetail(): Promise<void> {
+    const s = this.app.summary();
+    const row = this.rows.row(this.list.cursor);
+    if (!s || !row) return;
+    if (this.detail?.id === row.id && this.detail.detail) return;
+    this.detail = { id: row.id, detail: null, preview: null };
+    try {
+      const d = await this.app.engine.detail(s.snapshotId, row.id);
+      if (this.detail?.id === row.id) this.detail.detail = d;
+    } catch (e) {
+      if (this.detail?.id === row.id) this.detail.error = (e as Error).message;
+    }
+    this.app.requestRender();
+  }
+
+  private async loadPreview(): Promise<void> {
+    const s = this.app.summary();
+    const row = this.rows.row(this.list.cursor);
+    if (!s || !row || row.kind !== 'session') {
+      this.app.message('Preview is available on a session row.');
+      return;
+    }
+    try {
+      const p = await this.app.engine.preview(s.snapshotId, row.id);
+      if (!this.detail || this.detail.id !== row.id) await this.loadDetail();
+      if (this.detail?.id === row.id) this.detail.preview = p;
+      this.focus = 'detail';
+    } catch (e) {
+      this.app.message((e as Error).message, 'error');
+    }
+    this.app.requestRender();
+  }
+
+  // ---- keys ---------------------------------------------------------------
+
+  focusNext(): boolean {
+    if (this.focus === 'list') {
+      this.focus = 'detail';
+      this.app.message('Detail pane: ↑/↓ scroll · Tab or Esc back to the list');
+      return true;
+    }
+    this.focus = 'list';
+    return false;
+  }
+
+  handleKey(ch: string | undefined, key: KeyEvent): boolean {
+    const name = key.name;
+    if (this.focus === 'detail') {
+      if (name === 'escape') {
+        this.focus = 'list';
+        this.app.requestRender();
+        return true;
+      }
+      const step = name === 'up' || ch === 'k' ? -1 : name === 'down' || ch === 'j' ? 1 : name === 'pageup' ? -10 : name === 'pagedown' ? 10 : 0;
+      if (step) {
+        this.pane.box.scroll(step);
+        this.app.requestRender();
+        return true;
+      }
+    }
+    const h = this.list.height;
+    const moves: Record<string, number> = { up: -1, down: 1, pageup: -h, pagedown: h };
+    if (name && name in moves && !key.ctrl) return this.moveTo(this.list.cursor + moves[name]!);
+    if (ch === 'k') return this.moveTo(this.list.cursor - 1);
+    if (ch === 'j') return this.moveTo(this.list.cursor + 1);
+    if (ch === 'g' || name === 'home') return this.moveTo(0);
+    if (ch === 'G' || name === 'end') return this.moveTo(this.rows.total() - 1);
+    if (name === 'enter' || name === 'return' || name === 'right' || ch === 'l') return this.expand(name === 'right' || ch === 'l' ? true : undefined);
+    if (name === 'left' || ch === 'h') return this.collapseOrParent();
+    if (name === 'space' || ch === ' ') return this.markRow();
+    if (ch === 'a') return void this.markScope(true), true;
+    if (ch === 'A') return void this.markScope(false), true;
+    if (ch === 't') {
+      this.view = this.view === 'tree' ? 'flat' : 'tree';
+      this.changed(true);
+      return true;
+    }
+    if (ch === 'f') {
+      const i = UPDATED_CYCLE.indexOf(this.filter.updated ?? 'all');
+      const next = UPDATED_CYCLE[(i + 1) % UPDATED_CYCLE.length]!;
+      this.filter = { ...this.filter, updated: next === 'all' ? undefined : next };
+      this.changed(true);
+      return true;
+    }
+    if (ch === 's') {
+      this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length]!;
+      this.changed(true);
+      return true;
+    }
+    if (ch === 'e') {
+      this.expansion = { base: this.expansion.base === 'allOpen' ? 'allClosed' : 'allOpen', toggled: new Set() };
+      this.changed(false);
+      return true;
+    }
+    if (ch === '/') {
+      this.openSearch();
+      return true;
+    }
+    if (ch === 'p') {
+      void this.loadPreview();
+      return true;
+    }
+    if (name === 'escape' && (this.filter.text || this.filter.updated)) {
+      this.filter = {};
+      this.changed(true);
+      return true;
+    }
+    return false;
+  }
+
+  private moveTo(i: number): boolean {
+    this.list.setCursor(i);
+    this.scheduleDetail();
+    this.app.requestRender();
+    return true;
+  }
+
+  private expand(force?: boolean): boolean {
+    const r = this.rows.row(this.list.cursor);
+    if (!r || !r.expandable || this.view === 'flat') return true;
+    if (force && r.expanded) return this.moveTo(this.list.cursor + 1);
+    this.toggle(r.id);
+    return true;
+  }
+
+  private collapseOrParent(): boolean {
+    const r = this.rows.row(this.list.cursor);
+    if (!r) return true;
+    if (r.expandable && r.expanded) {
+      this.toggle(r.id);
+      return true;
+    }
+    // Walk up to the row one level shallower: the displayed parent.
+    for (let i = this.list.cursor - 1; i >= 0; i--) {
+      const p = this.rows.row(i);
+      if (p && p.depth < r.depth) return this.moveTo(i);
+    }
+    return true;
+  }
+
+  private toggle(id: string): void {
+    if (this.expansion.toggled.has(id)) this.expansion.toggled.delete(id);
+    else this.expansion.toggled.add(id);
+    this.changed(false);
+  }
+
+  private markRow(): boolean {
+    const r = this.rows.row(this.list.cursor);
+    if (!r) return true;
+    if (this.app.readOnly) {
+      this.app.message('Read-only mode: nothing can be marked for cleanup.');
+      return true;
+    }
+    if (r.kind === 'project') {
+      void this.markProject(r);
+      return true;
+    }
+    if (!r.selectable) {
+      this.app.message(r.blockedReason ?? 'This row cannot be marked.');
+      return true;
+    }
+    this.app.marks.toggle(r.id);
+    this.list.move(1);
+    this.scheduleDetail();
+    this.app.requestRender();
+    return true;
+  }
+
+  private async markProject(r: Row): Promise<void> {
+    const s = this.app.summary();
+    if (!s) return;
+    const { ids } = await this.app.engine.matchIds(s.snapshotId, { ...this.filter, projectId: r.id });
+    const allMarked = ids.length > 0 && ids.every((id) => this.app.marks.has(id));
+    if (allMarked) this.app.marks.deleteAll(ids);
+    else this.app.marks.addAll(ids);
+    this.app.message(ids.length === 0 ? 'Nothing in this project can be marked.' : `${allMarked ? 'Unmarked' : 'Marked'} ${formatCount(ids.length)} sessions in ${r.title}.`);
+    this.app.requestRender();
+  }
+
+  private async markScope(on: boolean): Promise<void> {
+    const s = this.app.summary();
+    if (!s) return;
+    if (this.app.readOnly && on) {
+      this.app.message('Read-only mode: nothing can be marked for cleanup.');
+      return;
+    }
+    const { ids, bytes } = await this.app.engine.matchIds(s.snapshotId, this.filter);
+    const n = on ? this.app.marks.addAll(ids) : this.app.marks.deleteAll(ids);
+    const scope = this.filter.text || this.filter.updated ? 'in this filter' : 'in all sessions';
+    this.app.message(
+      on ? `Marked ${formatCount(n)} sessions ${scope} (${formatBytes(bytes)} selectable; blocked ones skipped).` : `Cleared ${formatCount(n)} marks ${scope}.`,
+    );
+    this.app.requestRender();
+  }
+
+  private openSearch(): void {
+    const before = this.filter.text ?? '';
+    let timer: NodeJS.Timeout | null = null;
+    this.app.openInput({
+      label: 'Filter (title or cwd):',
+      value: before,
+      maxLength: 512,
+      onChange: (v) => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => {
+          this.filter = { ...this.filter, text: v || undefined };
+          this.changed(true);
+        }, 80);
+      },
+      onSubmit: (v) => {
+        if (timer) clearTimeout(timer);
+        this.filter = { ...this.filter, text: v.trim() || undefined };
+        this.changed(true);
+      },
+      onCancel: () => {
+        if (timer) clearTimeout(timer);
+        this.filter = { ...this.filter, text: undefined };
+        this.changed(true);
+      },
+    });
+  }
+
+  keys(): HelpKey[] {
+    const ro = this.app.readOnly ? 'read-only mode' : undefined;
+    return [
+      { keys: '↑↓ j k', does: 'move' },
+      { keys: 'PgUp PgDn g G', does: 'page, top, bottom' },
+      { keys: 'Enter → l', does: 'expand / collapse', hint: true },
+      { keys: '← h', does: 'collapse, or go to parent' },
+      { keys: 'Space', does: 'mark (on a project: its sessions in this filter)', disabled: ro, hint: true },
+      { keys: 'a', does: 'mark all in the current filter', disabled: ro, hint: true },
+      { keys: 'A', does: 'clear marks in the current filter' },
+      { keys: '/', does: 'filter by title or cwd', hint: true },
+      { keys: 'f', does: 'updated: any · 7 d · 30 d · >30 d · >90 d', hint: true },
+      { keys: 's', does: 'sort: updated · size · title' },
+      { keys: 't', does: 'tree / flat list', hint: true },
+      { keys: 'e', does: 'expand all / collapse all' },
+      { keys: 'p', does: 'bounded read-only preview', hint: true },
+      { keys: 'Tab', does: 'detail pane, then the agent selector' },
+      { keys: 'Esc', does: 'clear the filter' },
+    ];
+  }
+}

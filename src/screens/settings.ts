@@ -1,0 +1,128 @@
+// Settings: the four agents as detected (state, home, executable, version),
+// editable absolute home overrides, Detect again, and an atomic Save.
+
+import blessed from 'blessed';
+import { AGENT_KINDS, AGENT_NAMES, type AgentKind } from '../engine/model.js';
+import { padWidth } from '../engine/text.js';
+import type { Settings } from '../engine/settings.js';
+import type { KeyEvent } from '../widgets/text-input.js';
+import { braces, cell } from '../widgets/theme.js';
+import type { AppContext, HelpKey, Screen } from './screen.js';
+
+const STATE_LABEL = { installed: 'Installed', dataOnly: 'Local data only', notFound: 'Not detected' } as const;
+
+export class SettingsScreen implements Screen {
+  readonly title = 'Settings';
+  readonly root: blessed.Widgets.BoxElement;
+  private cursor = 0;
+  private draft: Settings | null = null;
+  private busy = false;
+
+  constructor(private app: AppContext) {
+    this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, scrollable: true, hidden: true });
+  }
+
+  onSummary(): void {}
+
+  private current(): Settings | null {
+    return this.draft ?? this.app.settings()?.settings ?? null;
+  }
+
+  paint(): void {
+    const t = this.app.theme;
+    const W = Math.max(40, ((this.app.screen.width as number) || 80) - 2);
+    const loaded = this.app.settings();
+    const s = this.current();
+    const L: string[] = [` ${t.accent('Agents')} ${t.dim(this.busy ? '· detecting…' : '')}`];
+    const installs = this.app.installations();
+    AGENT_KINDS.forEach((kind, i) => {
+      const inst = installs.find((x) => x.agent === kind);
+      const sel = i === this.cursor;
+      const state = this.busy ? 'Detecting' : inst ? STATE_LABEL[inst.state] : 'Detecting';
+      const head = `${sel ? '›' : ' '} ${padWidth(AGENT_NAMES[kind], 12)} ${padWidth(state, 16)} ${inst?.version ? braces(inst.version) : ''}`;
+      L.push(sel ? t.cursor(padWidth(head, W)) : head);
+      const override = s?.homeOverrides[kind];
+      const field = (label: string, value: string): string => `     ${t.dim(padWidth(label, 12))}${cell(value, Math.max(10, W - 17))}`;
+      L.push(field('home', inst ? `${inst.home}${inst.homeSource === 'override' ? ' (override)' : inst.homeSource === 'env' ? ' (environment)' : ''}` : '…'));
+      if (override !== undefined || this.draft) L.push(field('override', override ?? '— (none)'));
+      L.push(field('executable', inst?.executable ?? 'not found'));
+      for (const w of inst?.warnings ?? []) L.push(`     ${t.warn(braces(w))}`);
+    });
+    L.push('', ` ${t.accent('cleanerx')}`);
+    L.push(`     ${t.dim(padWidth('config', 12))}${braces(loaded?.path ?? '…')}`);
+    if (loaded?.warning) L.push(`     ${t.warn(braces(loaded.warning))}`);
+    if (s) L.push(`     ${t.dim(padWidth('retention', 12))}backups ${s.retention.backupDays} d · logs ${s.retention.logDays} d · temporary ${s.retention.tempHours} h`);
+    L.push(`     ${t.dim(padWidth('backup key', 12))}not set up (backups are not available in this version)`);
+    if (this.draft) L.push('', ` ${t.warn('Unsaved changes — S saves (and detects again), Esc discards.')}`);
+    this.root.setContent(L.join('\n'));
+  }
+
+  handleKey(ch: string | undefined, key: KeyEvent): boolean {
+    const name = key.name;
+    if (name === 'up' || ch === 'k') this.cursor = Math.max(0, this.cursor - 1);
+    else if (name === 'down' || ch === 'j') this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1);
+    else if (name === 'enter' || name === 'return' || ch === 'e') this.editOverride(AGENT_KINDS[this.cursor]!);
+    else if (ch === 'D') void this.detectAgain(null);
+    else if (ch === 'S') void this.save();
+    else if (name === 'escape' && this.draft) {
+      this.draft = null;
+      this.app.message('Discarded unsaved settings.');
+    } else return false;
+    this.app.requestRender();
+    return true;
+  }
+
+  private editOverride(kind: AgentKind): void {
+    const base = this.current();
+    if (!base) return;
+    this.app.openInput({
+      label: `${AGENT_NAMES[kind]} home (absolute path, empty = default):`,
+      value: base.homeOverrides[kind] ?? '',
+      maxLength: 4096,
+      onSubmit: (v) => {
+        const value = v.trim();
+        if (value && !value.startsWith('/')) {
+          this.app.message(`The ${AGENT_NAMES[kind]} home must be an absolute path (starting with /); nothing changed.`, 'error');
+          return;
+        }
+        const next: Settings = JSON.parse(JSON.stringify(base)) as Settings;
+        if (value) next.homeOverrides[kind] = value;
+        else delete next.homeOverrides[kind];
+        this.draft = next;
+        this.app.message(`Override set for ${AGENT_NAMES[kind]}; press S to save and detect again.`);
+      },
+      onCancel: () => this.app.message('Edit cancelled.'),
+    });
+  }
+
+  private async detectAgain(save: Settings | null): Promise<void> {
+    this.busy = true;
+    this.app.requestRender();
+    try {
+      await this.app.redetect(save ?? undefined);
+      if (save) this.draft = null;
+      this.app.message(save ? 'Settings saved; agents detected again.' : 'Agents detected again.');
+    } catch (e) {
+      this.app.message((e as Error).message, 'error');
+    } finally {
+      this.busy = false;
+      this.app.requestRender();
+    }
+  }
+
+  private async save(): Promise<void> {
+    const s = this.current();
+    if (!s) return;
+    await this.detectAgain(s);
+  }
+
+  keys(): HelpKey[] {
+    return [
+      { keys: '↑↓', does: 'choose an agent' },
+      { keys: 'Enter', does: 'edit its home override', hint: true },
+      { keys: 'D', does: 'detect again', hint: true },
+      { keys: 'S', does: 'save (atomic) and detect again', hint: true },
+      { keys: 'Esc', does: 'discard unsaved changes' },
+    ];
+  }
+}
