@@ -301,7 +301,7 @@ export async function runApp(engine: EngineApi, flags: AppFlags, env: Record<str
       const k: KeyEvent = key ?? {};
       if (k.ctrl && k.name === 'c') return quit();
       if (dialog) {
-        if (k.name === 'escape' || k.name === 'enter' || k.name === 'return' || ch === '?' || ch === 'q') {
+        if (k.name === 'escape' || k.name === 'enter' || ch === '?' || ch === 'q') {
           dialog.destroy();
           dialog = null;
         } else if (k.name === 'down' || ch === 'j') dialog.scroll(1);
@@ -318,7 +318,7 @@ export async function runApp(engine: EngineApi, flags: AppFlags, env: Record<str
       if (selectorFocused) {
         if (k.name === 'left' || ch === 'h' || ch === '[') void switchAgent(-1);
         else if (k.name === 'right' || ch === 'l' || ch === ']') void switchAgent(1);
-        else if (k.name === 'escape' || k.name === 'tab' || k.name === 'enter' || k.name === 'return') selectorFocused = false;
+        else if (k.name === 'escape' || k.name === 'tab' || k.name === 'enter') selectorFocused = false;
         else if (ch === 'q') return quit();
         requestRender();
         return;

@@ -118,7 +118,7 @@ export class SessionsScreen implements Screen {
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
-    this.header = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 2, tags: true });
+    this.header = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 2, tags: true, wrap: false });
     this.rows = new PagedRows(
       (offset, limit) => this.loadPage(offset, limit),
       () => this.app.requestRender(),
@@ -204,8 +204,8 @@ export class SessionsScreen implements Screen {
     const parts = [this.view === 'tree' ? 'Tree' : 'List', `sort: ${this.sort}`, UPDATED_LABEL[this.filter.updated ?? 'all']];
     if (this.filter.text) parts.push(`“${this.filter.text}”`);
     const counts = s ? `${formatCount(this.rows.matched)} of ${formatCount(s.sessionCount)} sessions` : '';
-    const left = fitWidth(parts.join(' · '), Math.max(10, width - displayWidth(counts) - 1));
-    const gap = Math.max(1, width - displayWidth(left) - displayWidth(counts));
+    const left = fitWidth(parts.join(' · '), Math.max(10, width - displayWidth(counts) - 2));
+    const gap = Math.max(1, width - 1 - displayWidth(left) - displayWidth(counts));
     const line1 = `${braces(left)}${' '.repeat(gap)}${t.dim(counts)}`;
     const cols = this.columns(width);
     const head =
@@ -240,7 +240,7 @@ export class SessionsScreen implements Screen {
     const prefix = indent + glyph;
     const titleRoom = Math.max(1, cols.title - displayWidth(prefix));
     const label = r.kind === 'project' && r.source ? `${r.title}  ${r.source}` : r.title;
-    const title = prefix + cell(label, titleRoom);
+    const title = prefix + cell(label, titleRoom - 1) + ' ';
     const source = cell(r.kind === 'project' ? '' : r.state === 'archived' ? 'archived' : r.source, cols.source);
     const age = padWidth(formatAge(r.updatedAt, now), cols.age, 'right');
     const size = padWidth(formatBytes(r.bytes), cols.size, 'right');
@@ -351,7 +351,7 @@ export class SessionsScreen implements Screen {
     if (ch === 'j') return this.moveTo(this.list.cursor + 1);
     if (ch === 'g' || name === 'home') return this.moveTo(0);
     if (ch === 'G' || name === 'end') return this.moveTo(this.rows.total() - 1);
-    if (name === 'enter' || name === 'return' || name === 'right' || ch === 'l') return this.expand(name === 'right' || ch === 'l' ? true : undefined);
+    if (name === 'enter' || name === 'right' || ch === 'l') return this.expand(name === 'right' || ch === 'l' ? true : undefined);
     if (name === 'left' || ch === 'h') return this.collapseOrParent();
     if (name === 'space' || ch === ' ') return this.markRow();
     if (ch === 'a') return void this.markScope(true), true;

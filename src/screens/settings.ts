@@ -61,7 +61,7 @@ export class SettingsScreen implements Screen {
     const name = key.name;
     if (name === 'up' || ch === 'k') this.cursor = Math.max(0, this.cursor - 1);
     else if (name === 'down' || ch === 'j') this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1);
-    else if (name === 'enter' || name === 'return' || ch === 'e') this.editOverride(AGENT_KINDS[this.cursor]!);
+    else if (name === 'enter' || ch === 'e') this.editOverride(AGENT_KINDS[this.cursor]!);
     else if (ch === 'D') void this.detectAgain(null);
     else if (ch === 'S') void this.save();
     else if (name === 'escape' && this.draft) {

@@ -32,7 +32,7 @@ export class TextInput {
   /** Returns true when the key was consumed (always, while open). */
   handle(ch: string | undefined, key: KeyEvent): boolean {
     const name = key.name;
-    if (name === 'enter' || name === 'return') {
+    if (name === 'enter') {
       this.opts.onSubmit(this.value);
     } else if (name === 'escape') {
       this.opts.onCancel();

@@ -111,7 +111,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       project = { id: uuidv5Url(f.bucketKey), label: '', roots: [], bucketLabel: cleanText(basename(f.bucket), 200) };
       projects.set(f.bucketKey, project);
     }
-    if (h.cwd && !project.roots.includes(h.cwd)) project.roots.push(cleanText(h.cwd, 4096));
+    const root = h.cwd ? cleanText(h.cwd, 4096) : '';
+    if (root && !project.roots.includes(root)) project.roots.push(root);
     const title = result.name ?? result.firstUser ?? piFallbackTitle(h.id, h.timestamp);
     const s: SessionRecord = {
       id: h.id,

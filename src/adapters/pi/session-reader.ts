@@ -73,11 +73,13 @@ export function readPiSession(buf: Buffer, truncated: boolean): PiReadResult {
     }
   }
   if (!header) return { ok: false, reason: text.trim() ? 'unrecognized' : 'empty' };
+  // A name or message of only controls/escapes cleans to "": it must not become an empty title.
+  const cleanName = name === null ? null : cleanText(name, 512) || null;
   return {
     ok: true,
     header,
-    name: name === null ? null : cleanText(name, 512),
-    firstUser: name === null && firstUser !== null ? normalizeTitle(firstUser) : null,
+    name: cleanName,
+    firstUser: cleanName === null && firstUser !== null ? normalizeTitle(firstUser) || null : null,
   };
 }
 
@@ -129,7 +131,8 @@ function userText(message: unknown): string | null {
 }
 
 export function piFallbackTitle(id: string, timestamp: number | null): string {
-  const short = id.slice(0, 8);
+  // The id may carry C1/bidi controls (only C0 is refused in the header): clean it like any title.
+  const short = cleanText(Array.from(id).slice(0, 8).join(''), 8);
   if (timestamp !== null) {
     const d = new Date(timestamp).toISOString();
     return `pi · ${d.slice(0, 10)} ${d.slice(11, 16)} UTC · ${short}`;
