@@ -54,7 +54,7 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
     .wrap(Math.min(100, process.stdout.columns || 80))
     .fail((msg, err) => {
       if (err) throw err;
-      throw new UsageError(`${msg} (see cleanerx --help)`);
+      throw new UsageError(`${String(msg).replace(/\s+/g, " ").trim()} (see cleanerx --help)`);
     });
   await parser.parseAsync();
   return code;
