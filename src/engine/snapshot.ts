@@ -436,7 +436,9 @@ export class Snapshot {
     const s = n.s;
     const project = this.forest.projectById.get(n.projectKey);
     const parent = n.parent;
-    const meta = Object.entries(s.metadata).map(([k, v]) => ({ label: k, value: String(v) }));
+    const meta = Object.entries(s.metadata)
+      .filter(([k]) => k in META_LABELS)
+      .map(([k, v]) => ({ label: META_LABELS[k]!, value: typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v) }));
     return {
       id: s.itemId,
       kind: 'session',
@@ -476,6 +478,12 @@ export class Snapshot {
     };
   }
 }
+
+const META_LABELS: Record<string, string> = {
+  pinned: 'Pinned',
+  requiresAgentExit: 'Needs exit',
+  source: 'Recorded as',
+};
 
 function byRecency(a: SessionNode, b: SessionNode): number {
   return (b.s.updatedAt ?? -1) - (a.s.updatedAt ?? -1) || (a.s.id < b.s.id ? -1 : 1);

@@ -33,8 +33,11 @@ export class DetailPane {
       lines.push(t.accent('Paths'));
       for (const p of d.paths.slice(0, 20)) lines.push(...wrapText(cleanText(p), w).map(braces));
     }
+    let previewAt = -1;
     if (preview) {
-      lines.push('', t.accent(`Preview · ${esc(preview.source)}`));
+      lines.push('');
+      previewAt = lines.length;
+      lines.push(t.accent(`Preview · ${esc(preview.source)}`));
       if (preview.warning) lines.push(t.warn(esc(preview.warning)));
       for (const b of preview.blocks) {
         if (b.kind === 'message') lines.push(t.bold(esc(b.role)));
@@ -46,7 +49,12 @@ export class DetailPane {
       lines.push('', t.dim('p: load a bounded, read-only preview'));
     }
     this.box.setContent(lines.join('\n'));
+    // A freshly loaded preview is what the user asked to see: start there.
+    if (previewAt >= 0 && preview !== this.shownPreview) this.box.setScroll(previewAt + Math.max(0, ((this.box.height as number) || 1) - 1));
+    this.shownPreview = preview;
   }
+
+  private shownPreview: Preview | null = null;
 
   private field(label: string, value: string, labelW: number, w: number): string[] {
     const room = Math.max(4, w - labelW);

@@ -2,13 +2,15 @@
 // While open it takes the keyboard (the app routes keys to it first).
 
 import blessed from 'blessed';
+import { displayWidth } from '../engine/text.js';
 import type { Theme } from './theme.js';
 
 export class Dialog {
   readonly box: blessed.Widgets.BoxElement;
 
   constructor(parent: blessed.Widgets.Screen, private theme: Theme, title: string, lines: string[], footer: string) {
-    const width = Math.min(Math.max(40, ...lines.map((l) => l.length + 4), title.length + 6), Math.max(30, (parent.width as number) - 4));
+    const visible = (l: string): number => displayWidth(l.replace(/\{\/?[a-z-]+\}/g, ''));
+    const width = Math.min(Math.max(40, ...lines.map((l) => visible(l) + 4), title.length + 6), Math.max(30, (parent.width as number) - 4));
     const height = Math.min(lines.length + 4, Math.max(6, (parent.height as number) - 2));
     this.box = blessed.box({
       parent,

@@ -27,7 +27,8 @@ export interface PiFixtureOptions {
   /**
    * Add a bucket of title/lineage edge cases that pi's own lister handles in a
    * well-defined way (for the peer tests): header-only and assistant-only
-   * sessions ("(no messages)"), control characters and whitespace runs, long
+   * sessions ("(no messages)"), control characters and whitespace runs, titles
+   * that display empty in pi, long
    * titles with astral characters, multi-block content, renamed/cleared/padded
    * names, a garbage first line, CRLF lines, a v1 header and a dangling parent.
    */
@@ -243,6 +244,9 @@ function addEdgeCases(sessionsDir: string, cwdRoot: string, now: number, write: 
   add(null, null, [{ type: 'model_change', provider: 'anthropic', modelId: 'claude-sonnet-4' }, assistant('I started on my own.')]);
   // Control characters and whitespace runs.
   add('fix\tthe\r\nbuild   now\u0007 please  ', null, [user('fix\tthe\r\nbuild   now\u0007 please  '), assistant('ok')]);
+  // Titles that display as nothing in pi: a whitespace-only first message, a name of control characters.
+  add('   \t  ', null, [user('   \t  '), assistant('?'), user('asked again')]);
+  add('name of controls', '\u0001\u0007', [user('name of controls'), assistant('ok'), info('\u0001\u0007')]);
   // Longer than the 96-code-point title bound, with astral characters.
   const long = `${'重构数据库迁移脚本 🚀 '.repeat(8)}and then ${'update the deployment docs '.repeat(4)}`;
   add(long, null, [user([{ type: 'text', text: long }]), assistant('done')]);

@@ -91,7 +91,13 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const projects = new Map<string, ProjectGroup & { bucketLabel: string }>();
   const parentRefs: { session: SessionRecord; ref: string; base: string }[] = [];
 
-  for (const p of parsed) {
+  // When a copy repeats a session id, the file pi named for that id (`<stamp>_<id>.jsonl`)
+  // is the session and the other is the duplicate, whichever bucket sorts first.
+  const piNamed = (x: (typeof parsed)[number]): number =>
+    x && x.result.ok && basename(x.f.file).endsWith(`_${x.result.header.id}.jsonl`) ? 0 : 1;
+  const ordered = parsed.map((x, i) => ({ x, i })).sort((a, b) => piNamed(a.x) - piNamed(b.x) || a.i - b.i);
+
+  for (const { x: p } of ordered) {
     if (!p) continue;
     const { f, prefix, result } = p;
     if (!result.ok) {
