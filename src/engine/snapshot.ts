@@ -294,28 +294,37 @@ export class Snapshot {
     const expanded: number[] = [];
     const expandable: number[] = [];
     const pid = f.projectId;
+    // Explicit stacks (no per-node tuples): a fork chain can be thousands deep and the tree 100k wide.
+    const stackNodes: SessionNode[] = [];
+    const stackDepth: number[] = [];
     const visit = (n: SessionNode, d: number): void => {
-      // Explicit stack: a fork chain can be thousands deep.
-      const stack: [SessionNode, number][] = [[n, d]];
-      while (stack.length) {
-        const [cur, dep] = stack.pop()!;
+      stackNodes.push(n);
+      stackDepth.push(d);
+      while (stackNodes.length) {
+        const cur = stackNodes.pop()!;
+        const dep = stackDepth.pop()!;
         if (visible[cur.idx] === 0) continue;
         const kids = sorted.children.get(cur.idx);
-        const hasKids = kids ? kids.some((k) => visible[k.idx] !== 0) : false;
+        const hasKids = kids ? (active ? kids.some((k) => visible[k.idx] !== 0) : true) : false;
         const isCtx = visible[cur.idx] === 1;
-        const open = hasKids && isOpen(cur.s.itemId, false, above[cur.idx] === 1);
+        const open = hasKids && isOpen(cur.s.itemId, false, isCtx);
         entries.push(cur.idx);
-        depth.push(Math.min(dep, 255));
+        depth.push(dep > 255 ? 255 : dep);
         context.push(isCtx ? 1 : 0);
         expanded.push(open ? 1 : 0);
         expandable.push(hasKids ? 1 : 0);
-        if (open && kids) for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i]!, dep + 1]);
+        if (open && kids) {
+          for (let i = kids.length - 1; i >= 0; i--) {
+            stackNodes.push(kids[i]!);
+            stackDepth.push(dep + 1);
+          }
+        }
       }
     };
     for (const p of sorted.projects) {
       if (pid !== undefined && p.id !== pid) continue;
       const top = sorted.top[p.idx]!;
-      if (!top.some((n) => visible[n.idx] !== 0)) continue;
+      if (active && !top.some((n) => visible[n.idx] !== 0)) continue;
       const open = isOpen(p.id, true, false);
       entries.push(-(p.idx + 1));
       depth.push(0);
