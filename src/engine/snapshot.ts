@@ -307,7 +307,7 @@ export class Snapshot {
         const kids = sorted.children.get(cur.idx);
         const hasKids = kids ? (active ? kids.some((k) => visible[k.idx] !== 0) : true) : false;
         const isCtx = visible[cur.idx] === 1;
-        const open = hasKids && isOpen(cur.s.itemId, false, isCtx);
+        const open = hasKids && isOpen(cur.s.itemId, false, hasKids);
         entries.push(cur.idx);
         depth.push(dep > 255 ? 255 : dep);
         context.push(isCtx ? 1 : 0);
