@@ -1,0 +1,54 @@
+// cold-start: spawn `cleanerx --demo` in a pseudo-terminal (100×30,
+// xterm-256color) and time it until the screen shows the "Sessions" tab and
+// the deck names the agent "pi"; against a minimal blessed app timed until it
+// shows "ready". Each is killed after its first paint. Median of 5 each.
+
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { timeFirstPaint } from './lib/pty-time.mjs';
+import { BENCH, CLI, isolatedEnvFor, median } from './lib/util.mjs';
+
+export const name = 'cold-start';
+export const target = 1.6;
+
+const RUNS = 5;
+const TIMEOUT_MS = 10_000;
+
+const oursReady = (lines) => lines.some((l) => l.includes('Sessions')) && /\bpi\b/.test(lines.slice(-2).join('\n'));
+const refReady = (lines) => lines.some((l) => l.includes('ready'));
+
+export async function run({ log }) {
+  const root = mkdtempSync(join(tmpdir(), 'cleanerx-bench-cold-'));
+  try {
+    const tmp = join(root, 'tmp');
+    const proc = join(root, 'proc');
+    mkdirSync(tmp, { recursive: true });
+    mkdirSync(proc, { recursive: true });
+    // --demo builds its throw-away home under TMPDIR; a killed app cannot remove it, so TMPDIR is ours.
+    const env = await isolatedEnvFor(root, { TMPDIR: tmp, CLEANERX_PROC_ROOT: proc, COLORTERM: '' });
+    mkdirSync(env.HOME, { recursive: true });
+    const ours = [];
+    const reference = [];
+    let oursNote = null;
+    for (let i = 0; i < RUNS; i++) {
+      if (oursNote === null) {
+        const a = await timeFirstPaint({ file: process.execPath, args: [CLI, '--demo'], env, cwd: root, ready: oursReady, timeoutMs: TIMEOUT_MS });
+        if (a.ms === null) {
+          oursNote = a.timedOut ? `no first paint within ${TIMEOUT_MS / 1000} s` : `exited (${a.exitCode}) before the first paint`;
+          log(`  cleanerx --demo: ${oursNote}; last screen:\n${a.screen.filter((l) => l.trim()).map((l) => `    | ${l}`).join('\n')}`);
+        } else ours.push(a.ms);
+        rmSync(tmp, { recursive: true, force: true });
+        mkdirSync(tmp, { recursive: true });
+      }
+      const b = await timeFirstPaint({ file: process.execPath, args: [join(BENCH, 'ref', 'blessed-box.mjs')], env, cwd: root, ready: refReady, timeoutMs: TIMEOUT_MS });
+      if (b.ms === null) throw new Error(`the reference blessed app did not paint: ${b.screen.join('\n')}`);
+      reference.push(b.ms);
+    }
+    const o = oursNote === null ? median(ours) : null;
+    const r = median(reference);
+    return { name, ours: o, reference: r, ratio: o === null ? null : o / r, target, runs: { ours, reference }, extra: oursNote ? { note: oursNote } : {} };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

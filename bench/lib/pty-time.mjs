@@ -1,0 +1,67 @@
+// Time from spawning a program in a pseudo-terminal until its screen shows
+// what we wait for, then kill it. The output is fed into a headless xterm so
+// the check looks at the rendered screen (blessed paints with cursor moves
+// and partial rewrites, so the raw byte stream is not reliable text).
+
+import pty from '@lydell/node-pty';
+import xterm from '@xterm/headless';
+
+const { Terminal } = xterm;
+
+/** The screen as lines of text. */
+export function screenLines(term) {
+  const buf = term.buffer.active;
+  const out = [];
+  for (let i = 0; i < term.rows; i++) out.push(buf.getLine(buf.viewportY + i)?.translateToString(true) ?? '');
+  return out;
+}
+
+/**
+ * @param {{file: string, args: string[], env: Record<string,string>, cwd: string,
+ *          ready: (lines: string[]) => boolean, timeoutMs: number, cols?: number, rows?: number}} o
+ * @returns {Promise<{ms: number|null, timedOut: boolean, exitCode: number|null, screen: string[]}>}
+ */
+export function timeFirstPaint(o) {
+  const cols = o.cols ?? 100;
+  const rows = o.rows ?? 30;
+  return new Promise((resolvePromise) => {
+    const screen = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
+    const started = process.hrtime.bigint();
+    const proc = pty.spawn(o.file, o.args, {
+      name: 'xterm-256color',
+      cols,
+      rows,
+      cwd: o.cwd,
+      env: { ...o.env, TERM: 'xterm-256color' },
+    });
+    let done = false;
+    let exitCode = null;
+    const finish = (ms, timedOut) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      try {
+        proc.kill('SIGKILL');
+      } catch {
+        /* already gone */
+      }
+      const lines = screenLines(screen);
+      screen.dispose();
+      resolvePromise({ ms, timedOut, exitCode, screen: lines });
+    };
+    const timer = setTimeout(() => finish(null, true), o.timeoutMs);
+    proc.onData((d) => {
+      // The arrival time of the chunk that completes the paint is what counts,
+      // not the time the headless terminal takes to parse it.
+      const at = process.hrtime.bigint();
+      screen.write(d, () => {
+        if (!done && o.ready(screenLines(screen))) finish(Number(at - started) / 1e6, false);
+      });
+    });
+    proc.onExit((e) => {
+      exitCode = e.exitCode;
+      // Let trailing output land in the terminal before calling it a failure.
+      setTimeout(() => finish(null, false), 100);
+    });
+  });
+}

@@ -1,0 +1,64 @@
+// Shared helpers for the benches: paths, timing, medians, isolated environments.
+
+import { spawn } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BENCH = join(ROOT, 'bench');
+export const STORES = join(BENCH, '.stores');
+export const RESULTS = join(BENCH, 'results');
+export const CLI = join(ROOT, 'dist', 'cli.js');
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Every variable that moves an agent's home or cleanerx's own dirs, pointing under `root` (same as isolatedEnv). */
+export async function isolatedEnvFor(root, extra = {}) {
+  const { isolatedEnv } = await import(join(ROOT, 'dist', 'adapters', 'demo-home.js'));
+  return { ...isolatedEnv(root), PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', ...extra };
+}
+
+/**
+ * Runs `node <args>` to completion and returns its wall time in ms (spawn to exit).
+ * stdout goes to /dev/null unless `capture` is set.
+ */
+export function timeNode(args, { env, cwd, capture = false, timeoutMs = 120_000 }) {
+  return new Promise((resolve, reject) => {
+    const devnull = capture ? null : openSync('/dev/null', 'w');
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { env, cwd, stdio: ['ignore', capture ? 'pipe' : devnull, 'pipe'] });
+    const out = [];
+    let err = '';
+    child.stdout?.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      clearTimeout(timer);
+      if (devnull !== null) closeSync(devnull);
+      if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code ?? signal}: ${err.trim().slice(0, 500)}`));
+      else resolve({ ms, stdout: capture ? Buffer.concat(out).toString('utf8') : '' });
+    });
+  });
+}
+
+export function fmtMs(ms) {
+  return ms === null || ms === undefined ? 'n/a' : `${ms.toFixed(0)} ms`;
+}
+
+export function fmtBytes(n) {
+  const u = ['B', 'KiB', 'MiB', 'GiB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < u.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(i ? 1 : 0)} ${u[i]}`;
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Runs the benches (all, or those named on the command line) against the
+// built dist/, prints `name  ours  reference  ratio` and writes
+// bench/results/<name>.json. Targets are printed, never enforced.
+//
+//   npm run bench                 # builds first
+//   node bench/run.mjs cold-start # one bench, dist/ as it is
+
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { CLI, fmtBytes, fmtMs, RESULTS } from './lib/util.mjs';
+import * as piScan from './pi-scan-10k.mjs';
+import * as coldStart from './cold-start.mjs';
+
+const BENCHES = [piScan, coldStart];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !BENCHES.some((b) => b.name === w));
+if (unknown.length) {
+  process.stderr.write(`unknown bench: ${unknown.join(', ')} (have: ${BENCHES.map((b) => b.name).join(', ')})\n`);
+  process.exit(2);
+}
+if (!existsSync(CLI)) {
+  process.stderr.write('dist/cli.js is missing: run `npm run bench` (it builds first).\n');
+  process.exit(1);
+}
+mkdirSync(RESULTS, { recursive: true });
+
+const log = (s) => process.stdout.write(`${s}\n`);
+const row = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(14) : String(c).padStart(12))).join('  ');
+log(row(['name', 'ours', 'reference', 'ratio']));
+let failed = 0;
+const t0 = Date.now();
+for (const b of BENCHES) {
+  if (wanted.length && !wanted.includes(b.name)) continue;
+  let res;
+  try {
+    res = await b.run({ log });
+  } catch (e) {
+    failed++;
+    log(row([b.name, 'error', '', '']));
+    log(`  ${e instanceof Error ? e.message : String(e)}`);
+    continue;
+  }
+  const ratio = res.ratio === null ? 'n/a' : `${res.ratio.toFixed(2)}×`;
+  const verdict = res.ratio === null ? '' : res.ratio <= res.target ? 'within target' : 'OVER target';
+  log(`${row([res.name, fmtMs(res.ours), fmtMs(res.reference), ratio])}   (target ≤ ${res.target}× ${verdict})`.trimEnd());
+  if (res.extra?.duSessionsBytes !== undefined) {
+    log(`  ${res.extra.sessions} sessions; du -sb sessions/ = ${res.extra.duSessionsBytes} (${fmtBytes(res.extra.duSessionsBytes ?? 0)}); prefixes read ${fmtBytes(res.extra.prefixBytesRead)}`);
+  }
+  if (res.extra?.note) log(`  ours: n/a (${res.extra.note})`);
+  log(`  runs: ours [${res.runs.ours.map((x) => x.toFixed(0)).join(', ')}] ms, reference [${res.runs.reference.map((x) => x.toFixed(0)).join(', ')}] ms`);
+  const out = {
+    ...res,
+    at: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: cpus().length,
+  };
+  writeFileSync(join(RESULTS, `${res.name}.json`), JSON.stringify(out, null, 2) + '\n');
+}
+log(`total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+process.exit(failed ? 1 : 0);
