@@ -26,7 +26,24 @@ interface SelectorEntry {
   note?: string;
 }
 
-export async function runApp(engine: EngineApi, flags: AppFlags, env: Record<string, string | undefined>): Promise<number> {
+/** Calls wait for the engine that is still starting (demo home, worker). */
+function deferred(p: Promise<EngineApi>): EngineApi {
+  type AnyFn = (...a: unknown[]) => Promise<unknown>;
+  const call = (k: keyof EngineApi): AnyFn => (...args) => p.then((e) => (e[k] as unknown as AnyFn)(...args));
+  return {
+    detect: call('detect'),
+    scan: call('scan'),
+    page: call('page'),
+    matchIds: call('matchIds'),
+    detail: call('detail'),
+    preview: call('preview'),
+    loadSettings: call('loadSettings'),
+    saveSettings: call('saveSettings'),
+    close: call('close'),
+  } as EngineApi;
+}
+
+export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFlags, env: Record<string, string | undefined>): Promise<number> {
   const theme = makeTheme(env);
   // blessed prints terminfo complaints (e.g. screen-256color) through console.error before the alt screen.
   const origError = console.error;
@@ -48,6 +65,7 @@ export async function runApp(engine: EngineApi, flags: AppFlags, env: Record<str
     console.error = origError;
   }
 
+  const engine: EngineApi = deferred(new Promise<EngineApi>(() => undefined));
   const marks = new Marks();
   let installs: Installation[] = [];
   let selector: SelectorEntry[] = [];
@@ -345,6 +363,10 @@ export async function runApp(engine: EngineApi, flags: AppFlags, env: Record<str
     paint();
     void (async () => {
       try {
+        await new Promise((r) => setImmediate(r));
+        const real = openEngine();
+        real.catch((e: Error) => ctx.message(e.message, 'error'));
+        Object.assign(engine, deferred(real));
         settings = await engine.loadSettings();
         if (settings.warning) ctx.message(settings.warning, 'error');
         installs = await engine.detect();

@@ -4,6 +4,7 @@
 // 2 usage error. Errors are one line unless CLEANERX_DEBUG=1.
 
 import { rmSync } from 'node:fs';
+import type { EngineApi } from './engine/api.js';
 import { ownDirs, UsageError } from './engine/own-dirs.js';
 
 const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
@@ -28,21 +29,26 @@ async function startApp(flags: AppFlags): Promise<number> {
     throw new UsageError('cleanerx needs an interactive terminal; for a report use "cleanerx scan" or "cleanerx scan --json".');
   }
   const env: Record<string, string | undefined> = { ...process.env };
+  if (!flags.demo) ownDirs(env);
   let demoRoot: string | null = null;
-  if (flags.demo) {
-    const { createDemoHome } = await import('./adapters/demo-home.js');
-    const demo = createDemoHome();
-    demoRoot = demo.root;
-    Object.assign(env, demo.env);
-  }
-  ownDirs(env);
-  const { createWorkerEngine } = await import('./engine/worker-client.js');
-  const engine = createWorkerEngine(new URL('./worker.js', import.meta.url), { env, opts: { readOnly: flags.readOnly, demo: flags.demo } });
+  let engine: EngineApi | null = null;
+  // The frame paints before the demo home is generated and the worker starts.
+  const openEngine = async (): Promise<EngineApi> => {
+    if (flags.demo) {
+      const { createDemoHome } = await import('./adapters/demo-home.js');
+      const demo = createDemoHome();
+      demoRoot = demo.root;
+      Object.assign(env, demo.env);
+    }
+    const { createWorkerEngine } = await import('./engine/worker-client.js');
+    engine = createWorkerEngine(new URL('./worker.js', import.meta.url), { env, opts: { readOnly: flags.readOnly, demo: flags.demo } });
+    return engine;
+  };
   try {
     const { runApp } = await import('./app.js');
-    return await runApp(engine, flags, env);
+    return await runApp(openEngine, flags, env);
   } finally {
-    await engine.close().catch(() => undefined);
+    await (engine as EngineApi | null)?.close().catch(() => undefined);
     if (demoRoot) {
       if (flags.keep) process.stdout.write(`Demo home kept at ${demoRoot}\n`);
       else rmSync(demoRoot, { recursive: true, force: true });

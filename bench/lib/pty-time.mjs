@@ -36,6 +36,8 @@ export function timeFirstPaint(o) {
     });
     let done = false;
     let exitCode = null;
+    // Optional earlier milestones ({name: predicate}): the first time each holds, in ms.
+    const seen = {};
     const finish = (ms, timedOut) => {
       if (done) return;
       done = true;
@@ -47,7 +49,7 @@ export function timeFirstPaint(o) {
       }
       const lines = screenLines(screen);
       screen.dispose();
-      resolvePromise({ ms, timedOut, exitCode, screen: lines });
+      resolvePromise({ ms, timedOut, exitCode, screen: lines, milestones: seen });
     };
     const timer = setTimeout(() => finish(null, true), o.timeoutMs);
     proc.onData((d) => {
@@ -55,7 +57,10 @@ export function timeFirstPaint(o) {
       // not the time the headless terminal takes to parse it.
       const at = process.hrtime.bigint();
       screen.write(d, () => {
-        if (!done && o.ready(screenLines(screen))) finish(Number(at - started) / 1e6, false);
+        if (done) return;
+        const lines = screenLines(screen);
+        for (const [k, pred] of Object.entries(o.milestones ?? {})) if (seen[k] === undefined && pred(lines)) seen[k] = Number(at - started) / 1e6;
+        if (o.ready(lines)) finish(Number(at - started) / 1e6, false);
       });
     });
     proc.onExit((e) => {
