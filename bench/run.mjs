@@ -49,6 +49,7 @@ for (const b of BENCHES) {
   if (res.extra?.duSessionsBytes !== undefined) {
     log(`  ${res.extra.sessions} sessions; du -sb sessions/ = ${res.extra.duSessionsBytes} (${fmtBytes(res.extra.duSessionsBytes ?? 0)}); prefixes read ${fmtBytes(res.extra.prefixBytesRead)}`);
   }
+  if (res.extra?.dataOnScreenMs !== undefined) log(`  pi data on screen (Sessions count + agent in the deck): ${Math.round(res.extra.dataOnScreenMs)} ms median`);
   if (res.extra?.note) log(`  ours: n/a (${res.extra.note})`);
   log(`  runs: ours [${res.runs.ours.map((x) => x.toFixed(0)).join(', ')}] ms, reference [${res.runs.reference.map((x) => x.toFixed(0)).join(', ')}] ms`);
   const out = {
