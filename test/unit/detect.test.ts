@@ -1,0 +1,163 @@
+// Detection: home resolution order, executable discovery, version, state.
+
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { piAdapter } from '../../src/adapters/pi/index.js';
+import { ADAPTERS } from '../../src/adapters/registry.js';
+import type { HostContext } from '../../src/engine/adapter.js';
+import { detectOne, findExecutable, resolveHome } from '../../src/engine/detect.js';
+import { Engine } from '../../src/engine/engine.js';
+import { UsageError } from '../../src/engine/own-dirs.js';
+import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+let t: TempEnv;
+afterEach(() => t?.cleanup());
+
+function ctxWith(env: Record<string, string | undefined>): HostContext {
+  return { ...t.ctx, env: { ...t.env, ...env } };
+}
+
+function writeScript(dir: string, name: string, body: string, mode = 0o755): string {
+  mkdirSync(dir, { recursive: true });
+  const p = join(dir, name);
+  writeFileSync(p, `#!/bin/sh\n${body}\n`);
+  chmodSync(p, mode);
+  return p;
+}
+
+describe('home resolution', () => {
+  it('prefers the override, then the env var, then the default', () => {
+    t = makeTempEnv();
+    const home = t.env.HOME!;
+    const ctx = ctxWith({ PI_CODING_AGENT_DIR: '/from/env' });
+    expect(resolveHome(piAdapter, ctx, '/from/override')).toEqual({ home: '/from/override', source: 'override' });
+    expect(resolveHome(piAdapter, ctx, undefined)).toEqual({ home: '/from/env', source: 'env' });
+    expect(resolveHome(piAdapter, ctx, '')).toEqual({ home: '/from/env', source: 'env' });
+    const bare = ctxWith({ PI_CODING_AGENT_DIR: undefined });
+    expect(resolveHome(piAdapter, bare, undefined)).toEqual({ home: join(home, '.pi', 'agent'), source: 'default' });
+  });
+
+  it('expands a tilde in the env var against the context HOME', () => {
+    t = makeTempEnv();
+    expect(resolveHome(piAdapter, ctxWith({ PI_CODING_AGENT_DIR: '~/custom-pi' }), undefined)).toEqual({
+      home: join(t.env.HOME!, 'custom-pi'),
+      source: 'env',
+    });
+  });
+
+  it('rejects a relative override with a UsageError', () => {
+    t = makeTempEnv();
+    expect(() => resolveHome(piAdapter, t.ctx, 'relative/pi')).toThrow(UsageError);
+    expect(() => resolveHome(piAdapter, t.ctx, './pi')).toThrow(/absolute path/);
+  });
+
+  it('ignores a relative env var with a warning and uses the default', async () => {
+    t = makeTempEnv();
+    const inst = await detectOne(piAdapter, ctxWith({ PI_CODING_AGENT_DIR: 'rel/pi' }), undefined, false);
+    expect(inst.homeSource).toBe('default');
+    expect(inst.home).toBe(join(t.env.HOME!, '.pi', 'agent'));
+    expect(inst.warnings.join(' ')).toMatch(/PI_CODING_AGENT_DIR is relative/);
+  });
+
+  it('the engine applies a saved override', async () => {
+    t = makeTempEnv();
+    const engine = new Engine(ADAPTERS, t.ctx);
+    const override = join(t.root, 'pi-elsewhere');
+    await engine.saveSettings({ version: 1, targetAgent: null, homeOverrides: { pi: override }, retention: { backupDays: 30, logDays: 7, tempHours: 24 } });
+    const pi = (await engine.detect()).find((i) => i.agent === 'pi')!;
+    expect(pi.home).toBe(override);
+    expect(pi.homeSource).toBe('override');
+  });
+});
+
+describe('executable discovery and state', () => {
+  it('finds an executable on PATH and reads its --version: installed', async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    const exe = writeScript(bin, 'pi', "echo 'pi 0.73.1'");
+    const ctx = ctxWith({ PATH: `${bin}:/usr/bin:/bin` });
+    const inst = await detectOne(piAdapter, ctx, undefined, true);
+    expect(inst.state).toBe('installed');
+    expect(inst.executable).toBe(exe);
+    expect(inst.version).toBe('0.73.1');
+    // Without asking for versions, the program is not run.
+    expect((await detectOne(piAdapter, ctx, undefined, false)).version).toBeNull();
+  });
+
+  it('reports installed even when --version fails', async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    writeScript(bin, 'pi', 'echo broken >&2; exit 3');
+    const inst = await detectOne(piAdapter, ctxWith({ PATH: bin }), undefined, true);
+    expect(inst.state).toBe('installed');
+    expect(inst.version).toBeNull();
+  });
+
+  it('keeps only a printable first line of the version output', async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    writeScript(bin, 'pi', "printf 'pi 1.2.3\\a\\nsecond line\\n'");
+    const inst = await detectOne(piAdapter, ctxWith({ PATH: bin }), undefined, true);
+    expect(inst.version).toBe('1.2.3');
+  });
+
+  it('looks in ~/.local/bin under the context HOME', async () => {
+    t = makeTempEnv();
+    const exe = writeScript(join(t.env.HOME!, '.local', 'bin'), 'pi', "echo 'pi 0.73.1'");
+    expect(await findExecutable(piAdapter, t.ctx, '/nowhere')).toBe(exe);
+  });
+
+  it('looks in nvm-managed node versions under the context HOME', async () => {
+    t = makeTempEnv();
+    const nvm = writeScript(join(t.env.HOME!, '.nvm', 'versions', 'node', 'v20.19.0', 'bin'), 'pi', "echo 'pi 0.73.1'");
+    expect(await findExecutable(piAdapter, t.ctx, '/nowhere')).toBe(nvm);
+  });
+
+  it('skips a non-executable file and a directory named like the program', async () => {
+    t = makeTempEnv();
+    const a = join(t.root, 'a');
+    const b = join(t.root, 'b');
+    writeScript(a, 'pi', "echo 'pi 9'", 0o644);
+    mkdirSync(join(b, 'pi'), { recursive: true });
+    const ctx = ctxWith({ PATH: `${a}:${b}` });
+    // Root can execute nothing without an x bit either: access(X_OK) fails for 0644.
+    expect(await findExecutable(piAdapter, ctx, '/nowhere')).toBeNull();
+    const inst = await detectOne(piAdapter, ctx, undefined, false);
+    expect(inst.state).toBe('notFound');
+  });
+
+  it('dataOnly: a pi home with sessions but no program', async () => {
+    t = makeTempEnv();
+    mkdirSync(join(t.env.PI_CODING_AGENT_DIR!, 'sessions'), { recursive: true });
+    const inst = await detectOne(piAdapter, t.ctx, undefined, true);
+    expect(inst.state).toBe('dataOnly');
+    expect(inst.executable).toBeNull();
+    expect(inst.version).toBeNull();
+    expect(inst.homeSource).toBe('env');
+    expect(inst.home).toBe(t.env.PI_CODING_AGENT_DIR);
+  });
+
+  it('dataOnly also from settings.json alone', async () => {
+    t = makeTempEnv();
+    mkdirSync(t.env.PI_CODING_AGENT_DIR!, { recursive: true });
+    writeFileSync(join(t.env.PI_CODING_AGENT_DIR!, 'settings.json'), '{}');
+    expect((await detectOne(piAdapter, t.ctx, undefined, false)).state).toBe('dataOnly');
+  });
+
+  it('notFound: neither data nor program', async () => {
+    t = makeTempEnv();
+    const inst = await detectOne(piAdapter, t.ctx, undefined, true);
+    expect(inst.state).toBe('notFound');
+    expect(inst.executable).toBeNull();
+  });
+
+  it('an empty or missing agent home scans to an empty inventory', async () => {
+    t = makeTempEnv();
+    const engine = new Engine(ADAPTERS, t.ctx);
+    const sum = await engine.scan('pi');
+    expect(sum.installation.state).toBe('notFound');
+    expect(sum.sessionCount).toBe(0);
+    expect(sum.items).toEqual([]);
+  });
+});

@@ -1,0 +1,150 @@
+// Terminal-safe text: escape stripping, display width, fitting.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { charWidth, cleanMultiline, cleanText, displayWidth, fitWidth, padWidth, truncateChars } from '../../src/engine/text.js';
+
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+describe('cleanText', () => {
+  it('strips CSI sequences', () => {
+    expect(cleanText('a\x1b[31mred\x1b[0m b')).toBe('a red b');
+    expect(cleanText('x\x1b[2J\x1b[?1049hy')).toBe('x y');
+  });
+
+  it('strips OSC sequences ended by BEL or ST, including hyperlinks and titles', () => {
+    expect(cleanText('before\x1b]0;pwned\x07after')).toBe('before after');
+    expect(cleanText('\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\')).toBe('click');
+    expect(cleanText('x\x1b]52;c;SGVsbG8=\x07y')).toBe('x y');
+  });
+
+  it('strips DCS/APC strings and two-byte escapes', () => {
+    expect(cleanText('a\x1bPq#0;2;0;0;0\x1b\\b')).toBe('a b');
+    expect(cleanText('a\x1b_payload\x1b\\b')).toBe('a b');
+    expect(cleanText('a\x1bcb')).toBe('a b');
+  });
+
+  it('strips 8-bit C1 controls and CSI', () => {
+    expect(cleanText('a\x9b31mred')).toBe('a red');
+    expect(cleanText('a\x85b\x90c')).toBe('a b c');
+  });
+
+  it('removes bidi controls that could reorder text', () => {
+    const s = cleanText('file\u202egnp.exe \u2066x\u2069 \u200fy\u200e');
+    expect(s).not.toMatch(UNSAFE);
+    expect(s).toBe('file gnp.exe x y');
+  });
+
+  it('turns C0 controls into single spaces and trims', () => {
+    expect(cleanText('  a\tb\r\nc\x00d\x07e\x7f  ')).toBe('a b c d e');
+  });
+
+  it('truncates to a number of code points with an ellipsis', () => {
+    expect(cleanText('abcdef', 3)).toBe('abc…');
+    expect(cleanText('abc', 3)).toBe('abc');
+    expect(cleanText('🚀🚀🚀🚀', 2)).toBe('🚀🚀…');
+  });
+
+  it('never leaves a control character or ESC, whatever the input', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.integer({ min: 1, max: 200 }), (s, max) => {
+        const out = cleanText(s, max);
+        expect(out).not.toMatch(UNSAFE);
+        expect(Array.from(out).length).toBeLessThanOrEqual(max + 1);
+      }),
+    );
+  });
+});
+
+describe('cleanMultiline', () => {
+  it('keeps newlines and strips escapes on each line', () => {
+    expect(cleanMultiline('one\x1b[1m bold\x1b[0m\r\ntwo\tx\n\x1b]0;t\x07three')).toBe('one  bold\ntwo  x\n three');
+  });
+
+  it('never leaves controls other than newline', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => {
+        const out = cleanMultiline(s);
+        // eslint-disable-next-line no-control-regex
+        expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+      }),
+    );
+  });
+});
+
+describe('truncateChars', () => {
+  it('counts code points, not UTF-16 units', () => {
+    expect(truncateChars('😀😀😀', 3)).toBe('😀😀😀');
+    expect(truncateChars('😀😀😀😀', 3)).toBe('😀😀😀…');
+  });
+});
+
+describe('displayWidth', () => {
+  it('counts ASCII as one column each', () => {
+    expect(displayWidth('hello')).toBe(5);
+    expect(displayWidth('')).toBe(0);
+  });
+
+  it('counts CJK and fullwidth characters as two columns', () => {
+    expect(displayWidth('中文')).toBe(4);
+    expect(displayWidth('테스트')).toBe(6);
+    expect(displayWidth('テスト')).toBe(6);
+    expect(displayWidth('Ａ')).toBe(2);
+    // Halfwidth katakana stays narrow.
+    expect(displayWidth('ｱ')).toBe(1);
+  });
+
+  it('counts emoji as two columns and combining marks as zero', () => {
+    expect(displayWidth('🚀')).toBe(2);
+    expect(displayWidth('a🚀b')).toBe(4);
+    expect(displayWidth('e\u0301')).toBe(1);
+    expect(displayWidth('\u2764\ufe0f')).toBe(1);
+    expect(charWidth(0x200b)).toBe(0);
+  });
+});
+
+describe('fitWidth / padWidth', () => {
+  it('leaves short text alone and cuts long text with an ellipsis', () => {
+    expect(fitWidth('abc', 5)).toBe('abc');
+    expect(fitWidth('abcdef', 4)).toBe('abc…');
+    expect(fitWidth('abc', 0)).toBe('');
+    expect(fitWidth('中文字', 4)).toBe('中…');
+    // A wide character that would straddle the edge is dropped, not split.
+    expect(fitWidth('a中文', 3)).toBe('a…');
+    expect(fitWidth('中', 1)).toBe('…');
+  });
+
+  it('padWidth pads to the exact width', () => {
+    expect(padWidth('ab', 4)).toBe('ab  ');
+    expect(padWidth('ab', 4, 'right')).toBe('  ab');
+    expect(displayWidth(padWidth('中文字', 5))).toBe(5);
+  });
+
+  const text = fc.array(
+    fc.oneof(
+      fc.constantFrom('a', 'Z', ' ', '中', '文', '한', '🚀', '😀', 'e\u0301', 'ｱ', 'Ａ', '\u200b', '…'),
+      fc.string({ maxLength: 4 }),
+    ),
+    { maxLength: 40 },
+  ).map((parts) => parts.join(''));
+
+  it('fitWidth never exceeds the width (property)', () => {
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 60 }), (s, w) => {
+        const out = fitWidth(s, w);
+        expect(displayWidth(out)).toBeLessThanOrEqual(w);
+        if (displayWidth(s) <= w) expect(out).toBe(s);
+        else expect(s.startsWith(out.slice(0, -1))).toBe(true);
+      }),
+    );
+  });
+
+  it('padWidth is always exactly the width (property)', () => {
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 60 }), (s, w) => {
+        expect(displayWidth(padWidth(s, w))).toBe(w);
+      }),
+    );
+  });
+});
