@@ -1,7 +1,7 @@
 // Small, hostile-data-safe filesystem helpers. Nothing here follows a link
 // or blocks on a FIFO: agent stores are outside data.
 
-import { constants, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync, type Stats } from 'node:fs';
 
 /** Allocated size on disk (512-byte blocks), the figure du reports. Links count as 0. */
 export function allocatedBytes(st: Stats): number {
@@ -88,4 +88,33 @@ export async function treeSize(root: string, maxEntries = 200_000): Promise<Tree
     }
   }
   return out;
+}
+
+export interface PrefixSync {
+  length: number;
+  stat: Stats;
+  truncated: boolean;
+}
+
+/**
+ * readPrefix into a caller-owned buffer, synchronously: a scan reads
+ * thousands of small files, and one reused buffer with no thread-pool round
+ * trips is several times faster. Only for worker threads and CLI commands.
+ */
+export function readPrefixSync(path: string, buf: Buffer): PrefixSync {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
+    const want = Math.min(buf.length, stat.size);
+    let got = 0;
+    while (got < want) {
+      const n = readSync(fd, buf, got, want - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { length: got, stat, truncated: stat.size > got };
+  } finally {
+    closeSync(fd);
+  }
 }

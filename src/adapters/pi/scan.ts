@@ -4,11 +4,10 @@
 import { promises as fsp, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
-import { allocatedBytes, lstatOrNull, readPrefix, treeSize } from '../../engine/fsx.js';
+import { allocatedBytes, lstatOrNull, readPrefixSync, treeSize } from '../../engine/fsx.js';
 import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
 import { cleanText } from '../../engine/text.js';
-import { mapLimit } from '../../engine/concurrency.js';
 import { PI_PREFIX_BYTES, piFallbackTitle, readPiSession } from './session-reader.js';
 import { findPiWriters, PI_RUNNING_REASON } from './writers.js';
 
@@ -29,13 +28,10 @@ export const PI_PROTECTED = [
   'npm',
 ];
 
-const READ_CONCURRENCY = 16;
-
 interface Found {
   file: string;
   bucket: string;
   bucketKey: string;
-  stat: Stats;
 }
 
 export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (p: ScanProgress) => void): Promise<Inventory> {
@@ -63,13 +59,22 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const progress = (): void => onProgress({ agent: 'pi', phase: 'Reading sessions', files, bytes });
   progress();
 
-  const parsed = await mapLimit(found, READ_CONCURRENCY, async (f) => {
+  const buf = Buffer.allocUnsafe(PI_PREFIX_BYTES);
+  const parsed: ({ f: Found; prefix: { stat: Stats }; result: ReturnType<typeof readPiSession> } | null)[] = [];
+  for (const f of found) {
+    // Let progress and other engine calls through now and then.
+    if (files % 512 === 511) await new Promise((r) => setImmediate(r));
     try {
-      const prefix = await readPrefix(f.file, PI_PREFIX_BYTES);
+      const prefix = readPrefixSync(f.file, buf);
+      if (ctx.uid >= 0 && prefix.stat.uid !== ctx.uid) {
+        warnings.push({ path: f.file, reason: 'Skipped pi session file owned by another user.' });
+        parsed.push(null);
+        continue;
+      }
       files++;
       bytes += prefix.stat.size;
       if (files % 500 === 0) progress();
-      return { f, prefix, result: readPiSession(prefix.buf, prefix.truncated) };
+      parsed.push({ f, prefix, result: readPiSession(buf.subarray(0, prefix.length), prefix.truncated) });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       warnings.push({
@@ -79,11 +84,13 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
             ? 'Skipped pi session file that vanished during the scan.'
             : code === 'ELOOP'
               ? 'Skipped pi session file that is a symbolic link.'
-              : `Skipped unreadable pi session file (${code ?? 'error'}).`,
+              : code === 'ENOTFILE'
+                ? 'Skipped pi session entry that is not a regular file.'
+                : `Skipped unreadable pi session file (${code ?? 'error'}).`,
       });
-      return null;
+      parsed.push(null);
     }
-  });
+  }
   progress();
 
   const byId = new Map<string, SessionRecord>();
@@ -189,16 +196,7 @@ async function listSessionFiles(home: string, ctx: HostContext, warnings: ScanWa
         warnings.push({ path: file, reason: 'Skipped pi session entry that is not a regular file.' });
         continue;
       }
-      const st = await lstatOrNull(file);
-      if (!st) {
-        warnings.push({ path: file, reason: 'Skipped pi session file that vanished during the scan.' });
-        continue;
-      }
-      if (ctx.uid >= 0 && st.uid !== ctx.uid) {
-        warnings.push({ path: file, reason: 'Skipped pi session file owned by another user.' });
-        continue;
-      }
-      out.push({ file, bucket, bucketKey, stat: st });
+      out.push({ file, bucket, bucketKey });
     }
   }
   return out;
