@@ -1,7 +1,7 @@
 // Inventory of a pi agent directory: sessions/--<cwd>--/*.jsonl, the model
 // catalog cache, and the protected configuration listed by name only.
 
-import { promises as fsp, type Dirent, type Stats } from 'node:fs';
+import { readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
 import { allocatedBytes, lstatOrNull, readPrefixSync, treeSize } from '../../engine/fsx.js';
@@ -60,7 +60,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   progress();
 
   const buf = Buffer.allocUnsafe(PI_PREFIX_BYTES);
-  const parsed: ({ f: Found; prefix: { stat: Stats }; result: ReturnType<typeof readPiSession> } | null)[] = [];
+  // Only the numbers are kept from each fstat: 100k Stats objects are garbage the scan does not need.
+  const parsed: ({ f: Found; prefix: { mtimeMs: number; bytes: number }; result: ReturnType<typeof readPiSession> } | null)[] = [];
   for (const f of found) {
     // Let progress and other engine calls through now and then.
     if (files % 512 === 511) await new Promise((r) => setImmediate(r));
@@ -74,7 +75,11 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       files++;
       bytes += prefix.stat.size;
       if (files % 500 === 0) progress();
-      parsed.push({ f, prefix, result: readPiSession(buf.subarray(0, prefix.length), prefix.truncated) });
+      parsed.push({
+        f,
+        prefix: { mtimeMs: prefix.stat.mtimeMs, bytes: allocatedBytes(prefix.stat) },
+        result: readPiSession(buf.subarray(0, prefix.length), prefix.truncated),
+      });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       warnings.push({
@@ -139,8 +144,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       state: 'current',
       source: 'cli',
       createdAt: h.timestamp,
-      updatedAt: prefix.stat.mtimeMs,
-      bytes: allocatedBytes(prefix.stat),
+      updatedAt: prefix.mtimeMs,
+      bytes: prefix.bytes,
       paths: [f.file],
       recoverable: true,
       selectable: !blockAll,
@@ -154,10 +159,13 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
 
   // parentSession is a file path (possibly relative, possibly stale): it names a
   // parent only when it resolves to a file this scan inventoried.
-  const sessionsRoot = await canonical(join(home, 'sessions'));
+  const sessionsRoot = canonical(join(home, 'sessions'));
+  // Most references name a file in a bucket this scan listed: map those without a realpath per fork.
+  const bucketKeys = new Map(found.map((f) => [f.bucket, f.bucketKey]));
   for (const { session, ref, base } of parentRefs) {
-    const abs = isAbsolute(ref) ? ref : resolve(base, ref);
-    const canon = await canonical(abs);
+    const abs = resolve(base, ref);
+    const listed = bucketKeys.get(dirname(abs));
+    const canon = listed !== undefined ? join(listed, basename(abs)) : canonical(abs);
     if (!canon.startsWith(sessionsRoot + '/')) continue;
     const pid = byPath.get(canon);
     if (pid && pid !== session.id) session.parentId = pid;
@@ -175,7 +183,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
 
 async function listSessionFiles(home: string, ctx: HostContext, warnings: ScanWarning[]): Promise<Found[]> {
   const root = join(home, 'sessions');
-  const buckets = await readDirSorted(root);
+  const buckets = readDirSorted(root);
   const out: Found[] = [];
   for (const b of buckets) {
     const bucket = join(root, b.name);
@@ -184,8 +192,8 @@ async function listSessionFiles(home: string, ctx: HostContext, warnings: ScanWa
       continue;
     }
     if (!b.isDirectory()) continue; // pi itself ignores files directly in sessions/
-    const bucketKey = await canonical(bucket);
-    for (const e of await readDirSorted(bucket)) {
+    const bucketKey = canonical(bucket);
+    for (const e of readDirSorted(bucket)) {
       if (!e.name.endsWith('.jsonl')) continue;
       const file = join(bucket, e.name);
       if (e.isSymbolicLink()) {
@@ -249,21 +257,23 @@ async function otherItems(home: string, blockAll: string | undefined, warnings: 
   return items;
 }
 
-async function readDirSorted(dir: string): Promise<Dirent[]> {
+// Synchronous on purpose: the engine runs in a worker (or a CLI command), and
+// thousands of awaited thread-pool round trips cost more than the syscalls.
+function readDirSorted(dir: string): Dirent[] {
   try {
-    const list = await fsp.readdir(dir, { withFileTypes: true });
+    const list = readdirSync(dir, { withFileTypes: true });
     return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
     return [];
   }
 }
 
-async function canonical(p: string): Promise<string> {
+function canonical(p: string): string {
   try {
-    return await fsp.realpath(p);
+    return realpathSync(p);
   } catch {
     try {
-      return join(await fsp.realpath(dirname(p)), basename(p));
+      return join(realpathSync(dirname(p)), basename(p));
     } catch {
       return resolve(p);
     }

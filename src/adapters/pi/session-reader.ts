@@ -19,6 +19,17 @@ export type PiReadResult =
   | { ok: false; reason: 'empty' | 'unrecognized' };
 
 const ID_MAX = 200;
+const NL = 0x0a;
+const SESSION_INFO = Buffer.from('"session_info"');
+const USER = Buffer.from('"user"');
+
+/** Bounds [start, end) of the line holding byte i, clamped to [lo, hi). */
+function lineAround(buf: Buffer, i: number, lo: number, hi: number): [number, number] {
+  const s = Math.max(lo, buf.lastIndexOf(NL, i) + 1);
+  let e = buf.indexOf(NL, i);
+  if (e < 0 || e > hi) e = hi;
+  return [s, e];
+}
 // eslint-disable-next-line no-control-regex
 const HAS_CONTROL = /[\x00-\x1f\x7f]/;
 
@@ -28,53 +39,57 @@ const HAS_CONTROL = /[\x00-\x1f\x7f]/;
  * does); then the latest `session_info` name and the first user message text.
  */
 export function readPiSession(buf: Buffer, truncated: boolean): PiReadResult {
-  let text = buf.toString('utf8');
-  if (truncated) {
-    // The last line was cut by the prefix bound: it is not evidence of anything.
-    const nl = text.lastIndexOf('\n');
-    text = nl >= 0 ? text.slice(0, nl) : '';
-  }
+  // The last line was cut by the prefix bound: it is not evidence of anything.
+  let end = buf.length;
+  if (truncated) end = Math.max(0, buf.lastIndexOf(NL));
+  let pos = 0;
   let header: PiHeader | null = null;
-  let name: string | null = null;
-  let firstUser: string | null = null;
-  let start = 0;
-  while (start <= text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (!line.trim()) {
-      if (end >= text.length) break;
-      continue;
-    }
-    if (!header) {
-      const v = parseObject(line);
-      if (v === undefined) continue;
-      const h = toHeader(v);
-      if (!h) return { ok: false, reason: 'unrecognized' };
-      header = h;
-      continue;
-    }
-    // Cheap substring checks first: transcript lines are parsed only when they can matter.
-    if (line.includes('"session_info"')) {
-      const v = parseObject(line);
-      if (v && v.type === 'session_info') {
-        const n = typeof v.name === 'string' ? v.name.trim() : '';
-        name = n ? n : null;
-        continue;
-      }
-    }
-    if (firstUser === null && line.includes('"user"') && line.includes('"message"')) {
-      const v = parseObject(line);
-      if (v && v.type === 'message') {
-        const t = userText(v.message);
-        if (t) firstUser = t;
-      }
-    }
+  let anyText = false;
+  while (pos < end) {
+    let nl = buf.indexOf(NL, pos);
+    if (nl < 0 || nl > end) nl = end;
+    const line = buf.toString('utf8', pos, nl);
+    pos = nl + 1;
+    if (!line.trim()) continue;
+    anyText = true;
+    const v = parseObject(line);
+    if (v === undefined) continue;
+    header = toHeader(v);
+    if (!header) return { ok: false, reason: 'unrecognized' };
+    break;
   }
-  if (!header) return { ok: false, reason: text.trim() ? 'unrecognized' : 'empty' };
+  if (!header) return { ok: false, reason: anyText ? 'unrecognized' : 'empty' };
+  const body = pos;
+
+  // Only the lines that can matter are decoded and parsed, found by byte search:
+  // the latest session_info (searching back from the end), then the first user message.
+  let name: string | null = null;
+  for (let at = end; at > body; ) {
+    const i = buf.lastIndexOf(SESSION_INFO, at - 1);
+    if (i < body) break;
+    const [ls, le] = lineAround(buf, i, body, end);
+    const v = parseObject(buf.toString('utf8', ls, le));
+    if (v && v.type === 'session_info') {
+      const n = typeof v.name === 'string' ? v.name.trim() : '';
+      name = n ? n : null;
+      break;
+    }
+    at = ls;
+  }
   // A name or message of only controls/escapes cleans to "": it must not become an empty title.
   const cleanName = name === null ? null : cleanText(name, 512) || null;
+  let firstUser: string | null = null;
+  for (let at = body; cleanName === null && firstUser === null && at < end; ) {
+    const i = buf.indexOf(USER, at);
+    if (i < 0 || i >= end) break;
+    const [ls, le] = lineAround(buf, i, body, end);
+    const line = buf.toString('utf8', ls, le);
+    if (line.includes('"message"')) {
+      const v = parseObject(line);
+      if (v && v.type === 'message') firstUser = userText(v.message);
+    }
+    at = le + 1;
+  }
   return {
     ok: true,
     header,
