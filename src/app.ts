@@ -317,6 +317,8 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
 
     screen.on('keypress', (ch: string | undefined, key: KeyEvent | undefined) => {
       const k: KeyEvent = key ?? {};
+      // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
+      if (k.name === 'return') return;
       if (k.ctrl && k.name === 'c') return quit();
       if (dialog) {
         if (k.name === 'escape' || k.name === 'enter' || ch === '?' || ch === 'q') {

@@ -1,7 +1,7 @@
 // A user's journey through the real binary: open on a fixture home, move,
 // expand a fork, filter, mark, switch tab, help, change agent, quit.
 
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
@@ -113,6 +113,40 @@ describe('journey at 100×30', () => {
     expect(pty.raw).not.toContain('\x1b]0;pwned');
     expect(pty.raw).not.toContain('\x1b[31mRED');
     expect(pty.titles.some((x) => x.includes('pwned'))).toBe(false);
+    pty.press('q');
+    expect(await pty.waitExit()).toBe(0);
+  });
+});
+
+describe('settings', () => {
+  it('shows all four agents, refuses a relative override and saves an absolute one atomically', async () => {
+    pty = new PtyScreen([], t.env, 100, 30);
+    await pty.waitFor('Sessions (');
+    pty.press('6');
+    await pty.waitFor(/OpenCode\s+Not detected/);
+    expect(pty.text()).toMatch(/pi\s+Installed\s+0\.73\.1/);
+    expect(pty.text()).toMatch(/Claude Code\s+Installed\s+2\.1\.332/);
+    expect(pty.text()).toMatch(/Codex\s+Not detected/);
+    pty.press(KEYS.enter);
+    await pty.waitFor('Codex home (absolute path');
+    pty.type('relative/codex');
+    pty.press(KEYS.enter);
+    await pty.waitFor('must be an absolute path');
+    const elsewhere = join(t.root, 'codex-elsewhere');
+    mkdirSync(join(elsewhere, 'sessions'), { recursive: true });
+    pty.press(KEYS.enter);
+    await pty.waitFor('Codex home (absolute path');
+    pty.type(elsewhere);
+    pty.press(KEYS.enter);
+    await pty.waitFor('press S to save');
+    pty.press('S');
+    await pty.waitFor('Settings saved');
+    await pty.waitFor(`${elsewhere} (override)`);
+    await pty.waitFor(/Codex\s+Local data only/);
+    const saved = JSON.parse(readFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), 'utf8'));
+    expect(saved.homeOverrides.codex).toBe(elsewhere);
+    expect(saved.targetAgent).toBe('pi');
+    expect(statSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json')).mode & 0o777).toBe(0o600);
     pty.press('q');
     expect(await pty.waitExit()).toBe(0);
   });
