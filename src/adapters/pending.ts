@@ -16,5 +16,5 @@ export function pendingInventory(kind: AgentKind, home: string): Inventory {
 }
 
 export function pendingPreview(itemId: string): Preview {
-  return { id: itemId, source: 'none', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: 'No preview for this item.' }] };
+  return { id: itemId, source: 'none', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: 'Metadata only: no preview for this kind of item.' }] };
 }

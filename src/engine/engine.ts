@@ -102,9 +102,6 @@ export class Engine implements EngineApi {
       return { id, source: 'protected', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: 'Protected item: its content is never opened.' }] };
     }
     const paths = node ? node.s.paths : item!.paths;
-    if (!node) {
-      return { id, source: 'none', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: 'No preview for this kind of item.' }] };
-    }
     try {
       return await this.adapter(snap.agent).preview(snap.installation, paths, id);
     } catch (e) {

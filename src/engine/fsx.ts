@@ -1,7 +1,8 @@
 // Small, hostile-data-safe filesystem helpers. Nothing here follows a link
 // or blocks on a FIFO: agent stores are outside data.
 
-import { closeSync, constants, fstatSync, openSync, promises as fsp, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fsp, readdirSync, readSync, realpathSync, type Dirent, type Stats } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** Allocated size on disk (512-byte blocks), the figure du reports. Links count as 0. */
 export function allocatedBytes(st: Stats): number {
@@ -106,15 +107,54 @@ export function readPrefixSync(path: string, buf: Buffer): PrefixSync {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
-    const want = Math.min(buf.length, stat.size);
-    let got = 0;
-    while (got < want) {
-      const n = readSync(fd, buf, got, want - got, got);
-      if (n === 0) break;
-      got += n;
-    }
+    const got = readAtSync(fd, buf, Math.min(buf.length, stat.size), 0);
     return { length: got, stat, truncated: stat.size > got };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Reads up to `want` bytes at `pos` into the start of `buf`; returns how many arrived. */
+export function readAtSync(fd: number, buf: Buffer, want: number, pos: number): number {
+  let got = 0;
+  while (got < want) {
+    const n = readSync(fd, buf, got, want - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+export function lstatSyncOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Directory entries in byte order (stable across runs); an unreadable dir lists as empty.
+ * Synchronous on purpose, like the other *Sync helpers: the engine runs in a worker (or a
+ * CLI command), and thousands of awaited thread-pool round trips cost more than the syscalls.
+ */
+export function listDirSorted(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch {
+    return [];
+  }
+}
+
+/** realpath, or the realpath of the parent plus the name, or the path as given. */
+export function canonicalPath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    try {
+      return join(realpathSync(dirname(p)), basename(p));
+    } catch {
+      return resolve(p);
+    }
   }
 }

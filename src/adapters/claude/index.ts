@@ -1,11 +1,14 @@
-// Claude Code adapter: CLAUDE_CONFIG_DIR or ~/.claude. Detection for now;
-// the inventory arrives with the Claude Code adapter issue.
+// Claude Code adapter: CLAUDE_CONFIG_DIR or ~/.claude. File routes only;
+// `claude purge` is never invoked (its project-wide scope takes memory,
+// history and config with it).
 
 import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/adapter.js';
 import { lstatOrNull } from '../../engine/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
-import { pendingInventory, pendingPreview } from '../pending.js';
+import { pendingPreview } from '../pending.js';
+import { previewMemory, previewTranscript } from './preview.js';
+import { scanClaude } from './scan.js';
 
 export const claudeAdapter: AgentAdapter = {
   kind: 'claude',
@@ -17,6 +20,10 @@ export const claudeAdapter: AgentAdapter = {
     return Boolean((await lstatOrNull(join(home, 'projects')))?.isDirectory() || (await lstatOrNull(join(home, 'history.jsonl')))?.isFile());
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/\s*\(Claude Code\)\s*$/, '').trim(),
-  scan: async (inst) => pendingInventory('claude', inst.home),
-  preview: async (_inst, _paths, id) => pendingPreview(id),
+  scan: scanClaude,
+  async preview(_inst, paths, itemId) {
+    if (itemId.startsWith('session:')) return previewTranscript(itemId, paths[0]!);
+    if (itemId.startsWith('memory:')) return previewMemory(itemId, paths[0]!);
+    return pendingPreview(itemId);
+  },
 };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { AgentAdapter, HostContext } from '../../engine/adapter.js';
 import { lstatOrNull } from '../../engine/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
+import { pendingPreview } from '../pending.js';
 import { previewPiSession } from './preview.js';
 import { scanPi } from './scan.js';
 
@@ -23,6 +24,7 @@ export const piAdapter: AgentAdapter = {
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/^pi\s+/i, '').trim(),
   scan: scanPi,
   async preview(_inst, paths, itemId) {
+    if (!itemId.startsWith('session:')) return pendingPreview(itemId);
     return previewPiSession(itemId, paths[0]!);
   },
 };

@@ -1,10 +1,9 @@
 // Inventory of a pi agent directory: sessions/--<cwd>--/*.jsonl, the model
 // catalog cache, and the protected configuration listed by name only.
 
-import { readdirSync, realpathSync, type Dirent } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
-import { allocatedBytes, lstatOrNull, readPrefixSync, treeSize } from '../../engine/fsx.js';
+import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readPrefixSync, treeSize } from '../../engine/fsx.js';
 import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
 import { cleanText } from '../../engine/text.js';
@@ -159,13 +158,13 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
 
   // parentSession is a file path (possibly relative, possibly stale): it names a
   // parent only when it resolves to a file this scan inventoried.
-  const sessionsRoot = canonical(join(home, 'sessions'));
+  const sessionsRoot = canonicalPath(join(home, 'sessions'));
   // Most references name a file in a bucket this scan listed: map those without a realpath per fork.
   const bucketKeys = new Map(found.map((f) => [f.bucket, f.bucketKey]));
   for (const { session, ref, base } of parentRefs) {
     const abs = resolve(base, ref);
     const listed = bucketKeys.get(dirname(abs));
-    const canon = listed !== undefined ? join(listed, basename(abs)) : canonical(abs);
+    const canon = listed !== undefined ? join(listed, basename(abs)) : canonicalPath(abs);
     if (!canon.startsWith(sessionsRoot + '/')) continue;
     const pid = byPath.get(canon);
     if (pid && pid !== session.id) session.parentId = pid;
@@ -183,7 +182,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
 
 async function listSessionFiles(home: string, ctx: HostContext, warnings: ScanWarning[]): Promise<Found[]> {
   const root = join(home, 'sessions');
-  const buckets = readDirSorted(root);
+  const buckets = listDirSorted(root);
   const out: Found[] = [];
   for (const b of buckets) {
     const bucket = join(root, b.name);
@@ -192,8 +191,8 @@ async function listSessionFiles(home: string, ctx: HostContext, warnings: ScanWa
       continue;
     }
     if (!b.isDirectory()) continue; // pi itself ignores files directly in sessions/
-    const bucketKey = canonical(bucket);
-    for (const e of readDirSorted(bucket)) {
+    const bucketKey = canonicalPath(bucket);
+    for (const e of listDirSorted(bucket)) {
       if (!e.name.endsWith('.jsonl')) continue;
       const file = join(bucket, e.name);
       if (e.isSymbolicLink()) {
@@ -257,25 +256,3 @@ async function otherItems(home: string, blockAll: string | undefined, warnings: 
   return items;
 }
 
-// Synchronous on purpose: the engine runs in a worker (or a CLI command), and
-// thousands of awaited thread-pool round trips cost more than the syscalls.
-function readDirSorted(dir: string): Dirent[] {
-  try {
-    const list = readdirSync(dir, { withFileTypes: true });
-    return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  } catch {
-    return [];
-  }
-}
-
-function canonical(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    try {
-      return join(realpathSync(dirname(p)), basename(p));
-    } catch {
-      return resolve(p);
-    }
-  }
-}

@@ -1,0 +1,400 @@
+// Inventory of a Claude Code home (CLAUDE_CONFIG_DIR or ~/.claude): only the
+// documented application-data layout. A transcript's cwd is grouping
+// metadata; the source tree behind it is never visited.
+
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+import { canonicalPath, listDirSorted, lstatSyncOrNull, readAtSync } from '../../engine/fsx.js';
+import { basename, join } from 'node:path';
+import type { HostContext } from '../../engine/adapter.js';
+import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
+import type { Category, Installation, Inventory, Item, ProjectGroup, Risk, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
+import { homeOf } from '../../engine/own-dirs.js';
+import { walkOwned } from '../../engine/revision.js';
+import { cleanText } from '../../engine/text.js';
+import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, claudeFallbackTitle, readClaudeTranscript } from './transcript-reader.js';
+import { CLAUDE_RUNNING_REASON, findClaudeWriters } from './writers.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Per-session roots: `<root>/<sessionId>` (debug also `<sessionId>.txt`). */
+export const PER_SESSION_ROOTS = ['tasks', 'file-history', 'image-cache', 'uploads', 'session-env', 'debug'] as const;
+
+export const CLAUDE_PROTECTED = [
+  '.credentials.json',
+  '.device-keys.json',
+  'CLAUDE.md',
+  'settings.json',
+  'settings.local.json',
+  'keybindings.json',
+  'plugins',
+  'skills',
+  'commands',
+  'agents',
+  'output-styles',
+  'rules',
+  'hooks',
+  'themes',
+  'workflows',
+  'backups',
+  'remote-settings.json',
+  'policy-limits.json',
+  'agent-memory',
+  'agent-memory-local',
+  'agent-memory-project',
+  '.claude.json',
+];
+
+interface Combined {
+  id: string;
+  label: string;
+  subtitle: string;
+  category: Category;
+  risk: Risk;
+  recoverable: boolean;
+  names: string[];
+}
+
+const COMBINED: Combined[] = [
+  { id: 'claude-history', label: 'Prompt history', subtitle: 'Up-arrow recall of past prompts (history.jsonl)', category: 'log', risk: 'review', recoverable: true, names: ['history.jsonl'] },
+  { id: 'claude-cache', label: 'Claude Code caches', subtitle: 'Regenerable caches', category: 'cache', risk: 'safe', recoverable: false, names: ['cache', 'paste-cache', 'stats-cache.json', 'usage-data'] },
+  { id: 'claude-temporary', label: 'Claude Code temporary data', subtitle: 'Plans, shell snapshots, legacy todos and logs', category: 'temporary', risk: 'safe', recoverable: false, names: ['plans', 'shell-snapshots', 'todos', 'logs'] },
+];
+
+/** Top-level names Claude Code itself writes that cleanerx reports but does not clean. */
+const KNOWN_OTHER = new Set([
+  'projects', ...PER_SESSION_ROOTS, 'sessions', 'ide', 'statsig', 'telemetry', 'shares', 'traces', 'startup-perf', 'jobs', 'daemon', 'teams',
+  'state', 'storage-v2', 'mcp-discovery-cache', 'chrome', 'feedback-bundles', 'api-dumps', 'cowork_plugins', 'downloads', 'dump-prompts',
+  'feedback', 'file-transfers', 'local', 'local-settings', 'mcp-skill-archives', 'project-settings', 'remote', 'remote-control', 'scratch',
+  'seed-admin', 'systemd', '.last-cleanup', 'mcp-needs-auth-cache.json', '.config.json',
+]);
+
+interface Transcript {
+  id: string;
+  file: string;
+  bucket: string;
+  bucketKey: string;
+  sessionDir: boolean;
+}
+
+export async function scanClaude(inst: Installation, ctx: HostContext, onProgress: (p: ScanProgress) => void): Promise<Inventory> {
+  const home = inst.home;
+  const warnings: ScanWarning[] = [];
+  const inv: Inventory = { sessions: [], items: [], projects: [], warnings, writers: [] };
+  const homeStat = lstatSyncOrNull(home);
+  if (!homeStat) return inv;
+  let homeReadOnly: string | undefined;
+  if (homeStat.isSymbolicLink()) {
+    homeReadOnly = 'The Claude Code home is a symbolic link; cleanerx only reads it.';
+    warnings.push({ path: home, reason: homeReadOnly });
+  } else if (!homeStat.isDirectory()) {
+    warnings.push({ path: home, reason: 'The Claude Code home is not a directory.' });
+    return inv;
+  }
+  const live = await findClaudeWriters(ctx, home, warnings);
+  inv.writers = live.writers;
+  const blockAll = homeReadOnly ?? (live.writers.length ? CLAUDE_RUNNING_REASON : undefined);
+
+  // One listing per per-session root, instead of a probe per session and root.
+  const perSession = new Map<string, string[]>();
+  for (const root of PER_SESSION_ROOTS) {
+    const dir = join(home, root);
+    const st = lstatSyncOrNull(dir);
+    if (!st) continue;
+    if (st.isSymbolicLink()) {
+      warnings.push({ path: dir, reason: `Skipped symlinked Claude Code ${root}/ directory.` });
+      continue;
+    }
+    if (!st.isDirectory()) continue;
+    for (const name of listDirSorted(dir).map((d) => d.name)) {
+      const id = root === 'debug' && name.endsWith('.txt') ? name.slice(0, -4) : name;
+      if (!UUID.test(id)) continue;
+      const key = id.toLowerCase();
+      const list = perSession.get(key) ?? [];
+      list.push(join(dir, name));
+      perSession.set(key, list);
+    }
+  }
+
+  const { transcripts, memoryDirs } = listProjects(home, warnings);
+  const head = Buffer.allocUnsafe(CLAUDE_HEAD_BYTES);
+  const tail = Buffer.allocUnsafe(CLAUDE_TAIL_BYTES);
+  const projects = new Map<string, ProjectGroup & { bucketLabel: string }>();
+  const project = (bucket: string, bucketKey: string): ProjectGroup & { bucketLabel: string } => {
+    let p = projects.get(bucketKey);
+    if (!p) {
+      p = { id: uuidv5Url(bucketKey), label: '', roots: [], bucketLabel: cleanText(basename(bucket), 200) };
+      projects.set(bucketKey, p);
+    }
+    return p;
+  };
+  const owned = new Set<string>();
+  let files = 0;
+  let bytes = 0;
+  onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
+  for (const t of transcripts) {
+    if (files % 256 === 255) await new Promise((r) => setImmediate(r));
+    let st: Stats;
+    let meta;
+    try {
+      const r = readHeadTail(t.file, head, tail);
+      st = r.stat;
+      if (ctx.uid >= 0 && st.uid !== ctx.uid) {
+        warnings.push({ path: t.file, reason: 'Skipped Claude transcript owned by another user.' });
+        continue;
+      }
+      const res = readClaudeTranscript(head.subarray(0, r.headLength), r.headTruncated, r.tailLength ? tail.subarray(0, r.tailLength) : null, t.id);
+      if (!res.ok) {
+        warnings.push({
+          path: t.file,
+          reason:
+            res.reason === 'empty'
+              ? 'Skipped empty Claude transcript.'
+              : res.reason === 'notJson'
+                ? 'Skipped Claude transcript whose first line is not JSON.'
+                : 'Skipped Claude transcript with unrecognized session metadata.',
+        });
+        continue;
+      }
+      meta = res.meta;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      warnings.push({
+        path: t.file,
+        reason: code === 'ENOENT' ? 'Skipped Claude transcript that vanished during the scan.' : code === 'ELOOP' ? 'Skipped unrecognized or linked Claude transcript.' : `Skipped unreadable Claude transcript (${code ?? 'error'}).`,
+      });
+      continue;
+    }
+    files++;
+    bytes += st.size;
+    if (files % 500 === 0) onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
+    const extra = [...(t.sessionDir ? [join(t.bucket, t.id)] : []), ...(perSession.get(t.id.toLowerCase()) ?? [])];
+    owned.add(t.id.toLowerCase());
+    const tree = walkOwned([t.file, ...extra], { uid: ctx.uid });
+    const g = project(t.bucket, t.bucketKey);
+    if (meta.cwd && !g.roots.includes(meta.cwd)) g.roots.push(meta.cwd);
+    const activePid = live.activeSessions.get(t.id);
+    const blocked = blockAll ?? (activePid ? `Claude Code session is active (pid ${activePid}); quit it first.` : tree.unsafe);
+    const s: SessionRecord = {
+      id: t.id,
+      itemId: sessionItemId(t.id),
+      title: meta.title ?? claudeFallbackTitle(t.id),
+      named: meta.titleSource === 'custom',
+      cwd: meta.cwd,
+      projectId: g.id,
+      parentId: null,
+      deletionDescendantIds: [],
+      state: 'current',
+      source: meta.entrypoint ?? 'cli',
+      createdAt: meta.createdAt,
+      updatedAt: st.mtimeMs,
+      bytes: tree.bytes,
+      paths: [t.file, ...extra],
+      recoverable: true,
+      selectable: !blocked,
+      blockedReason: blocked,
+      metadata: { pinned: false, requiresAgentExit: true, source: meta.entrypoint ?? 'cli', ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+    };
+    if (activePid) s.metadata.status = 'active';
+    inv.sessions.push(s);
+  }
+  onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
+
+  for (const p of projects.values()) {
+    const first = p.roots[0];
+    p.label = first ? (first === '/' ? 'Global' : cleanText(basename(first), 200)) : p.bucketLabel || 'Claude project';
+  }
+  for (const m of memoryDirs) {
+    const g = project(m.bucket, m.bucketKey);
+    const tree = walkOwned([m.dir], { uid: ctx.uid });
+    const blocked = blockAll ?? tree.unsafe;
+    inv.items.push({
+      id: `memory:${g.id}`,
+      category: 'memory',
+      label: g.label ? `${g.label} memory` : 'Unlinked Claude project memory',
+      subtitle: 'Claude Code project auto memory',
+      paths: [m.dir],
+      bytes: tree.bytes,
+      modifiedAt: tree.newestMtime || undefined,
+      risk: 'high',
+      recoverable: true,
+      selectable: !blocked,
+      blockedReason: blocked,
+      projectId: g.id,
+      metadata: { scope: 'project', requiresAgentExit: true, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+    });
+  }
+  // Memory-only buckets still name a project, but only sessions make a project row.
+  for (const p of projects.values()) if (!p.label) p.label = p.bucketLabel || 'Claude project';
+  inv.projects = [...projects.entries()]
+    .filter(([, p]) => inv.sessions.some((s) => s.projectId === p.id))
+    .map(([, { id, label, roots }]) => ({ id, label, roots }));
+
+  inv.items.push(...orphanItems(perSession, owned, blockAll, ctx));
+  inv.items.push(...combinedItems(home, blockAll, ctx, warnings));
+  inv.items.push(...readOnlyItems(home, ctx, warnings));
+  return inv;
+}
+
+function listProjects(home: string, warnings: ScanWarning[]): { transcripts: Transcript[]; memoryDirs: { dir: string; bucket: string; bucketKey: string }[] } {
+  const root = join(home, 'projects');
+  const transcripts: Transcript[] = [];
+  const memoryDirs: { dir: string; bucket: string; bucketKey: string }[] = [];
+  for (const b of listDirSorted(root)) {
+    const bucket = join(root, b.name);
+    if (b.isSymbolicLink()) {
+      warnings.push({ path: bucket, reason: 'Skipped symlinked Claude project directory.' });
+      continue;
+    }
+    if (!b.isDirectory()) continue;
+    const bucketKey = canonicalPath(bucket);
+    const entries = listDirSorted(bucket);
+    const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
+    for (const e of entries) {
+      const p = join(bucket, e.name);
+      if (e.name === 'memory') {
+        if (e.isSymbolicLink()) warnings.push({ path: p, reason: 'Skipped symlinked Claude project memory.' });
+        else if (e.isDirectory()) memoryDirs.push({ dir: p, bucket, bucketKey });
+        continue;
+      }
+      if (!e.name.endsWith('.jsonl')) continue;
+      const stem = e.name.slice(0, -6);
+      if (!UUID.test(stem) || e.isSymbolicLink() || !e.isFile()) {
+        warnings.push({ path: p, reason: 'Skipped unrecognized or linked Claude transcript.' });
+        continue;
+      }
+      transcripts.push({ id: stem, file: p, bucket, bucketKey, sessionDir: dirs.has(stem) });
+    }
+  }
+  return { transcripts, memoryDirs };
+}
+
+/** Per-session entries whose transcript is gone (Claude's own sweep leaves such debris too). */
+function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, blockAll: string | undefined, ctx: HostContext): Item[] {
+  const byRoot = new Map<string, string[]>();
+  for (const [id, paths] of perSession) {
+    if (owned.has(id)) continue;
+    for (const p of paths) {
+      const root = basename(p.slice(0, p.lastIndexOf('/')));
+      const list = byRoot.get(root) ?? [];
+      list.push(p);
+      byRoot.set(root, list);
+    }
+  }
+  const items: Item[] = [];
+  for (const root of PER_SESSION_ROOTS) {
+    const paths = byRoot.get(root);
+    if (!paths?.length) continue;
+    const tree = walkOwned(paths, { uid: ctx.uid });
+    const blocked = blockAll ?? tree.unsafe;
+    items.push({
+      id: `orphan:claude:${root}`,
+      category: root === 'debug' ? 'log' : 'temporary',
+      label: `${root}/ entries without a transcript`,
+      subtitle: `${paths.length} per-session ${root} entries whose session no longer exists`,
+      paths,
+      bytes: tree.bytes,
+      modifiedAt: tree.newestMtime || undefined,
+      risk: 'safe',
+      recoverable: false,
+      selectable: !blocked,
+      blockedReason: blocked,
+      metadata: { requiresAgentExit: true, regenerable: true, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+    });
+  }
+  return items;
+}
+
+function combinedItems(home: string, blockAll: string | undefined, ctx: HostContext, warnings: ScanWarning[]): Item[] {
+  const items: Item[] = [];
+  for (const c of COMBINED) {
+    const paths: string[] = [];
+    for (const n of c.names) {
+      const p = join(home, n);
+      const st = lstatSyncOrNull(p);
+      if (!st) continue;
+      if (st.isSymbolicLink()) {
+        warnings.push({ path: p, reason: `Skipped symlinked ${n} (${c.label}).` });
+        continue;
+      }
+      paths.push(p);
+    }
+    if (!paths.length) continue;
+    const tree = walkOwned(paths, { uid: ctx.uid });
+    const blocked = blockAll ?? tree.unsafe;
+    items.push({
+      id: c.id,
+      category: c.category,
+      label: c.label,
+      subtitle: c.subtitle,
+      paths,
+      bytes: tree.bytes,
+      modifiedAt: tree.newestMtime || undefined,
+      risk: c.risk,
+      recoverable: c.recoverable,
+      selectable: !blocked,
+      blockedReason: blocked,
+      metadata: { requiresAgentExit: true, regenerable: !c.recoverable, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+    });
+  }
+  return items;
+}
+
+/** Protected configuration and everything not recognized: listed by name, never opened, never selectable. */
+function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[]): Item[] {
+  const items: Item[] = [];
+  const targeted = new Set(COMBINED.flatMap((c) => c.names));
+  const add = (name: string, p: string, kind: 'protected' | 'known' | 'unknown'): void => {
+    const st = lstatSyncOrNull(p);
+    if (!st) return;
+    const link = st.isSymbolicLink();
+    if (link) warnings.push({ path: p, reason: `Claude Code entry ${name} is a symbolic link; not followed.` });
+    const size = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000 }).bytes : st.blocks * 512;
+    items.push({
+      id: `protected:claude:${name}`,
+      category: 'protected',
+      label: name,
+      subtitle:
+        kind === 'protected'
+          ? 'Protected Claude Code configuration; never opened or removed'
+          : kind === 'known'
+            ? 'Claude Code state that cleanerx reports but does not clean'
+            : 'Not a recognized Claude Code path; cleanerx never guesses',
+      paths: [p],
+      bytes: size,
+      modifiedAt: st.mtimeMs,
+      risk: 'protected',
+      recoverable: false,
+      selectable: false,
+      blockedReason:
+        kind === 'protected' ? 'Protected: credentials, configuration and rules are never cleaned.' : kind === 'known' ? 'Reported only.' : 'Unrecognized entry: read-only.',
+      metadata: { protected: kind === 'protected' },
+    });
+  };
+  for (const name of CLAUDE_PROTECTED) if (name !== '.claude.json') add(name, join(home, name), 'protected');
+  // ~/.claude.json sits beside the default home; with CLAUDE_CONFIG_DIR it moves inside it.
+  const globalJson = ctx.env.CLAUDE_CONFIG_DIR ? join(home, '.claude.json') : join(homeOf(ctx.env), '.claude.json');
+  add('.claude.json', globalJson, 'protected');
+  for (const d of listDirSorted(home)) {
+    if (CLAUDE_PROTECTED.includes(d.name) || targeted.has(d.name) || d.name.startsWith('.claude.json')) continue;
+    if (d.name === 'projects' || (PER_SESSION_ROOTS as readonly string[]).includes(d.name)) continue;
+    add(d.name, join(home, d.name), KNOWN_OTHER.has(d.name) ? 'known' : 'unknown');
+  }
+  return items;
+}
+
+function readHeadTail(file: string, head: Buffer, tail: Buffer): { stat: Stats; headLength: number; headTruncated: boolean; tailLength: number } {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
+    const headLength = readAtSync(fd, head, Math.min(head.length, stat.size), 0);
+    let tailLength = 0;
+    if (stat.size > head.length) {
+      const want = Math.min(tail.length, stat.size - head.length);
+      tailLength = readAtSync(fd, tail, want, stat.size - want);
+    }
+    return { stat, headLength, headTruncated: stat.size > headLength, tailLength };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,73 @@
+// A running Claude Code is found two ways: its process (comm/exe/argv[0]
+// named claude, an old npm `node …/@anthropic-ai/claude-code`, or a native
+// build run from versions/<v>), and its live-process registry
+// sessions/<pid>.json — trusted only when that pid is alive and its start
+// time matches, since the files can outlive the process.
+
+import { readdirSync, readFileSync, lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HostContext } from '../../engine/adapter.js';
+import type { ScanWarning, Writer } from '../../engine/model.js';
+import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
+
+export const CLAUDE_RUNNING_REASON = 'Claude Code is running; quit it before deleting local session data.';
+
+export function isClaudeProcess(p: ProcessInfo): boolean {
+  if (nameIs(p.comm, ['claude']) || nameIs(p.exe, ['claude']) || nameIs(p.argv[0], ['claude'])) return true;
+  if (p.exe && /\/claude\/versions\/[^/]+$/.test(p.exe)) return true;
+  if (nameIs(p.argv[0], ['node', 'bun']) || nameIs(p.exe, ['node', 'bun'])) {
+    return p.argv.slice(1).some((a) => a.includes('@anthropic-ai/claude-code'));
+  }
+  return false;
+}
+
+export interface ClaudeWriters {
+  writers: Writer[];
+  /** Session ids named by a live registry entry. */
+  activeSessions: Map<string, number>;
+}
+
+export async function findClaudeWriters(ctx: HostContext, home: string, warnings: ScanWarning[]): Promise<ClaudeWriters> {
+  const out: ClaudeWriters = { writers: [], activeSessions: new Map() };
+  if (ctx.platform !== 'linux') return out;
+  const procs = await listProcesses(ctx.procRoot);
+  for (const p of procs) if (isClaudeProcess(p)) out.writers.push({ pid: p.pid, name: processName(p) });
+  const dir = join(home, 'sessions');
+  let names: string[] = [];
+  try {
+    if (lstatSync(dir).isDirectory()) names = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const m = /^(\d{1,10})\.json$/.exec(name);
+    if (!m) continue;
+    const file = join(dir, name);
+    try {
+      if (!lstatSync(file).isFile()) continue;
+      const rec = JSON.parse(readFileSync(file, 'utf8').slice(0, 64 * 1024)) as { pid?: unknown; sessionId?: unknown; procStart?: unknown };
+      const pid = Number(m[1]);
+      if (rec.pid !== pid || typeof rec.sessionId !== 'string') continue;
+      if (!processAlive(ctx.procRoot, pid, rec.procStart)) continue;
+      out.activeSessions.set(rec.sessionId, pid);
+      if (!out.writers.some((w) => w.pid === pid)) out.writers.push({ pid, name: 'claude' });
+    } catch {
+      warnings.push({ path: file, reason: 'Ignored an unreadable Claude Code process registry entry.' });
+    }
+  }
+  return out;
+}
+
+/** Alive and the same process: field 22 of /proc/<pid>/stat equals the recorded start time. */
+function processAlive(procRoot: string, pid: number, procStart: unknown): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(join(procRoot, String(pid), 'stat'), 'utf8');
+  } catch {
+    return false;
+  }
+  // comm (field 2) may hold spaces and parentheses: count fields after the last ')'.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const start = rest[19];
+  return procStart === undefined || String(procStart) === start;
+}
