@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildClaudeFixture } from './claude/fixture.js';
 import { buildPiFixture } from './pi/fixture.js';
 
 export interface DemoHome {
@@ -47,26 +48,21 @@ export function createDemoHome(now = Date.now()): DemoHome {
     config: true,
     bodyBytes: 6000,
   });
-  writeClaude(env.CLAUDE_CONFIG_DIR!, env.HOME!);
+  buildClaudeFixture({
+    configDir: env.CLAUDE_CONFIG_DIR!,
+    projects: 10,
+    sessionsPerProject: 8,
+    seed: 11,
+    now,
+    cwdRoot: join(env.HOME!, 'code'),
+    hostile: true,
+  });
   writeCodex(env.CODEX_HOME!);
   writeOpencode(join(env.XDG_DATA_HOME!, 'opencode'));
   // A demo user who last looked at pi: the one agent whose inventory is complete today.
   mkdirSync(env.CLEANERX_CONFIG_DIR!, { recursive: true, mode: 0o700 });
   writeFileSync(join(env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }) + '\n', { mode: 0o600 });
   return { root, env };
-}
-
-function writeClaude(dir: string, home: string): void {
-  const bucket = join(dir, 'projects', `${join(home, 'src', 'api-server').replace(/[^A-Za-z0-9]/g, '-')}`);
-  mkdirSync(bucket, { recursive: true });
-  const id = '4f6b2a0e-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
-  writeFileSync(
-    join(bucket, `${id}.jsonl`),
-    JSON.stringify({ type: 'user', sessionId: id, cwd: join(home, 'src', 'api-server'), message: { role: 'user', content: 'explain the router' }, timestamp: new Date().toISOString() }) + '\n',
-  );
-  writeFileSync(join(dir, 'history.jsonl'), '{"display":"explain the router","timestamp":0}\n');
-  writeFileSync(join(dir, 'settings.json'), '{}\n');
-  writeFileSync(join(dir, 'CLAUDE.md'), '# Global rules\n');
 }
 
 function writeCodex(dir: string): void {

@@ -3,7 +3,7 @@
 
 import blessed from 'blessed';
 import { formatBytes } from '../engine/format.js';
-import { AGENT_NAMES, type Category, type ItemSummary } from '../engine/model.js';
+import { AGENT_NAMES, type Category, type Detail, type ItemSummary, type Preview } from '../engine/model.js';
 import { padWidth } from '../engine/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
 import type { KeyEvent } from '../widgets/text-input.js';
@@ -17,6 +17,7 @@ export class ItemsScreen implements Screen {
   private list: VirtualList;
   private pane: DetailPane;
   private items: ItemSummary[] = [];
+  private shown: { id: string; detail: Detail; preview: Preview | null } | null = null;
 
   constructor(
     private app: AppContext,
@@ -40,6 +41,7 @@ export class ItemsScreen implements Screen {
   }
 
   onSummary(): void {
+    this.shown = null;
     const s = this.app.summary();
     this.items = s ? s.items.filter((i) => this.categories.includes(i.category)) : [];
   }
@@ -56,7 +58,9 @@ export class ItemsScreen implements Screen {
     this.list.setEmptyText(t.dim(s ? '  No items of these kinds in this scan.' : '  Waiting for scan data'));
     this.list.paint();
     const it = this.items[this.list.cursor];
-    if (it) {
+    if (it && this.shown?.id === it.id) {
+      this.pane.show(this.shown.detail, this.app.marks.has(it.id), this.shown.preview);
+    } else if (it) {
       this.pane.showText([
         t.bold(braces(it.label)),
         ...(it.subtitle ? [braces(it.subtitle)] : []),
@@ -89,15 +93,32 @@ export class ItemsScreen implements Screen {
       if (this.app.readOnly) this.app.message('Read-only mode: nothing can be marked for cleanup.');
       else if (!it.selectable) this.app.message(it.blockedReason ?? 'This item cannot be marked.');
       else this.app.marks.toggle(it.id);
+    } else if (ch === 'p') {
+      void this.preview();
+      return true;
     } else return false;
     this.app.requestRender();
     return true;
+  }
+
+  private async preview(): Promise<void> {
+    const s = this.app.summary();
+    const it = this.items[this.list.cursor];
+    if (!s || !it) return;
+    try {
+      const [detail, preview] = await Promise.all([this.app.engine.detail(s.snapshotId, it.id), this.app.engine.preview(s.snapshotId, it.id)]);
+      this.shown = { id: it.id, detail, preview };
+    } catch (e) {
+      this.app.message((e as Error).message, 'error');
+    }
+    this.app.requestRender();
   }
 
   keys(): HelpKey[] {
     return [
       { keys: '↑↓ j k', does: 'move' },
       { keys: 'Space', does: 'mark', disabled: this.app.readOnly ? 'read-only mode' : undefined, hint: true },
+      { keys: 'p', does: 'details and a bounded read-only preview', hint: true },
     ];
   }
 }

@@ -3,7 +3,7 @@
 // re-appends its title rows. Only id evidence, cwd, entrypoint, the first
 // timestamp and the title candidates survive; message bodies never do.
 
-import { cleanText, truncateChars } from '../../engine/text.js';
+import { cleanText } from '../../engine/text.js';
 
 export const CLAUDE_HEAD_BYTES = 2 * 1024 * 1024;
 export const CLAUDE_TAIL_BYTES = 64 * 1024;
@@ -69,7 +69,7 @@ export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail:
     [st.custom, 'custom'],
     [st.ai, 'ai'],
     [st.summary, 'summary'],
-    [prompt ? truncateChars(prompt, PROMPT_CHARS) : null, 'prompt'],
+    [prompt ? cutUnits(prompt, PROMPT_CHARS) : null, 'prompt'],
   ] as const) {
     if (v) {
       title = v;
@@ -78,6 +78,15 @@ export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail:
     }
   }
   return { ok: true, meta: { cwd: st.cwd, entrypoint: st.entrypoint, createdAt: st.createdAt, title, titleSource } };
+}
+
+/** Claude cuts prompts at 200 UTF-16 code units (JS slice); never leave half a surrogate pair. */
+function cutUnits(s: string, max: number): string {
+  if (s.length <= max) return s;
+  let cut = s.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return cut + '…';
 }
 
 export function claudeFallbackTitle(id: string): string {
