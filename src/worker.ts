@@ -16,7 +16,7 @@ port.on('message', async (m: WorkerRequest) => {
   const reply = (r: WorkerReply): void => port.postMessage(r);
   try {
     const args = [...m.args];
-    if (m.method === 'scan') args.push((progress: unknown) => reply({ id: m.id, progress } as WorkerReply));
+    if (m.method === 'scan' || m.method === 'execute') args.push((progress: unknown) => reply({ id: m.id, progress } as WorkerReply));
     const fn = (engine as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method];
     if (typeof fn !== 'function') throw new Error(`unknown engine call ${String(m.method)}`);
     const result = await fn.apply(engine, args);

@@ -2,7 +2,7 @@
 // this interface; concrete adapters are handed to it by the composition root
 // (src/adapters/registry.ts), so the engine never imports an agent.
 
-import type { AgentKind, Installation, Inventory, Preview, ScanProgress } from './model.js';
+import type { AgentKind, Installation, Inventory, Preview, ScanProgress, Writer } from './model.js';
 
 /** Everything outside the process that an adapter may consult. Tests build one. */
 export interface HostContext {
@@ -41,6 +41,15 @@ export interface AgentAdapter extends AdapterDescriptor {
   scan(inst: Installation, ctx: HostContext, onProgress: (p: ScanProgress) => void): Promise<Inventory>;
   /** Bounded, read-only preview of one item found by a previous scan. */
   preview(inst: Installation, itemPaths: string[], itemId: string): Promise<Preview>;
+  /** Present when the agent's items are removed by the path transaction. */
+  fileRoute?: FileRoute;
+}
+
+export interface FileRoute {
+  /** The fixed roots every removal must lie beneath. */
+  roots(inst: Installation): string[];
+  /** Processes that write the store now (re-checked right before mutation). */
+  writers(inst: Installation, ctx: HostContext): Promise<Writer[]>;
 }
 
 export function defaultHostContext(env: NodeJS.ProcessEnv = process.env): HostContext {

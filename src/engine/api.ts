@@ -3,6 +3,10 @@
 
 import type {
   AgentKind,
+  CleanupPlan,
+  ExecuteProgress,
+  ExecuteResult,
+  RecoveryOperation,
   Detail,
   Installation,
   PageRequest,
@@ -21,6 +25,10 @@ export interface EngineApi {
   matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }>;
   detail(snapshotId: string, id: string): Promise<Detail>;
   preview(snapshotId: string, id: string): Promise<Preview>;
+  plan(snapshotId: string, ids: string[]): Promise<CleanupPlan>;
+  execute(planId: string, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;
+  recoveryList(): Promise<RecoveryOperation[]>;
+  recoveryAction(operationId: string, action: 'accept' | 'close'): Promise<RecoveryOperation[]>;
   loadSettings(): Promise<LoadedSettings>;
   saveSettings(s: Settings): Promise<void>;
   close(): Promise<void>;

@@ -5,12 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { injectedFault } from './faults.js';
 
 export async function ensurePrivateDir(dir: string): Promise<void> {
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
 }
 
-export async function writeFileAtomic(target: string, data: string | Buffer, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(target: string, data: string | Buffer, mode = 0o600, faultTag?: string): Promise<void> {
   const dir = dirname(target);
   await ensurePrivateDir(dir);
   const existing = await fsp.lstat(target).catch(() => null);
@@ -18,6 +19,8 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
   const partial = join(dir, `.${basename(target)}.${randomUUID()}.partial`);
   const fh = await fsp.open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
   try {
+    const fault = faultTag ? injectedFault(faultTag) : null;
+    if (fault) throw fault;
     await fh.writeFile(data);
     await fh.sync();
   } catch (e) {

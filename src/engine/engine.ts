@@ -2,10 +2,27 @@
 // runs in a worker thread for the UI (src/worker.ts) and in-process for
 // `scan --json`. It is handed its adapters; it never imports one.
 
-import type { AgentAdapter, HostContext } from './adapter.js';
+import type { AgentAdapter, FileRoute, HostContext } from './adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from './detect.js';
-import type { AgentKind, Detail, Installation, PageRequest, PageResult, Preview, ScanProgress, ScanSummary, SessionFilter } from './model.js';
+import { executePlan, type ExecutorDeps } from './executor.js';
+import type {
+  AgentKind,
+  CleanupPlan,
+  Detail,
+  ExecuteProgress,
+  ExecuteResult,
+  Installation,
+  PageRequest,
+  PageResult,
+  Preview,
+  RecoveryOperation,
+  ScanProgress,
+  ScanSummary,
+  SessionFilter,
+} from './model.js';
+import { buildPlan } from './planner.js';
+import { listRecovery, recoveryAction, type RecoveryDeps } from './recovery.js';
 import { ownDirs } from './own-dirs.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from './settings.js';
 import { Snapshot } from './snapshot.js';
@@ -114,6 +131,57 @@ export class Engine implements EngineApi {
         blocks: [{ kind: 'notice', text: code === 'ENOENT' ? 'The file is gone since the scan; rescan (r).' : `Cannot read a preview (${code ?? 'error'}).` }],
       };
     }
+  }
+
+  // ---- cleanup ----------------------------------------------------------
+
+  private plans = new Map<string, CleanupPlan>();
+
+  async plan(snapshotId: string, ids: string[]): Promise<CleanupPlan> {
+    const snap = this.snapshot(snapshotId);
+    const plan = buildPlan(snap, ids, {
+      readOnly: this.opts.readOnly,
+      routeAvailable: Boolean(this.adapter(snap.agent).fileRoute),
+      backupUnavailable: 'Encrypted backups are not available in this version of cleanerx.',
+    });
+    this.plans.clear();
+    this.plans.set(plan.id, plan);
+    return plan;
+  }
+
+  async execute(planId: string, onProgress: (p: ExecuteProgress) => void = () => undefined): Promise<ExecuteResult> {
+    const plan = this.plans.get(planId);
+    if (!plan) throw new RequestError('This plan is no longer current; review the cleanup again.');
+    if (this.opts.readOnly) throw new RequestError('Read-only mode: no cleanup route is offered.');
+    this.plans.delete(planId);
+    const route = this.adapter(plan.agent).fileRoute;
+    if (!route) throw new RequestError('This agent has no cleanup route in this version.');
+    return executePlan(plan, this.executorDeps(route), onProgress);
+  }
+
+  private executorDeps(route: FileRoute): ExecutorDeps {
+    return {
+      ctx: this.ctx,
+      stateDir: this.dirs.state,
+      snapshot: (id) => this.snapshot(id),
+      latestSnapshotId: (agent) => this.latestByAgent.get(agent),
+      mutationRoots: (_agent, snap) => route.roots(snap.installation),
+      writers: (_agent, snap) => route.writers(snap.installation, this.ctx),
+      rescan: (agent) => this.scan(agent),
+    };
+  }
+
+  private recoveryDeps(): RecoveryDeps {
+    return { stateDir: this.dirs.state, rescan: (agent) => this.scan(agent), snapshot: (id) => this.snapshot(id) };
+  }
+
+  async recoveryList(): Promise<RecoveryOperation[]> {
+    return listRecovery(this.recoveryDeps());
+  }
+
+  async recoveryAction(operationId: string, action: 'accept' | 'close'): Promise<RecoveryOperation[]> {
+    await recoveryAction(this.recoveryDeps(), operationId, action);
+    return this.recoveryList();
   }
 
   async close(): Promise<void> {

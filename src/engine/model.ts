@@ -284,3 +284,82 @@ export interface Preview {
   blocks: PreviewBlock[];
   warning?: string;
 }
+
+// ---- cleanup ------------------------------------------------------------
+
+export interface PlanItem {
+  id: string;
+  label: string;
+  category: Category;
+  bytes: number;
+  paths: string[];
+  recoverable: boolean;
+  /** Present for items the route removes because of another selected item. */
+  includedBecause?: string;
+  depth: number;
+}
+
+export interface PlanOperation {
+  index: number;
+  kind: 'removePaths';
+  itemIds: string[];
+  sessionIds: string[];
+  paths: string[];
+  bytes: number;
+  backupEligible: boolean;
+  requiresAgentExit: boolean;
+  blockers: string[];
+}
+
+export interface CleanupPlan {
+  id: string;
+  snapshotId: string;
+  agent: AgentKind;
+  createdAt: string;
+  selectedItemIds: string[];
+  expandedSessionIds: string[];
+  items: PlanItem[];
+  operations: PlanOperation[];
+  estimatedBytes: number;
+  estimatedBackupBytes: number;
+  backupEligible: boolean;
+  backupWhyNot?: string;
+  irreversible: boolean;
+  blockers: string[];
+}
+
+export interface ExecuteProgress {
+  phase: 'preflight' | 'backup' | 'deleting' | 'verifying' | 'done';
+  done: number;
+  total: number;
+  bytesDone: number;
+  bytesTotal: number;
+  current?: string;
+}
+
+export interface ExecuteResult {
+  operationId: string;
+  status: 'complete' | 'failed';
+  message: string;
+  removedItems: number;
+  removedBytes: number;
+  /** The fresh scan after the cleanup (also the new snapshot). */
+  summary?: ScanSummary;
+}
+
+export type Observation = 'applied' | 'notApplied' | 'partial' | 'unknown';
+
+export interface RecoveryOperation {
+  operationId: string;
+  agent: AgentKind | null;
+  path: string;
+  status: string;
+  recorded: string;
+  observed: 'All applied' | 'Not applied' | 'Partially applied' | 'Not provable';
+  reason: string;
+  canAccept: boolean;
+  canRestore: boolean;
+  restoreWhyNot: string;
+  canClose: boolean;
+  unknown: boolean;
+}

@@ -3,7 +3,7 @@
 
 import { Worker } from 'node:worker_threads';
 import type { EngineApi, EngineOptions } from './api.js';
-import type { ScanProgress } from './model.js';
+import type { ExecuteProgress, ScanProgress } from './model.js';
 import { RequestError } from './validate.js';
 
 export interface WorkerInit {
@@ -15,18 +15,19 @@ export type WorkerRequest = { id: number; method: keyof EngineApi; args: unknown
 export type WorkerReply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: string; kind: 'request' | 'usage' | 'internal' }
-  | { id: number; progress: ScanProgress };
+  | { id: number; progress: ScanProgress | ExecuteProgress };
 
 export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi {
   const worker = new Worker(workerUrl, { workerData: init });
   worker.unref();
   let next = 1;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; progress?: (p: ScanProgress) => void }>();
+  type Progress = (p: never) => void;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; progress?: Progress }>();
   worker.on('message', (m: WorkerReply) => {
     const p = pending.get(m.id);
     if (!p) return;
     if ('progress' in m) {
-      p.progress?.(m.progress);
+      (p.progress as ((x: unknown) => void) | undefined)?.(m.progress);
       return;
     }
     pending.delete(m.id);
@@ -40,7 +41,7 @@ export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi 
   worker.on('error', (e) => fail(e instanceof Error ? e : new Error(String(e))));
   worker.on('exit', (code) => fail(new Error(`engine worker stopped (exit ${code})`)));
 
-  const call = (method: keyof EngineApi, args: unknown[], progress?: (p: ScanProgress) => void): Promise<never> =>
+  const call = (method: keyof EngineApi, args: unknown[], progress?: Progress): Promise<never> =>
     new Promise((resolve, reject) => {
       const id = next++;
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject, progress });
@@ -54,6 +55,10 @@ export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi 
     matchIds: (s, f) => call('matchIds', [s, f]),
     detail: (s, id) => call('detail', [s, id]),
     preview: (s, id) => call('preview', [s, id]),
+    plan: (s, ids) => call('plan', [s, ids]),
+    execute: (planId, onProgress) => call('execute', [planId], onProgress),
+    recoveryList: () => call('recoveryList', []),
+    recoveryAction: (id, action) => call('recoveryAction', [id, action]),
     loadSettings: () => call('loadSettings', []),
     saveSettings: (s) => call('saveSettings', [s]),
     close: async () => {

@@ -9,6 +9,7 @@ import { expandTilde, resolveAgentHome } from '../home.js';
 import { pendingPreview } from '../pending.js';
 import { previewMemory, previewTranscript } from './preview.js';
 import { scanClaude } from './scan.js';
+import { findClaudeWriters } from './writers.js';
 
 export const claudeAdapter: AgentAdapter = {
   kind: 'claude',
@@ -21,6 +22,10 @@ export const claudeAdapter: AgentAdapter = {
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/\s*\(Claude Code\)\s*$/, '').trim(),
   scan: scanClaude,
+  fileRoute: {
+    roots: (inst) => [inst.home],
+    writers: async (inst, ctx) => (await findClaudeWriters(ctx, inst.home, [])).writers,
+  },
   async preview(_inst, paths, itemId) {
     if (itemId.startsWith('session:')) return previewTranscript(itemId, paths[0]!);
     if (itemId.startsWith('memory:')) return previewMemory(itemId, paths[0]!);

@@ -8,6 +8,7 @@ import { expandTilde, resolveAgentHome } from '../home.js';
 import { pendingPreview } from '../pending.js';
 import { previewPiSession } from './preview.js';
 import { scanPi } from './scan.js';
+import { findPiWriters } from './writers.js';
 
 export const piAdapter: AgentAdapter = {
   kind: 'pi',
@@ -23,6 +24,10 @@ export const piAdapter: AgentAdapter = {
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/^pi\s+/i, '').trim(),
   scan: scanPi,
+  fileRoute: {
+    roots: (inst) => [inst.home],
+    writers: (_inst, ctx) => findPiWriters(ctx),
+  },
   async preview(_inst, paths, itemId) {
     if (!itemId.startsWith('session:')) return pendingPreview(itemId);
     return previewPiSession(itemId, paths[0]!);

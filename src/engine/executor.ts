@@ -1,0 +1,158 @@
+// Executes a reviewed plan: journal → preflight → (backup) → mutate →
+// verify. The journal is created before anything changes and every
+// transition is written before execution continues; operations run in
+// order and none is skipped; a final rescan is the only proof of success.
+
+import { randomUUID } from 'node:crypto';
+import type { HostContext } from './adapter.js';
+import { crashPoint } from './faults.js';
+import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
+import { AGENT_NAMES, type AgentKind, type Category, type CleanupPlan, type ExecuteProgress, type ExecuteResult, type ScanSummary, type Writer } from './model.js';
+import { captureIdentity, removeNoFollow, revalidate, type FileIdentity, type SafetyContext } from './path-safety.js';
+import { planBlockers } from './planner.js';
+import { walkOwned } from './revision.js';
+import type { Snapshot } from './snapshot.js';
+import { RequestError } from './validate.js';
+
+export interface ExecutorDeps {
+  ctx: HostContext;
+  stateDir: string;
+  snapshot(id: string): Snapshot;
+  latestSnapshotId(agent: AgentKind): string | undefined;
+  mutationRoots(agent: AgentKind, snap: Snapshot): string[];
+  writers(agent: AgentKind, snap: Snapshot): Promise<Writer[]>;
+  rescan(agent: AgentKind): Promise<ScanSummary>;
+}
+
+/** Refuses to start while an unknown journal exists, or an unfinished one for this agent. */
+export async function assertNoPendingJournal(stateDir: string, agent: AgentKind): Promise<void> {
+  for (const e of await listJournals(stateDir)) {
+    if (e.kind === 'unknown') throw new RequestError(`An unrecognized cleanup journal blocks all cleanup: ${e.path} (${e.reason})`);
+    if (e.journal.agent === agent && !TERMINAL.includes(e.journal.status)) {
+      throw new RequestError(`An unfinished ${AGENT_NAMES[agent]} cleanup needs recovery first (operation ${e.journal.operationId}).`);
+    }
+  }
+}
+
+export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void): Promise<ExecuteResult> {
+  const snap = deps.snapshot(plan.snapshotId);
+  if (deps.latestSnapshotId(plan.agent) !== plan.snapshotId) throw new RequestError('This plan belongs to an older scan; review it again.');
+  const blockers = planBlockers(plan);
+  if (blockers.length) throw new RequestError(`The plan has blockers: ${blockers[0]}`);
+  await assertNoPendingJournal(deps.stateDir, plan.agent);
+
+  const store = new JournalStore(deps.stateDir);
+  const itemCategories: Record<string, Category> = {};
+  for (const i of plan.items) itemCategories[i.id] = i.category;
+  const now = new Date().toISOString();
+  const j: Journal = {
+    formatVersion: 2,
+    operationId: randomUUID(),
+    agent: plan.agent,
+    snapshotId: plan.snapshotId,
+    createdAt: now,
+    updatedAt: now,
+    createBackup: false,
+    plan,
+    itemCategories,
+    status: 'planned',
+    backupStatus: 'notRequested',
+    mutations: plan.operations.map((o) => ({ index: o.index, kind: o.kind, itemIds: o.itemIds, sessionIds: o.sessionIds, status: 'pending' })),
+  };
+  await store.create(j);
+
+  const bytesTotal = plan.estimatedBytes;
+  const total = plan.operations.length;
+  const progress = (p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>): void => onProgress({ done: 0, total, bytesDone: 0, bytesTotal, ...p });
+  const fail = async (message: string, mutated: boolean): Promise<ExecuteResult> => {
+    // Nothing changed yet: the operation ends here. After a change, recovery must look.
+    await store.transition(j, (x) => {
+      x.status = mutated ? 'failed' : 'terminated';
+      x.message = message;
+    }, 'journal:failed');
+    let summary: ScanSummary | undefined;
+    if (mutated) summary = await deps.rescan(plan.agent).catch(() => undefined);
+    return { operationId: j.operationId, status: 'failed', message, removedItems: 0, removedBytes: 0, summary };
+  };
+
+  // ---- preflight: writers, revisions, identities ----
+  progress({ phase: 'preflight' });
+  const safety: SafetyContext = {
+    roots: deps.mutationRoots(plan.agent, snap),
+    protectedPaths: snap.items.filter((i) => i.category === 'protected').flatMap((i) => i.paths),
+    uid: deps.ctx.uid,
+  };
+  const writers = await deps.writers(plan.agent, snap);
+  if (writers.length && plan.operations.some((o) => o.requiresAgentExit)) {
+    return fail(`Quit ${AGENT_NAMES[plan.agent]} and retry this cleanup plan (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`, false);
+  }
+  const identities: FileIdentity[][] = [];
+  try {
+    for (const op of plan.operations) {
+      for (const id of op.itemIds) {
+        const expected = snap.session(id)?.s.metadata.sourceRevision ?? snap.item(id)?.metadata.sourceRevision;
+        if (typeof expected === 'string') {
+          const paths = snap.session(id)?.s.paths ?? snap.item(id)?.paths ?? [];
+          if (walkOwned(paths, { uid: deps.ctx.uid }).revision !== expected) throw new RequestError(`${id} changed after the inventory scan; rescan and review again.`);
+        }
+      }
+      identities.push(op.paths.map((p) => captureIdentity(p, safety)));
+    }
+  } catch (e) {
+    return fail((e as Error).message, false);
+  }
+  await store.transition(j, (x) => {
+    x.mutations.forEach((m, i) => (m.pre = identities[i]!.map(({ path, dev, ino, size, revision }) => ({ path, dev, ino, size, revision }))));
+  }, 'journal:preflight');
+
+  // ---- mutate, in order ----
+  await store.transition(j, (x) => (x.status = 'deleting'), 'journal:deleting');
+  let done = 0;
+  let bytesDone = 0;
+  let mutated = false;
+  for (const op of plan.operations) {
+    const m = j.mutations[op.index]!;
+    await store.transition(j, () => {
+      m.status = 'running';
+      m.startedAt = new Date().toISOString();
+    }, `mutation:${op.index}:running`);
+    progress({ phase: 'deleting', done, bytesDone, current: plan.items.find((i) => i.id === op.itemIds[0])?.label });
+    try {
+      identities[op.index]!.forEach((idn, k) => {
+        revalidate(idn, safety);
+        crashPoint(`remove:${op.index}:${k}:before`);
+        mutated = true;
+        removeNoFollow(idn.path, idn.dev);
+        crashPoint(`remove:${op.index}:${k}:after`);
+      });
+    } catch (e) {
+      return fail(`${(e as Error).message} No later item was touched.`, mutated);
+    }
+    await store.transition(j, () => {
+      m.status = 'applied';
+      m.appliedAt = new Date().toISOString();
+    }, `mutation:${op.index}:applied`);
+    done++;
+    bytesDone += op.bytes;
+    progress({ phase: 'deleting', done, bytesDone });
+  }
+
+  // ---- verify by rescanning ----
+  await store.transition(j, (x) => (x.status = 'verifying'), 'journal:verifying');
+  progress({ phase: 'verifying', done, bytesDone });
+  const summary = await deps.rescan(plan.agent);
+  const after = deps.snapshot(summary.snapshotId);
+  const remaining = plan.items.filter((i) => after.session(i.id) || after.item(i.id));
+  if (remaining.length) {
+    const message = `${AGENT_NAMES[plan.agent]} still lists ${remaining[0]!.label}${remaining.length > 1 ? ` and ${remaining.length - 1} more` : ''}; no private database repair was attempted.`;
+    await store.transition(j, (x) => {
+      x.status = 'failed';
+      x.message = message;
+    }, 'journal:failed');
+    return { operationId: j.operationId, status: 'failed', message, removedItems: done, removedBytes: bytesDone, summary };
+  }
+  await store.transition(j, (x) => (x.status = 'verified'), 'journal:verified');
+  await store.transition(j, (x) => (x.status = 'complete'), 'journal:complete');
+  progress({ phase: 'done', done, bytesDone });
+  return { operationId: j.operationId, status: 'complete', message: `Cleanup complete · ${done} items`, removedItems: done, removedBytes: bytesDone, summary };
+}

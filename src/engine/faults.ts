@@ -1,0 +1,28 @@
+// Named crash points and injected write faults, for the fault-injection
+// tests: CLEANERX_CRASH_AT=<point> kills the whole process (SIGKILL, no
+// cleanup) when execution reaches that point; CLEANERX_FAULT=<tag>:ENOSPC
+// makes the tagged atomic write fail as a full disk would. Unset, both are
+// a single string comparison.
+
+export function crashPoint(name: string): void {
+  if (process.env.CLEANERX_CRASH_AT === name) process.kill(process.pid, 'SIGKILL');
+}
+
+export function injectedFault(tag: string): NodeJS.ErrnoException | null {
+  const f = process.env.CLEANERX_FAULT;
+  if (!f || !f.startsWith(`${tag}:`)) return null;
+  const code = f.slice(tag.length + 1);
+  return Object.assign(new Error(`${code}: injected fault on ${tag} write`), { code });
+}
+
+/** Every crash point an execution of this shape passes, in order. */
+export function crashPointsFor(pathsPerMutation: number[]): string[] {
+  const out = ['journal:created', 'journal:preflight', 'journal:deleting'];
+  pathsPerMutation.forEach((n, i) => {
+    out.push(`mutation:${i}:running`);
+    for (let p = 0; p < n; p++) out.push(`remove:${i}:${p}:before`, `remove:${i}:${p}:after`);
+    out.push(`mutation:${i}:applied`);
+  });
+  out.push('journal:verifying', 'journal:verified', 'journal:complete');
+  return out;
+}

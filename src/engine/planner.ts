@@ -1,0 +1,116 @@
+// Marks → a reviewed plan bound to one snapshot: the expanded items (with
+// every descendant the agent's own route also removes), the minimal root set
+// that the route is called for, per-operation blockers, and the totals.
+
+import { randomUUID } from 'node:crypto';
+import { AGENT_NAMES, type CleanupPlan, type PlanItem, type PlanOperation } from './model.js';
+import type { Snapshot } from './snapshot.js';
+import { RequestError } from './validate.js';
+
+const MAX_SELECTION = 200_000;
+
+export interface PlanOptions {
+  readOnly: boolean;
+  /** False when the agent has no mutation route in this version. */
+  routeAvailable: boolean;
+  /** Why backups cannot be offered at all (undefined when they can). */
+  backupUnavailable?: string;
+}
+
+export function buildPlan(snap: Snapshot, selected: readonly string[], opts: PlanOptions): CleanupPlan {
+  if (!Array.isArray(selected) || selected.length === 0) throw new RequestError('Nothing is selected.');
+  if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
+  const ids = [...new Set(selected)];
+  for (const id of ids) {
+    if (typeof id !== 'string') throw new RequestError('Item ids must be strings.');
+    const item = snap.item(id);
+    if (item?.category === 'protected') throw new RequestError('Blocked: protected item cannot be selected.');
+    if (!item && !snap.session(id)) throw new RequestError(`Unknown item id "${id}" in this snapshot; rescan and mark again.`);
+  }
+
+  const items: PlanItem[] = [];
+  const operations: PlanOperation[] = [];
+  const expanded = new Set<string>();
+  const inPlan = new Set<string>();
+  // A selected descendant of a selected session is removed by its ancestor's route: skip it as a root.
+  const descendantsOfSelected = new Set<string>();
+  for (const id of ids) {
+    const n = snap.session(id);
+    if (n) for (const d of n.s.deletionDescendantIds) descendantsOfSelected.add(`session:${d}`);
+  }
+  for (const id of ids) {
+    if (descendantsOfSelected.has(id)) continue;
+    const n = snap.session(id);
+    const op: PlanOperation = {
+      index: operations.length,
+      kind: 'removePaths',
+      itemIds: [id],
+      sessionIds: [],
+      paths: [],
+      bytes: 0,
+      backupEligible: true,
+      requiresAgentExit: false,
+      blockers: [],
+    };
+    const add = (pi: PlanItem, selectable: boolean, blocked: string | undefined, requiresExit: boolean): void => {
+      if (inPlan.has(pi.id)) return;
+      inPlan.add(pi.id);
+      items.push(pi);
+      op.paths.push(...pi.paths);
+      op.bytes += pi.bytes;
+      op.backupEligible &&= pi.recoverable;
+      op.requiresAgentExit ||= requiresExit;
+      if (!selectable) op.blockers.push(`${pi.label}: ${blocked ?? 'cannot be cleaned'}`);
+    };
+    if (n) {
+      const s = n.s;
+      op.sessionIds.push(s.id);
+      expanded.add(s.id);
+      add({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: s.bytes, paths: s.paths, recoverable: s.recoverable, depth: 0 }, s.selectable, s.blockedReason, s.metadata.requiresAgentExit === true);
+      for (const d of s.deletionDescendantIds) {
+        const dn = snap.forest.nodeById.get(d);
+        if (!dn) continue;
+        op.sessionIds.push(d);
+        op.itemIds.push(dn.s.itemId);
+        expanded.add(d);
+        add(
+          { id: dn.s.itemId, label: dn.s.title, category: 'session', bytes: dn.s.bytes, paths: dn.s.paths, recoverable: dn.s.recoverable, depth: 1, includedBecause: `removed with ${s.title} by ${AGENT_NAMES[snap.agent]}` },
+          dn.s.selectable,
+          dn.s.blockedReason,
+          dn.s.metadata.requiresAgentExit === true,
+        );
+      }
+    } else {
+      const it = snap.item(id)!;
+      add({ id, label: it.label, category: it.category, bytes: it.bytes, paths: it.paths, recoverable: it.recoverable, depth: 0 }, it.selectable, it.blockedReason, it.metadata.requiresAgentExit === true);
+    }
+    operations.push(op);
+  }
+
+  const blockers: string[] = [];
+  if (opts.readOnly) blockers.push('Read-only mode: no cleanup route is offered.');
+  if (!opts.routeAvailable) blockers.push(`Cleanup of ${AGENT_NAMES[snap.agent]} data is not available in this version of cleanerx.`);
+  const estimatedBytes = items.reduce((a, i) => a + i.bytes, 0);
+  const allRecoverable = items.every((i) => i.recoverable);
+  const backupWhyNot = opts.backupUnavailable ?? (allRecoverable ? undefined : 'Some items in this plan cannot be restored (caches, temporary data, or items without a restore route); split the selection to back up the rest.');
+  return {
+    id: randomUUID(),
+    snapshotId: snap.id,
+    agent: snap.agent,
+    createdAt: new Date().toISOString(),
+    selectedItemIds: ids,
+    expandedSessionIds: [...expanded],
+    items,
+    operations,
+    estimatedBytes,
+    estimatedBackupBytes: backupWhyNot ? 0 : items.filter((i) => i.recoverable).reduce((a, i) => a + i.bytes, 0),
+    backupEligible: !backupWhyNot,
+    backupWhyNot,
+    irreversible: true,
+    blockers,
+  };
+}
+
+export function planBlockers(plan: CleanupPlan): string[] {
+  return [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
+}
