@@ -11,6 +11,9 @@ import type { LoadedSettings, Settings } from './engine/settings.js';
 import { BackupsScreen } from './screens/backups.js';
 import { ItemsScreen } from './screens/items.js';
 import { Marks } from './screens/marks.js';
+import { ProgressModal } from './screens/progress.js';
+import { RecoveryModal } from './screens/recovery.js';
+import { ReviewModal, type Modal } from './screens/review.js';
 import { OverviewScreen } from './screens/overview.js';
 import type { AppContext, HelpKey, Screen } from './screens/screen.js';
 import { SessionsScreen } from './screens/sessions.js';
@@ -80,6 +83,8 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   let scanGen = 0;
   let input: TextInput | null = null;
   let dialog: Dialog | null = null;
+  let modal: Modal | null = null;
+  let executing = false;
   let message: { text: string; kind: 'info' | 'error'; at: number } | null = null;
   let selectorFocused = false;
   let current = 1;
@@ -273,6 +278,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       message: message ? { text: message.text, kind: message.kind } : undefined,
       inputLine: input ? input.render(W - 2) : undefined,
     });
+    if (modal) modal.paint();
     if (dialog) dialog.box.setFront();
     screen.render();
     if (message) setTimeout(requestRender, 6100).unref();
@@ -296,18 +302,63 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       ctx.openDialog('Review', ['Read-only mode (--read-only): no cleanup route is offered.']);
       return;
     }
-    if (marks.count === 0) {
+    if (marks.count === 0 || !summary) {
       ctx.openDialog('Review', ['Nothing is marked.', '', 'Mark sessions with Space (or a for everything in the current filter), then press x.']);
       return;
     }
-    ctx.openDialog('Review', [
-      `${formatCount(marks.count)} items marked · ${formatBytes(marks.bytes)}`,
-      '',
-      'Cleanup is not available in this version of cleanerx: the cleanup',
-      'transaction (plan → journal → backup → delete → verify) is not built yet.',
-      '',
-      theme.bold('Nothing has been deleted.'),
-    ]);
+    const ids = marks.list();
+    engine.plan(summary.snapshotId, ids).then(
+      (plan) => {
+        const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
+        modal = new ReviewModal(screen, theme, plan, blockers, () => void runCleanup(plan.id));
+        requestRender();
+      },
+      (e: Error) => ctx.openDialog('Review', [braces(e.message)]),
+    );
+  }
+
+  async function runCleanup(planId: string): Promise<void> {
+    const progress = new ProgressModal(screen, theme);
+    modal = progress;
+    executing = true;
+    requestRender();
+    try {
+      const r = await engine.execute(planId, (p) => {
+        progress.progress = p;
+        requestRender();
+      });
+      if (r.summary) {
+        summary = r.summary;
+        marks.rebase(r.summary);
+        for (const sc of screens) sc.onSummary();
+      }
+      progress.destroy();
+      modal = null;
+      if (r.status === 'complete') {
+        ctx.openDialog('Cleanup complete', [`Removed ${formatCount(r.removedItems)} items · ${formatBytes(r.removedBytes)}.`, '', 'A fresh scan confirmed that none of them is listed any more.']);
+      } else {
+        ctx.openDialog('Cleanup failed', [braces(r.message), '', 'Nothing outside the reviewed plan was touched. Any interrupted step is offered for recovery.']);
+        void checkRecovery();
+      }
+    } catch (e) {
+      progress.destroy();
+      modal = null;
+      ctx.openDialog('Cleanup not started', [braces((e as Error).message)]);
+    } finally {
+      executing = false;
+      requestRender();
+    }
+  }
+
+  async function checkRecovery(): Promise<void> {
+    const ops = await engine.recoveryList().catch(() => []);
+    if (!ops.length || modal) return;
+    modal = new RecoveryModal(screen, theme, ops, async (op, action) => {
+      const next = action === 'rescan' ? await engine.recoveryList() : await engine.recoveryAction(op.operationId, action);
+      if (op.agent && op.agent === agent) startScan();
+      return next;
+    });
+    requestRender();
   }
 
   return new Promise<number>((resolve) => {
@@ -323,7 +374,17 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       const k: KeyEvent = key ?? {};
       // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
       if (k.name === 'return') return;
-      if (k.ctrl && k.name === 'c') return quit();
+      if (k.ctrl && k.name === 'c' && !executing) return quit();
+      if (modal) {
+        const m = modal;
+        // A confirm may open the next modal (progress) from inside handleKey.
+        if (!m.handleKey(ch, k) && !(executing && m === modal)) {
+          m.destroy();
+          if (modal === m) modal = null;
+        }
+        requestRender();
+        return;
+      }
       if (dialog) {
         if (k.name === 'escape' || k.name === 'enter' || ch === '?' || ch === 'q') {
           dialog.destroy();
@@ -365,6 +426,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       requestRender();
     });
     screen.on('resize', () => requestRender());
+    screen.on('cleanerx:repaint', () => requestRender());
 
     paint();
     void (async () => {
@@ -380,6 +442,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
         const preferred = settings.settings.targetAgent;
         agent = selector.find((e) => e.agent === preferred)?.agent ?? selector[0]?.agent ?? null;
         startScan();
+        void checkRecovery();
         // Versions cost a process each; they arrive after the first scan has started.
         const withVersions = await engine.detect({ versions: true });
         installs = withVersions;

@@ -5,7 +5,7 @@
 import type { AgentAdapter, FileRoute, HostContext } from './adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from './detect.js';
-import { executePlan, type ExecutorDeps } from './executor.js';
+import { assertNoPendingJournal, executePlan, type ExecutorDeps } from './executor.js';
 import type {
   AgentKind,
   CleanupPlan,
@@ -144,6 +144,7 @@ export class Engine implements EngineApi {
       routeAvailable: Boolean(this.adapter(snap.agent).fileRoute),
       backupUnavailable: 'Encrypted backups are not available in this version of cleanerx.',
     });
+    await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
     this.plans.clear();
     this.plans.set(plan.id, plan);
     return plan;

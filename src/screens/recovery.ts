@@ -1,0 +1,85 @@
+// Recovery (at start-up, or after a failure): the first interrupted
+// operation, what its journal recorded and what a fresh scan observed, and
+// the actions that are safe now. Continue browsing keeps cleanup of that
+// agent blocked until the operation is accepted or closed.
+
+import blessed from 'blessed';
+import { AGENT_NAMES, type RecoveryOperation } from '../engine/model.js';
+import type { KeyEvent } from '../widgets/text-input.js';
+import { braces, cell, type Theme } from '../widgets/theme.js';
+import type { Modal } from './review.js';
+
+export class RecoveryModal implements Modal {
+  readonly box: blessed.Widgets.BoxElement;
+  private note = '';
+
+  constructor(
+    private screen: blessed.Widgets.Screen,
+    private theme: Theme,
+    private ops: RecoveryOperation[],
+    private act: (op: RecoveryOperation, action: 'accept' | 'close' | 'rescan') => Promise<RecoveryOperation[]>,
+  ) {
+    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, border: { type: 'line' }, label: ' Recovery ' });
+  }
+
+  paint(): void {
+    const t = this.theme;
+    const W = Math.min(96, Math.max(40, ((this.screen.width as number) || 80) - 4));
+    this.box.width = W;
+    const inner = W - 6;
+    const op = this.ops[0];
+    const L: string[] = [];
+    if (!op) {
+      L.push(' Nothing left to recover.', '', t.dim(' Esc closes'));
+    } else {
+      const who = op.agent ? AGENT_NAMES[op.agent] : 'Unknown agent';
+      L.push(` ${t.bold(braces(`${who} cleanup was interrupted`))}${this.ops.length > 1 ? t.dim(` (1 of ${this.ops.length})`) : ''}`);
+      L.push(` ${t.dim('Operation')}  ${cell(op.operationId, inner - 11)}`);
+      L.push(` ${t.dim('Journal  ')}  ${cell(`${op.status} · ${op.recorded}`, inner - 11)}`);
+      L.push(` ${t.dim('Observed ')}  ${t.bold(op.observed)} — ${cell(op.reason, Math.max(10, inner - 14 - op.observed.length))}`);
+      if (op.unknown) L.push(` ${t.warn(cell(op.reason, inner))}`);
+      L.push('');
+      L.push(`  ${t.bold('Esc')} Continue browsing ${t.dim(op.agent ? `(cleanup of ${AGENT_NAMES[op.agent]} stays blocked)` : '(all cleanup stays blocked)')}`);
+      L.push(`  ${op.canAccept ? t.bold('a') : t.dim('a')} Accept verified result${op.canAccept ? '' : t.dim(' — only when every planned item is observed gone')}`);
+      L.push(`  ${t.dim('r')} Restore verified backup${t.dim(braces(` — ${op.restoreWhyNot}`))}`);
+      L.push(`  ${op.canClose ? t.bold('s') : t.dim('s')} Safely close${t.dim(' — ends the workflow only; does not undo changes already made')}`);
+      L.push(`  ${op.unknown ? t.dim('R') : t.bold('R')} Rescan and look again`);
+    }
+    if (this.note) L.push('', ` ${t.warn(braces(this.note))}`);
+    this.box.height = L.length + 2;
+    this.box.setContent(L.join('\n'));
+    this.box.setFront();
+  }
+
+  handleKey(ch: string | undefined, key: KeyEvent): boolean {
+    const op = this.ops[0];
+    if (key.name === 'escape' || key.name === 'enter' || !op) return false;
+    const run = (action: 'accept' | 'close' | 'rescan', label: string): void => {
+      this.note = `${label}…`;
+      this.act(op, action).then(
+        (ops) => {
+          this.ops = ops;
+          this.note = ops.length ? `${label}: done.` : '';
+          this.screen.emit('cleanerx:repaint');
+        },
+        (e: Error) => {
+          this.note = e.message;
+          this.screen.emit('cleanerx:repaint');
+        },
+      );
+    };
+    if (ch === 'a') {
+      if (op.canAccept) run('accept', 'Accepting');
+      else this.note = 'Accept needs every planned item observed gone.';
+    } else if (ch === 's') {
+      if (op.canClose) run('close', 'Closing');
+      else this.note = 'A journal cleanerx cannot read cannot be closed here.';
+    } else if (ch === 'R') run('rescan', 'Rescanning');
+    else if (ch === 'r') this.note = op.restoreWhyNot;
+    return true;
+  }
+
+  destroy(): void {
+    this.box.destroy();
+  }
+}
