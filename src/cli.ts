@@ -57,9 +57,10 @@ async function startApp(flags: AppFlags): Promise<number> {
 }
 
 function fail(e: unknown): void {
-  const err = e as Error & { usage?: boolean };
+  const err = e as Error & { usage?: boolean; request?: boolean };
   if (process.env.CLEANERX_DEBUG === '1') process.stderr.write(`${err?.stack ?? String(e)}\n`);
-  if (err?.usage) {
+  // A request the engine refused (unknown id, protected item) is bad input too.
+  if (err?.usage || err?.request) {
     process.stderr.write(`cleanerx: ${err.message}\n`);
     process.exitCode = 2;
   } else {

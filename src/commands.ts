@@ -40,6 +40,29 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
         code = await scanCommand(a.agent as AgentKind | undefined, a.json, a['read-only']);
       },
     )
+    .command(
+      'clean',
+      'Remove items without the UI (review with scan --json first)',
+      (y) =>
+        y
+          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: 'The agent whose items are removed' })
+          .option('id', { type: 'string', array: true, demandOption: true, describe: 'Item id from scan --json (session:<id>, cache:…); repeatable' })
+          .option('yes', { type: 'boolean', default: false, describe: 'Confirm: without it nothing is removed' }),
+      async (a) => {
+        code = await cleanCommand(a.agent as AgentKind, (a.id as string[]).map(String), a.yes, Boolean(a['read-only']));
+      },
+    )
+    .command(
+      'recovery [action] [operation]',
+      'List interrupted cleanups, or accept / close one',
+      (y) =>
+        y
+          .positional('action', { choices: ['list', 'accept', 'close'], default: 'list' })
+          .positional('operation', { type: 'string', describe: 'Operation id (for accept and close)' }),
+      async (a) => {
+        code = await recoveryCommand(String(a.action), a.operation ? String(a.operation) : undefined);
+      },
+    )
     .command('doctor', 'Report what was detected for each agent', {}, async (a) => {
       code = await doctorCommand(Boolean(a['read-only']));
     })
@@ -117,6 +140,43 @@ async function doctorCommand(readOnly: boolean): Promise<number> {
   lines.push(`  data        ${dirs.data}`);
   lines.push(`  key store   ${process.env.DBUS_SESSION_BUS_ADDRESS ? 'Secret Service may be available (opt-in)' : 'no desktop key store (no DBUS_SESSION_BUS_ADDRESS); backups will use a passphrase-protected identity file'}`);
   process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readOnly: boolean): Promise<number> {
+  const engine = engineForCli(readOnly);
+  const summary = await engine.scan(agent);
+  // Bare session ids are accepted as well as item ids.
+  const known = new Set([...summary.selection.map((s) => s.id), ...summary.items.map((i) => i.id)]);
+  const itemIds = ids.map((id) => (known.has(id) || id.includes(':') ? id : `session:${id}`));
+  const plan = await engine.plan(summary.snapshotId, itemIds);
+  const out = process.stdout;
+  out.write(`${AGENT_NAMES[agent]}: ${formatCount(plan.items.length)} items, ${formatBytes(plan.estimatedBytes)}\n`);
+  for (const i of plan.items) out.write(`  ${i.depth ? '  └ ' : ''}${i.id}  ${formatBytes(i.bytes)}  ${i.label}${i.includedBecause ? ` (${i.includedBecause})` : ''}\n`);
+  const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
+  if (blockers.length) {
+    for (const b of blockers) process.stderr.write(`blocked: ${b}\n`);
+    return 1;
+  }
+  if (!yes) throw new UsageError('Nothing was removed: add --yes to confirm this irreversible cleanup.');
+  const r = await engine.execute(plan.id, (p) => {
+    if (p.phase === 'deleting' && p.current) process.stderr.write(`removing ${p.done + 1}/${p.total}: ${p.current}\n`);
+  });
+  out.write(`${r.status === 'complete' ? 'complete' : 'failed'}: ${r.message} (operation ${r.operationId})\n`);
+  return r.status === 'complete' ? 0 : 1;
+}
+
+async function recoveryCommand(action: string, operation: string | undefined): Promise<number> {
+  const engine = engineForCli(false);
+  if (action !== 'list') {
+    if (!operation) throw new UsageError(`recovery ${action} needs an operation id (see cleanerx recovery list).`);
+    await engine.recoveryAction(operation, action as 'accept' | 'close');
+  }
+  const ops = await engine.recoveryList();
+  if (!ops.length) process.stdout.write('No interrupted cleanup.\n');
+  for (const o of ops) {
+    process.stdout.write(`${o.operationId}  ${o.agent ? AGENT_NAMES[o.agent] : 'unknown'}  ${o.status}\n  recorded: ${o.recorded}\n  observed: ${o.observed} — ${o.reason}\n  can: ${[o.canAccept && 'accept', o.canClose && 'close'].filter(Boolean).join(', ') || 'nothing (inspect the journal)'}\n`);
+  }
   return 0;
 }
 
