@@ -75,6 +75,17 @@ export class PtyScreen {
     }
   }
 
+  async waitForNot(pattern: RegExp | string, timeout = 8000): Promise<void> {
+    const end = Date.now() + timeout;
+    for (;;) {
+      await this.flush();
+      const t = this.text();
+      if (!(typeof pattern === 'string' ? t.includes(pattern) : pattern.test(t))) return;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${pattern} to go; screen:\n${t}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   async waitForLine(pattern: RegExp, timeout = 8000): Promise<string> {
     await this.waitFor(new RegExp(pattern.source, 'm'), timeout);
     return this.lines().find((l) => pattern.test(l))!;
