@@ -12,8 +12,10 @@ import { join } from 'node:path';
 import { CLI, fmtBytes, fmtMs, RESULTS } from './lib/util.mjs';
 import * as piScan from './pi-scan-10k.mjs';
 import * as coldStart from './cold-start.mjs';
+import * as piDelete from './pi-delete-1k.mjs';
+import * as claudeScan from './claude-scan-10k.mjs';
 
-const BENCHES = [piScan, coldStart];
+const BENCHES = [piScan, coldStart, piDelete, claudeScan];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !BENCHES.some((b) => b.name === w));
@@ -44,13 +46,15 @@ for (const b of BENCHES) {
     continue;
   }
   const ratio = res.ratio === null ? 'n/a' : `${res.ratio.toFixed(2)}×`;
-  const verdict = res.ratio === null ? '' : res.ratio <= res.target ? 'within target' : 'OVER target';
-  log(`${row([res.name, fmtMs(res.ours), fmtMs(res.reference), ratio])}   (target ≤ ${res.target}× ${verdict})`.trimEnd());
+  const verdict = res.ratio === null || res.target === null ? '' : res.ratio <= res.target ? 'within target' : 'OVER target';
+  const goal = res.target === null ? '(reported; no target)' : `(target ≤ ${res.target}× ${verdict})`;
+  log(`${row([res.name, fmtMs(res.ours), fmtMs(res.reference), ratio])}   ${goal}`.trimEnd());
   if (res.extra?.duSessionsBytes !== undefined) {
     log(`  ${res.extra.sessions} sessions; du -sb sessions/ = ${res.extra.duSessionsBytes} (${fmtBytes(res.extra.duSessionsBytes ?? 0)}); prefixes read ${fmtBytes(res.extra.prefixBytesRead)}`);
   }
   if (res.extra?.dataOnScreenMs !== undefined) log(`  pi data on screen (Sessions count + agent in the deck): ${Math.round(res.extra.dataOnScreenMs)} ms median`);
   if (res.extra?.note) log(`  ours: n/a (${res.extra.note})`);
+  for (const l of res.extra?.lines ?? []) log(`  ${l}`);
   log(`  runs: ours [${res.runs.ours.map((x) => x.toFixed(0)).join(', ')}] ms, reference [${res.runs.reference.map((x) => x.toFixed(0)).join(', ')}] ms`);
   const out = {
     ...res,

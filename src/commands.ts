@@ -160,7 +160,7 @@ async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readO
   }
   if (!yes) throw new UsageError('Nothing was removed: add --yes to confirm this irreversible cleanup.');
   const r = await engine.execute(plan.id, (p) => {
-    if (p.phase === 'deleting' && p.current) process.stderr.write(`removing ${p.done + 1}/${p.total}: ${p.current}\n`);
+    if (p.phase === 'deleting' && p.current && process.stderr.isTTY) process.stderr.write(`\rremoving ${p.done + 1}/${p.total} `);
   });
   out.write(`${r.status === 'complete' ? 'complete' : 'failed'}: ${r.message} (operation ${r.operationId})\n`);
   return r.status === 'complete' ? 0 : 1;

@@ -24,6 +24,7 @@ import type {
 import { buildPlan } from './planner.js';
 import { listRecovery, recoveryAction, type RecoveryDeps } from './recovery.js';
 import { ownDirs } from './own-dirs.js';
+import { walkOwned } from './revision.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from './settings.js';
 import { Snapshot } from './snapshot.js';
 import { RequestError } from './validate.js';
@@ -76,6 +77,20 @@ export class Engine implements EngineApi {
       inst.state === 'notFound'
         ? { sessions: [], items: [], projects: [], warnings: [], writers: [] }
         : await adapter.scan(inst, this.ctx, onProgress);
+    // The executor refuses an item whose tree changed after this scan. A
+    // selectable item whose adapter recorded no source revision gets one here
+    // (so growth, a swap or a new owner between scan and execution is caught
+    // for every agent), and is made read-only when its tree is unsafe.
+    if (adapter.fileRoute) {
+      for (const x of [...inventory.sessions, ...inventory.items]) {
+        if (!x.selectable || typeof x.metadata.sourceRevision === 'string') continue;
+        const tree = walkOwned(x.paths, { uid: this.ctx.uid });
+        if (tree.unsafe) {
+          x.selectable = false;
+          x.blockedReason = tree.unsafe;
+        } else if (tree.revision) x.metadata.sourceRevision = tree.revision;
+      }
+    }
     if (this.opts.readOnly) {
       for (const x of inventory.sessions) x.selectable = false;
       for (const x of inventory.items) x.selectable = false;

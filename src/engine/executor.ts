@@ -62,7 +62,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   await store.create(j);
 
   const bytesTotal = plan.estimatedBytes;
-  const total = plan.operations.length;
+  const total = plan.items.length;
   const progress = (p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>): void => onProgress({ done: 0, total, bytesDone: 0, bytesTotal, ...p });
   const fail = async (message: string, mutated: boolean): Promise<ExecuteResult> => {
     // Nothing changed yet: the operation ends here. After a change, recovery must look.
@@ -110,15 +110,17 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   let done = 0;
   let bytesDone = 0;
   let mutated = false;
+  const labelOf = new Map<string, string>();
+  for (const i of plan.items) for (const p of i.paths) labelOf.set(p, i.label);
   for (const op of plan.operations) {
     const m = j.mutations[op.index]!;
     await store.transition(j, () => {
       m.status = 'running';
       m.startedAt = new Date().toISOString();
     }, `mutation:${op.index}:running`);
-    progress({ phase: 'deleting', done, bytesDone, current: plan.items.find((i) => i.id === op.itemIds[0])?.label });
     try {
       identities[op.index]!.forEach((idn, k) => {
+        progress({ phase: 'deleting', done, bytesDone, current: labelOf.get(idn.path) });
         revalidate(idn, safety);
         crashPoint(`remove:${op.index}:${k}:before`);
         mutated = true;
@@ -132,7 +134,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
       m.status = 'applied';
       m.appliedAt = new Date().toISOString();
     }, `mutation:${op.index}:applied`);
-    done++;
+    done += op.itemIds.length;
     bytesDone += op.bytes;
     progress({ phase: 'deleting', done, bytesDone });
   }
@@ -149,7 +151,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
       x.status = 'failed';
       x.message = message;
     }, 'journal:failed');
-    return { operationId: j.operationId, status: 'failed', message, removedItems: done, removedBytes: bytesDone, summary };
+    return { operationId: j.operationId, status: 'failed', message, removedItems: plan.items.length - remaining.length, removedBytes: bytesDone, summary };
   }
   await store.transition(j, (x) => (x.status = 'verified'), 'journal:verified');
   await store.transition(j, (x) => (x.status = 'complete'), 'journal:complete');

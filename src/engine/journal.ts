@@ -57,30 +57,46 @@ export function journalPath(stateDir: string, operationId: string): string {
 }
 
 export class JournalStore {
-  private committed = new Map<string, string>();
+  /** The immutable fields as created, deep-frozen: changing them in place throws, replacing them is refused. */
+  private immutable = new Map<string, unknown[]>();
 
   constructor(private readonly stateDir: string) {}
 
   async create(j: Journal): Promise<void> {
+    for (const k of IMMUTABLE) deepFreeze(j[k]);
+    this.immutable.set(j.operationId, IMMUTABLE.map((k) => j[k]));
     await this.write(j);
     crashPoint('journal:created');
   }
 
   /** Applies a change and writes it atomically; refuses to touch an immutable field. */
   async transition(j: Journal, change: (j: Journal) => void, point: string): Promise<void> {
-    const before = JSON.stringify(IMMUTABLE.map((k) => j[k]));
+    let before = this.immutable.get(j.operationId);
+    if (!before) {
+      // A journal read back for recovery: freeze it now.
+      for (const k of IMMUTABLE) deepFreeze(j[k]);
+      before = IMMUTABLE.map((k) => j[k]);
+      this.immutable.set(j.operationId, before);
+    }
     change(j);
-    if (JSON.stringify(IMMUTABLE.map((k) => j[k])) !== before) throw new Error('Blocked: a journal save may not change the immutable plan.');
+    if (IMMUTABLE.some((k, i) => j[k] !== before[i])) throw new Error('Blocked: a journal save may not change the immutable plan.');
     j.updatedAt = new Date().toISOString();
     await this.write(j);
     crashPoint(point);
   }
 
   private async write(j: Journal): Promise<void> {
-    const text = JSON.stringify(j, null, 2) + '\n';
+    // Compact: a large plan is rewritten at every transition.
+    const text = JSON.stringify(j) + '\n';
     if (Buffer.byteLength(text) > MAX_JOURNAL_BYTES) throw new Error('The cleanup journal would exceed 8 MiB; select fewer items.');
     await writeFileAtomic(journalPath(this.stateDir, j.operationId), text, 0o600, 'journal');
   }
+}
+
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
 }
 
 export type JournalEntry =

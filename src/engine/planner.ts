@@ -8,6 +8,7 @@ import type { Snapshot } from './snapshot.js';
 import { RequestError } from './validate.js';
 
 const MAX_SELECTION = 200_000;
+export const OP_BATCH = 64;
 
 export interface PlanOptions {
   readOnly: boolean;
@@ -41,37 +42,35 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   for (const id of ids) {
     if (descendantsOfSelected.has(id)) continue;
     const n = snap.session(id);
-    const op: PlanOperation = {
-      index: operations.length,
-      kind: 'removePaths',
-      itemIds: [id],
-      sessionIds: [],
-      paths: [],
-      bytes: 0,
-      backupEligible: true,
-      requiresAgentExit: false,
-      blockers: [],
-    };
+    // File-route items are removed in batches: one journal transition per batch, not per file,
+    // keeps a 10,000-item plan from rewriting its journal 20,000 times.
+    let op = operations[operations.length - 1];
+    if (!op || op.itemIds.length >= OP_BATCH) {
+      op = { index: operations.length, kind: 'removePaths', itemIds: [], sessionIds: [], paths: [], bytes: 0, backupEligible: true, requiresAgentExit: false, blockers: [] };
+      operations.push(op);
+    }
+    op.itemIds.push(id);
+    const cur = op;
     const add = (pi: PlanItem, selectable: boolean, blocked: string | undefined, requiresExit: boolean): void => {
       if (inPlan.has(pi.id)) return;
       inPlan.add(pi.id);
       items.push(pi);
-      op.paths.push(...pi.paths);
-      op.bytes += pi.bytes;
-      op.backupEligible &&= pi.recoverable;
-      op.requiresAgentExit ||= requiresExit;
-      if (!selectable) op.blockers.push(`${pi.label}: ${blocked ?? 'cannot be cleaned'}`);
+      cur.paths.push(...pi.paths);
+      cur.bytes += pi.bytes;
+      cur.backupEligible &&= pi.recoverable;
+      cur.requiresAgentExit ||= requiresExit;
+      if (!selectable) cur.blockers.push(`${pi.label}: ${blocked ?? 'cannot be cleaned'}`);
     };
     if (n) {
       const s = n.s;
-      op.sessionIds.push(s.id);
+      cur.sessionIds.push(s.id);
       expanded.add(s.id);
       add({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: s.bytes, paths: s.paths, recoverable: s.recoverable, depth: 0 }, s.selectable, s.blockedReason, s.metadata.requiresAgentExit === true);
       for (const d of s.deletionDescendantIds) {
         const dn = snap.forest.nodeById.get(d);
         if (!dn) continue;
-        op.sessionIds.push(d);
-        op.itemIds.push(dn.s.itemId);
+        cur.sessionIds.push(d);
+        cur.itemIds.push(dn.s.itemId);
         expanded.add(d);
         add(
           { id: dn.s.itemId, label: dn.s.title, category: 'session', bytes: dn.s.bytes, paths: dn.s.paths, recoverable: dn.s.recoverable, depth: 1, includedBecause: `removed with ${s.title} by ${AGENT_NAMES[snap.agent]}` },
@@ -84,7 +83,6 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
       const it = snap.item(id)!;
       add({ id, label: it.label, category: it.category, bytes: it.bytes, paths: it.paths, recoverable: it.recoverable, depth: 0 }, it.selectable, it.blockedReason, it.metadata.requiresAgentExit === true);
     }
-    operations.push(op);
   }
 
   const blockers: string[] = [];

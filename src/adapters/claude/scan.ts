@@ -115,9 +115,10 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     }
   }
 
-  const { transcripts, memoryDirs } = listProjects(home, warnings);
+  const { transcripts, memoryDirs, orphanDirs } = listProjects(home, warnings);
   const head = Buffer.allocUnsafe(CLAUDE_HEAD_BYTES);
-  const tail = Buffer.allocUnsafe(CLAUDE_TAIL_BYTES);
+  // One byte more than the tail: the byte before it says whether the tail's first line is whole.
+  const tail = Buffer.allocUnsafe(CLAUDE_TAIL_BYTES + 1);
   const projects = new Map<string, ProjectGroup & { bucketLabel: string }>();
   const project = (bucket: string, bucketKey: string): ProjectGroup & { bucketLabel: string } => {
     let p = projects.get(bucketKey);
@@ -229,16 +230,21 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     .filter(([, p]) => inv.sessions.some((s) => s.projectId === p.id))
     .map(([, { id, label, roots }]) => ({ id, label, roots }));
 
-  inv.items.push(...orphanItems(perSession, owned, blockAll, ctx));
+  inv.items.push(...orphanItems(perSession, owned, orphanDirs, blockAll, ctx));
   inv.items.push(...combinedItems(home, blockAll, ctx, warnings));
   inv.items.push(...readOnlyItems(home, ctx, warnings));
   return inv;
 }
 
-function listProjects(home: string, warnings: ScanWarning[]): { transcripts: Transcript[]; memoryDirs: { dir: string; bucket: string; bucketKey: string }[] } {
+function listProjects(
+  home: string,
+  warnings: ScanWarning[],
+): { transcripts: Transcript[]; memoryDirs: { dir: string; bucket: string; bucketKey: string }[]; orphanDirs: string[] } {
   const root = join(home, 'projects');
   const transcripts: Transcript[] = [];
   const memoryDirs: { dir: string; bucket: string; bucketKey: string }[] = [];
+  /** `projects/<bucket>/<id>/` session dirs (subagents, tool results) with no `<id>.jsonl` beside them. */
+  const orphanDirs: string[] = [];
   for (const b of listDirSorted(root)) {
     const bucket = join(root, b.name);
     if (b.isSymbolicLink()) {
@@ -249,8 +255,13 @@ function listProjects(home: string, warnings: ScanWarning[]): { transcripts: Tra
     const bucketKey = canonicalPath(bucket);
     const entries = listDirSorted(bucket);
     const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
+    const names = new Set(entries.map((e) => e.name));
     for (const e of entries) {
       const p = join(bucket, e.name);
+      if (e.isDirectory() && UUID.test(e.name) && !names.has(`${e.name}.jsonl`)) {
+        orphanDirs.push(p);
+        continue;
+      }
       if (e.name === 'memory') {
         if (e.isSymbolicLink()) warnings.push({ path: p, reason: 'Skipped symlinked Claude project memory.' });
         else if (e.isDirectory()) memoryDirs.push({ dir: p, bucket, bucketKey });
@@ -265,12 +276,13 @@ function listProjects(home: string, warnings: ScanWarning[]): { transcripts: Tra
       transcripts.push({ id: stem, file: p, bucket, bucketKey, sessionDir: dirs.has(stem) });
     }
   }
-  return { transcripts, memoryDirs };
+  return { transcripts, memoryDirs, orphanDirs };
 }
 
 /** Per-session entries whose transcript is gone (Claude's own sweep leaves such debris too). */
-function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, blockAll: string | undefined, ctx: HostContext): Item[] {
+function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, orphanDirs: string[], blockAll: string | undefined, ctx: HostContext): Item[] {
   const byRoot = new Map<string, string[]>();
+  if (orphanDirs.length) byRoot.set('projects', orphanDirs);
   for (const [id, paths] of perSession) {
     if (owned.has(id)) continue;
     for (const p of paths) {
@@ -281,7 +293,7 @@ function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, bloc
     }
   }
   const items: Item[] = [];
-  for (const root of PER_SESSION_ROOTS) {
+  for (const root of [...PER_SESSION_ROOTS, 'projects'] as const) {
     const paths = byRoot.get(root);
     if (!paths?.length) continue;
     const tree = walkOwned(paths, { uid: ctx.uid });
@@ -289,8 +301,11 @@ function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, bloc
     items.push({
       id: `orphan:claude:${root}`,
       category: root === 'debug' ? 'log' : 'temporary',
-      label: `${root}/ entries without a transcript`,
-      subtitle: `${paths.length} per-session ${root} entries whose session no longer exists`,
+      label: root === 'projects' ? 'projects/ session folders without a transcript' : `${root}/ entries without a transcript`,
+      subtitle:
+        root === 'projects'
+          ? `${paths.length} subagent and tool-result folders whose session no longer exists`
+          : `${paths.length} per-session ${root} entries whose session no longer exists`,
       paths,
       bytes: tree.bytes,
       modifiedAt: tree.newestMtime || undefined,
@@ -390,7 +405,9 @@ function readHeadTail(file: string, head: Buffer, tail: Buffer): { stat: Stats; 
     const headLength = readAtSync(fd, head, Math.min(head.length, stat.size), 0);
     let tailLength = 0;
     if (stat.size > head.length) {
-      const want = Math.min(tail.length, stat.size - head.length);
+      // Starts one byte before the last CLAUDE_TAIL_BYTES (at most the head's last byte), so a
+      // line that begins right at the tail is kept: the reader drops only up to the first newline.
+      const want = Math.min(tail.length, stat.size - head.length + 1);
       tailLength = readAtSync(fd, tail, want, stat.size - want);
     }
     return { stat, headLength, headTruncated: stat.size > headLength, tailLength };
