@@ -42,6 +42,7 @@ function deferred(p: Promise<EngineApi>): EngineApi {
     preview: call('preview'),
     plan: call('plan'),
     execute: call('execute'),
+    stopExecution: call('stopExecution'),
     recoveryList: call('recoveryList'),
     recoveryAction: call('recoveryAction'),
     loadSettings: call('loadSettings'),
@@ -318,7 +319,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   }
 
   async function runCleanup(planId: string): Promise<void> {
-    const progress = new ProgressModal(screen, theme);
+    const progress = new ProgressModal(screen, theme, () => void engine.stopExecution());
     modal = progress;
     executing = true;
     requestRender();

@@ -27,6 +27,7 @@ export interface EngineApi {
   preview(snapshotId: string, id: string): Promise<Preview>;
   plan(snapshotId: string, ids: string[]): Promise<CleanupPlan>;
   execute(planId: string, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;
+  stopExecution(): Promise<void>;
   recoveryList(): Promise<RecoveryOperation[]>;
   recoveryAction(operationId: string, action: 'accept' | 'close'): Promise<RecoveryOperation[]>;
   loadSettings(): Promise<LoadedSettings>;

@@ -151,6 +151,12 @@ export class Engine implements EngineApi {
   // ---- cleanup ----------------------------------------------------------
 
   private plans = new Map<string, CleanupPlan>();
+  private stop = false;
+
+  /** Asks a running execute() to stop before its next step (the journal keeps that safe). */
+  async stopExecution(): Promise<void> {
+    this.stop = true;
+  }
 
   async plan(snapshotId: string, ids: string[]): Promise<CleanupPlan> {
     const snap = this.snapshot(snapshotId);
@@ -170,6 +176,7 @@ export class Engine implements EngineApi {
     if (!plan) throw new RequestError('This plan is no longer current; review the cleanup again.');
     if (this.opts.readOnly) throw new RequestError('Read-only mode: no cleanup route is offered.');
     this.plans.delete(planId);
+    this.stop = false;
     const route = this.adapter(plan.agent).fileRoute;
     if (!route) throw new RequestError('This agent has no cleanup route in this version.');
     return executePlan(plan, this.executorDeps(route), onProgress);
@@ -184,6 +191,7 @@ export class Engine implements EngineApi {
       mutationRoots: (_agent, snap) => route.roots(snap.installation),
       writers: (_agent, snap) => route.writers(snap.installation, this.ctx),
       rescan: (agent) => this.scan(agent),
+      stopRequested: () => this.stop,
     };
   }
 

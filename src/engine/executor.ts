@@ -22,6 +22,8 @@ export interface ExecutorDeps {
   mutationRoots(agent: AgentKind, snap: Snapshot): string[];
   writers(agent: AgentKind, snap: Snapshot): Promise<Writer[]>;
   rescan(agent: AgentKind): Promise<ScanSummary>;
+  /** True once the user asked to stop after the current step. */
+  stopRequested(): boolean;
 }
 
 /** Refuses to start while an unknown journal exists, or an unfinished one for this agent. */
@@ -113,6 +115,9 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   const labelOf = new Map<string, string>();
   for (const i of plan.items) for (const p of i.paths) labelOf.set(p, i.label);
   for (const op of plan.operations) {
+    if (deps.stopRequested()) {
+      return fail(`Stopped by you after ${done} of ${plan.items.length} items; the rest is untouched.`, mutated);
+    }
     const m = j.mutations[op.index]!;
     await store.transition(j, () => {
       m.status = 'running';

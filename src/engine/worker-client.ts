@@ -57,6 +57,7 @@ export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi 
     preview: (s, id) => call('preview', [s, id]),
     plan: (s, ids) => call('plan', [s, ids]),
     execute: (planId, onProgress) => call('execute', [planId], onProgress),
+    stopExecution: () => call('stopExecution', []),
     recoveryList: () => call('recoveryList', []),
     recoveryAction: (id, action) => call('recoveryAction', [id, action]),
     loadSettings: () => call('loadSettings', []),

@@ -22,7 +22,13 @@ export class ProgressModal implements Modal {
   progress: ExecuteProgress = { phase: 'preflight', done: 0, total: 0, bytesDone: 0, bytesTotal: 0 };
   note = '';
 
-  constructor(private screen: blessed.Widgets.Screen, private theme: Theme) {
+  private asking = false;
+
+  constructor(
+    private screen: blessed.Widgets.Screen,
+    private theme: Theme,
+    private requestStop: () => void,
+  ) {
     this.box = blessed.box({ parent: screen, top: 'center', left: 'center', height: 8, tags: true, border: { type: 'line' }, label: ' Cleaning ' });
   }
 
@@ -44,8 +50,18 @@ export class ProgressModal implements Modal {
     this.box.setFront();
   }
 
-  handleKey(_ch: string | undefined, _key: KeyEvent): boolean {
-    this.note = 'A cleanup is running; it finishes its steps and verifies before you can continue.';
+  handleKey(ch: string | undefined, key: KeyEvent): boolean {
+    if (this.asking && ch === 'y') {
+      this.requestStop();
+      this.note = 'Stopping after the current step…';
+      this.asking = false;
+    } else if (this.asking) {
+      this.asking = false;
+      this.note = 'Continuing.';
+    } else if ((key.ctrl && key.name === 'c') || ch === 'q' || key.name === 'escape') {
+      this.asking = true;
+      this.note = 'Stop after the current step? y stops, any other key continues.';
+    }
     return true;
   }
 
