@@ -130,7 +130,9 @@ async function ensureStore(log) {
   if (big <= 0) throw new Error(`the fixture alone wrote ${manifest.sessions.length} transcripts`);
   const buckets = manifest.buckets.filter((b) => b.cwds.length);
   const fixtureBytes = await duBytes(home);
-  let perFile = Math.max(1, Math.round((TARGET_BYTES - fixtureBytes) / big / CHUNK));
+  // A chunk is a little over 1 MiB (whole rows): size the files by the real chunk length.
+  const chunkBytes = chunkFor(uuidFor(1), buckets[0].cwds[0]).length;
+  let perFile = Math.max(1, Math.round((TARGET_BYTES - fixtureBytes) / big / chunkBytes));
   let scaled = false;
   const bigStarted = Date.now();
   let written = 0;
@@ -150,7 +152,7 @@ async function ensureStore(log) {
         const factor = left / (pace * (big - i - 1));
         perFile = Math.max(1, Math.floor(perFile * factor));
         scaled = true;
-        log(`  generation would exceed ${BUDGET_MS / 1000} s: the remaining ${big - i - 1} big transcripts are cut to ${perFile} MiB each`);
+        log(`  generation would exceed ${BUDGET_MS / 1000} s: the remaining ${big - i - 1} big transcripts are cut to ~${fmtBytes(perFile * chunkBytes)} each`);
       }
     }
   }
@@ -164,7 +166,7 @@ async function ensureStore(log) {
     transcripts: manifest.sessions.length + big,
     fixtureTranscripts: manifest.sessions.length,
     bigTranscripts: big,
-    bigMiBEach: perFile,
+    bigMiBEach: Math.round((perFile * chunkBytes) / 2 ** 20),
     bigBytesWritten: written,
     scaled,
     fixtureMs,
@@ -172,7 +174,7 @@ async function ensureStore(log) {
     builtAt: new Date().toISOString(),
   };
   writeFileSync(marker, JSON.stringify(info) + '\n');
-  log(`  built ${info.transcripts} transcripts (${big} big ones of ~${perFile} MiB) in ${(info.buildMs / 1000).toFixed(1)} s (fixture ${(fixtureMs / 1000).toFixed(1)} s)${scaled ? ' — SCALED DOWN to fit the time budget' : ''}`);
+  log(`  built ${info.transcripts} transcripts (${big} big ones of ~${info.bigMiBEach} MiB) in ${(info.buildMs / 1000).toFixed(1)} s (fixture ${(fixtureMs / 1000).toFixed(1)} s)${scaled ? ' — SCALED DOWN to fit the time budget' : ''}`);
   return { root, ...info, reused: false };
 }
 

@@ -89,7 +89,8 @@ describe('journey at 100×30', () => {
     await pty.waitFor('Help');
     await pty.waitFor('switch tab');
     pty.press(KEYS.esc);
-    await pty.waitFor('pi model catalog cache');
+    // Esc followed at once by another key reads as Alt+key: wait for the help to close first.
+    await pty.waitForNot('switch tab');
 
     pty.press(']');
     await pty.waitFor(/Agent \[Claude Code\]/);

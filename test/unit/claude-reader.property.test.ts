@@ -1,0 +1,260 @@
+// Property tests for the Claude Code transcript reader (head + tail, as the
+// scan hands them over): hostile bytes never throw, titles are terminal-safe
+// and bounded, a cut head behaves exactly like its complete lines, and title
+// rows in the tail override the head's, last one wins per kind.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { claudeFallbackTitle, readClaudeTranscript, type ClaudeReadResult } from '../../src/adapters/claude/transcript-reader.js';
+import { cleanText } from '../../src/engine/text.js';
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const RUNS = { numRuns: 300 };
+const ID = '4f4091a2-1111-4222-8333-444455556666';
+const OTHER = '9e8d7c6b-aaaa-4bbb-8ccc-dddddddddddd';
+const TS = '2026-11-29T14:33:04.476Z';
+
+type Kind = 'custom' | 'ai' | 'summary' | 'last';
+const KINDS: readonly Kind[] = ['custom', 'ai', 'summary', 'last'];
+const PREFIX: Record<Kind, string> = { custom: '{"type":"custom-title"', ai: '{"type":"ai-title"', summary: '{"type":"summary"', last: '{"type":"last-prompt"' };
+const FIELD: Record<Kind, string> = { custom: 'customTitle', ai: 'aiTitle', summary: 'summary', last: 'lastPrompt' };
+
+/** A title row with Claude's key order (so the reader's prefix test sees it). */
+function titleRow(kind: Kind, value: unknown, sid: string | null = ID): string {
+  const type = { custom: 'custom-title', ai: 'ai-title', summary: 'summary', last: 'last-prompt' }[kind];
+  return JSON.stringify({ type, [FIELD[kind]]: value, ...(kind === 'summary' ? { leafUuid: 'x' } : {}), ...(kind === 'last' ? { leafUuid: '' } : {}), ...(sid === null ? {} : { sessionId: sid }) });
+}
+const modeRow = (sid = ID): string => JSON.stringify({ type: 'permission-mode', permissionMode: 'default', sessionId: sid });
+function userRow(content: unknown, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content }, uuid: 'u', timestamp: TS, userType: 'external', entrypoint: 'cli', cwd: '/src/app', sessionId: ID, ...extra });
+}
+
+// Text that likes to break terminals: escapes, C0/C1, bidi, astral, CJK, newlines, lone surrogates.
+const nasty = fc
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.constantFrom('\x1b[31m', '\x1b]0;pwned\x07', '\x1b]8;;http://x\x1b\\', '\x9b2J', '\x1bP1$r\x1b\\', '\u202e', '\u2066', '\r\n', '\n', '\t', '\x00', '\x7f', '🚀', '中文', ' ', 'e\u0301', '<tag>', '[Request interrupted', '\ud83d', 'word'),
+    ),
+    { maxLength: 30 },
+  )
+  .map((parts) => parts.join(''));
+
+const kindArb = fc.constantFrom<Kind>(...KINDS);
+/** Lines of a plausible transcript: title rows (sometimes foreign or non-string), user rows, junk. */
+const lineArb = fc.oneof(
+  { weight: 4, arbitrary: fc.tuple(kindArb, fc.oneof({ weight: 5, arbitrary: nasty }, fc.jsonValue()), fc.constantFrom<string | null>(ID, ID, ID, OTHER, null)).map(([k, v, sid]) => titleRow(k, v, sid)) },
+  { weight: 3, arbitrary: fc.tuple(fc.oneof(nasty, fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text: nasty }), fc.record({ type: fc.constant('tool_result'), content: nasty })), { maxLength: 3 })), fc.boolean(), fc.boolean()).map(([c, meta, compact]) => userRow(c, { ...(meta ? { isMeta: true } : {}), ...(compact ? { isCompactSummary: true } : {}) })) },
+  { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null') },
+  { weight: 1, arbitrary: nasty.map((s) => s.replace(/\n/g, ' ')) },
+);
+const sessionLines = fc.array(lineArb, { maxLength: 14 }).map((ls) => [modeRow(), ...ls]);
+
+function check(r: ClaudeReadResult): void {
+  if (!r.ok) {
+    expect(['empty', 'notJson', 'foreignId']).toContain(r.reason);
+    return;
+  }
+  const title = r.meta.title ?? claudeFallbackTitle(ID);
+  expect(title.length).toBeGreaterThan(0);
+  expect(title).not.toMatch(CONTROL);
+  expect(title).not.toContain('\x1b');
+  expect(title).toBe(title.trim());
+  if (r.meta.titleSource === 'prompt') expect(title.length).toBeLessThanOrEqual(201);
+  expect(r.meta.title === null).toBe(r.meta.titleSource === null);
+  if (r.meta.cwd !== null) {
+    expect(r.meta.cwd.startsWith('/')).toBe(true);
+    expect(r.meta.cwd).not.toMatch(CONTROL);
+  }
+  if (r.meta.entrypoint !== null) expect(r.meta.entrypoint).not.toMatch(CONTROL);
+}
+
+/** Claude's 200-unit prompt cut, as /resume shows it. */
+function cut200(p: string): string {
+  if (p.length <= 200) return p;
+  const hi = p.charCodeAt(199);
+  return `${p.slice(0, hi >= 0xd800 && hi <= 0xdbff ? 199 : 200)}…`;
+}
+
+/** An independent model of the /resume title over complete lines (last wins per kind). */
+function oracle(lines: string[]): string | null {
+  const last: Partial<Record<Kind, string>> = {};
+  let first: string | null = null;
+  for (const line of lines) {
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
+    const o = v as Record<string, unknown>;
+    const kind = KINDS.find((k) => line.startsWith(PREFIX[k]));
+    if (kind) {
+      if (typeof o.sessionId === 'string' && o.sessionId !== ID) continue;
+      const f = o[FIELD[kind]];
+      const c = typeof f === 'string' ? cleanText(f, 4096) : '';
+      if (c) last[kind] = c;
+      continue;
+    }
+    if (first !== null || !line.startsWith('{"parentUuid":') || o.type !== 'user' || o.sessionId !== ID || o.isMeta === true || o.isCompactSummary === true) continue;
+    const content = (o.message as { content?: unknown } | undefined)?.content;
+    let text = '';
+    let tool = false;
+    if (typeof content === 'string') text = content;
+    else if (Array.isArray(content)) {
+      for (const part of content as Record<string, unknown>[]) {
+        if (part.type === 'tool_result') tool = true;
+        else if (part.type === 'text' && typeof part.text === 'string') text += (text ? ' ' : '') + part.text;
+      }
+    }
+    const tt = text.trimStart();
+    if (!tool && tt && !tt.startsWith('<') && !tt.startsWith('[Request interrupted')) first = cleanText(tt, 4096) || null;
+  }
+  const prompt = last.last ?? first;
+  return last.custom ?? last.ai ?? last.summary ?? (prompt ? cut200(prompt) : null);
+}
+
+const linesOf = (buf: Buffer): string[] => buf.toString('utf8').split('\n');
+
+describe('readClaudeTranscript properties', () => {
+  it('never throws on arbitrary bytes, in the head or the tail', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 4096 }), fc.boolean(), fc.option(fc.uint8Array({ maxLength: 2048 })), (head, truncated, tail) => {
+        check(readClaudeTranscript(Buffer.from(head), truncated, tail ? Buffer.from(tail) : null, ID));
+      }),
+      RUNS,
+    );
+  });
+
+  it('never throws on byte soup that starts like a transcript', () => {
+    fc.assert(
+      fc.property(sessionLines, fc.uint8Array({ maxLength: 512 }), fc.nat(), fc.boolean(), (lines, junk, at, truncated) => {
+        const text = Buffer.from(lines.join('\n') + '\n');
+        const pos = at % (text.length + 1);
+        const buf = Buffer.concat([text.subarray(0, pos), Buffer.from(junk), text.subarray(pos)]);
+        check(readClaudeTranscript(buf, truncated, truncated ? Buffer.concat([Buffer.from(junk), text]) : null, ID));
+      }),
+      RUNS,
+    );
+  });
+
+  it('titles are terminal-safe and equal the /resume model on complete files', () => {
+    fc.assert(
+      fc.property(sessionLines, (lines) => {
+        const buf = Buffer.from(lines.join('\n') + '\n');
+        const r = readClaudeTranscript(buf, false, null, ID);
+        check(r);
+        expect(r.ok).toBe(true);
+        if (r.ok) expect(r.meta.title).toBe(oracle(linesOf(buf)));
+      }),
+      RUNS,
+    );
+  });
+
+  it('prompt titles are at most 201 UTF-16 units and never end in half a surrogate pair', () => {
+    const longText = fc
+      .array(fc.oneof(fc.constantFrom('a', 'word ', '🚀', '中', 'é', ' ', '\t', '\n', '\x1b[31m', '\u202e', '𝒳'), fc.string({ unit: 'binary', maxLength: 4 })), { minLength: 50, maxLength: 400 })
+      .map((p) => `x${p.join('')}`);
+    fc.assert(
+      fc.property(longText, fc.boolean(), (p, viaLastPrompt) => {
+        const lines = viaLastPrompt ? [modeRow(), userRow('first'), titleRow('last', p)] : [modeRow(), userRow(p)];
+        const r = readClaudeTranscript(Buffer.from(lines.join('\n') + '\n'), false, null, ID);
+        check(r);
+        expect(r.ok && r.meta.titleSource).toBe('prompt');
+        if (!r.ok) return;
+        const title = r.meta.title!;
+        const full = cleanText(p, 4096);
+        expect(title.length).toBeLessThanOrEqual(201);
+        if (full.length > 200) {
+          expect(title.endsWith('…')).toBe(true);
+          const body = title.slice(0, -1);
+          expect(full.startsWith(body)).toBe(true);
+          expect(body.length).toBeGreaterThanOrEqual(199);
+          const lastUnit = body.charCodeAt(body.length - 1);
+          expect(lastUnit >= 0xd800 && lastUnit <= 0xdbff).toBe(false);
+        } else expect(title).toBe(full);
+      }),
+      RUNS,
+    );
+  });
+
+  it('a head cut at any offset never throws and titles only from its complete lines', () => {
+    fc.assert(
+      fc.property(sessionLines, fc.double({ min: 0, max: 1, noNaN: true }), (lines, frac) => {
+        const buf = Buffer.from(lines.join('\n') + '\n');
+        const k = Math.floor(buf.length * frac);
+        const cut = buf.subarray(0, k);
+        const r = readClaudeTranscript(cut, k < buf.length, null, ID);
+        check(r);
+        const complete = cut.subarray(0, cut.lastIndexOf(0x0a) + 1);
+        const whole = readClaudeTranscript(complete, false, null, ID);
+        if (complete.length === 0) {
+          expect(r.ok).toBe(false);
+          return;
+        }
+        // Exactly what the complete lines alone give: a torn last line adds nothing.
+        expect(r).toEqual(whole);
+        if (r.ok) expect(r.meta.title).toBe(oracle(linesOf(complete)));
+      }),
+      RUNS,
+    );
+  });
+
+  it('a torn title row at the cut is never the title', () => {
+    fc.assert(
+      fc.property(kindArb, fc.string({ minLength: 1, maxLength: 30 }).map((s) => `torn ${s.replace(/[^a-z]/gi, '')}`), fc.nat(), (kind, value, at) => {
+        const row = titleRow(kind, value);
+        const keep = 1 + (at % (row.length - 1)); // strictly inside the row
+        const head = Buffer.from(`${modeRow()}\n${userRow('the prompt')}\n${row.slice(0, keep)}`);
+        const r = readClaudeTranscript(head, true, null, ID);
+        expect(r.ok).toBe(true);
+        if (r.ok) expect(r.meta.title).toBe('the prompt');
+      }),
+      RUNS,
+    );
+  });
+
+  it('tail title rows override head rows of the same kind; the last one wins', () => {
+    const rowsArb = fc.array(fc.tuple(kindArb, fc.stringMatching(/^[a-z]{1,8}$/)), { maxLength: 8 });
+    fc.assert(
+      fc.property(rowsArb, rowsArb, fc.oneof(fc.constant(''), nasty.map((s) => s.replace(/\n/g, '')), fc.constant(titleRow('custom', 'torn first tail line'))), (headRows, tailRows, fragment) => {
+        const head = Buffer.from([modeRow(), userRow('first prompt'), ...headRows.map(([k, v]) => titleRow(k, `head ${v}`))].join('\n') + '\n');
+        const tail = Buffer.from(`${fragment}\n${tailRows.map(([k, v]) => titleRow(k, `tail ${v}`)).join('\n')}\n`);
+        const r = readClaudeTranscript(head, true, tail, ID);
+        expect(r.ok).toBe(true);
+        if (!r.ok) return;
+        const all = [...headRows.map(([k, v]) => [k, `head ${v}`] as const), ...tailRows.map(([k, v]) => [k, `tail ${v}`] as const)];
+        const latest = (k: Kind): string | undefined => all.filter(([x]) => x === k).at(-1)?.[1];
+        const expected = latest('custom') ?? latest('ai') ?? latest('summary') ?? latest('last') ?? 'first prompt';
+        expect(r.meta.title).toBe(expected);
+        expect(r.meta.title).not.toBe('torn first tail line');
+        // Whenever the winning kind appears in the tail, the tail's last row of that kind is the title.
+        const win = (['custom', 'ai', 'summary', 'last'] as const).find((k) => latest(k) !== undefined);
+        const inTail = win && tailRows.filter(([k]) => k === win).at(-1);
+        if (inTail) expect(r.meta.title).toBe(`tail ${inTail[1]}`);
+        expect(r.meta.titleSource).toBe(win === 'custom' ? 'custom' : win === 'ai' ? 'ai' : win === 'summary' ? 'summary' : 'prompt');
+      }),
+      RUNS,
+    );
+  });
+
+  it('with nasty values, foreign rows and blanks, head + tail titles follow the same model', () => {
+    fc.assert(
+      fc.property(sessionLines, fc.array(lineArb, { maxLength: 8 }), fc.string({ maxLength: 40 }).map((s) => s.replace(/\n/g, '')), (headLines, tailLines, fragment) => {
+        const head = Buffer.from(headLines.join('\n') + '\n');
+        const tailBody = tailLines.join('\n') + '\n';
+        const tail = Buffer.from(`${fragment}\n${tailBody}`);
+        const r = readClaudeTranscript(head, true, tail, ID);
+        check(r);
+        expect(r.ok).toBe(true);
+        if (!r.ok) return;
+        // Title rows from the tail count after the head's; prompts come from the head only.
+        const tailTitles = linesOf(Buffer.from(tailBody)).filter((l) => KINDS.some((k) => l.startsWith(PREFIX[k])));
+        expect(r.meta.title).toBe(oracle([...linesOf(head), ...tailTitles]));
+      }),
+      RUNS,
+    );
+  });
+});
