@@ -43,6 +43,12 @@ function deferred(p: Promise<EngineApi>): EngineApi {
     plan: call('plan'),
     execute: call('execute'),
     stopExecution: call('stopExecution'),
+    keyInfo: call('keyInfo'),
+    keyExport: call('keyExport'),
+    backupsList: call('backupsList'),
+    backupVerify: call('backupVerify'),
+    backupRestore: call('backupRestore'),
+    backupDelete: call('backupDelete'),
     recoveryList: call('recoveryList'),
     recoveryAction: call('recoveryAction'),
     loadSettings: call('loadSettings'),
@@ -324,7 +330,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     executing = true;
     requestRender();
     try {
-      const r = await engine.execute(planId, (p) => {
+      const r = await engine.execute(planId, {}, (p) => {
         progress.progress = p;
         requestRender();
       });

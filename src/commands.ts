@@ -159,7 +159,7 @@ async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readO
     return 1;
   }
   if (!yes) throw new UsageError('Nothing was removed: add --yes to confirm this irreversible cleanup.');
-  const r = await engine.execute(plan.id, (p) => {
+  const r = await engine.execute(plan.id, {}, (p) => {
     if (p.phase === 'deleting' && p.current && process.stderr.isTTY) process.stderr.write(`\rremoving ${p.done + 1}/${p.total} `);
   });
   out.write(`${r.status === 'complete' ? 'complete' : 'failed'}: ${r.message} (operation ${r.operationId})\n`);

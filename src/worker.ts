@@ -15,6 +15,7 @@ const port = parentPort!;
 port.on('message', async (m: WorkerRequest) => {
   const reply = (r: WorkerReply): void => port.postMessage(r);
   try {
+    // Progress callbacks go last, after any optional arguments the caller left out.
     const args = [...m.args];
     if (m.method === 'scan' || m.method === 'execute') args.push((progress: unknown) => reply({ id: m.id, progress } as WorkerReply));
     const fn = (engine as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method];

@@ -3,7 +3,10 @@
 
 import type {
   AgentKind,
+  BackupSummary,
   CleanupPlan,
+  ExecuteOptions,
+  KeyInfo,
   ExecuteProgress,
   ExecuteResult,
   RecoveryOperation,
@@ -26,7 +29,13 @@ export interface EngineApi {
   detail(snapshotId: string, id: string): Promise<Detail>;
   preview(snapshotId: string, id: string): Promise<Preview>;
   plan(snapshotId: string, ids: string[]): Promise<CleanupPlan>;
-  execute(planId: string, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;
+  execute(planId: string, opts?: ExecuteOptions, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;
+  keyInfo(): Promise<KeyInfo>;
+  keyExport(passphrase: string): Promise<string>;
+  backupsList(): Promise<BackupSummary[]>;
+  backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }>;
+  backupRestore(id: string, passphrase: string, dryRun?: boolean): Promise<{ restored: number; bytes: number; paths: string[] }>;
+  backupDelete(id: string): Promise<void>;
   stopExecution(): Promise<void>;
   recoveryList(): Promise<RecoveryOperation[]>;
   recoveryAction(operationId: string, action: 'accept' | 'close'): Promise<RecoveryOperation[]>;

@@ -5,10 +5,18 @@
 import type { AgentAdapter, FileRoute, HostContext } from './adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from './detect.js';
-import { assertNoPendingJournal, executePlan, type ExecutorDeps } from './executor.js';
+import { join } from 'node:path';
+import { readArchive } from '../backup/archive.js';
+import { archivePathFor, deleteBackup, loadCatalog, type BackupRecord } from '../backup/catalog.js';
+import { createIdentity, exportIdentity, keyStatus, unlockIdentity } from '../backup/keystore.js';
+import { restoreArchive } from '../backup/restore.js';
+import { assertNoPendingJournal, executePlan, type BackupRequest, type ExecutorDeps } from './executor.js';
 import type {
   AgentKind,
+  BackupSummary,
   CleanupPlan,
+  ExecuteOptions,
+  KeyInfo,
   Detail,
   ExecuteProgress,
   ExecuteResult,
@@ -163,7 +171,6 @@ export class Engine implements EngineApi {
     const plan = buildPlan(snap, ids, {
       readOnly: this.opts.readOnly,
       routeAvailable: Boolean(this.adapter(snap.agent).fileRoute),
-      backupUnavailable: 'Encrypted backups are not available in this version of cleanerx.',
     });
     await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
     this.plans.clear();
@@ -171,15 +178,83 @@ export class Engine implements EngineApi {
     return plan;
   }
 
-  async execute(planId: string, onProgress: (p: ExecuteProgress) => void = () => undefined): Promise<ExecuteResult> {
+  async execute(planId: string, opts: ExecuteOptions = {}, onProgress: (p: ExecuteProgress) => void = () => undefined): Promise<ExecuteResult> {
     const plan = this.plans.get(planId);
     if (!plan) throw new RequestError('This plan is no longer current; review the cleanup again.');
     if (this.opts.readOnly) throw new RequestError('Read-only mode: no cleanup route is offered.');
-    this.plans.delete(planId);
-    this.stop = false;
     const route = this.adapter(plan.agent).fileRoute;
     if (!route) throw new RequestError('This agent has no cleanup route in this version.');
-    return executePlan(plan, this.executorDeps(route), onProgress);
+    let backup: BackupRequest | undefined;
+    if (opts.backup) {
+      if (!plan.backupEligible) throw new RequestError(plan.backupWhyNot ?? 'This plan cannot be backed up.');
+      // A key-store failure stops here, before the journal and before any mutation.
+      const key = await this.unlockOrCreateKey(opts.passphrase ?? '');
+      const snap = this.snapshot(plan.snapshotId);
+      backup = { dataDir: this.dirs.data, key, roots: this.backupRoots(plan.agent, snap.installation), retentionDays: (await this.settings()).retention.backupDays };
+    }
+    this.plans.delete(planId);
+    this.stop = false;
+    return executePlan(plan, this.executorDeps(route), onProgress, backup);
+  }
+
+  // ---- backups --------------------------------------------------------------
+
+  private backupRoots(agent: AgentKind, inst: Installation): { label: string; dir: string }[] {
+    const route = this.adapter(agent).fileRoute;
+    return (route?.roots(inst) ?? []).map((dir, i) => ({ label: i === 0 ? `${agent}_home` : `${agent}_root${i}`, dir }));
+  }
+
+  private async unlockOrCreateKey(passphrase: string): Promise<{ identity: string; recipient: string }> {
+    const st = await keyStatus(this.dirs.data);
+    if (!st.exists) await createIdentity(this.dirs.data, passphrase);
+    return unlockIdentity(this.dirs.data, passphrase);
+  }
+
+  async keyInfo(): Promise<KeyInfo> {
+    return keyStatus(this.dirs.data);
+  }
+
+  async keyExport(passphrase: string): Promise<string> {
+    return exportIdentity(this.dirs.data, passphrase);
+  }
+
+  async backupsList(): Promise<BackupSummary[]> {
+    return (await loadCatalog(this.dirs.data))
+      .map((r) => ({ id: r.id, agent: r.agent, createdAt: r.createdAt, expiresAt: r.expiresAt, itemCount: r.itemCount, originalBytes: r.originalBytes, archiveBytes: r.archiveBytes, verifiedAt: r.verifiedAt, operationId: r.operationId, path: archivePathFor(this.dirs.data, r.id) }))
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  }
+
+  private async record(id: string): Promise<BackupRecord> {
+    const r = (await loadCatalog(this.dirs.data)).find((x) => x.id === id);
+    if (!r) throw new RequestError(`No backup ${id} in the catalog.`);
+    return r;
+  }
+
+  async backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }> {
+    const r = await this.record(id);
+    const key = await unlockIdentity(this.dirs.data, passphrase);
+    const m = await readArchive(archivePathFor(this.dirs.data, r.id), key.identity, {}, r.agent);
+    if (m.id !== r.id || m.operationId !== r.operationId) throw new RequestError('The archive does not belong to this catalog entry.');
+    return { entries: m.entries.length, bytes: m.originalBytes };
+  }
+
+  async backupRestore(id: string, passphrase: string, dryRun = false): Promise<{ restored: number; bytes: number; paths: string[] }> {
+    const r = await this.record(id);
+    const adapter = this.adapter(r.agent);
+    const route = adapter.fileRoute;
+    if (!route) throw new RequestError(`${r.agent} backups restore through its own import route, which this version does not have.`);
+    const s = await this.settings();
+    const inst = await detectOne(adapter, this.ctx, s.homeOverrides[r.agent], false);
+    const writers = await route.writers(inst, this.ctx);
+    if (writers.length && !dryRun) throw new RequestError(`Quit ${r.agent} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
+    const key = await unlockIdentity(this.dirs.data, passphrase);
+    const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
+    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun });
+    return { restored: res.restored.length, bytes: res.manifest.originalBytes, paths: res.restored };
+  }
+
+  async backupDelete(id: string): Promise<void> {
+    await deleteBackup(this.dirs.data, id);
   }
 
   private executorDeps(route: FileRoute): ExecutorDeps {

@@ -11,6 +11,7 @@ import { AGENT_NAMES, type AgentKind, type Category, type CleanupPlan, type Exec
 import { captureIdentity, removeNoFollow, revalidate, type FileIdentity, type SafetyContext } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { walkOwned } from './revision.js';
+import { takeBackup } from '../backup/take.js';
 import type { Snapshot } from './snapshot.js';
 import { RequestError } from './validate.js';
 
@@ -36,7 +37,14 @@ export async function assertNoPendingJournal(stateDir: string, agent: AgentKind)
   }
 }
 
-export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void): Promise<ExecuteResult> {
+export interface BackupRequest {
+  dataDir: string;
+  key: { identity: string; recipient: string };
+  roots: { label: string; dir: string }[];
+  retentionDays: number;
+}
+
+export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, backup?: BackupRequest): Promise<ExecuteResult> {
   const snap = deps.snapshot(plan.snapshotId);
   if (deps.latestSnapshotId(plan.agent) !== plan.snapshotId) throw new RequestError('This plan belongs to an older scan; review it again.');
   const blockers = planBlockers(plan);
@@ -54,11 +62,11 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
     snapshotId: plan.snapshotId,
     createdAt: now,
     updatedAt: now,
-    createBackup: false,
+    createBackup: Boolean(backup),
     plan,
     itemCategories,
     status: 'planned',
-    backupStatus: 'notRequested',
+    backupStatus: backup ? 'pending' : 'notRequested',
     mutations: plan.operations.map((o) => ({ index: o.index, kind: o.kind, itemIds: o.itemIds, sessionIds: o.sessionIds, status: 'pending' })),
   };
   await store.create(j);
@@ -106,6 +114,16 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   await store.transition(j, (x) => {
     x.mutations.forEach((m, i) => (m.pre = identities[i]!.map(({ path, dev, ino, size, revision }) => ({ path, dev, ino, size, revision }))));
   }, 'journal:preflight');
+
+  // ---- backup: written, reopened, verified and in the catalog before anything is removed ----
+  let backupId: string | undefined;
+  if (backup) {
+    try {
+      backupId = await takeBackup({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress });
+    } catch (e) {
+      return fail(`${(e as Error).message} Nothing was removed.`, false);
+    }
+  }
 
   // ---- mutate, in order ----
   await store.transition(j, (x) => (x.status = 'deleting'), 'journal:deleting');
@@ -161,5 +179,5 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   await store.transition(j, (x) => (x.status = 'verified'), 'journal:verified');
   await store.transition(j, (x) => (x.status = 'complete'), 'journal:complete');
   progress({ phase: 'done', done, bytesDone });
-  return { operationId: j.operationId, status: 'complete', message: `Cleanup complete · ${done} items`, removedItems: done, removedBytes: bytesDone, summary };
+  return { operationId: j.operationId, status: 'complete', message: `Cleanup complete · ${done} items${backupId ? ` · backup ${backupId}` : ''}`, removedItems: done, removedBytes: bytesDone, summary, backupId };
 }

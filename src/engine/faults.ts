@@ -26,3 +26,8 @@ export function crashPointsFor(pathsPerMutation: number[]): string[] {
   out.push('journal:verifying', 'journal:verified', 'journal:complete');
   return out;
 }
+
+/** CLEANERX_FAIL_AT=<point>: an in-process error at that point (rollback paths are tested with it). */
+export function failPoint(name: string): void {
+  if (process.env.CLEANERX_FAIL_AT === name) throw new Error(`injected failure at ${name}`);
+}

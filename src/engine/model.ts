@@ -345,6 +345,32 @@ export interface ExecuteResult {
   removedBytes: number;
   /** The fresh scan after the cleanup (also the new snapshot). */
   summary?: ScanSummary;
+  backupId?: string;
+}
+
+export interface ExecuteOptions {
+  backup?: boolean;
+  /** Unlocks (or, the first time, creates) the backup key. Held in memory only. */
+  passphrase?: string;
+}
+
+export interface BackupSummary {
+  id: string;
+  agent: AgentKind;
+  createdAt: string;
+  expiresAt: string;
+  itemCount: number;
+  originalBytes: number;
+  archiveBytes: number;
+  verifiedAt: string;
+  operationId: string;
+  path: string;
+}
+
+export interface KeyInfo {
+  path: string;
+  exists: boolean;
+  problem?: string;
 }
 
 export type Observation = 'applied' | 'notApplied' | 'partial' | 'unknown';
