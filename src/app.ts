@@ -317,20 +317,43 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     engine.plan(summary.snapshotId, ids).then(
       (plan) => {
         const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
-        modal = new ReviewModal(screen, theme, plan, blockers, () => void runCleanup(plan.id));
+        modal = new ReviewModal(screen, theme, plan, blockers, (backup) => {
+          if (!backup) return void runCleanup(plan.id, {});
+          askPassphrase('backup', (passphrase) => void runCleanup(plan.id, { backup: true, passphrase }));
+        });
         requestRender();
       },
       (e: Error) => ctx.openDialog('Review', [braces(e.message)]),
     );
   }
 
-  async function runCleanup(planId: string): Promise<void> {
+  /** Asks for the backup key's passphrase (twice when the key is created now); never stored. */
+  function askPassphrase(purpose: string, then: (passphrase: string) => void): void {
+    engine.keyInfo().then(
+      (k) => {
+        if (k.problem) return ctx.openDialog('Backup key', [braces(k.problem)]);
+        const ask = (label: string, done: (v: string) => void): void =>
+          ctx.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => ctx.message(`No ${purpose}: cancelled.`) });
+        if (k.exists) return ask('Backup key passphrase:', then);
+        ask('New backup key passphrase (8+ characters):', (first) => {
+          if (first.length < 8) return ctx.message('The passphrase needs at least 8 characters; nothing was done.', 'error');
+          ask('Repeat the passphrase:', (second) => {
+            if (second !== first) return ctx.message('The passphrases differ; nothing was done.', 'error');
+            then(first);
+          });
+        });
+      },
+      (e: Error) => ctx.openDialog('Backup key', [braces(e.message)]),
+    );
+  }
+
+  async function runCleanup(planId: string, opts: { backup?: boolean; passphrase?: string }): Promise<void> {
     const progress = new ProgressModal(screen, theme, () => void engine.stopExecution());
     modal = progress;
     executing = true;
     requestRender();
     try {
-      const r = await engine.execute(planId, {}, (p) => {
+      const r = await engine.execute(planId, opts, (p) => {
         progress.progress = p;
         requestRender();
       });
@@ -342,7 +365,13 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       progress.destroy();
       modal = null;
       if (r.status === 'complete') {
-        ctx.openDialog('Cleanup complete', [`Removed ${formatCount(r.removedItems)} items · ${formatBytes(r.removedBytes)}.`, '', 'A fresh scan confirmed that none of them is listed any more.']);
+        ctx.openDialog('Cleanup complete', [
+          `Removed ${formatCount(r.removedItems)} items · ${formatBytes(r.removedBytes)}.`,
+          '',
+          'A fresh scan confirmed that none of them is listed any more.',
+          ...(r.backupId ? ['', `Backup ${r.backupId} is verified; restore it from the Backups tab (5).`] : []),
+        ]);
+        for (const sc of screens) sc.onSummary();
       } else {
         ctx.openDialog('Cleanup failed', [braces(r.message), '', 'Nothing outside the reviewed plan was touched. Any interrupted step is offered for recovery.']);
         void checkRecovery();

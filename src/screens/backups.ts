@@ -1,38 +1,156 @@
-// Backups: the catalog of encrypted archives. The archive format and its
-// restore land with the backup issue; until then the screen says so.
+// Backups: the catalog of verified, encrypted archives. v verifies
+// (decrypts and hash-checks everything), r restores (preflight first, then a
+// typed confirm), D deletes forever (its own typed confirm).
 
 import blessed from 'blessed';
+import { formatBytes, formatDate } from '../engine/format.js';
+import { AGENT_NAMES, type BackupSummary, type KeyInfo } from '../engine/model.js';
+import { padWidth } from '../engine/text.js';
 import type { KeyEvent } from '../widgets/text-input.js';
+import { braces, cell } from '../widgets/theme.js';
+import { VirtualList } from '../widgets/virtual-list.js';
 import type { AppContext, HelpKey, Screen } from './screen.js';
 
 export class BackupsScreen implements Screen {
   readonly title = 'Backups';
   readonly root: blessed.Widgets.BoxElement;
+  private head: blessed.Widgets.BoxElement;
+  private list: VirtualList;
+  private rows: BackupSummary[] = [];
+  private key: KeyInfo | null = null;
+  private error = '';
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
+    this.head = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 3, tags: true });
+    this.list = new VirtualList(
+      this.root,
+      { top: 3, left: 0, width: '100%', bottom: 0 },
+      { total: () => this.rows.length, line: (i, w, sel) => this.line(this.rows[i]!, w, sel), ensure: () => undefined },
+      () => '',
+    );
+    this.reload();
   }
 
-  onSummary(): void {}
-
-  paint(): void {
-    const t = this.app.theme;
-    this.root.setContent(
-      [
-        '',
-        ` ${t.bold('No backups yet.')}`,
-        '',
-        ` ${t.dim('Encrypted, verified backups (age + zstd + tar) are not available in this version of cleanerx.')}`,
-        ` ${t.dim('Nothing has been deleted, so nothing needs restoring.')}`,
-      ].join('\n'),
+  private reload(): void {
+    Promise.all([this.app.engine.backupsList(), this.app.engine.keyInfo()]).then(
+      ([rows, key]) => {
+        this.rows = rows;
+        this.key = key;
+        this.error = '';
+        this.app.requestRender();
+      },
+      (e: Error) => {
+        this.error = e.message;
+        this.app.requestRender();
+      },
     );
   }
 
-  handleKey(_ch: string | undefined, _key: KeyEvent): boolean {
-    return false;
+  onSummary(): void {
+    this.reload();
+  }
+
+  paint(): void {
+    const t = this.app.theme;
+    const key = this.key ? (this.key.exists ? `${this.key.path}${this.key.problem ? ` — ${this.key.problem}` : ''}` : 'not created yet (the first backup creates it)') : '…';
+    this.head.setContent(
+      [
+        ` ${t.dim('Backup key')} ${braces(key)}`,
+        this.error ? ` ${t.danger(braces(this.error))}` : ` ${t.dim('Readable without cleanerx: age -d -i <exported key> <id>.cxb | zstd -d | tar -t')}`,
+        t.dim(`    ${padWidth('Created', 17)}${padWidth('Agent', 12)}${padWidth('Items', 7, 'right')}${padWidth('Original', 11, 'right')}${padWidth('Archive', 11, 'right')}  Id`),
+      ].join('\n'),
+    );
+    this.list.setEmptyText(t.dim('  No backups yet. Turn on b in the review of a cleanup to take one.'));
+    this.list.paint();
+  }
+
+  private line(b: BackupSummary, width: number, selected: boolean): string {
+    const text =
+      '    ' +
+      padWidth(formatDate(Date.parse(b.createdAt)), 17) +
+      padWidth(AGENT_NAMES[b.agent], 12) +
+      padWidth(String(b.itemCount), 7, 'right') +
+      padWidth(formatBytes(b.originalBytes), 11, 'right') +
+      padWidth(formatBytes(b.archiveBytes), 11, 'right') +
+      '  ' +
+      cell(b.id, Math.max(8, width - 62));
+    return selected ? this.app.theme.cursor(text) : text;
+  }
+
+  handleKey(ch: string | undefined, key: KeyEvent): boolean {
+    const b = this.rows[this.list.cursor];
+    if (key.name === 'up' || ch === 'k') this.list.move(-1);
+    else if (key.name === 'down' || ch === 'j') this.list.move(1);
+    else if (!b && (ch === 'v' || ch === 'r' || ch === 'D')) this.app.message('No backup selected.');
+    else if (ch === 'v') this.withPassphrase('Passphrase to verify:', (p) => this.verify(b!, p));
+    else if (ch === 'r') this.withPassphrase('Passphrase to restore:', (p) => this.restore(b!, p));
+    else if (ch === 'D') this.confirmDelete(b!);
+    else return false;
+    this.app.requestRender();
+    return true;
+  }
+
+  private withPassphrase(label: string, then: (p: string) => void): void {
+    this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: then, onCancel: () => this.app.message('Cancelled.') });
+  }
+
+  private verify(b: BackupSummary, passphrase: string): void {
+    this.app.message('Verifying: decrypting and hashing every entry…');
+    this.app.engine.backupVerify(b.id, passphrase).then(
+      (r) => this.app.openDialog('Backup verified', [`All ${r.entries} entries (${formatBytes(r.bytes)}) match the manifest.`]),
+      (e: Error) => this.app.openDialog('Verification failed', [braces(e.message)]),
+    );
+  }
+
+  private restore(b: BackupSummary, passphrase: string): void {
+    this.app.message('Checking every destination first…');
+    this.app.engine.backupRestore(b.id, passphrase, true).then(
+      (dry) => {
+        this.app.openInput({
+          label: `Restore ${dry.restored} files (${formatBytes(dry.bytes)}) into ${AGENT_NAMES[b.agent]}? Type restore:`,
+          maxLength: 16,
+          onSubmit: (v) => {
+            if (v.trim().toLowerCase() !== 'restore') return this.app.message('Not restored: type restore to confirm.');
+            this.app.engine.backupRestore(b.id, passphrase).then(
+              (r) => {
+                this.app.openDialog('Restore complete', [`${r.restored} files are back.`, '', 'A rescan follows.']);
+                this.app.rescan();
+              },
+              (e: Error) => this.app.openDialog('Restore failed', [braces(e.message), '', 'Nothing was left half-restored: every file this restore created was removed again.']),
+            );
+          },
+          onCancel: () => this.app.message('Restore cancelled.'),
+        });
+      },
+      (e: Error) => this.app.openDialog('Restore not possible', [braces(e.message), '', 'Nothing was written.']),
+    );
+  }
+
+  private confirmDelete(b: BackupSummary): void {
+    this.app.openInput({
+      label: `Delete backup ${b.id.slice(0, 8)} forever (the agent's data is not touched)? Type delete:`,
+      maxLength: 16,
+      onSubmit: (v) => {
+        if (v.trim().toLowerCase() !== 'delete') return this.app.message('Not deleted: type delete to confirm.');
+        this.app.engine.backupDelete(b.id).then(
+          () => {
+            this.app.message('Backup deleted.');
+            this.reload();
+          },
+          (e: Error) => this.app.openDialog('Delete failed', [braces(e.message)]),
+        );
+      },
+      onCancel: () => this.app.message('Delete cancelled.'),
+    });
   }
 
   keys(): HelpKey[] {
-    return [{ keys: 'v r D', does: 'verify, restore, delete a backup', disabled: 'backups are not available in this version' }];
+    return [
+      { keys: '↑↓', does: 'choose a backup' },
+      { keys: 'v', does: 'verify: decrypt and hash-check everything', hint: true },
+      { keys: 'r', does: 'restore (preflight, then a typed confirm)', hint: true },
+      { keys: 'D', does: 'delete forever (typed confirm)', hint: true },
+    ];
   }
 }

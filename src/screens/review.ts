@@ -21,6 +21,7 @@ export interface Modal {
 export class ReviewModal implements Modal {
   readonly box: blessed.Widgets.BoxElement;
   private typed = '';
+  backup = false;
   private scroll = 0;
   private note = '';
 
@@ -29,7 +30,7 @@ export class ReviewModal implements Modal {
     private theme: Theme,
     private plan: CleanupPlan,
     private blockers: string[],
-    private onConfirm: () => void,
+    private onConfirm: (backup: boolean) => void,
   ) {
     this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, border: { type: 'line' }, label: ' Review cleanup ' });
   }
@@ -57,8 +58,14 @@ export class ReviewModal implements Modal {
       for (const b of this.blockers.slice(0, 4)) tail.push(`  ${t.danger('•')} ${cell(b, inner - 4)}`);
       if (this.blockers.length > 4) tail.push(t.dim(`  … ${this.blockers.length - 4} more`));
     }
-    tail.push(p.backupEligible ? ` Backup: ${t.dim('off (b toggles)')}` : ` Backup: ${t.dim(braces(`not offered — ${p.backupWhyNot ?? ''}`))}`);
-    tail.push(` ${t.warn('⚠ Irreversible:')} without a backup, the removed data cannot be brought back.`);
+    if (p.backupEligible) {
+      tail.push(` Backup: ${this.backup ? t.ok(`on — an encrypted, verified archive of ${formatBytes(p.estimatedBackupBytes)} is written first`) : 'off'} ${t.dim('(b toggles)')}`);
+    } else tail.push(` Backup: ${t.dim(braces(`not offered — ${p.backupWhyNot ?? ''}`))}`);
+    tail.push(
+      this.backup
+        ? ` ${t.warn('⚠')} The data is removed from ${braces(AGENT_NAMES[p.agent])}; only the backup can bring it back.`
+        : ` ${t.warn('⚠ Irreversible:')} without a backup, the removed data cannot be brought back.`,
+    );
     tail.push('');
     if (this.blockers.length) {
       tail.push(` ${t.inverse(' Cancel ')}  ${t.dim('Esc or Enter closes')}`);
@@ -81,7 +88,7 @@ export class ReviewModal implements Modal {
     if (key.name === 'enter') {
       if (this.blockers.length || this.typed === '') return false;
       if (this.typed.trim().toLowerCase() === 'delete' || this.typed.trim() === String(this.plan.items.length)) {
-        this.onConfirm();
+        this.onConfirm(this.backup);
         return false;
       }
       this.note = 'type delete to confirm';
@@ -90,7 +97,10 @@ export class ReviewModal implements Modal {
     if (key.name === 'up') this.scroll--;
     else if (key.name === 'down') this.scroll++;
     else if (key.name === 'backspace') this.typed = this.typed.slice(0, -1);
-    else if (ch === 'b' && this.typed === '') this.note = this.plan.backupEligible ? 'backups are not available in this version' : this.plan.backupWhyNot ?? '';
+    else if (ch === 'b' && this.typed === '') {
+      if (this.plan.backupEligible) this.backup = !this.backup;
+      else this.note = this.plan.backupWhyNot ?? '';
+    }
     else if (ch && ch.length === 1 && ch >= ' ' && !key.ctrl && this.typed.length < 16 && !this.blockers.length) this.typed += ch;
     return true;
   }

@@ -17,12 +17,21 @@ export class SettingsScreen implements Screen {
   private cursor = 0;
   private draft: Settings | null = null;
   private busy = false;
+  private keyLine = '…';
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, scrollable: true, hidden: true });
   }
 
-  onSummary(): void {}
+  onSummary(): void {
+    this.app.engine.keyInfo().then(
+      (k) => {
+        this.keyLine = k.exists ? `${k.path} (passphrase-protected age identity${k.problem ? `; ${k.problem}` : ''}) · X exports it` : `none yet; the first backup creates ${k.path}`;
+        this.app.requestRender();
+      },
+      () => undefined,
+    );
+  }
 
   private current(): Settings | null {
     return this.draft ?? this.app.settings()?.settings ?? null;
@@ -52,7 +61,7 @@ export class SettingsScreen implements Screen {
     L.push(`     ${t.dim(padWidth('config', 12))}${braces(loaded?.path ?? '…')}`);
     if (loaded?.warning) L.push(`     ${t.warn(braces(loaded.warning))}`);
     if (s) L.push(`     ${t.dim(padWidth('retention', 12))}backups ${s.retention.backupDays} d · logs ${s.retention.logDays} d · temporary ${s.retention.tempHours} h`);
-    L.push(`     ${t.dim(padWidth('backup key', 12))}not set up (backups are not available in this version)`);
+    L.push(`     ${t.dim(padWidth('backup key', 12))}${braces(this.keyLine)}`);
     if (this.draft) L.push('', ` ${t.warn('Unsaved changes — S saves (and detects again), Esc discards.')}`);
     this.root.setContent(L.join('\n'));
   }
@@ -64,6 +73,7 @@ export class SettingsScreen implements Screen {
     else if (name === 'enter' || ch === 'e') this.editOverride(AGENT_KINDS[this.cursor]!);
     else if (ch === 'D') void this.detectAgain(null);
     else if (ch === 'S') void this.save();
+    else if (ch === 'X') this.exportKey();
     else if (name === 'escape' && this.draft) {
       this.draft = null;
       this.app.message('Discarded unsaved settings.');
@@ -95,6 +105,20 @@ export class SettingsScreen implements Screen {
     });
   }
 
+  private exportKey(): void {
+    this.app.openInput({
+      label: 'Backup key passphrase (to export the identity):',
+      mask: true,
+      maxLength: 1024,
+      onSubmit: (p) =>
+        this.app.engine.keyExport(p).then(
+          (text) => this.app.openDialog('Backup key (keep it safe, e.g. in a password manager)', [...text.trim().split('\n'), '', 'With it: age -d -i key.txt <id>.cxb | zstd -d | tar -x']),
+          (e: Error) => this.app.message(e.message, 'error'),
+        ),
+      onCancel: () => this.app.message('Cancelled.'),
+    });
+  }
+
   private async detectAgain(save: Settings | null): Promise<void> {
     this.busy = true;
     this.app.requestRender();
@@ -123,6 +147,7 @@ export class SettingsScreen implements Screen {
       { keys: 'D', does: 'detect again', hint: true },
       { keys: 'S', does: 'save (atomic) and detect again', hint: true },
       { keys: 'Esc', does: 'discard unsaved changes' },
+      { keys: 'X', does: 'export the backup key (after a passphrase check)' },
     ];
   }
 }

@@ -9,6 +9,8 @@ export interface TextInputOptions {
   label: string;
   value?: string;
   maxLength?: number;
+  /** Show • for each character (passphrases). */
+  mask?: boolean;
   onChange?(value: string): void;
   onSubmit(value: string): void;
   onCancel(): void;
@@ -55,7 +57,7 @@ export class TextInput {
   render(width: number): string {
     const label = `${this.opts.label} `;
     const room = Math.max(1, width - label.length - 2);
-    const shown = Array.from(this.value);
+    const shown = this.opts.mask ? Array.from('•'.repeat(Array.from(this.value).length)) : Array.from(this.value);
     const tail = fitWidth(shown.slice(Math.max(0, shown.length - room)).join(''), room);
     return `{bold}${braces(label)}{/bold}${braces(tail)}{inverse} {/inverse}`;
   }
