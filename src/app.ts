@@ -390,7 +390,14 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     const ops = await engine.recoveryList().catch(() => []);
     if (!ops.length || modal) return;
     modal = new RecoveryModal(screen, theme, ops, async (op, action) => {
-      const next = action === 'rescan' ? await engine.recoveryList() : await engine.recoveryAction(op.operationId, action);
+      let next: Awaited<ReturnType<typeof engine.recoveryList>>;
+      if (action === 'rescan') next = await engine.recoveryList();
+      else if (action === 'restore') {
+        const passphrase = await new Promise<string>((resolve, reject) =>
+          ctx.openInput({ label: 'Backup key passphrase:', mask: true, maxLength: 1024, onSubmit: resolve, onCancel: () => reject(new Error('Restore cancelled.')) }),
+        );
+        next = await engine.recoveryAction(op.operationId, 'restore', passphrase);
+      } else next = await engine.recoveryAction(op.operationId, action);
       if (op.agent && op.agent === agent) startScan();
       return next;
     });
@@ -411,6 +418,12 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
       if (k.name === 'return') return;
       if (k.ctrl && k.name === 'c' && !executing) return quit();
+      // An open text input (a passphrase asked by a modal, too) takes every key.
+      if (input) {
+        input.handle(ch, k);
+        requestRender();
+        return;
+      }
       if (modal) {
         const m = modal;
         // A confirm may open the next modal (progress) from inside handleKey.
@@ -427,11 +440,6 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
           dialog = null;
         } else if (k.name === 'down' || ch === 'j') dialog.scroll(1);
         else if (k.name === 'up' || ch === 'k') dialog.scroll(-1);
-        requestRender();
-        return;
-      }
-      if (input) {
-        input.handle(ch, k);
         requestRender();
         return;
       }

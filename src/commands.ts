@@ -63,6 +63,18 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
         code = await recoveryCommand(String(a.action), a.operation ? String(a.operation) : undefined);
       },
     )
+    .command(
+      'backups [action] [id]',
+      'The backup catalog: list, verify ID, restore ID, delete ID',
+      (y) =>
+        y
+          .positional('action', { choices: ['list', 'verify', 'restore', 'delete'], default: 'list' })
+          .positional('id', { type: 'string', describe: 'Backup id (see cleanerx backups list)' })
+          .option('yes', { type: 'boolean', default: false, describe: 'Confirm restore or delete' }),
+      async (a) => {
+        code = await backupsCommand(String(a.action), a.id ? String(a.id) : undefined, a.yes);
+      },
+    )
     .command('doctor', 'Report what was detected for each agent', {}, async (a) => {
       code = await doctorCommand(Boolean(a['read-only']));
     })
@@ -177,6 +189,75 @@ async function recoveryCommand(action: string, operation: string | undefined): P
   for (const o of ops) {
     process.stdout.write(`${o.operationId}  ${o.agent ? AGENT_NAMES[o.agent] : 'unknown'}  ${o.status}\n  recorded: ${o.recorded}\n  observed: ${o.observed} — ${o.reason}\n  can: ${[o.canAccept && 'accept', o.canClose && 'close'].filter(Boolean).join(', ') || 'nothing (inspect the journal)'}\n`);
   }
+  return 0;
+}
+
+/** The passphrase from the terminal without echo, or the first line of standard input. Never from argv or env. */
+async function readPassphrase(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    let data = '';
+    for await (const chunk of stdin) {
+      data += String(chunk);
+      if (data.includes('\n')) break;
+    }
+    return data.split('\n')[0]!.replace(/\r$/, '');
+  }
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const onData = (buf: Buffer): void => {
+      for (const ch of buf.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') {
+          done();
+          return resolve(value);
+        }
+        if (ch === '\u0003') {
+          done();
+          return reject(new UsageError('Cancelled.'));
+        }
+        if (ch === '\u007f') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    const done = (): void => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+    };
+    stdin.on('data', onData);
+  });
+}
+
+async function backupsCommand(action: string, id: string | undefined, yes: boolean): Promise<number> {
+  const engine = engineForCli(false);
+  if (action === 'list') {
+    const list = await engine.backupsList();
+    if (!list.length) process.stdout.write('No backups.\n');
+    for (const b of list) process.stdout.write(`${b.id}  ${AGENT_NAMES[b.agent]}  ${b.createdAt}  ${b.itemCount} items  ${formatBytes(b.originalBytes)} → ${formatBytes(b.archiveBytes)}  verified ${b.verifiedAt}\n`);
+    return 0;
+  }
+  if (!id) throw new UsageError(`backups ${action} needs a backup id (see cleanerx backups list).`);
+  if (action === 'delete') {
+    if (!yes) throw new UsageError('Nothing was deleted: add --yes to delete this backup forever.');
+    await engine.backupDelete(id);
+    process.stdout.write(`Deleted backup ${id}.\n`);
+    return 0;
+  }
+  const passphrase = await readPassphrase('Backup key passphrase: ');
+  if (action === 'verify') {
+    const r = await engine.backupVerify(id, passphrase);
+    process.stdout.write(`Verified: all ${r.entries} entries (${formatBytes(r.bytes)}) match the manifest.\n`);
+    return 0;
+  }
+  const dry = await engine.backupRestore(id, passphrase, true);
+  process.stdout.write(`Restore would create ${dry.restored} files (${formatBytes(dry.bytes)}):\n${dry.paths.map((p) => `  ${p}`).join('\n')}\n`);
+  if (!yes) throw new UsageError('Nothing was restored: add --yes to restore these files.');
+  const r = await engine.backupRestore(id, passphrase);
+  process.stdout.write(`Restored ${r.restored} files.\n`);
   return 0;
 }
 

@@ -38,7 +38,7 @@ export interface EngineApi {
   backupDelete(id: string): Promise<void>;
   stopExecution(): Promise<void>;
   recoveryList(): Promise<RecoveryOperation[]>;
-  recoveryAction(operationId: string, action: 'accept' | 'close'): Promise<RecoveryOperation[]>;
+  recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<RecoveryOperation[]>;
   loadSettings(): Promise<LoadedSettings>;
   saveSettings(s: Settings): Promise<void>;
   close(): Promise<void>;

@@ -271,15 +271,23 @@ export class Engine implements EngineApi {
   }
 
   private recoveryDeps(): RecoveryDeps {
-    return { stateDir: this.dirs.state, rescan: (agent) => this.scan(agent), snapshot: (id) => this.snapshot(id) };
+    return {
+      stateDir: this.dirs.state,
+      rescan: (agent) => this.scan(agent),
+      snapshot: (id) => this.snapshot(id),
+      boundBackup: async (operationId, agent) => (await loadCatalog(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
+      restore: async (backupId, passphrase) => {
+        await this.backupRestore(backupId, passphrase);
+      },
+    };
   }
 
   async recoveryList(): Promise<RecoveryOperation[]> {
     return listRecovery(this.recoveryDeps());
   }
 
-  async recoveryAction(operationId: string, action: 'accept' | 'close'): Promise<RecoveryOperation[]> {
-    await recoveryAction(this.recoveryDeps(), operationId, action);
+  async recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<RecoveryOperation[]> {
+    await recoveryAction(this.recoveryDeps(), operationId, action, passphrase);
     return this.recoveryList();
   }
 

@@ -12,6 +12,9 @@ export interface RecoveryDeps {
   stateDir: string;
   rescan(agent: AgentKind): Promise<ScanSummary>;
   snapshot(id: string): Snapshot;
+  /** The catalog backup bound to this operation and agent, if one exists. */
+  boundBackup(operationId: string, agent: AgentKind): Promise<string | null>;
+  restore(backupId: string, passphrase: string): Promise<void>;
 }
 
 interface Observed {
@@ -61,6 +64,7 @@ export async function listRecovery(deps: RecoveryDeps): Promise<RecoveryOperatio
     if (TERMINAL.includes(j.status) || !AGENT_KINDS.includes(j.agent)) continue;
     const applied = j.mutations.filter((m) => m.status === 'applied').length;
     const o = await observe(j, deps, scans);
+    const bound = j.backupId ? await deps.boundBackup(j.operationId, j.agent) : null;
     out.push({
       operationId: j.operationId,
       agent: j.agent,
@@ -70,8 +74,12 @@ export async function listRecovery(deps: RecoveryDeps): Promise<RecoveryOperatio
       observed: o.observed,
       reason: o.reason,
       canAccept: o.observed === 'All applied',
-      canRestore: false,
-      restoreWhyNot: j.backupId ? 'Restore arrives with the backup feature.' : 'No verified backup is bound to this operation.',
+      canRestore: Boolean(bound) && o.observed === 'All applied',
+      restoreWhyNot: !bound
+        ? 'No verified backup is bound to this operation.'
+        : o.observed !== 'All applied'
+          ? 'Partial or conflicting data is never overwritten: restore needs every planned item absent.'
+          : 'Restore the verified backup.',
       canClose: o.observed !== 'Not provable',
       unknown: false,
     });
@@ -79,7 +87,7 @@ export async function listRecovery(deps: RecoveryDeps): Promise<RecoveryOperatio
   return out;
 }
 
-export async function recoveryAction(deps: RecoveryDeps, operationId: string, action: 'accept' | 'close'): Promise<void> {
+export async function recoveryAction(deps: RecoveryDeps, operationId: string, action: 'accept' | 'close' | 'restore', passphrase = ''): Promise<void> {
   const entries = await listJournals(deps.stateDir);
   const e = entries.find((x) => x.kind === 'journal' && x.journal.operationId === operationId);
   if (!e || e.kind !== 'journal') throw new RequestError(`No recoverable operation ${operationId}.`);
@@ -87,7 +95,18 @@ export async function recoveryAction(deps: RecoveryDeps, operationId: string, ac
   if (TERMINAL.includes(j.status)) return;
   const o = await observe(j, deps, new Map());
   const store = new JournalStore(deps.stateDir);
-  if (action === 'accept') {
+  if (action === 'restore') {
+    const bound = j.backupId ? await deps.boundBackup(j.operationId, j.agent) : null;
+    if (!bound) throw new RequestError('No verified backup is bound to this operation.');
+    if (o.observed !== 'All applied') throw new RequestError(`Cannot restore: ${o.reason} Partial data is never overwritten or merged.`);
+    await deps.restore(bound, passphrase);
+    const back = await observe(j, deps, new Map());
+    if (back.observed !== 'Not applied') throw new RequestError(`The restore finished but the rescan does not find every planned item (${back.reason}).`);
+    await store.transition(j, (x) => {
+      x.status = 'recovered';
+      x.message = `Recovered from backup ${bound}: every planned item is back.`;
+    }, 'journal:recovered');
+  } else if (action === 'accept') {
     if (o.observed !== 'All applied') throw new RequestError(`Cannot accept: ${o.reason}`);
     await store.transition(j, (x) => {
       x.status = 'complete';

@@ -65,7 +65,7 @@ export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi 
     backupDelete: (id) => call('backupDelete', [id]),
     stopExecution: () => call('stopExecution', []),
     recoveryList: () => call('recoveryList', []),
-    recoveryAction: (id, action) => call('recoveryAction', [id, action]),
+    recoveryAction: (id, action, passphrase) => call('recoveryAction', [id, action, passphrase]),
     loadSettings: () => call('loadSettings', []),
     saveSettings: (s) => call('saveSettings', [s]),
     close: async () => {

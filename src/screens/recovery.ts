@@ -17,7 +17,7 @@ export class RecoveryModal implements Modal {
     private screen: blessed.Widgets.Screen,
     private theme: Theme,
     private ops: RecoveryOperation[],
-    private act: (op: RecoveryOperation, action: 'accept' | 'close' | 'rescan') => Promise<RecoveryOperation[]>,
+    private act: (op: RecoveryOperation, action: 'accept' | 'close' | 'rescan' | 'restore') => Promise<RecoveryOperation[]>,
   ) {
     this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, border: { type: 'line' }, label: ' Recovery ' });
   }
@@ -41,7 +41,7 @@ export class RecoveryModal implements Modal {
       L.push('');
       L.push(`  ${t.bold('Esc')} Continue browsing ${t.dim(op.agent ? `(cleanup of ${AGENT_NAMES[op.agent]} stays blocked)` : '(all cleanup stays blocked)')}`);
       L.push(`  ${op.canAccept ? t.bold('a') : t.dim('a')} Accept verified result${op.canAccept ? '' : t.dim(' — only when every planned item is observed gone')}`);
-      L.push(`  ${t.dim('r')} Restore verified backup${t.dim(braces(` — ${op.restoreWhyNot}`))}`);
+      L.push(`  ${op.canRestore ? t.bold('r') : t.dim('r')} Restore verified backup${op.canRestore ? '' : t.dim(braces(` — ${op.restoreWhyNot}`))}`);
       L.push(`  ${op.canClose ? t.bold('s') : t.dim('s')} Safely close${t.dim(' — ends the workflow only; does not undo changes already made')}`);
       L.push(`  ${op.unknown ? t.dim('R') : t.bold('R')} Rescan and look again`);
     }
@@ -54,7 +54,7 @@ export class RecoveryModal implements Modal {
   handleKey(ch: string | undefined, key: KeyEvent): boolean {
     const op = this.ops[0];
     if (key.name === 'escape' || key.name === 'enter' || !op) return false;
-    const run = (action: 'accept' | 'close' | 'rescan', label: string): void => {
+    const run = (action: 'accept' | 'close' | 'rescan' | 'restore', label: string): void => {
       this.note = `${label}…`;
       this.act(op, action).then(
         (ops) => {
@@ -75,7 +75,10 @@ export class RecoveryModal implements Modal {
       if (op.canClose) run('close', 'Closing');
       else this.note = 'A journal cleanerx cannot read cannot be closed here.';
     } else if (ch === 'R') run('rescan', 'Rescanning');
-    else if (ch === 'r') this.note = op.restoreWhyNot;
+    else if (ch === 'r') {
+      if (op.canRestore) run('restore', 'Restoring');
+      else this.note = op.restoreWhyNot;
+    }
     return true;
   }
 
