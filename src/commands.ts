@@ -47,9 +47,10 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
         y
           .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: 'The agent whose items are removed' })
           .option('id', { type: 'string', array: true, demandOption: true, describe: 'Item id from scan --json (session:<id>, cache:…); repeatable' })
-          .option('yes', { type: 'boolean', default: false, describe: 'Confirm: without it nothing is removed' }),
+          .option('yes', { type: 'boolean', default: false, describe: 'Confirm: without it nothing is removed' })
+          .option('backup', { type: 'boolean', default: false, describe: 'Take an encrypted, verified backup first (asks for the key passphrase)' }),
       async (a) => {
-        code = await cleanCommand(a.agent as AgentKind, (a.id as string[]).map(String), a.yes, Boolean(a['read-only']));
+        code = await cleanCommand(a.agent as AgentKind, (a.id as string[]).map(String), a.yes, Boolean(a['read-only']), a.backup);
       },
     )
     .command(
@@ -155,7 +156,7 @@ async function doctorCommand(readOnly: boolean): Promise<number> {
   return 0;
 }
 
-async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readOnly: boolean): Promise<number> {
+async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readOnly: boolean, backup: boolean): Promise<number> {
   const engine = engineForCli(readOnly);
   const summary = await engine.scan(agent);
   // Bare session ids are accepted as well as item ids.
@@ -170,8 +171,15 @@ async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readO
     for (const b of blockers) process.stderr.write(`blocked: ${b}\n`);
     return 1;
   }
-  if (!yes) throw new UsageError('Nothing was removed: add --yes to confirm this irreversible cleanup.');
-  const r = await engine.execute(plan.id, {}, (p) => {
+  if (backup && !plan.backupEligible) throw new UsageError(`No backup possible: ${plan.backupWhyNot}`);
+  if (!yes) throw new UsageError(`Nothing was removed: add --yes to confirm this ${backup ? '' : 'irreversible '}cleanup.`);
+  let passphrase: string | undefined;
+  if (backup) {
+    const key = await engine.keyInfo();
+    passphrase = await readPassphrase(key.exists ? 'Backup key passphrase: ' : 'New backup key passphrase (8+ characters): ');
+    if (!key.exists && process.stdin.isTTY && (await readPassphrase('Repeat the passphrase: ')) !== passphrase) throw new UsageError('The passphrases differ; nothing was removed.');
+  }
+  const r = await engine.execute(plan.id, { backup, passphrase }, (p) => {
     if (p.phase === 'deleting' && p.current && process.stderr.isTTY) process.stderr.write(`\rremoving ${p.done + 1}/${p.total} `);
   });
   out.write(`${r.status === 'complete' ? 'complete' : 'failed'}: ${r.message} (operation ${r.operationId})\n`);
