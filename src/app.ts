@@ -22,6 +22,7 @@ import { Deck, type DeckAgent } from './widgets/deck.js';
 import { Dialog } from './widgets/dialog.js';
 import { TabBar } from './widgets/tab-bar.js';
 import { TextInput, type KeyEvent, type TextInputOptions } from './widgets/text-input.js';
+import { PerfLog } from './perf-log.js';
 import { braces, makeTheme } from './widgets/theme.js';
 
 interface SelectorEntry {
@@ -81,6 +82,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
 
   const engine: EngineApi = deferred(new Promise<EngineApi>(() => undefined));
   const marks = new Marks();
+  const perf = new PerfLog(env.CLEANERX_PERF_LOG);
   let installs: Installation[] = [];
   let selector: SelectorEntry[] = [];
   let agent: AgentKind | null = null;
@@ -206,6 +208,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
           if (gen !== scanGen) return;
           scanning = null;
           summary = s;
+          perf.mark('scanDone');
           marks.rebase(s);
           for (const sc of screens) sc.onSummary();
           requestRender();
@@ -288,6 +291,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     if (modal) modal.paint();
     if (dialog) dialog.box.setFront();
     screen.render();
+    if (perf.enabled) perf.painted({ rows: summary?.sessionCount ?? 0, scanning: scanning !== null });
     if (message) setTimeout(requestRender, 6100).unref();
   }
 
@@ -415,6 +419,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
 
     screen.on('keypress', (ch: string | undefined, key: KeyEvent | undefined) => {
       const k: KeyEvent = key ?? {};
+      perf.key();
       // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
       if (k.name === 'return') return;
       if (k.ctrl && k.name === 'c' && !executing) return quit();
