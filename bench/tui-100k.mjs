@@ -1,0 +1,99 @@
+// tui-100k: the app on a 100,000-session pi store in a pseudo-terminal, timed
+// from inside (CLEANERX_PERF_LOG): keys answered while the scan runs, first
+// rows on screen, keypress → painted frame while scrolling and expanding the
+// 100k tree (p95), and the process's peak RSS. The reference is a minimal
+// blessed app answering the same keys in the same run.
+
+import pty from '@lydell/node-pty';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BENCH, CLI, ROOT, STORES, isolatedEnvFor } from './lib/util.mjs';
+
+export const name = 'tui-100k';
+export const target = null;
+const PARAMS = { projects: 200, sessionsPerProject: 500, forkRate: 0.05, seed: 9, bodyBytes: 300 };
+
+async function store(log) {
+  const root = join(STORES, 'pi-100k');
+  const marker = join(root, '.complete');
+  const key = JSON.stringify(PARAMS);
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === key) return root;
+  log(`  building the 100k-session pi store in ${root} (once)…`);
+  const tmp = `${root}.building-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  const env = await isolatedEnvFor(tmp);
+  const { buildPiFixture } = await import(join(ROOT, 'dist', 'adapters', 'pi', 'fixture.js'));
+  buildPiFixture({ ...PARAMS, agentDir: env.PI_CODING_AGENT_DIR });
+  rmSync(root, { recursive: true, force: true });
+  renameSync(tmp, root);
+  writeFileSync(marker, key);
+  return root;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const p95 = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * 0.95))] : null;
+};
+
+async function drive(file, args, env, logFile, { keysDuringScan, keysAfter, waitScanDone }) {
+  const p = pty.spawn(file, args, { name: 'xterm-256color', cols: 100, rows: 30, env: { ...env, TERM: 'xterm-256color', CLEANERX_PERF_LOG: logFile } });
+  let out = '';
+  p.onData((d) => (out += d));
+  const events = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+  await sleep(300);
+  for (let i = 0; i < keysDuringScan; i++) {
+    p.write(i % 2 ? 'k' : 'j');
+    await sleep(60);
+    if (waitScanDone && events().some((e) => e.e === 'scanDone')) break;
+  }
+  if (waitScanDone) for (let t = 0; t < 600 && !events().some((e) => e.e === 'scanDone'); t++) await sleep(100);
+  await sleep(300);
+  const keys = ['j', 'j', 'j', '\x1b[6~', 'j', '\r', 'j', '\r', '\x1b[6~', 'k', 'G', 'g', 'e', 'j', 'e'];
+  for (let i = 0; i < keysAfter; i++) {
+    p.write(keys[i % keys.length]);
+    await sleep(40);
+  }
+  await sleep(300);
+  let rss = null;
+  try {
+    const status = readFileSync(`/proc/${p.pid}/status`, 'utf8');
+    rss = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+  } catch {}
+  p.write('q');
+  await sleep(300);
+  try {
+    p.kill('SIGKILL');
+  } catch {}
+  return { events: events(), rss };
+}
+
+export async function run({ log }) {
+  const root = await store(log);
+  const procRoot = join(root, 'proc');
+  mkdirSync(procRoot, { recursive: true });
+  const env = await isolatedEnvFor(root, { CLEANERX_PROC_ROOT: procRoot });
+  mkdirSync(env.CLEANERX_CONFIG_DIR, { recursive: true });
+  writeFileSync(join(env.CLEANERX_CONFIG_DIR, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }));
+  const logA = join(root, 'perf-ours.log');
+  rmSync(logA, { force: true });
+  const ours = await drive(process.execPath, [CLI], env, logA, { keysDuringScan: 200, keysAfter: 300, waitScanDone: true });
+  const during = ours.events.filter((e) => e.e === 'key' && e.scanning).map((e) => e.ms);
+  const after = ours.events.filter((e) => e.e === 'key' && !e.scanning).map((e) => e.ms);
+  const first = ours.events.find((e) => e.e === 'firstRows')?.ms ?? null;
+  const done = ours.events.find((e) => e.e === 'scanDone')?.ms ?? null;
+  const logB = join(root, 'perf-ref.log');
+  rmSync(logB, { force: true });
+  const ref = await drive(process.execPath, [join(BENCH, 'ref', 'blessed-list.mjs')], env, logB, { keysDuringScan: 0, keysAfter: 300, waitScanDone: false });
+  const refKeys = ref.events.filter((e) => e.e === 'key').map((e) => e.ms);
+  const lines = [
+    `  keys while scanning: ${during.length} answered, p95 ${p95(during)?.toFixed(1) ?? 'n/a'} ms, max ${during.length ? Math.max(...during).toFixed(1) : 'n/a'} ms (target ≤ 50 ms)`,
+    `  first rows on screen ${first?.toFixed(0) ?? 'n/a'} ms after start; scan done at ${done?.toFixed(0) ?? 'n/a'} ms (target first rows ≤ 300 ms)`,
+    `  keypress → frame on the 100k tree: p95 ${p95(after)?.toFixed(1) ?? 'n/a'} ms over ${after.length} keys (target ≤ 16 ms); minimal blessed list p95 ${p95(refKeys)?.toFixed(1) ?? 'n/a'} ms`,
+    `  peak RSS ${ours.rss ? (ours.rss / 1048576).toFixed(0) : 'n/a'} MiB (target ≤ 300 MB)`,
+  ];
+  for (const l of lines) log(l);
+  const o = p95(after);
+  const r = p95(refKeys);
+  return { name, ours: o, reference: r, ratio: o !== null && r ? o / r : null, target, runs: { during, after, ref: refKeys }, extra: { firstRowsMs: first, scanDoneMs: done, peakRssBytes: ours.rss } };
+}
