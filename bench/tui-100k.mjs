@@ -95,5 +95,5 @@ export async function run({ log }) {
   for (const l of lines) log(l);
   const o = p95(after);
   const r = p95(refKeys);
-  return { name, ours: o, reference: r, ratio: o !== null && r ? o / r : null, target, runs: { during, after, ref: refKeys }, extra: { firstRowsMs: first, scanDoneMs: done, peakRssBytes: ours.rss } };
+  return { name, ours: o, reference: r, ratio: o !== null && r ? o / r : null, target, runs: { ours: after, reference: refKeys, during }, extra: { firstRowsMs: first, scanDoneMs: done, peakRssBytes: ours.rss } };
 }
