@@ -236,10 +236,80 @@ export class Snapshot {
   private view(req: PageRequest): FlatView {
     const key = JSON.stringify([req.scope, req.filter, req.sort]);
     if (key === this.cacheKey && this.cacheView) return this.cacheView;
-    const v = req.scope.view === 'flat' ? this.flatView(req) : this.treeView(req);
+    const exp = req.scope.expansion ?? { base: 'default', toggled: [] };
+    const baseKey = JSON.stringify([req.scope.view, exp.base, req.filter, req.sort]);
+    let v: FlatView | null = null;
+    // Expanding or collapsing one node splices its subtree in or out instead of re-flattening 100k rows.
+    if (this.cacheView && baseKey === this.cacheBaseKey && req.scope.view === 'tree' && !filterActive(req.filter) && req.filter.projectId === undefined) {
+      const now = new Set(exp.toggled);
+      const flipped = [...now].filter((x) => !this.cacheToggled.has(x)).concat([...this.cacheToggled].filter((x) => !now.has(x)));
+      if (flipped.length === 1) v = this.spliceToggle(this.cacheView, req, now, flipped[0]!);
+    }
+    v ??= req.scope.view === 'flat' ? this.flatView(req) : this.treeView(req);
     this.cacheKey = key;
+    this.cacheBaseKey = baseKey;
+    this.cacheToggled = new Set(exp.toggled);
     this.cacheView = v;
     return v;
+  }
+
+  private cacheBaseKey = '';
+  private cacheToggled = new Set<string>();
+
+  /** The unfiltered tree view with one node's open state flipped; null when a full rebuild is safer. */
+  private spliceToggle(v: FlatView, req: PageRequest, toggled: Set<string>, id: string): FlatView | null {
+    const base = req.scope.expansion?.base ?? 'default';
+    const p = this.forest.projectById.get(id);
+    const n = p ? undefined : this.sessionByItemId.get(id);
+    if (!p && !n) return null;
+    const code = p ? -(p.idx + 1) : n!.idx;
+    const i = v.entries.indexOf(code);
+    if (i < 0 || v.depth[i]! >= 254) return i < 0 ? v : null;
+    if (!v.expandable[i]) return v;
+    const openBy = (nodeId: string, isProject: boolean): boolean => {
+      const o = base === 'allOpen' ? true : base === 'allClosed' ? false : isProject;
+      return toggled.has(nodeId) ? !o : o;
+    };
+    const open = openBy(id, Boolean(p));
+    if (open === (v.expanded[i] === 1)) return v;
+    let end = i + 1;
+    if (!open) while (end < v.entries.length && v.depth[end]! > v.depth[i]!) end++;
+    const ins = { entries: [] as number[], depth: [] as number[], expanded: [] as number[], expandable: [] as number[] };
+    if (open) {
+      const sorted = this.sortedFor(req.sort);
+      const kids = p ? sorted.top[p.idx]! : sorted.children.get(n!.idx) ?? [];
+      const stack: [SessionNode, number][] = [];
+      for (let k = kids.length - 1; k >= 0; k--) stack.push([kids[k]!, v.depth[i]! + 1]);
+      while (stack.length) {
+        const [cur, dep] = stack.pop()!;
+        const ck = sorted.children.get(cur.idx);
+        const has = Boolean(ck?.length);
+        const o = has && openBy(cur.s.itemId, false);
+        ins.entries.push(cur.idx);
+        ins.depth.push(dep > 255 ? 255 : dep);
+        ins.expanded.push(o ? 1 : 0);
+        ins.expandable.push(has ? 1 : 0);
+        if (o) for (let k = ck!.length - 1; k >= 0; k--) stack.push([ck![k]!, dep + 1]);
+      }
+    }
+    const len = v.entries.length - (end - i - 1) + ins.entries.length;
+    const splice = <T extends Int32Array | Uint8Array>(src: T, add: number[], make: (n: number) => T): T => {
+      const out = make(len);
+      out.set(src.subarray(0, i + 1), 0);
+      out.set(add, i + 1);
+      out.set(src.subarray(end), i + 1 + add.length);
+      return out;
+    };
+    const expanded = splice(v.expanded, ins.expanded, (k) => new Uint8Array(k));
+    expanded[i] = open ? 1 : 0;
+    return {
+      entries: splice(v.entries, ins.entries, (k) => new Int32Array(k)),
+      depth: splice(v.depth, ins.depth, (k) => new Uint8Array(k)),
+      context: new Uint8Array(len),
+      expanded,
+      expandable: splice(v.expandable, ins.expandable, (k) => new Uint8Array(k)),
+      matched: v.matched,
+    };
   }
 
   private flatView(req: PageRequest): FlatView {
