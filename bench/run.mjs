@@ -13,9 +13,11 @@ import { CLI, fmtBytes, fmtMs, RESULTS } from './lib/util.mjs';
 import * as piScan from './pi-scan-10k.mjs';
 import * as coldStart from './cold-start.mjs';
 import * as piDelete from './pi-delete-1k.mjs';
+import * as tui100k from './tui-100k.mjs';
 import * as claudeScan from './claude-scan-10k.mjs';
+import * as backup1g from './backup-1g.mjs';
 
-const BENCHES = [piScan, coldStart, piDelete, claudeScan];
+const BENCHES = [piScan, coldStart, piDelete, tui100k, claudeScan, backup1g];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !BENCHES.some((b) => b.name === w));

@@ -125,17 +125,26 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
   const partial = `${o.archivePath}.partial`;
   const enc = new Encrypter();
   enc.addRecipient(o.recipient);
-  const compressed = Readable.from(pack.pipe(new ZstdFrameWriter()));
+  // pipeline, not pipe: a source that fails mid-entry (it shrank, vanished, EIO) destroys the
+  // pack, and that error must reject this write, not escape as an uncaught exception.
+  const compressed = new ZstdFrameWriter();
+  const packing = pipeline(pack, compressed);
   const encrypted = await enc.encrypt(Readable.toWeb(compressed) as unknown as ReadableStream<Uint8Array>);
   const out = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
+  // Only a partial this write created is ever removed ('wx' refuses an existing one).
+  let created = false;
+  out.once('open', () => (created = true));
   try {
-    await Promise.all([pipeline(Readable.fromWeb(encrypted as unknown as WebReadableStream<Uint8Array>), out), feed]);
+    await Promise.all([pipeline(Readable.fromWeb(encrypted as unknown as WebReadableStream<Uint8Array>), out), feed, packing]);
     const fh = await fsp.open(partial, 'r');
     await fh.sync();
     await fh.close();
     await fsp.rename(partial, o.archivePath);
   } catch (e) {
-    await fsp.unlink(partial).catch(() => undefined);
+    pack.destroy();
+    out.destroy();
+    if (!out.closed) await new Promise<void>((r) => out.once('close', () => r()));
+    if (created) await fsp.unlink(partial).catch(() => undefined);
     throw e;
   }
   const st = await fsp.stat(o.archivePath);

@@ -1,0 +1,56 @@
+// Child process for the backup-1g bench: runs cleanerx's real backup or
+// restore path from dist/ and prints timings and its own peak RSS as JSON.
+// A child of its own so that maxRSS is this operation's, not the runner's.
+//
+//   node backup-child.mjs backup  <agentDir> <archive> <key.txt>
+//   node backup-child.mjs restore <archive> <key.txt> <emptyRoot> <stagingParent>
+//
+// The identity is read from key.txt (never from argv or the environment).
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './util.mjs';
+
+const dist = (p) => import(pathToFileURL(join(ROOT, 'dist', p)).href);
+const { collectFiles, readArchive, writeArchive, newBackupId } = await dist('backup/archive.js');
+const { restoreArchive } = await dist('backup/restore.js');
+const { identityToRecipient } = await import('age-encryption');
+
+const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+const [mode, ...args] = process.argv.slice(2);
+const identityOf = (keyFile) => readFileSync(keyFile, 'utf8').split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'));
+
+let out;
+if (mode === 'backup') {
+  const [agentDir, archivePath, keyFile] = args;
+  const identity = identityOf(keyFile);
+  const recipient = await identityToRecipient(identity);
+  const t0 = process.hrtime.bigint();
+  // What takeBackup does: collect, write (hash, pack, compress, encrypt, rename), reopen and verify.
+  const files = await collectFiles([join(agentDir, 'sessions')], [{ label: 'pi_home', dir: agentDir }]);
+  const id = newBackupId();
+  const written = await writeArchive({ archivePath, recipient, agent: 'pi', operationId: 'bench', id, itemCount: files.length, retentionDays: 30, files });
+  const writeMs = ms(t0);
+  const t1 = process.hrtime.bigint();
+  const m = await readArchive(archivePath, identity, {}, 'pi');
+  if (m.id !== id || m.entries.length !== files.length) throw new Error('verification does not match what was written');
+  const verifyMs = ms(t1);
+  out = { files: files.length, bytes: written.manifest.originalBytes, archiveBytes: written.archiveBytes, writeMs, verifyMs, totalMs: writeMs + verifyMs };
+} else if (mode === 'restore') {
+  const [archivePath, keyFile, root, stagingParent] = args;
+  const identity = identityOf(keyFile);
+  // What the restore screen / `backups restore` does: a check of the archive, then the all-or-nothing restore.
+  const t0 = process.hrtime.bigint();
+  await readArchive(archivePath, identity, {}, 'pi');
+  const checkMs = ms(t0);
+  const t1 = process.hrtime.bigint();
+  const r = await restoreArchive({ archivePath, identity, agent: 'pi', roots: { pi_home: root }, uid: process.getuid(), stagingParent });
+  const restoreMs = ms(t1);
+  out = { files: r.restored.length, bytes: r.manifest.originalBytes, checkMs, restoreMs, totalMs: checkMs + restoreMs };
+} else {
+  process.stderr.write('usage: backup-child.mjs backup|restore …\n');
+  process.exit(2);
+}
+// maxRSS is in KiB.
+process.stdout.write(JSON.stringify({ ...out, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n');
