@@ -24,6 +24,8 @@ export interface RestoreOptions {
   stagingParent: string;
   /** Stop after the preflight, reporting what would be restored. */
   dryRun?: boolean;
+  /** The catalog id the archive must carry. */
+  expectId?: string;
 }
 
 export interface RestoreResult {
@@ -48,6 +50,9 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       o.archivePath,
       o.identity,
       {
+        manifest: (m) => {
+          if (o.expectId && m.id !== o.expectId) throw new ArchiveError('The archive does not belong to this catalog entry.');
+        },
         payload: async (entry, stream) => {
           const file = join(staging, String(n++));
           await pipeline(stream, createWriteStream(file, { flags: 'wx', mode: 0o600 }));

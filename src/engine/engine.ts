@@ -249,7 +249,7 @@ export class Engine implements EngineApi {
     if (writers.length && !dryRun) throw new RequestError(`Quit ${r.agent} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
     const key = await unlockIdentity(this.dirs.data, passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
-    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun });
+    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun, expectId: r.id });
     return { restored: res.restored.length, bytes: res.manifest.originalBytes, paths: res.restored };
   }
 
