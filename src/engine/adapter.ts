@@ -43,6 +43,8 @@ export interface AgentAdapter extends AdapterDescriptor {
   preview(inst: Installation, itemPaths: string[], itemId: string): Promise<Preview>;
   /** Present when the agent's items are removed by the path transaction. */
   fileRoute?: FileRoute;
+  /** Present when sessions are rows removed through the agent's own official route. */
+  sessionRoute?: SessionRoute;
 }
 
 export interface FileRoute {
@@ -50,6 +52,95 @@ export interface FileRoute {
   roots(inst: Installation): string[];
   /** Processes that write the store now (re-checked right before mutation). */
   writers(inst: Installation, ctx: HostContext): Promise<Writer[]>;
+}
+
+/**
+ * Official session routes of an agent whose sessions are database rows, not
+ * files (OpenCode). Every function re-reads the store read-only, expands each
+ * root to the subtree the agent's own delete removes, and re-checks writers
+ * itself. A function that throws has changed nothing; a returned result says
+ * exactly what a read-only re-read of the store proved.
+ */
+export interface SessionRoute {
+  /**
+   * Deletes each root and, by the agent's own recursion, its descendants.
+   * Roots that are descendants of other roots are skipped (already covered).
+   * Throws before any mutation when an id is unknown or malformed, the store
+   * revision differs from `opts.expectedRevision`, or a running agent is not
+   * verified (or reports a session of the scope as busy). Stops at the first
+   * failed root.
+   */
+  deleteSessions(
+    inst: Installation,
+    ctx: HostContext,
+    rootIds: readonly string[],
+    opts?: {
+      expectedRevision?: string;
+      /** Roots from which one private loopback server is used instead of one process per root (default 4). */
+      bulkThreshold?: number;
+      /** Per official process or request batch, ms. */
+      timeoutMs?: number;
+      onProgress?: (done: number, total: number, currentId: string) => void;
+      shouldStop?: () => boolean;
+    },
+  ): Promise<{
+    route: 'cli' | 'privateServer' | 'verifiedServer';
+    /** Why the private server was not used when it was wanted. */
+    fallbackReason?: string;
+    /** Roots actually requested (minimal set, in order). */
+    roots: string[];
+    /** Every session id (roots and descendants) proven gone by the re-read. */
+    deleted: string[];
+    /** Ids of the expanded scope still present, or roots not attempted, with why. */
+    failed: { id: string; reason: string }[];
+    stopped: boolean;
+    durationMs: number;
+  }>;
+  /**
+   * Offline only: exports every session of each root's expanded subtree
+   * (parents first) into `stagingDir` (absolute, a real directory owned by the
+   * user with mode 0700; created when missing) as `<id>.json` (mode 0600),
+   * each verified to be the session's JSON. Throws (and removes what it wrote)
+   * on any failure.
+   */
+  exportSessions(
+    inst: Installation,
+    ctx: HostContext,
+    rootIds: readonly string[],
+    stagingDir: string,
+    opts?: { expectedRevision?: string; timeoutMs?: number },
+  ): Promise<SessionExportEntry[]>;
+  /**
+   * Offline only: preflights every export (plain file, matching id, no
+   * duplicate, not already in the store, original directory present), then
+   * imports them in order from their recorded directories. When one fails,
+   * the sessions this call imported are deleted again through the official
+   * route (in reverse) and it throws with both outcomes.
+   */
+  importSessions(
+    inst: Installation,
+    ctx: HostContext,
+    exports: readonly SessionExportEntry[],
+    opts?: { timeoutMs?: number },
+  ): Promise<{
+    imported: string[];
+    /** Imported sessions that OpenCode filed under another project than the exported one (the directory's project changed). */
+    rehomed: { id: string; from: string; to: string }[];
+    durationMs: number;
+  }>;
+}
+
+/** One verified session export written by SessionRoute.exportSessions. */
+export interface SessionExportEntry {
+  id: string;
+  /** Absolute path of the export file. */
+  file: string;
+  /** The session's working directory (import runs there). */
+  directory: string;
+  parentId: string | null;
+  title: string;
+  bytes: number;
+  sha256: string;
 }
 
 export function defaultHostContext(env: NodeJS.ProcessEnv = process.env): HostContext {

@@ -5,6 +5,7 @@
 import type { AgentAdapter, FileRoute, HostContext } from './adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from './detect.js';
+import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { readArchive } from '../backup/archive.js';
 import { archivePathFor, deleteBackup, loadCatalog, type BackupRecord } from '../backup/catalog.js';
@@ -278,6 +279,13 @@ export class Engine implements EngineApi {
       boundBackup: async (operationId, agent) => (await loadCatalog(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
       restore: async (backupId, passphrase) => {
         await this.backupRestore(backupId, passphrase);
+      },
+      discardCandidate: async (backupId) => {
+        const path = archivePathFor(this.dirs.data, backupId);
+        for (const p of [`${path}.partial`, path]) {
+          const st = await fsp.lstat(p).catch(() => null);
+          if (st?.isFile()) await fsp.unlink(p);
+        }
       },
     };
   }

@@ -16,8 +16,10 @@ export function injectedFault(tag: string): NodeJS.ErrnoException | null {
 }
 
 /** Every crash point an execution of this shape passes, in order. */
-export function crashPointsFor(pathsPerMutation: number[]): string[] {
-  const out = ['journal:created', 'journal:preflight', 'journal:deleting'];
+export function crashPointsFor(pathsPerMutation: number[], backup = false): string[] {
+  const out = ['journal:created', 'journal:preflight'];
+  if (backup) out.push(...['writing', 'archiveCommitted', 'verifying', 'verified', 'catalogWriting', 'committed'].map((p) => `backup:${p}`));
+  out.push('journal:deleting');
   pathsPerMutation.forEach((n, i) => {
     out.push(`mutation:${i}:running`);
     for (let p = 0; p < n; p++) out.push(`remove:${i}:${p}:before`, `remove:${i}:${p}:after`);

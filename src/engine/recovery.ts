@@ -15,6 +15,8 @@ export interface RecoveryDeps {
   /** The catalog backup bound to this operation and agent, if one exists. */
   boundBackup(operationId: string, agent: AgentKind): Promise<string | null>;
   restore(backupId: string, passphrase: string): Promise<void>;
+  /** Removes an unverified or uncataloged backup candidate of a closed operation. */
+  discardCandidate(backupId: string): Promise<void>;
 }
 
 interface Observed {
@@ -64,7 +66,8 @@ export async function listRecovery(deps: RecoveryDeps): Promise<RecoveryOperatio
     if (TERMINAL.includes(j.status) || !AGENT_KINDS.includes(j.agent)) continue;
     const applied = j.mutations.filter((m) => m.status === 'applied').length;
     const o = await observe(j, deps, scans);
-    const bound = j.backupId ? await deps.boundBackup(j.operationId, j.agent) : null;
+    // A backup the catalog binds to this operation counts even if the crash came before the journal said so.
+    const bound = j.createBackup ? await deps.boundBackup(j.operationId, j.agent) : null;
     out.push({
       operationId: j.operationId,
       agent: j.agent,
@@ -96,7 +99,7 @@ export async function recoveryAction(deps: RecoveryDeps, operationId: string, ac
   const o = await observe(j, deps, new Map());
   const store = new JournalStore(deps.stateDir);
   if (action === 'restore') {
-    const bound = j.backupId ? await deps.boundBackup(j.operationId, j.agent) : null;
+    const bound = j.createBackup ? await deps.boundBackup(j.operationId, j.agent) : null;
     if (!bound) throw new RequestError('No verified backup is bound to this operation.');
     if (o.observed !== 'All applied') throw new RequestError(`Cannot restore: ${o.reason} Partial data is never overwritten or merged.`);
     await deps.restore(bound, passphrase);
@@ -114,6 +117,7 @@ export async function recoveryAction(deps: RecoveryDeps, operationId: string, ac
     }, 'journal:accepted');
   } else {
     if (o.observed === 'Not provable') throw new RequestError(`Cannot close safely: ${o.reason}`);
+    if (j.backupCandidateId && !(await deps.boundBackup(j.operationId, j.agent))) await deps.discardCandidate(j.backupCandidateId);
     await store.transition(j, (x) => {
       x.status = 'terminated';
       x.message = `Safely closed after recovery (${o.observed.toLowerCase()}); agent data changes that already happened were not undone.`;

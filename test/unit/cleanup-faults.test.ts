@@ -586,3 +586,46 @@ describe('special cases: obsolete journals', () => {
     expect((await engine.execute(plan.id)).status).toBe('complete');
   });
 });
+
+// ---- backup phase -------------------------------------------------------------------
+
+describe('backup crash points (pi, clean --backup)', () => {
+  const backupPoints = crashPointsFor(SHAPES.pi, true).filter((p) => p.startsWith('backup:'));
+  const secret = { CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
+
+  it('the backup phase has six crash points between preflight and the first removal', () => {
+    const all = crashPointsFor(SHAPES.pi, true);
+    expect(backupPoints).toHaveLength(6);
+    expect(all.indexOf('journal:preflight')).toBeLessThan(all.indexOf('backup:writing'));
+    expect(all.indexOf('backup:committed')).toBeLessThan(all.indexOf('journal:deleting'));
+  });
+
+  it.each(backupPoints)('SIGKILL at %s → nothing removed; closing leaves no stray archive', async (point) => {
+    const { t, ids: all } = await setUp(PI);
+    // Only restorable items can be backed up: the sessions, not the cache.
+    const ids = all.filter((id) => id.startsWith('session:'));
+    const own = [stateDirOf(t), t.env.CLEANERX_DATA_DIR!];
+    const before = hashHome(t.env.HOME!, own);
+    const r = spawnSync(process.execPath, [CLI, ...cleanArgs(PI, ids), '--backup'], {
+      env: { ...t.env, ...secret, CLEANERX_CRASH_AT: point },
+      encoding: 'utf8',
+      input: 'passphrase-123\n',
+      timeout: 30_000,
+    });
+    expect(r.status === null ? r.signal : r.status, r.stderr).toSatisfy((x: unknown) => x === 'SIGKILL' || x === 137);
+    const list = parseRecovery(cli(t, ['recovery'], secret).stdout);
+    expect(list).toHaveLength(1);
+    expect(list[0]!.observed).toBe('Not applied');
+    const done = cli(t, ['recovery', 'close', list[0]!.operationId], secret);
+    expect(done.status, done.stderr).toBe(0);
+    // Every byte of the agent's home is as it was: the backup phase never removes anything.
+    expect([...hashHome(t.env.HOME!, own)]).toEqual([...before]);
+    // Only a cataloged, verified archive may remain; partials and uncataloged candidates are gone.
+    const dir = join(t.env.CLEANERX_DATA_DIR!, 'backups');
+    const files = existsSync(dir) ? readdirSync(dir) : [];
+    expect(files.filter((f) => f.endsWith('.partial'))).toEqual([]);
+    const catalog = files.includes('catalog.json') ? (JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8')) as { records: { id: string }[] }).records : [];
+    expect(files.filter((f) => f.endsWith('.cxb')).sort()).toEqual(catalog.map((c) => `${c.id}.cxb`).sort());
+    expect(catalog.length).toBe(point === 'backup:committed' ? 1 : 0);
+  });
+});
