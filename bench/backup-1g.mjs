@@ -30,18 +30,6 @@ const PARAMS = {
   seed: 1_000_000_007,
 };
 
-/** Mulberry32 (the fixtures' generator): stable bytes for a given seed. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = ['refactor', 'parser', 'cache', 'tests', 'flaky', 'deploy', 'migration', 'schema', 'router', 'docs', 'bench', 'auth', 'retry', 'lint', 'build', 'types', 'stream', 'queue', 'index', 'memory', 'the', 'a', 'of', 'to', 'in', 'function', 'return', 'const', 'await', 'error'];
 
 /** A transcript-like JSONL line: repetitive keys, varied words and ids. */
@@ -107,6 +95,7 @@ async function ensureStore(log) {
   const tmp = `${root}.building-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const sessions = join(tmp, 'home', '.pi', 'agent', 'sessions');
+  const { rng } = await import(join(ROOT, 'dist', 'adapters', 'fixture-rng.js'));
   const r = rng(PARAMS.seed);
   const bucket = (i) => {
     const d = join(sessions, `--home-bench-src-project-${i % PARAMS.buckets}--`);

@@ -3,6 +3,8 @@
 
 import { isAbsolute, join } from 'node:path';
 import type { HomeResolution, HostContext } from '../engine/adapter.js';
+import { lstatSyncOrNull } from '../engine/fsx.js';
+import type { ScanWarning } from '../engine/model.js';
 import { homeOf } from '../engine/own-dirs.js';
 
 export function expandTilde(v: string, ctx: HostContext): string {
@@ -25,4 +27,25 @@ export function resolveAgentHome(
     if (isAbsolute(v)) return { home: v, source: 'env' };
   }
   return { home: join(homeOf(ctx.env), ...defaultParts), source: 'default' };
+}
+
+export type HomeCheck = { ok: false } | { ok: true; readOnly?: string };
+
+/**
+ * The agent home as found: missing (nothing to list), not a directory (a
+ * warning, nothing to list), a symbolic link (listed, but read-only), or fine.
+ */
+export function checkHome(home: string, what: string, warnings: ScanWarning[]): HomeCheck {
+  const st = lstatSyncOrNull(home);
+  if (!st) return { ok: false };
+  if (st.isSymbolicLink()) {
+    const readOnly = `${what} is a symbolic link; cleanerx only reads it.`;
+    warnings.push({ path: home, reason: readOnly });
+    return { ok: true, readOnly };
+  }
+  if (!st.isDirectory()) {
+    warnings.push({ path: home, reason: `${what} is not a directory.` });
+    return { ok: false };
+  }
+  return { ok: true };
 }

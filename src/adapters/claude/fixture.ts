@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { rng } from '../fixture-rng.js';
 
 export interface ClaudeFixtureOptions {
   /** The CLAUDE_CONFIG_DIR / ~/.claude directory to write. */
@@ -83,18 +84,6 @@ export function claudeSlug(cwd: string): string {
   let h = 0;
   for (let i = 0; i < cwd.length; i++) h = ((h << 5) - h + cwd.charCodeAt(i)) | 0;
   return `${s.slice(0, 200)}-${Math.abs(h).toString(36)}`;
-}
-
-/** Mulberry32: tiny, seedable, stable across Node versions. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const hex = (r: () => number, n: number): string => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join('');

@@ -9,6 +9,7 @@ import type { HostContext } from '../../engine/adapter.js';
 import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
 import type { Category, Installation, Inventory, Item, ProjectGroup, Risk, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
 import { homeOf } from '../../engine/own-dirs.js';
+import { checkHome } from '../home.js';
 import { walkOwned } from '../../engine/revision.js';
 import { cleanText } from '../../engine/text.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, claudeFallbackTitle, readClaudeTranscript } from './transcript-reader.js';
@@ -80,16 +81,9 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   const home = inst.home;
   const warnings: ScanWarning[] = [];
   const inv: Inventory = { sessions: [], items: [], projects: [], warnings, writers: [] };
-  const homeStat = lstatSyncOrNull(home);
-  if (!homeStat) return inv;
-  let homeReadOnly: string | undefined;
-  if (homeStat.isSymbolicLink()) {
-    homeReadOnly = 'The Claude Code home is a symbolic link; cleanerx only reads it.';
-    warnings.push({ path: home, reason: homeReadOnly });
-  } else if (!homeStat.isDirectory()) {
-    warnings.push({ path: home, reason: 'The Claude Code home is not a directory.' });
-    return inv;
-  }
+  const check = checkHome(home, 'The Claude Code home', warnings);
+  if (!check.ok) return inv;
+  const homeReadOnly = check.readOnly;
   const live = await findClaudeWriters(ctx, home, warnings);
   inv.writers = live.writers;
   const blockAll = homeReadOnly ?? (live.writers.length ? CLAUDE_RUNNING_REASON : undefined);

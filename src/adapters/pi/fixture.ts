@@ -4,6 +4,7 @@
 
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rng } from '../fixture-rng.js';
 
 export interface PiFixtureOptions {
   agentDir: string;
@@ -54,18 +55,6 @@ export interface PiFixtureManifest {
 const WORDS = ['refactor', 'parser', 'cache', 'tests', 'flaky', 'deploy', 'migration', 'schema', 'router', 'docs', 'bench', 'auth', 'retry', 'lint', 'build', 'types', 'stream', 'queue', 'index', 'memory'];
 const CJK = ['修复登录页面的样式问题', '重构数据库迁移脚本', 'テストを追加して', '빌드 오류 수정', '优化搜索性能 🚀'];
 const PROJECT_NAMES = ['api-server', 'web-app', 'infra', 'ml-pipeline', 'docs-site', 'cli-tools', 'payments', 'mobile', 'data-lake', 'search', 'auth-service', 'notebooks', 'scripts', 'monorepo', 'game', 'blog', 'dotfiles', 'analytics', 'billing', 'etl'];
-
-/** Mulberry32: tiny, seedable, stable across Node versions. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function uuid7(r: () => number, ms: number): string {
   const hex = (n: number, len: number): string => Math.floor(n).toString(16).padStart(len, '0').slice(-len);

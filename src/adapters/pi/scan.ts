@@ -7,6 +7,7 @@ import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readPrefixSy
 import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
 import { cleanText } from '../../engine/text.js';
+import { checkHome } from '../home.js';
 import { PI_PREFIX_BYTES, piFallbackTitle, readPiSession } from './session-reader.js';
 import { findPiWriters, PI_RUNNING_REASON } from './writers.js';
 
@@ -37,16 +38,9 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const home = inst.home;
   const warnings: ScanWarning[] = [];
   const inv: Inventory = { sessions: [], items: [], projects: [], warnings, writers: [] };
-  const homeStat = await lstatOrNull(home);
-  if (!homeStat) return inv;
-  let homeReadOnly: string | undefined;
-  if (homeStat.isSymbolicLink()) {
-    homeReadOnly = 'The pi agent directory is a symbolic link; cleanerx only reads it.';
-    warnings.push({ path: home, reason: homeReadOnly });
-  } else if (!homeStat.isDirectory()) {
-    warnings.push({ path: home, reason: 'The pi agent directory is not a directory.' });
-    return inv;
-  }
+  const check = checkHome(home, 'The pi agent directory', warnings);
+  if (!check.ok) return inv;
+  const homeReadOnly = check.readOnly;
 
   inv.writers = await findPiWriters(ctx);
   const running = inv.writers.length > 0 ? PI_RUNNING_REASON : undefined;
