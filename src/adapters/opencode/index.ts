@@ -1,29 +1,41 @@
-// OpenCode adapter: XDG_DATA_HOME/opencode or ~/.local/share/opencode.
-// Detection for now; the read-only DB inventory arrives with its issue.
+// OpenCode adapter: XDG_DATA_HOME/opencode or ~/.local/share/opencode, one
+// SQLite database read strictly read-only. Sessions are rows and leave only
+// through OpenCode's own routes (sessionRoute); logs and the cache root are
+// plain directories.
 
 import { promises as fsp } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/adapter.js';
 import { lstatOrNull } from '../../engine/fsx.js';
 import { homeOf } from '../../engine/own-dirs.js';
-import { pendingInventory, pendingPreview } from '../pending.js';
+import { pendingPreview } from '../pending.js';
+import { exportOpencodeSessions, importOpencodeSessions } from './backup-route.js';
+import { deleteOpencodeSessions } from './delete-route.js';
+import { CHANNEL_DB, DB_NAME, resolveOpencodeHome } from './paths.js';
+import { previewOpencodeLogs, previewOpencodeSession } from './preview.js';
+import { scanOpencode, scannedDatabase } from './scan.js';
 
 export const opencodeAdapter: AgentAdapter = {
   kind: 'opencode',
   homeEnvVar: 'XDG_DATA_HOME',
   binaryNames: ['opencode'],
   extraBinDirs: (ctx) => [join(homeOf(ctx.env), '.opencode', 'bin')],
-  resolveHome: (ctx) => {
-    const x = ctx.env.XDG_DATA_HOME;
-    if (x && isAbsolute(x)) return { home: join(x, 'opencode'), source: 'env' };
-    return { home: join(homeOf(ctx.env), '.local', 'share', 'opencode'), source: 'default' };
-  },
+  resolveHome: resolveOpencodeHome,
   async hasData(home) {
     if ((await lstatOrNull(join(home, 'storage')))?.isDirectory()) return true;
     const names = await fsp.readdir(home).catch(() => [] as string[]);
-    return names.some((n) => /^opencode(-[A-Za-z0-9_.-]+)?\.db$/.test(n));
+    return names.some((n) => n === DB_NAME || CHANNEL_DB.test(n));
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.trim(),
-  scan: async (inst) => pendingInventory('opencode', inst.home),
-  preview: async (_inst, _paths, id) => pendingPreview(id),
+  scan: scanOpencode,
+  sessionRoute: {
+    deleteSessions: deleteOpencodeSessions,
+    exportSessions: exportOpencodeSessions,
+    importSessions: importOpencodeSessions,
+  },
+  async preview(inst, paths, itemId) {
+    if (itemId.startsWith('session:')) return previewOpencodeSession(itemId, itemId.slice('session:'.length), scannedDatabase.get(inst.home));
+    if (itemId === 'logs:opencode' && paths[0]) return previewOpencodeLogs(itemId, paths[0]);
+    return pendingPreview(itemId);
+  },
 };

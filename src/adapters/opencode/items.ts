@@ -1,0 +1,168 @@
+// OpenCode's non-session items: the log directory, the regenerable cache
+// root, and protected or unrecognized entries listed by name only (never
+// opened, never selectable).
+
+import { basename, join } from 'node:path';
+import type { HostContext } from '../../engine/adapter.js';
+import { canonicalPath, listDirSorted, lstatSyncOrNull, allocatedBytes } from '../../engine/fsx.js';
+import type { Item, ScanWarning } from '../../engine/model.js';
+import { walkOwned } from '../../engine/revision.js';
+import { cleanText } from '../../engine/text.js';
+import { CHANNEL_DB, DB_NAME } from './paths.js';
+
+/** Credentials, configuration and source-managed data in the data dir. */
+export const OPENCODE_PROTECTED = [
+  'auth.json',
+  'mcp-auth.json',
+  'opencode.json',
+  'opencode.jsonc',
+  'config.json',
+  'storage',
+  'project',
+  'worktree',
+  'repos',
+  'plans',
+  'plugin',
+  'plugins',
+  'skill',
+  'skills',
+  'command',
+  'commands',
+  'agent',
+  'agents',
+  'rules',
+];
+
+/** Written by OpenCode, reported with their size, not cleaned by cleanerx. */
+const KNOWN_OTHER: Record<string, string> = {
+  snapshot: 'File snapshots per project and worktree (not per session); reported only',
+  'tool-output': 'Truncated tool output that OpenCode prunes itself after 7 days; reported only',
+  bin: 'Programs OpenCode downloaded; reported only',
+};
+
+export const RUNNING_REASON = 'OpenCode is running; quit it before removing its logs or cache.';
+
+function isDbFile(name: string): boolean {
+  const base = name.replace(/-(wal|shm|journal)$/, '');
+  return base === DB_NAME || CHANNEL_DB.test(base);
+}
+
+function within(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+}
+
+export function logItem(home: string, running: boolean, ctx: HostContext, warnings: ScanWarning[]): Item | null {
+  const dir = join(home, 'log');
+  const st = lstatSyncOrNull(dir);
+  if (!st) return null;
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    warnings.push({ path: dir, reason: 'OpenCode log/ is not a plain directory (a symbolic link or a file); it is not offered for cleanup.' });
+    return null;
+  }
+  const tree = walkOwned([dir], { uid: ctx.uid });
+  const blocked = running ? RUNNING_REASON : tree.unsafe;
+  return {
+    id: 'logs:opencode',
+    category: 'log',
+    label: 'OpenCode logs',
+    subtitle: 'log/ — can contain prompts, file paths and tool output',
+    paths: [dir],
+    bytes: tree.bytes,
+    modifiedAt: tree.newestMtime || undefined,
+    risk: 'review',
+    recoverable: false,
+    selectable: !blocked,
+    blockedReason: blocked,
+    metadata: { requiresAgentExit: true, files: tree.files, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+  };
+}
+
+/** The cache root: its own root; refused when it overlaps the data dir or the database. */
+export function cacheItem(cacheRoot: string, home: string, db: string | null, running: boolean, ctx: HostContext, warnings: ScanWarning[]): Item | null {
+  const st = lstatSyncOrNull(cacheRoot);
+  if (!st) return null;
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    warnings.push({ path: cacheRoot, reason: 'The OpenCode cache root is not a plain directory (a symbolic link or a file); it is not offered for cleanup.' });
+    return null;
+  }
+  const c = canonicalPath(cacheRoot);
+  const h = canonicalPath(home);
+  if (within(c, h) || within(h, c) || (db && within(canonicalPath(db), c))) {
+    warnings.push({ path: cacheRoot, reason: 'The OpenCode cache root overlaps its data directory; it is not offered for cleanup.' });
+    return null;
+  }
+  const tree = walkOwned([cacheRoot], { uid: ctx.uid });
+  const blocked = running ? RUNNING_REASON : tree.unsafe;
+  return {
+    id: 'cache:opencode',
+    category: 'cache',
+    label: 'OpenCode cache',
+    subtitle: 'Regenerable: downloaded tools, provider packages, model lists',
+    paths: [cacheRoot],
+    bytes: tree.bytes,
+    modifiedAt: tree.newestMtime || undefined,
+    risk: 'safe',
+    recoverable: false,
+    selectable: !blocked,
+    blockedReason: blocked,
+    metadata: { requiresAgentExit: true, regenerable: true, files: tree.files, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+  };
+}
+
+/** Protected entries, the database files, the config dir, and everything not recognized: read-only. */
+export function readOnlyItems(home: string, db: string | null, otherDbs: string[], configDir: string, warnings: ScanWarning[]): Item[] {
+  const items: Item[] = [];
+  const listed = new Set<string>();
+  const add = (id: string, label: string, p: string, kind: 'protected' | 'database' | 'known' | 'unknown', subtitle?: string): void => {
+    if (listed.has(p)) return;
+    const st = lstatSyncOrNull(p);
+    if (!st) return;
+    listed.add(p);
+    const link = st.isSymbolicLink();
+    if (link) warnings.push({ path: p, reason: `OpenCode entry ${label} is a symbolic link; not followed.` });
+    const bytes = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000 }).bytes : allocatedBytes(st);
+    items.push({
+      id,
+      category: 'protected',
+      label: cleanText(label, 200),
+      subtitle:
+        subtitle ??
+        (kind === 'protected'
+          ? 'Protected OpenCode data; never opened or removed'
+          : kind === 'database'
+            ? 'OpenCode database file; sessions are removed only through OpenCode itself'
+            : kind === 'known'
+              ? 'OpenCode data that cleanerx reports but does not clean'
+              : 'Not a recognized OpenCode path; cleanerx never guesses'),
+      paths: [p],
+      bytes,
+      modifiedAt: st.mtimeMs,
+      risk: 'protected',
+      recoverable: false,
+      selectable: false,
+      blockedReason:
+        kind === 'protected'
+          ? 'Protected: credentials, configuration and rules are never cleaned.'
+          : kind === 'database'
+            ? 'Protected: the database is never edited or deleted as a file.'
+            : kind === 'known'
+              ? 'Reported only.'
+              : 'Unrecognized entry: read-only.',
+      metadata: { protected: kind === 'protected' || kind === 'database' },
+    });
+  };
+  for (const name of OPENCODE_PROTECTED) add(`protected:opencode:${name}`, name, join(home, name), 'protected');
+  for (const f of [db, ...otherDbs]) {
+    if (!f) continue;
+    for (const side of ['', '-wal', '-shm']) add(`protected:opencode:db:${basename(f)}${side}`, basename(f) + side, f + side, 'database');
+  }
+  add('protected:opencode:config', 'OpenCode configuration', configDir, 'protected', 'Configuration, plugins, agents and commands in the config directory');
+  for (const d of listDirSorted(home)) {
+    if (OPENCODE_PROTECTED.includes(d.name) || d.name === 'log') continue;
+    const p = join(home, d.name);
+    if (isDbFile(d.name)) add(`protected:opencode:db:${d.name}`, d.name, p, 'database');
+    else if (KNOWN_OTHER[d.name]) add(`protected:opencode:${d.name}`, d.name, p, 'known', KNOWN_OTHER[d.name]);
+    else add(`protected:opencode:other:${d.name}`, d.name, p, 'unknown');
+  }
+  return items;
+}

@@ -1,0 +1,98 @@
+// Which parts of an OpenCode database cleanerx recognizes. Recognition is by
+// tables and columns (OpenCode adds migrations often; additive changes keep
+// working). Anything missing or ambiguous leaves sessions read-only.
+
+import type { Db } from './db-open.js';
+
+/** Columns cleanerx needs to list sessions and let OpenCode delete them. */
+export const REQUIRED = {
+  session: ['id', 'project_id', 'parent_id', 'directory', 'title', 'time_created', 'time_updated', 'time_archived'],
+  project: ['id', 'worktree', 'name'],
+} as const;
+
+/** Session-owned rows whose lengths make up a session's logical size: table, owner column, measured columns. */
+export const SIZE_SOURCES = [
+  { table: 'message', owner: 'session_id', columns: ['data'] },
+  { table: 'part', owner: 'session_id', columns: ['data'] },
+  { table: 'session_message', owner: 'session_id', columns: ['data'] },
+  { table: 'session_input', owner: 'session_id', columns: ['prompt'] },
+  { table: 'session_context_epoch', owner: 'session_id', columns: ['baseline', 'snapshot'] },
+  { table: 'todo', owner: 'session_id', columns: ['content', 'status'] },
+  { table: 'event', owner: 'aggregate_id', columns: ['data', 'type'] },
+] as const;
+
+export type SizeSource = (typeof SIZE_SOURCES)[number];
+
+export interface SchemaInfo {
+  /** True when sessions can be listed and offered for official deletion. */
+  recognized: boolean;
+  /** Why not, when not. */
+  reason?: string;
+  /** The session columns that exist (a partial, read-only listing uses them). */
+  sessionColumns: Set<string>;
+  hasProject: boolean;
+  /** Size sources whose table and columns exist. */
+  sizeSources: SizeSource[];
+  /** Preview needs message(id, session_id, data) and part(message_id, session_id, data). */
+  messageProjection: boolean;
+  /** Applied OpenCode migrations (0 when the table is missing). */
+  migrations: number;
+}
+
+export function readSchema(db: Db): SchemaInfo {
+  const objects = db.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('table','view')").all() as { type: string; name: string }[];
+  const kinds = new Map<string, string[]>();
+  for (const o of objects) {
+    const k = o.name.toLowerCase();
+    kinds.set(k, [...(kinds.get(k) ?? []), o.type]);
+  }
+  const columns = (table: string): Map<string, { pk: number }> => {
+    const out = new Map<string, { pk: number }>();
+    const t = kinds.get(table);
+    if (!t || t.length !== 1 || t[0] !== 'table') return out;
+    for (const c of db.prepare(`SELECT name, pk FROM pragma_table_info(?)`).all(table) as { name: string; pk: number }[]) out.set(c.name, { pk: c.pk });
+    return out;
+  };
+  const session = columns('session');
+  const project = columns('project');
+  const info: SchemaInfo = {
+    recognized: true,
+    sessionColumns: new Set(session.keys()),
+    hasProject: project.size > 0,
+    sizeSources: [],
+    messageProjection: false,
+    migrations: 0,
+  };
+  const fail = (reason: string): SchemaInfo => ({ ...info, recognized: false, reason });
+  for (const src of SIZE_SOURCES) {
+    const cols = columns(src.table);
+    if (cols.has(src.owner) && src.columns.every((c) => cols.has(c))) info.sizeSources.push(src);
+  }
+  const m = columns('message');
+  const p = columns('part');
+  info.messageProjection = ['id', 'session_id', 'data'].every((c) => m.has(c)) && ['message_id', 'session_id', 'data'].every((c) => p.has(c));
+  if (kinds.get('migration')?.[0] === 'table') {
+    try {
+      info.migrations = Number((db.prepare('SELECT count(*) AS n FROM migration').get() as { n: number }).n) || 0;
+    } catch {
+      info.migrations = 0;
+    }
+  }
+
+  const sessionKinds = kinds.get('session');
+  if (!sessionKinds) return fail('The OpenCode database has no session table; its schema is not recognized and its contents remain read-only.');
+  if (sessionKinds.length !== 1 || sessionKinds[0] !== 'table') {
+    return fail('The OpenCode database defines "session" ambiguously (not one plain table); its contents remain read-only.');
+  }
+  const missing = REQUIRED.session.filter((c) => !session.has(c)).map((c) => `session.${c}`);
+  if (!project.size) missing.push('project');
+  else missing.push(...REQUIRED.project.filter((c) => !project.has(c)).map((c) => `project.${c}`));
+  if (missing.length) {
+    return fail(`The OpenCode database schema is not recognized (missing ${missing.join(', ')}); its contents remain read-only.`);
+  }
+  const pk = [...session.entries()].filter(([, c]) => c.pk > 0).map(([n]) => n);
+  if (pk.length !== 1 || pk[0] !== 'id') {
+    return fail('The OpenCode database schema is not recognized (session.id is not the only primary key); its contents remain read-only.');
+  }
+  return info;
+}

@@ -1,0 +1,129 @@
+// Running OpenCode processes that may write the selected database, found in
+// /proc. A process counts when its name or arguments say OpenCode and its
+// environment points at this database (OPENCODE_DB, else XDG_DATA_HOME or
+// HOME); an unreadable environment counts too. A remote `attach` client does
+// not own a database. The only endpoint taken from a process is an explicit
+// non-zero `--port` on a loopback `--hostname`: ports are never guessed.
+
+import { promises as fsp } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import type { HostContext } from '../../engine/adapter.js';
+import { canonicalPath } from '../../engine/fsx.js';
+import type { Writer } from '../../engine/model.js';
+import { listProcesses, processName, type ProcessInfo } from '../../engine/processes.js';
+
+export interface Endpoint {
+  /** Always a loopback address: 127.0.0.1 or ::1. */
+  host: '127.0.0.1' | '::1';
+  port: number;
+}
+
+export interface OpencodeWriter extends Writer {
+  /** The explicit loopback server this process exposes, or null (TUI transport, dynamic or remote port). */
+  endpoint: Endpoint | null;
+  /** Why there is no endpoint, for the blocked reason. */
+  noEndpoint?: string;
+}
+
+const MAX_ENVIRON = 256 * 1024;
+
+const OPENCODE_NAME = /^(opencode2?|opencode-cli|opencode2?-[a-z0-9._-]+)$/;
+
+function baseName(v: string | null | undefined): string {
+  return v ? basename(v).toLowerCase().replace(/\.(exe|cmd|bat)$/, '') : '';
+}
+
+export function isOpencodeProcess(p: ProcessInfo): boolean {
+  if (p.argv.some((a) => a === 'attach' || a === '--attach' || a.startsWith('--attach='))) return false;
+  const names = [p.comm, p.exe, p.argv[0], p.argv[1]].map(baseName);
+  if (names.some((n) => OPENCODE_NAME.test(n))) return true;
+  if (['node', 'bun'].includes(baseName(p.argv[0])) || ['node', 'bun'].includes(baseName(p.exe))) {
+    return p.argv.slice(1).some((a) => a.includes('node_modules/opencode-ai') || a.includes('/opencode/bin/opencode'));
+  }
+  return false;
+}
+
+/** `--port N`/`--port=N` and `--hostname H`/`--hostname=H` (default 127.0.0.1). */
+export function parseEndpoint(argv: string[]): { endpoint: Endpoint | null; reason?: string } {
+  let port: string | undefined;
+  let host: string | undefined;
+  let mdns = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a === '--port') port = argv[++i];
+    else if (a.startsWith('--port=')) port = a.slice(7);
+    else if (a === '--hostname') host = argv[++i];
+    else if (a.startsWith('--hostname=')) host = a.slice(11);
+    else if (a === '--mdns' || a === '--mdns=true') mdns = true;
+  }
+  if (port === undefined) return { endpoint: null, reason: 'it has no explicit --port (in-process transport or a dynamic port)' };
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    return { endpoint: null, reason: Number(port) === 0 ? 'its --port 0 is dynamic' : `its --port ${JSON.stringify(port.slice(0, 16))} is not a port` };
+  }
+  const h = (host ?? (mdns ? '0.0.0.0' : '127.0.0.1')).toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === '127.0.0.1' || h === 'localhost' || h === '0.0.0.0') return { endpoint: { host: '127.0.0.1', port: Number(port) } };
+  if (h === '::1' || h === '::') return { endpoint: { host: '::1', port: Number(port) } };
+  return { endpoint: null, reason: `its --hostname ${JSON.stringify(h.slice(0, 64))} is not loopback` };
+}
+
+async function readEnviron(procRoot: string, pid: number): Promise<Map<string, string> | null> {
+  try {
+    const fh = await fsp.open(join(procRoot, String(pid), 'environ'), 'r');
+    try {
+      const buf = Buffer.alloc(MAX_ENVIRON);
+      const { bytesRead } = await fh.read(buf, 0, MAX_ENVIRON, 0);
+      const env = new Map<string, string>();
+      for (const kv of buf.toString('utf8', 0, bytesRead).split('\0')) {
+        const eq = kv.indexOf('=');
+        if (eq > 0) env.set(kv.slice(0, eq), kv.slice(eq + 1));
+      }
+      return env;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a process with this environment opens `db`. Mirrors OpenCode's own
+ * choice: OPENCODE_DB (":memory:" = none; relative = under the data dir), else
+ * the data dir from XDG_DATA_HOME or HOME. A channel database in the same
+ * data dir counts as the same store (conservative).
+ */
+export function targetsDatabase(env: Map<string, string> | null, db: string): boolean {
+  if (!env) return true;
+  const home = env.get('HOME');
+  const xdg = env.get('XDG_DATA_HOME');
+  const dataRoot = xdg && isAbsolute(xdg) ? xdg : home && isAbsolute(home) ? join(home, '.local', 'share') : null;
+  const dataDir = dataRoot ? join(dataRoot, 'opencode') : null;
+  const wanted = canonicalPath(db);
+  const override = env.get('OPENCODE_DB');
+  if (override) {
+    if (override === ':memory:') return false;
+    if (isAbsolute(override)) return canonicalPath(override) === wanted;
+    if (!dataDir) return true;
+    return canonicalPath(join(dataDir, override)) === wanted;
+  }
+  if (!dataDir) return true;
+  return canonicalPath(dataDir) === canonicalPath(dirname(db));
+}
+
+/**
+ * OpenCode processes that may write `db` (every OpenCode process when db is
+ * null: nothing can then be ruled out).
+ */
+export async function findOpencodeWriters(ctx: HostContext, db: string | null): Promise<OpencodeWriter[]> {
+  if (ctx.platform !== 'linux') return [];
+  const procs = await listProcesses(ctx.procRoot);
+  const out: OpencodeWriter[] = [];
+  for (const p of procs) {
+    if (!isOpencodeProcess(p)) continue;
+    if (db !== null && !targetsDatabase(await readEnviron(ctx.procRoot, p.pid), db)) continue;
+    const { endpoint, reason } = parseEndpoint(p.argv);
+    out.push({ pid: p.pid, name: processName(p), endpoint, ...(reason ? { noEndpoint: reason } : {}) });
+  }
+  return out;
+}
