@@ -109,6 +109,8 @@ describe('stock tools', () => {
     try {
       await prompted;
       expect(screen).toMatch(/Enter passphrase/);
+      // age prints its prompt before it turns echo off: give it a moment, as a person typing would.
+      await new Promise((r) => setTimeout(r, 300));
       pty.write(`${PASS}\r`);
       expect(await exited).toBe(0);
     } finally {

@@ -6,7 +6,9 @@
 import { request } from 'node:http';
 import type { Endpoint } from './writers.js';
 
-export const HTTP_TIMEOUT_MS = 2000;
+// Loopback only, but OpenCode starts an instance on the first request for a directory,
+// which takes seconds on a loaded 2-core machine.
+export const HTTP_TIMEOUT_MS = 5000;
 const MAX_BODY = 1024 * 1024;
 
 export interface HttpAnswer {
