@@ -49,7 +49,7 @@ async function drive(file, args, env, logFile, { keysDuringScan, keysAfter, wait
   }
   if (waitScanDone) for (let t = 0; t < 600 && !events().some((e) => e.e === 'scanDone'); t++) await sleep(100);
   await sleep(300);
-  const keys = ['j', 'j', 'j', '\x1b[6~', 'j', '\r', 'j', '\r', '\x1b[6~', 'k', 'G', 'g', 'e', 'j', 'e'];
+  const keys = ['j', 'j', 'j', '\x1b[6~', 'j', '\r', 'j', '\r', '\x1b[6~', 'k', 'G', 'g', 'j', '\r', '\r'];
   for (let i = 0; i < keysAfter; i++) {
     p.write(keys[i % keys.length]);
     await sleep(40);
