@@ -91,9 +91,9 @@ export function displayWidth(s: string): number {
 
 /** Cuts `s` to `width` columns, ending with `…` when it had to cut. Never splits a wide char. */
 export function fitWidth(s: string, width: number): string {
-  if (width <= 0) return '';
   if (s.length <= width && isNarrowAscii(s)) return s;
   if (displayWidth(s) <= width) return s;
+  if (width <= 0) return '';
   let out = '';
   let w = 0;
   for (const ch of s) {

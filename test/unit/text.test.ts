@@ -129,6 +129,11 @@ describe('fitWidth / padWidth', () => {
     { maxLength: 40 },
   ).map((parts) => parts.join(''));
 
+  it('fitWidth keeps a zero-width string even at width 0 (found by the property below)', () => {
+    expect(fitWidth('\u200b', 0)).toBe('\u200b');
+    expect(fitWidth('x', 0)).toBe('');
+  });
+
   it('fitWidth never exceeds the width (property)', () => {
     fc.assert(
       fc.property(text, fc.integer({ min: 0, max: 60 }), (s, w) => {
