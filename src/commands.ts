@@ -151,7 +151,9 @@ async function doctorCommand(readOnly: boolean): Promise<number> {
   lines.push(`  config      ${dirs.config}`);
   lines.push(`  state       ${dirs.state}`);
   lines.push(`  data        ${dirs.data}`);
-  lines.push(`  key store   ${process.env.DBUS_SESSION_BUS_ADDRESS ? 'Secret Service may be available (opt-in)' : 'no desktop key store (no DBUS_SESSION_BUS_ADDRESS); backups will use a passphrase-protected identity file'}`);
+  const key = await engine.keyInfo();
+  lines.push(`  backup key  ${key.exists ? `${key.path}${key.problem ? ` — ${key.problem}` : ' (passphrase-protected age identity)'}` : `not created yet; the first backup creates ${key.path}`}`);
+  lines.push(`  key store   ${process.env.DBUS_SESSION_BUS_ADDRESS ? 'a desktop session bus is present; cleanerx still keeps the key in its own passphrase-protected file' : 'no desktop key store (no DBUS_SESSION_BUS_ADDRESS): the passphrase-protected identity file is used'}`);
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }

@@ -89,5 +89,6 @@ describe('usage errors and plain commands', () => {
     expect(r.status).toBe(0);
     for (const name of ['Codex', 'Claude Code', 'OpenCode', 'pi']) expect(r.stdout).toContain(name);
     expect(r.stdout).toContain(t.env.CLEANERX_CONFIG_DIR);
+    expect(r.stdout).toContain(`backup key  not created yet; the first backup creates ${t.env.CLEANERX_DATA_DIR}/identity.age`);
   });
 });
