@@ -4,6 +4,7 @@
 // timestamp and the title candidates survive; message bodies never do.
 
 import { cleanText } from '../../engine/text.js';
+import { parseObject } from '../jsonl.js';
 
 export const CLAUDE_HEAD_BYTES = 2 * 1024 * 1024;
 export const CLAUDE_TAIL_BYTES = 64 * 1024;
@@ -159,13 +160,4 @@ function promptText(v: Record<string, unknown>): string | null {
 
 function oneLine(s: string): string {
   return cleanText(s, 4096);
-}
-
-function parseObject(line: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(line);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -3,6 +3,7 @@
 // every other line is looked at transiently and dropped.
 
 import { cleanText, truncateChars } from '../../engine/text.js';
+import { parseObject } from '../jsonl.js';
 
 export const PI_PREFIX_BYTES = 2 * 1024 * 1024;
 export const PI_TITLE_CHARS = 96;
@@ -101,15 +102,6 @@ export function readPiSession(buf: Buffer, truncated: boolean): PiReadResult {
 /** pi's title rule: control characters as spaces, whitespace collapsed, 96 characters then `…`. */
 export function normalizeTitle(s: string): string {
   return truncateChars(cleanText(s, PI_TITLE_CHARS * 4), PI_TITLE_CHARS);
-}
-
-function parseObject(line: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(line);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function toHeader(v: Record<string, unknown>): PiHeader | null {
