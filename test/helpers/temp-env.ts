@@ -36,7 +36,25 @@ export function fakeProcess(procRoot: string, pid: number, comm: string, argv: s
   writeText(join(dir, 'cmdline'), argv.join('\0') + '\0');
 }
 
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 function writeText(p: string, s: string): void {
   writeFileSync(p, s);
+}
+
+/** Puts stand-in agent executables (`<name> --version` prints the version) first on PATH. */
+export function fakeAgentBins(t: TempEnv, versions: Record<string, string>): void {
+  const bin = join(t.root, 'bin');
+  mkdirSync(bin, { recursive: true });
+  for (const [name, version] of Object.entries(versions)) {
+    const p = join(bin, name);
+    writeFileSync(p, `#!/bin/sh\necho '${version}'\n`);
+    chmodSync(p, 0o755);
+  }
+  t.env.PATH = `${bin}:/usr/bin:/bin`;
+}
+
+/** Saves cleanerx settings that open the app on `agent`, as a returning user has them. */
+export function targetAgent(t: TempEnv, agent: string): void {
+  mkdirSync(t.env.CLEANERX_CONFIG_DIR!, { recursive: true });
+  writeFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: agent, homeOverrides: {} }));
 }

@@ -6,13 +6,13 @@
 // `clean --backup`, `backups verify`, `backups restore --yes`.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { CLI, KEYS, PtyScreen } from '../helpers/pty-screen.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,8 +30,7 @@ beforeEach(() => {
   // A cheaper scrypt, honoured only in test mode.
   env = { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
   manifest = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 4, forkRate: 0, config: true, cwdRoot: join(t.env.HOME!, 'src') });
-  mkdirSync(t.env.CLEANERX_CONFIG_DIR!, { recursive: true });
-  writeFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }));
+  targetAgent(t, 'pi');
 });
 
 afterEach(() => {

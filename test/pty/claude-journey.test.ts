@@ -2,12 +2,11 @@
 // the fixture, Sessions, move to a session and see its detail, preview its
 // transcript, switch to Memory and preview a project's memory, quit.
 
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/adapters/claude/fixture.js';
 import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let pty: PtyScreen | null = null;
@@ -23,14 +22,8 @@ beforeEach(() => {
     hostile: true,
     cwdRoot: join(t.env.HOME!, 'code'),
   });
-  const bin = join(t.root, 'bin');
-  mkdirSync(bin);
-  const claude = join(bin, 'claude');
-  writeFileSync(claude, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n");
-  chmodSync(claude, 0o755);
-  t.env.PATH = `${bin}:/usr/bin:/bin`;
-  mkdirSync(t.env.CLEANERX_CONFIG_DIR!, { recursive: true });
-  writeFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'claude', homeOverrides: {} }));
+  fakeAgentBins(t, { claude: '2.1.332 (Claude Code)' });
+  targetAgent(t, 'claude');
 });
 
 afterEach(() => {

@@ -2,12 +2,11 @@
 // confirmation, watch it go — then prove on disk that exactly the reviewed
 // files are gone and every other byte is unchanged.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
 let t: TempEnv;
@@ -17,8 +16,7 @@ let manifest: PiFixtureManifest;
 beforeEach(() => {
   t = makeTempEnv();
   manifest = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 4, forkRate: 0, config: true, cwdRoot: join(t.env.HOME!, 'src') });
-  mkdirSync(t.env.CLEANERX_CONFIG_DIR!, { recursive: true });
-  writeFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }));
+  targetAgent(t, 'pi');
 });
 
 afterEach(() => {

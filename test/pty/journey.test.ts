@@ -1,22 +1,16 @@
 // A user's journey through the real binary: open on a fixture home, move,
 // expand a fork, filter, mark, switch tab, help, change agent, quit.
 
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let pty: PtyScreen | null = null;
 let manifest: PiFixtureManifest;
-
-function fakeAgentBin(dir: string, name: string, version: string): void {
-  const p = join(dir, name);
-  writeFileSync(p, `#!/bin/sh\necho '${version}'\n`);
-  chmodSync(p, 0o755);
-}
 
 beforeEach(() => {
   t = makeTempEnv();
@@ -30,14 +24,9 @@ beforeEach(() => {
     escapeTitle: true,
     cwdRoot: join(t.env.HOME!, 'src'),
   });
-  const bin = join(t.root, 'bin');
-  mkdirSync(bin);
-  fakeAgentBin(bin, 'pi', '0.73.1');
-  fakeAgentBin(bin, 'claude', '2.1.332 (Claude Code)');
+  fakeAgentBins(t, { pi: '0.73.1', claude: '2.1.332 (Claude Code)' });
   mkdirSync(join(t.env.CLAUDE_CONFIG_DIR!, 'projects'), { recursive: true });
-  t.env.PATH = `${bin}:/usr/bin:/bin`;
-  mkdirSync(t.env.CLEANERX_CONFIG_DIR!, { recursive: true });
-  writeFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }));
+  targetAgent(t, 'pi');
 });
 
 afterEach(() => {
