@@ -47,50 +47,6 @@ export async function readPrefix(path: string, max: number): Promise<Prefix> {
   }
 }
 
-export interface TreeSize {
-  bytes: number;
-  files: number;
-  hasLink: boolean;
-}
-
-/** du-like walk of a tree without following links; caps entries to stay bounded. */
-export async function treeSize(root: string, maxEntries = 200_000): Promise<TreeSize> {
-  const out: TreeSize = { bytes: 0, files: 0, hasLink: false };
-  const st = await lstatOrNull(root);
-  if (!st) return out;
-  if (st.isSymbolicLink()) {
-    out.hasLink = true;
-    return out;
-  }
-  out.bytes += allocatedBytes(st);
-  if (!st.isDirectory()) {
-    out.files = 1;
-    return out;
-  }
-  const stack = [root];
-  let seen = 0;
-  while (stack.length && seen < maxEntries) {
-    const dir = stack.pop()!;
-    let names: string[];
-    try {
-      names = await fsp.readdir(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (++seen > maxEntries) break;
-      const p = `${dir}/${name}`;
-      const s = await lstatOrNull(p);
-      if (!s) continue;
-      out.bytes += allocatedBytes(s);
-      if (s.isSymbolicLink()) out.hasLink = true;
-      else if (s.isDirectory()) stack.push(p);
-      else out.files++;
-    }
-  }
-  return out;
-}
-
 export interface PrefixSync {
   length: number;
   stat: Stats;

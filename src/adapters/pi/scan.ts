@@ -3,7 +3,8 @@
 
 import { basename, dirname, join, resolve } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
-import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readPrefixSync, treeSize } from '../../engine/fsx.js';
+import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readPrefixSync } from '../../engine/fsx.js';
+import { walkOwned } from '../../engine/revision.js';
 import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
 import { cleanText } from '../../engine/text.js';
@@ -231,7 +232,7 @@ async function otherItems(home: string, blockAll: string | undefined, warnings: 
     if (!st) continue;
     const link = st.isSymbolicLink();
     if (link) warnings.push({ path: p, reason: 'Protected pi entry is a symbolic link; not followed.' });
-    const size = link ? 0 : st.isDirectory() ? (await treeSize(p)).bytes : allocatedBytes(st);
+    const size = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000 }).bytes : allocatedBytes(st);
     items.push({
       id: `protected:pi:${name}`,
       category: 'protected',
