@@ -43,8 +43,28 @@ export interface AgentAdapter extends AdapterDescriptor {
   preview(inst: Installation, itemPaths: string[], itemId: string): Promise<Preview>;
   /** Present when the agent's items are removed by the path transaction. */
   fileRoute?: FileRoute;
-  /** Present when sessions are rows removed through the agent's own official route. */
+  /** Present when sessions leave through the agent's own official route (OpenCode, Codex). */
   sessionRoute?: SessionRoute;
+  /**
+   * Present when some non-session items are cleaned by an official call, not
+   * by removing their paths (Codex memory reset, Codex log-row pruning). Such
+   * items carry `metadata.route === 'official'`.
+   */
+  itemRoute?: ItemRoute;
+}
+
+export interface ItemRoute {
+  /**
+   * Applies each item's official cleanup. Throws before any change when a
+   * precondition fails (writers, revision); otherwise reports per item. An
+   * applied item must be absent from the next scan (that rescan is the proof).
+   */
+  applyItems(
+    inst: Installation,
+    ctx: HostContext,
+    itemIds: readonly string[],
+    opts?: { timeoutMs?: number },
+  ): Promise<{ applied: string[]; failed: { id: string; reason: string }[] }>;
 }
 
 export interface FileRoute {
@@ -55,11 +75,17 @@ export interface FileRoute {
 }
 
 /**
- * Official session routes of an agent whose sessions are database rows, not
- * files (OpenCode). Every function re-reads the store read-only, expands each
- * root to the subtree the agent's own delete removes, and re-checks writers
- * itself. A function that throws has changed nothing; a returned result says
- * exactly what a read-only re-read of the store proved.
+ * Official session routes (OpenCode's CLI/server, Codex's App Server). Every
+ * function re-reads the store read-only, expands each root to the subtree the
+ * agent's own delete removes, and re-checks writers itself. A function that
+ * throws has changed nothing; a returned result says exactly what a read-only
+ * re-read of the store proved.
+ *
+ * The engine passes `expectedRevision` = the roots' `metadata.routeRevision`
+ * from the scan. After a session is reported deleted, the engine itself
+ * removes whatever of that session's `paths` still exists (session-owned
+ * media the agent leaves behind), through the path transaction under
+ * `fileRoute.roots`. Agents without export/import (Codex) are irreversible.
  */
 export interface SessionRoute {
   /**
@@ -103,7 +129,7 @@ export interface SessionRoute {
    * each verified to be the session's JSON. Throws (and removes what it wrote)
    * on any failure.
    */
-  exportSessions(
+  exportSessions?(
     inst: Installation,
     ctx: HostContext,
     rootIds: readonly string[],
@@ -117,7 +143,7 @@ export interface SessionRoute {
    * the sessions this call imported are deleted again through the official
    * route (in reverse) and it throws with both outcomes.
    */
-  importSessions(
+  importSessions?(
     inst: Installation,
     ctx: HostContext,
     exports: readonly SessionExportEntry[],

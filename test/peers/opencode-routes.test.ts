@@ -206,7 +206,7 @@ describe('deleteSessions', () => {
     const rec = inv.sessions.find((s) => s.id === root.id)!;
     expect(rec.deletionDescendantIds.sort()).toEqual(root.scope.slice(1).sort());
     const before = rows();
-    const res = await route().deleteSessions(installation(t), ctx(), [root.scope[1]!, root.id], { expectedRevision: rec.metadata.dbRevision as string, bulkThreshold: 99 });
+    const res = await route().deleteSessions(installation(t), ctx(), [root.scope[1]!, root.id], { expectedRevision: rec.metadata.routeRevision as string, bulkThreshold: 99 });
     expect(res.route).toBe('cli');
     expect(res.roots).toEqual([root.id]);
     expect(res.failed).toEqual([]);
@@ -301,7 +301,7 @@ describe('exportSessions and importSessions', () => {
     const root = deepRoot(m, 'archived');
     const before = rows();
     const stage = join(t.root, 'stage');
-    const exports = await route().exportSessions(installation(t), ctx(), [root.id], stage);
+    const exports = await route().exportSessions!(installation(t), ctx(), [root.id], stage);
     expect(exports.map((e) => e.id)).toEqual(root.scope);
     expect(statSync(stage).mode & 0o777).toBe(0o700);
     for (const e of exports) {
@@ -315,13 +315,13 @@ describe('exportSessions and importSessions', () => {
     await route().deleteSessions(installation(t), ctx(), [root.id], { bulkThreshold: 99 });
     expect(root.scope.some((id) => rows().has(id))).toBe(false);
 
-    const res = await route().importSessions(installation(t), ctx(), exports);
+    const res = await route().importSessions!(installation(t), ctx(), exports);
     expect(res.imported).toEqual(root.scope);
     expect(res.rehomed).toEqual([]);
     const after = rows();
     for (const id of root.scope) expect(after.get(id), id).toEqual(before.get(id));
     expect(after.size).toBe(before.size);
-    await expect(route().importSessions(installation(t), ctx(), exports)).rejects.toThrow(/already exists/);
+    await expect(route().importSessions!(installation(t), ctx(), exports)).rejects.toThrow(/already exists/);
 
     // A failing import in the middle: the sessions imported before it are deleted again.
     await route().deleteSessions(installation(t), ctx(), [root.id], { bulkThreshold: 99 });
@@ -329,7 +329,7 @@ describe('exportSessions and importSessions', () => {
     const broken = JSON.parse(readFileSync(last.file, 'utf8')) as { info: Record<string, unknown> };
     delete broken.info.slug;
     writeFileSync(last.file, JSON.stringify(broken));
-    await expect(route().importSessions(installation(t), ctx(), exports)).rejects.toThrow(/OpenCode import of .* failed.*imported before it were deleted again/);
+    await expect(route().importSessions!(installation(t), ctx(), exports)).rejects.toThrow(/OpenCode import of .* failed.*imported before it were deleted again/);
     expect(root.scope.filter((id) => rows().has(id))).toEqual([]);
     expect(rows().size).toBe(before.size - root.scope.length);
   }, 600_000);

@@ -113,7 +113,7 @@ describe('inventory of a fixture store', () => {
       expect(s.paths).toEqual([]);
       expect(s.recoverable).toBe(true);
       expect(s.selectable, f.id).toBe(f.kind !== 'cycle');
-      expect(s.metadata.dbRevision).toBe(revision);
+      expect(s.metadata.routeRevision).toBe(revision);
       expect(s.metadata.sourceRevision).toBeUndefined();
       expect(s.metadata.databasePath).toBe(db());
       expect(s.metadata.opencodeProjectId).toBe(f.projectId);

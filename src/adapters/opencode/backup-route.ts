@@ -17,8 +17,8 @@ import { opencodeEnv, plainMessage, runOpencode } from './official-cli.js';
 import { loadStore, openForCheck, requireKnown, requireRevision, RouteRefused, SESSION_ID, stillPresent, validateIds } from './store.js';
 import { findOpencodeWriters } from './writers.js';
 
-type ExportOpts = NonNullable<Parameters<SessionRoute['exportSessions']>[4]>;
-type ImportOpts = NonNullable<Parameters<SessionRoute['importSessions']>[3]>;
+type ExportOpts = NonNullable<Parameters<NonNullable<SessionRoute['exportSessions']>>[4]>;
+type ImportOpts = NonNullable<Parameters<NonNullable<SessionRoute['importSessions']>>[3]>;
 
 /** An export larger than this is not parsed back for verification. */
 export const MAX_EXPORT_BYTES = 512 * 1024 * 1024;

@@ -186,7 +186,7 @@ function sessionRecords(read: DbRead, lineage: Lineage, access: Access, globalBl
       metadata: {
         source: SOURCE,
         databasePath: db,
-        dbRevision: read.revision,
+        routeRevision: read.revision,
         pinned: false,
         // Deletion checks running OpenCode processes itself (verified loopback server).
         requiresAgentExit: false,
