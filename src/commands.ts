@@ -168,6 +168,7 @@ async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readO
   const out = process.stdout;
   out.write(`${AGENT_NAMES[agent]}: ${formatCount(plan.items.length)} items, ${formatBytes(plan.estimatedBytes)}\n`);
   for (const i of plan.items) out.write(`  ${i.depth ? '  └ ' : ''}${i.id}  ${formatBytes(i.bytes)}  ${i.label}${i.includedBecause ? ` (${i.includedBecause})` : ''}\n`);
+  for (const n of plan.routeNotes) out.write(`${n}\n`);
   const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
   if (blockers.length) {
     for (const b of blockers) process.stderr.write(`blocked: ${b}\n`);

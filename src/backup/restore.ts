@@ -26,6 +26,12 @@ export interface RestoreOptions {
   dryRun?: boolean;
   /** The catalog id the archive must carry. */
   expectId?: string;
+  /**
+   * Entries under this root label are official session exports: they are not
+   * copied anywhere but handed, decrypted and hash-checked in staging, to the
+   * agent's import route (relative path → staged file). Returns what it restored.
+   */
+  sessionImport?: { root: string; run(staged: Map<string, string>, dryRun: boolean): Promise<string[]> };
 }
 
 export interface RestoreResult {
@@ -61,6 +67,12 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       },
       o.agent,
     );
+    const imp = o.sessionImport;
+    if (imp && manifest.entries.some((e) => e.root === imp.root)) {
+      if (manifest.entries.some((e) => e.root !== imp.root)) throw new ArchiveError('The archive mixes session exports with files; cleanerx never writes such an archive.');
+      const byPath = new Map(manifest.entries.map((e) => [e.relativePath, staged.get(e)!]));
+      return { manifest, restored: await imp.run(byPath, Boolean(o.dryRun)) };
+    }
     const planned = await preflight(manifest, staged, o);
     if (o.dryRun) return { manifest, restored: planned.map((p) => p.dest) };
     await commit(planned, o.uid);

@@ -2,7 +2,9 @@
 // archive, reopen and verify it, enter it in the catalog — each step a
 // journal transition — and only then let mutation start.
 
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import type { SessionExportEntry } from '../engine/adapter.js';
 import type { Journal, JournalStore } from '../engine/journal.js';
 import type { CleanupPlan, ExecuteProgress } from '../engine/model.js';
 import { collectFiles, newBackupId, readArchive, writeArchive } from './archive.js';
@@ -18,6 +20,8 @@ export interface TakeBackupOptions {
   key: { identity: string; recipient: string };
   roots: { label: string; dir: string }[];
   retentionDays: number;
+  /** Official exports (OpenCode sessions) written into a private staging dir and archived under `<agent>_session_export`. */
+  exportSessions?: (stagingDir: string) => Promise<SessionExportEntry[]>;
   progress(p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>): void;
 }
 
@@ -30,7 +34,35 @@ export async function takeBackup(o: TakeBackupOptions): Promise<string> {
     x.backupStatus = 'writing';
     x.backupCandidateId = id;
   }, 'backup:writing');
+  const staging = o.exportSessions ? join(o.dataDir, 'export-staging', randomUUID()) : undefined;
+  try {
+    return await archiveAndCatalog(o, id, archivePath, staging);
+  } finally {
+    if (staging) await fsp.rm(staging, { recursive: true, force: true });
+  }
+}
+
+export const SESSION_EXPORT_INDEX = 'index.json';
+export const sessionExportRoot = (agent: string): string => `${agent}_session_export`;
+
+async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staging: string | undefined): Promise<string> {
+  const { store, journal: j } = o;
   const files = await collectFiles(o.plan.items.flatMap((i) => i.paths), o.roots);
+  if (staging && o.exportSessions) {
+    await ensurePrivateDir(join(o.dataDir, 'export-staging'));
+    o.progress({ phase: 'backup', current: `exporting sessions through ${o.plan.agent}` });
+    let exported: SessionExportEntry[];
+    try {
+      exported = await o.exportSessions(staging);
+    } catch (e) {
+      throw new Error(`The sessions could not be exported for the backup: ${(e as Error).message}`);
+    }
+    // The index keeps what import needs (order, directory, parent) beside the export files.
+    const index = exported.map(({ id: sid, file, directory, parentId, title, bytes, sha256 }) => ({ id: sid, name: file.slice(staging.length + 1), directory, parentId, title, bytes, sha256 }));
+    await fsp.writeFile(join(staging, SESSION_EXPORT_INDEX), JSON.stringify(index, null, 1) + '\n', { mode: 0o600, flag: 'wx' });
+    const root = { label: sessionExportRoot(o.plan.agent), dir: staging };
+    files.push(...(await collectFiles([join(staging, SESSION_EXPORT_INDEX), ...exported.map((e) => e.file)], [root])));
+  }
   o.progress({ phase: 'backup', current: `${files.length} files` });
   let written;
   try {

@@ -69,7 +69,7 @@ export interface ItemRoute {
 
 export interface FileRoute {
   /** The fixed roots every removal must lie beneath. */
-  roots(inst: Installation): string[];
+  roots(inst: Installation, ctx: HostContext): string[];
   /** Processes that write the store now (re-checked right before mutation). */
   writers(inst: Installation, ctx: HostContext): Promise<Writer[]>;
 }

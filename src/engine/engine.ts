@@ -2,7 +2,7 @@
 // runs in a worker thread for the UI (src/worker.ts) and in-process for
 // `scan --json`. It is handed its adapters; it never imports one.
 
-import type { AgentAdapter, FileRoute, HostContext } from './adapter.js';
+import type { AgentAdapter, HostContext } from './adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from './detect.js';
 import { promises as fsp } from 'node:fs';
@@ -11,7 +11,10 @@ import { readArchive } from '../backup/archive.js';
 import { archivePathFor, deleteBackup, loadCatalog, type BackupRecord } from '../backup/catalog.js';
 import { createIdentity, exportIdentity, keyStatus, unlockIdentity } from '../backup/keystore.js';
 import { restoreArchive } from '../backup/restore.js';
+import { stagedExports } from '../backup/session-import.js';
+import { sessionExportRoot } from '../backup/take.js';
 import { assertNoPendingJournal, executePlan, type BackupRequest, type ExecutorDeps } from './executor.js';
+import { AGENT_NAMES } from './model.js';
 import type {
   AgentKind,
   BackupSummary,
@@ -169,9 +172,11 @@ export class Engine implements EngineApi {
 
   async plan(snapshotId: string, ids: string[]): Promise<CleanupPlan> {
     const snap = this.snapshot(snapshotId);
+    const adapter = this.adapter(snap.agent);
     const plan = buildPlan(snap, ids, {
       readOnly: this.opts.readOnly,
-      routeAvailable: Boolean(this.adapter(snap.agent).fileRoute),
+      routeAvailable: Boolean(adapter.fileRoute || adapter.sessionRoute),
+      officialSessions: Boolean(adapter.sessionRoute),
     });
     await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
     this.plans.clear();
@@ -183,26 +188,35 @@ export class Engine implements EngineApi {
     const plan = this.plans.get(planId);
     if (!plan) throw new RequestError('This plan is no longer current; review the cleanup again.');
     if (this.opts.readOnly) throw new RequestError('Read-only mode: no cleanup route is offered.');
-    const route = this.adapter(plan.agent).fileRoute;
-    if (!route) throw new RequestError('This agent has no cleanup route in this version.');
+    const adapter = this.adapter(plan.agent);
+    if (!adapter.fileRoute && !adapter.sessionRoute) throw new RequestError('This agent has no cleanup route in this version.');
     let backup: BackupRequest | undefined;
     if (opts.backup) {
       if (!plan.backupEligible) throw new RequestError(plan.backupWhyNot ?? 'This plan cannot be backed up.');
       // A key-store failure stops here, before the journal and before any mutation.
       const key = await this.unlockOrCreateKey(opts.passphrase ?? '');
       const snap = this.snapshot(plan.snapshotId);
-      backup = { dataDir: this.dirs.data, key, roots: this.backupRoots(plan.agent, snap.installation), retentionDays: (await this.settings()).retention.backupDays };
+      const exp = adapter.sessionRoute?.exportSessions;
+      const firstRoot = plan.operations.find((o) => o.kind === 'officialDelete')?.rootSessionIds?.[0];
+      const rev = firstRoot ? snap.session(`session:${firstRoot}`)?.s.metadata.routeRevision : undefined;
+      backup = {
+        dataDir: this.dirs.data,
+        key,
+        roots: this.backupRoots(plan.agent, snap.installation),
+        retentionDays: (await this.settings()).retention.backupDays,
+        exportSessions: exp ? (roots, dir) => exp(snap.installation, this.ctx, roots, dir, { expectedRevision: typeof rev === 'string' ? rev : undefined }) : undefined,
+      };
     }
     this.plans.delete(planId);
     this.stop = false;
-    return executePlan(plan, this.executorDeps(route), onProgress, backup);
+    return executePlan(plan, this.executorDeps(adapter), onProgress, backup);
   }
 
   // ---- backups --------------------------------------------------------------
 
   private backupRoots(agent: AgentKind, inst: Installation): { label: string; dir: string }[] {
     const route = this.adapter(agent).fileRoute;
-    return (route?.roots(inst) ?? []).map((dir, i) => ({ label: i === 0 ? `${agent}_home` : `${agent}_root${i}`, dir }));
+    return (route?.roots(inst, this.ctx) ?? []).map((dir, i) => ({ label: i === 0 ? `${agent}_home` : `${agent}_root${i}`, dir }));
   }
 
   private async unlockOrCreateKey(passphrase: string): Promise<{ identity: string; recipient: string }> {
@@ -243,14 +257,25 @@ export class Engine implements EngineApi {
     const r = await this.record(id);
     const adapter = this.adapter(r.agent);
     const route = adapter.fileRoute;
-    if (!route) throw new RequestError(`${r.agent} backups restore through its own import route, which this version does not have.`);
+    if (!route) throw new RequestError(`${AGENT_NAMES[r.agent]} backups cannot be restored by this version of cleanerx.`);
     const s = await this.settings();
     const inst = await detectOne(adapter, this.ctx, s.homeOverrides[r.agent], false);
     const writers = await route.writers(inst, this.ctx);
-    if (writers.length && !dryRun) throw new RequestError(`Quit ${r.agent} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
+    if (writers.length && !dryRun) throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
     const key = await unlockIdentity(this.dirs.data, passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
-    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun, expectId: r.id });
+    const imp = adapter.sessionRoute?.importSessions;
+    const sessionImport = imp
+      ? {
+          root: sessionExportRoot(r.agent),
+          run: async (staged: Map<string, string>, dry: boolean) => {
+            const exports = await stagedExports(staged);
+            if (dry) return exports.map((e) => `${AGENT_NAMES[r.agent]} session ${e.id} (${e.directory})`);
+            return (await imp(inst, this.ctx, exports)).imported.map((id) => `${AGENT_NAMES[r.agent]} session ${id}`);
+          },
+        }
+      : undefined;
+    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun, expectId: r.id, sessionImport });
     return { restored: res.restored.length, bytes: res.manifest.originalBytes, paths: res.restored };
   }
 
@@ -258,14 +283,17 @@ export class Engine implements EngineApi {
     await deleteBackup(this.dirs.data, id);
   }
 
-  private executorDeps(route: FileRoute): ExecutorDeps {
+  private executorDeps(adapter: AgentAdapter): ExecutorDeps {
+    const route = adapter.fileRoute;
     return {
+      sessionRoute: adapter.sessionRoute,
+      itemRoute: adapter.itemRoute,
       ctx: this.ctx,
       stateDir: this.dirs.state,
       snapshot: (id) => this.snapshot(id),
       latestSnapshotId: (agent) => this.latestByAgent.get(agent),
-      mutationRoots: (_agent, snap) => route.roots(snap.installation),
-      writers: (_agent, snap) => route.writers(snap.installation, this.ctx),
+      mutationRoots: (_agent, snap) => route?.roots(snap.installation, this.ctx) ?? [],
+      writers: async (_agent, snap) => (route ? route.writers(snap.installation, this.ctx) : []),
       rescan: (agent) => this.scan(agent),
       stopRequested: () => this.stop,
     };

@@ -4,8 +4,9 @@
 // order and none is skipped; a final rescan is the only proof of success.
 
 import { randomUUID } from 'node:crypto';
-import type { HostContext } from './adapter.js';
+import type { HostContext, ItemRoute, SessionExportEntry, SessionRoute } from './adapter.js';
 import { crashPoint } from './faults.js';
+import { lstatSyncOrNull } from './fsx.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
 import { AGENT_NAMES, type AgentKind, type Category, type CleanupPlan, type ExecuteProgress, type ExecuteResult, type ScanSummary, type Writer } from './model.js';
 import { captureIdentity, removeNoFollow, revalidate, type FileIdentity, type SafetyContext } from './path-safety.js';
@@ -25,6 +26,9 @@ export interface ExecutorDeps {
   rescan(agent: AgentKind): Promise<ScanSummary>;
   /** True once the user asked to stop after the current step. */
   stopRequested(): boolean;
+  /** The agent's official routes, when it has them. */
+  sessionRoute?: SessionRoute;
+  itemRoute?: ItemRoute;
 }
 
 /** Refuses to start while an unknown journal exists, or an unfinished one for this agent. */
@@ -42,6 +46,8 @@ export interface BackupRequest {
   key: { identity: string; recipient: string };
   roots: { label: string; dir: string }[];
   retentionDays: number;
+  /** Writes the official exports of these session roots into a private dir (OpenCode). */
+  exportSessions?: (rootIds: readonly string[], stagingDir: string) => Promise<SessionExportEntry[]>;
 }
 
 export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, backup?: BackupRequest): Promise<ExecuteResult> {
@@ -52,6 +58,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   await assertNoPendingJournal(deps.stateDir, plan.agent);
 
   const store = new JournalStore(deps.stateDir);
+  let mutated = false;
   const itemCategories: Record<string, Category> = {};
   for (const i of plan.items) itemCategories[i.id] = i.category;
   const now = new Date().toISOString();
@@ -83,6 +90,14 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
     let summary: ScanSummary | undefined;
     if (mutated) summary = await deps.rescan(plan.agent).catch(() => undefined);
     return { operationId: j.operationId, status: 'failed', message, removedItems: 0, removedBytes: 0, summary };
+  };
+
+  /** An official route threw: it promises nothing changed, and the rescan must agree before the journal says so. */
+  const failUnsure = async (message: string): Promise<ExecuteResult> => {
+    const summary = await deps.rescan(plan.agent).catch(() => undefined);
+    const after = summary ? deps.snapshot(summary.snapshotId) : undefined;
+    const changed = !after || plan.items.some((i) => !after.session(i.id) && !after.item(i.id));
+    return fail(message, mutated || changed);
   };
 
   // ---- preflight: writers, revisions, identities ----
@@ -119,7 +134,9 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   let backupId: string | undefined;
   if (backup) {
     try {
-      backupId = await takeBackup({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress });
+      const roots = plan.operations.flatMap((o) => (o.kind === 'officialDelete' ? o.rootSessionIds ?? [] : []));
+      const exportSessions = roots.length && backup.exportSessions ? (dir: string) => backup.exportSessions!(roots, dir) : undefined;
+      backupId = await takeBackup({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress, exportSessions });
     } catch (e) {
       return fail(`${(e as Error).message} Nothing was removed.`, false);
     }
@@ -129,9 +146,53 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   await store.transition(j, (x) => (x.status = 'deleting'), 'journal:deleting');
   let done = 0;
   let bytesDone = 0;
-  let mutated = false;
   const labelOf = new Map<string, string>();
   for (const i of plan.items) for (const p of i.paths) labelOf.set(p, i.label);
+  const titleOf = new Map(plan.items.map((i) => [i.id, i.label]));
+  const sessionOfPath = new Map<string, string>();
+  for (const i of plan.items) if (i.id.startsWith('session:')) for (const p of i.paths) sessionOfPath.set(p, i.id.slice('session:'.length));
+
+  /** The agent's own delete for the op's roots, then the session paths it left behind. Returns a result only on failure. */
+  const officialDelete = async (op: (typeof plan.operations)[number], ids: FileIdentity[]): Promise<ExecuteResult | undefined> => {
+    const route = deps.sessionRoute;
+    if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official session route in this version.`, mutated);
+    const roots = op.rootSessionIds ?? [];
+    const expectedRevision = snap.session(`session:${roots[0]}`)?.s.metadata.routeRevision;
+    crashPoint(`official:${op.index}:before`);
+    let res: Awaited<ReturnType<SessionRoute['deleteSessions']>>;
+    try {
+      res = await route.deleteSessions(snap.installation, deps.ctx, roots, {
+        expectedRevision: typeof expectedRevision === 'string' ? expectedRevision : undefined,
+        shouldStop: () => deps.stopRequested(),
+        onProgress: (n, total, id) => progress({ phase: 'deleting', done: Math.round((n / Math.max(1, total)) * op.itemIds.length), bytesDone, current: titleOf.get(`session:${id}`) }),
+      });
+    } catch (e) {
+      return failUnsure(`${(e as Error).message} Nothing later was touched.`);
+    }
+    mutated ||= res.deleted.length > 0;
+    crashPoint(`official:${op.index}:after`);
+    // Media and other session-owned files the agent leaves: removed only for sessions proven deleted.
+    const gone = new Set(res.deleted);
+    try {
+      ids.forEach((idn, k) => {
+        const owner = sessionOfPath.get(idn.path);
+        if (!owner || !gone.has(owner) || !lstatSyncOrNull(idn.path)) return;
+        revalidate(idn, safety);
+        crashPoint(`remove:${op.index}:${k}:before`);
+        removeNoFollow(idn.path, idn.dev);
+        crashPoint(`remove:${op.index}:${k}:after`);
+      });
+    } catch (e) {
+      return fail(`${(e as Error).message} No later item was touched.`, true);
+    }
+    if (res.stopped) return fail(`Stopped by you after ${res.deleted.length} sessions; the rest is untouched.`, mutated);
+    if (res.failed.length) {
+      const f = res.failed[0]!;
+      return fail(`${AGENT_NAMES[plan.agent]} did not delete ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}. No later item was touched.`, mutated);
+    }
+    return undefined;
+  };
+
   for (const op of plan.operations) {
     if (deps.stopRequested()) {
       return fail(`Stopped by you after ${done} of ${plan.items.length} items; the rest is untouched.`, mutated);
@@ -141,17 +202,36 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
       m.status = 'running';
       m.startedAt = new Date().toISOString();
     }, `mutation:${op.index}:running`);
-    try {
-      identities[op.index]!.forEach((idn, k) => {
-        progress({ phase: 'deleting', done, bytesDone, current: labelOf.get(idn.path) });
-        revalidate(idn, safety);
-        crashPoint(`remove:${op.index}:${k}:before`);
-        mutated = true;
-        removeNoFollow(idn.path, idn.dev);
-        crashPoint(`remove:${op.index}:${k}:after`);
-      });
-    } catch (e) {
-      return fail(`${(e as Error).message} No later item was touched.`, mutated);
+    if (op.kind === 'officialDelete') {
+      const r = await officialDelete(op, identities[op.index]!);
+      if (r) return r;
+    } else if (op.kind === 'officialItems') {
+      const route = deps.itemRoute;
+      if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official item route in this version.`, mutated);
+      progress({ phase: 'deleting', done, bytesDone, current: labelOf.get(op.paths[0] ?? '') ?? plan.items.find((i) => i.id === op.itemIds[0])?.label });
+      crashPoint(`official:${op.index}:before`);
+      let res: Awaited<ReturnType<ItemRoute['applyItems']>>;
+      try {
+        res = await route.applyItems(snap.installation, deps.ctx, op.itemIds);
+      } catch (e) {
+        return failUnsure(`${(e as Error).message} No later item was touched.`);
+      }
+      mutated ||= res.applied.length > 0;
+      crashPoint(`official:${op.index}:after`);
+      if (res.failed.length) return fail(`${res.failed[0]!.reason} No later item was touched.`, mutated);
+    } else {
+      try {
+        identities[op.index]!.forEach((idn, k) => {
+          progress({ phase: 'deleting', done, bytesDone, current: labelOf.get(idn.path) });
+          revalidate(idn, safety);
+          crashPoint(`remove:${op.index}:${k}:before`);
+          mutated = true;
+          removeNoFollow(idn.path, idn.dev);
+          crashPoint(`remove:${op.index}:${k}:after`);
+        });
+      } catch (e) {
+        return fail(`${(e as Error).message} No later item was touched.`, mutated);
+      }
     }
     await store.transition(j, () => {
       m.status = 'applied';

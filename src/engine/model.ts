@@ -299,11 +299,20 @@ export interface PlanItem {
   depth: number;
 }
 
+/**
+ * removePaths: the path transaction; officialDelete: the agent's own session
+ * delete for `rootSessionIds` (then any session paths it left behind);
+ * officialItems: the agent's own call per item (Codex memory reset).
+ */
+export type OperationKind = 'removePaths' | 'officialDelete' | 'officialItems';
+
 export interface PlanOperation {
   index: number;
-  kind: 'removePaths';
+  kind: OperationKind;
   itemIds: string[];
   sessionIds: string[];
+  /** officialDelete: the minimal roots the route is called for. */
+  rootSessionIds?: string[];
   paths: string[];
   bytes: number;
   backupEligible: boolean;
@@ -325,6 +334,8 @@ export interface CleanupPlan {
   backupEligible: boolean;
   backupWhyNot?: string;
   irreversible: boolean;
+  /** One plain line per official route the plan uses, shown in the review. */
+  routeNotes: string[];
   blockers: string[];
 }
 

@@ -3,7 +3,7 @@
 // that the route is called for, per-operation blockers, and the totals.
 
 import { randomUUID } from 'node:crypto';
-import { AGENT_NAMES, type CleanupPlan, type PlanItem, type PlanOperation } from './model.js';
+import { AGENT_NAMES, type CleanupPlan, type OperationKind, type PlanItem, type PlanOperation } from './model.js';
 import type { Snapshot } from './snapshot.js';
 import { RequestError } from './validate.js';
 
@@ -16,6 +16,8 @@ export interface PlanOptions {
   routeAvailable: boolean;
   /** Why backups cannot be offered at all (undefined when they can). */
   backupUnavailable?: string;
+  /** Sessions leave through the agent's own delete route, not the path transaction. */
+  officialSessions?: boolean;
 }
 
 export function buildPlan(snap: Snapshot, selected: readonly string[], opts: PlanOptions): CleanupPlan {
@@ -30,7 +32,6 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   }
 
   const items: PlanItem[] = [];
-  const operations: PlanOperation[] = [];
   const expanded = new Set<string>();
   const inPlan = new Set<string>();
   // A selected descendant of a selected session is removed by its ancestor's route: skip it as a root.
@@ -39,18 +40,28 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     const n = snap.session(id);
     if (n) for (const d of n.s.deletionDescendantIds) descendantsOfSelected.add(`session:${d}`);
   }
+  // File-route items are removed in batches: one journal transition per batch, not per file,
+  // keeps a 10,000-item plan from rewriting its journal 20,000 times. An official route gets
+  // every root in one call (OpenCode's bulk path starts one private server for all of them).
+  const official: PlanOperation[] = [];
+  const byPath: PlanOperation[] = [];
+  const officialItems: PlanOperation[] = [];
+  const opFor = (kind: OperationKind): PlanOperation => {
+    const list = kind === 'officialDelete' ? official : kind === 'officialItems' ? officialItems : byPath;
+    let op = list[list.length - 1];
+    if (!op || (kind === 'removePaths' && op.itemIds.length >= OP_BATCH)) {
+      op = { index: -1, kind, itemIds: [], sessionIds: [], paths: [], bytes: 0, backupEligible: true, requiresAgentExit: false, blockers: [] };
+      if (kind === 'officialDelete') op.rootSessionIds = [];
+      list.push(op);
+    }
+    return op;
+  };
   for (const id of ids) {
     if (descendantsOfSelected.has(id)) continue;
     const n = snap.session(id);
-    // File-route items are removed in batches: one journal transition per batch, not per file,
-    // keeps a 10,000-item plan from rewriting its journal 20,000 times.
-    let op = operations[operations.length - 1];
-    if (!op || op.itemIds.length >= OP_BATCH) {
-      op = { index: operations.length, kind: 'removePaths', itemIds: [], sessionIds: [], paths: [], bytes: 0, backupEligible: true, requiresAgentExit: false, blockers: [] };
-      operations.push(op);
-    }
-    op.itemIds.push(id);
-    const cur = op;
+    const it = n ? undefined : snap.item(id)!;
+    const cur = opFor(n ? (opts.officialSessions ? 'officialDelete' : 'removePaths') : it!.metadata.route === 'official' ? 'officialItems' : 'removePaths');
+    cur.itemIds.push(id);
     const add = (pi: PlanItem, selectable: boolean, blocked: string | undefined, requiresExit: boolean): void => {
       if (inPlan.has(pi.id)) return;
       inPlan.add(pi.id);
@@ -64,6 +75,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     if (n) {
       const s = n.s;
       cur.sessionIds.push(s.id);
+      cur.rootSessionIds?.push(s.id);
       expanded.add(s.id);
       add({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: s.bytes, paths: s.paths, recoverable: s.recoverable, depth: 0 }, s.selectable, s.blockedReason, s.metadata.requiresAgentExit === true);
       for (const d of s.deletionDescendantIds) {
@@ -80,17 +92,33 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
         );
       }
     } else {
-      const it = snap.item(id)!;
-      add({ id, label: it.label, category: it.category, bytes: it.bytes, paths: it.paths, recoverable: it.recoverable, depth: 0 }, it.selectable, it.blockedReason, it.metadata.requiresAgentExit === true);
+      add({ id, label: it!.label, category: it!.category, bytes: it!.bytes, paths: it!.paths, recoverable: it!.recoverable, depth: 0 }, it!.selectable, it!.blockedReason, it!.metadata.requiresAgentExit === true);
     }
   }
+  // Sessions first: media a session leaves behind is removed only after its official delete.
+  const operations = [...official, ...byPath, ...officialItems];
+  operations.forEach((op, i) => (op.index = i));
+  const agent = AGENT_NAMES[snap.agent];
+  const routeNotes: string[] = [];
+  if (official.length) {
+    const n = official[0]!.rootSessionIds!.length;
+    routeNotes.push(`Sessions are deleted by ${agent}'s own delete route (${n} root${n === 1 ? '' : 's'}; their descendant sessions go with them).`);
+  }
+  if (officialItems.length) routeNotes.push(`${officialItems[0]!.itemIds.length} item(s) are cleaned by ${agent}'s own call, which cannot be undone.`);
 
   const blockers: string[] = [];
   if (opts.readOnly) blockers.push('Read-only mode: no cleanup route is offered.');
   if (!opts.routeAvailable) blockers.push(`Cleanup of ${AGENT_NAMES[snap.agent]} data is not available in this version of cleanerx.`);
   const estimatedBytes = items.reduce((a, i) => a + i.bytes, 0);
   const allRecoverable = items.every((i) => i.recoverable);
-  const backupWhyNot = opts.backupUnavailable ?? (allRecoverable ? undefined : 'Some items in this plan cannot be restored (caches, temporary data, or items without a restore route); split the selection to back up the rest.');
+  const sessionsIrreversible = items.some((i) => !i.recoverable && (i.category === 'session' || i.category === 'archivedSession'));
+  const backupWhyNot =
+    opts.backupUnavailable ??
+    (allRecoverable
+      ? undefined
+      : sessionsIrreversible && items.every((i) => i.category === 'session' || i.category === 'archivedSession')
+        ? `${agent} has no import route, so its deleted sessions cannot be restored from any backup.`
+        : 'Some items in this plan cannot be restored (caches, temporary data, or items without a restore route); split the selection to back up the rest.');
   return {
     id: randomUUID(),
     snapshotId: snap.id,
@@ -105,6 +133,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     backupEligible: !backupWhyNot,
     backupWhyNot,
     irreversible: true,
+    routeNotes,
     blockers,
   };
 }

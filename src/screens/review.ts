@@ -44,6 +44,7 @@ export class ReviewModal implements Modal {
     const p = this.plan;
     const head = [
       ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${formatCount(p.items.length)} items · ${formatBytes(p.estimatedBytes)} · estimated reclaimed ${formatBytes(p.estimatedBytes)}`,
+      ...p.routeNotes.map((n) => ` ${t.dim(braces(cell(n, inner - 1)))}`),
       '',
     ];
     const rows = p.items.map((i) => {

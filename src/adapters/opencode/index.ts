@@ -11,9 +11,10 @@ import { homeOf } from '../../engine/own-dirs.js';
 import { pendingPreview } from '../pending.js';
 import { exportOpencodeSessions, importOpencodeSessions } from './backup-route.js';
 import { deleteOpencodeSessions } from './delete-route.js';
-import { CHANNEL_DB, DB_NAME, resolveOpencodeHome } from './paths.js';
+import { CHANNEL_DB, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
 import { previewOpencodeLogs, previewOpencodeSession } from './preview.js';
 import { scanOpencode, scannedDatabase } from './scan.js';
+import { findOpencodeWriters } from './writers.js';
 
 export const opencodeAdapter: AgentAdapter = {
   kind: 'opencode',
@@ -28,6 +29,11 @@ export const opencodeAdapter: AgentAdapter = {
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.trim(),
   scan: scanOpencode,
+  // Logs and the cache root: plain directories, removed only while no OpenCode process runs at all.
+  fileRoute: {
+    roots: opencodeMutationRoots,
+    writers: async (_inst, ctx) => findOpencodeWriters(ctx, null),
+  },
   sessionRoute: {
     deleteSessions: deleteOpencodeSessions,
     exportSessions: exportOpencodeSessions,
