@@ -1,12 +1,21 @@
-// Codex adapter: CODEX_HOME or ~/.codex. Detection for now; the App Server
-// inventory arrives with the Codex adapter issue.
+// Codex adapter: override → CODEX_HOME → ~/.codex (databases under
+// CODEX_SQLITE_HOME when set). Threads are listed by, and leave only through,
+// Codex's own App Server (sessionRoute: thread/delete; no import, so every
+// thread deletion is irreversible); global memory and old log rows are
+// official items (itemRoute); caches and temporary entries are plain paths
+// (fileRoute).
 
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/adapter.js';
 import { lstatOrNull } from '../../engine/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
-import { pendingInventory, pendingPreview } from '../pending.js';
+import { deleteCodexThreads } from './delete-route.js';
+import { applyCodexItems } from './item-route.js';
+import { appSupportRoot } from './paths.js';
+import { previewCodex } from './preview.js';
+import { lastScan, scanCodex } from './scan.js';
+import { findCodexWriters } from './writers.js';
 
 export const codexAdapter: AgentAdapter = {
   kind: 'codex',
@@ -17,11 +26,23 @@ export const codexAdapter: AgentAdapter = {
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CODEX_HOME', ['.codex'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     if ((await lstatOrNull(join(home, 'sessions')))?.isDirectory()) return true;
+    if ((await lstatOrNull(join(home, 'archived_sessions')))?.isDirectory()) return true;
     if ((await lstatOrNull(join(home, 'session_index.jsonl')))?.isFile()) return true;
     const names = await fsp.readdir(home).catch(() => [] as string[]);
     return names.some((n) => /^state_\d+\.sqlite$/.test(n));
   },
-  cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/^codex-cli\s+/, '').trim(),
-  scan: async (inst) => pendingInventory('codex', inst.home),
-  preview: async (_inst, _paths, id) => pendingPreview(id),
+  cleanVersion: (raw) => raw.trim().split('\n').filter((l) => !/^WARNING/.test(l))[0]?.replace(/^codex-cli\s+/, '').trim() ?? '',
+  scan: scanCodex,
+  preview: previewCodex,
+  sessionRoute: { deleteSessions: deleteCodexThreads },
+  itemRoute: { applyItems: applyCodexItems },
+  fileRoute: {
+    roots: (inst) => {
+      // The home, plus the desktop app's data root when one is recognized.
+      const env = lastScan.get(inst.home)?.env ?? process.env;
+      const app = appSupportRoot({ env, uid: -1, platform: process.platform, now: Date.now, procRoot: '/proc' });
+      return app ? [inst.home, app] : [inst.home];
+    },
+    writers: async (inst, ctx) => (await findCodexWriters(ctx, inst.home)).writers,
+  },
 };

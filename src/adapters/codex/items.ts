@@ -1,0 +1,294 @@
+// Codex's non-session items: global memory (memory/reset, official), old
+// diagnostic log rows (the one permitted SQLite write, official), caches and
+// temporary entries (allowlisted path removal), orphan media (inspect-only),
+// and protected or unrecognized entries listed by name only.
+
+import { join } from 'node:path';
+import type { HostContext } from '../../engine/adapter.js';
+import { allocatedBytes, listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
+import type { Item, ScanWarning } from '../../engine/model.js';
+import { walkOwned } from '../../engine/revision.js';
+import { cleanText } from '../../engine/text.js';
+import { allDbs, newestDb, THREAD_ID } from './paths.js';
+import { columnsOf, openSnapshot } from './sqlite-read.js';
+
+export const LOG_RETENTION_DAYS = 7;
+export const TEMP_HOURS = 24;
+/** Log rows this much younger than the retention go too, so the verifying rescan finds none at the edge. */
+export const LOG_MARGIN_S = 300;
+
+export const MEMORY_ITEM = 'memory:global';
+export const LOGS_ITEM = 'logs:database';
+export const MEMORY_DIRS = ['memories', 'memories_v2'];
+export const MEDIA_DIRS = ['attachments', 'generated_images', 'visualizations'] as const;
+/** Per-thread entries a thread owns besides its rollout (removed after its official delete). */
+export const OWNED_DIRS = [...MEDIA_DIRS, 'shell_snapshots'] as const;
+
+export const RUNNING_REASON = 'Codex is running; quit it before removing its caches or temporary files.';
+export const MEMORY_RUNNING_REASON = 'Quit Codex before resetting global memory.';
+export const ORPHAN_REASON = "Orphaned media is inspect-only; cleanerx removes session-owned media only after the owning session's deletion succeeds.";
+
+const PROTECTED: Record<string, string> = {
+  'auth.json': 'Credentials',
+  'config.toml': 'Configuration and the project registry',
+  'managed_config.toml': 'Managed configuration',
+  'requirements.toml': 'Managed requirements',
+  rules: 'Rules',
+  'AGENTS.md': 'Global instructions',
+  'AGENTS.override.md': 'Global instructions',
+  skills: 'Skills',
+  prompts: 'Custom prompts',
+  plugins: 'Plugins',
+  state: 'Codex state',
+  installation_id: 'Installation id',
+  'session_index.jsonl': 'Thread names (updated by Codex itself on delete)',
+  'history.jsonl': 'Prompt history',
+  '.codex-global-state.json': 'Desktop app state',
+  'thread-writer-locks': "Codex's writer locks",
+  'app-server-control': "Codex's control socket",
+  'app-server-daemon': "Codex's daemon state",
+  packages: 'Managed Codex installs',
+  log: 'Codex logs (TUI)',
+};
+
+const COVERED = new Set(['sessions', 'archived_sessions', ...MEMORY_DIRS, ...OWNED_DIRS, 'cache', 'models_cache.json']);
+
+const APP_CACHES = ['Cache', 'Code Cache', 'GPUCache', 'DawnGraphiteCache', 'DawnWebGPUCache', 'GraphiteDawnCache', 'Crashpad/completed', 'Crashpad/pending'];
+
+function isTempName(name: string): boolean {
+  return name === 'tmp' || name.includes('.tmp-') || name.endsWith('.tmp') || name.endsWith('.partial');
+}
+
+function isDbFile(name: string): boolean {
+  return /_\d{1,6}\.sqlite(-wal|-shm|-journal)?$/.test(name);
+}
+
+/** Global memory: present only when memory files or stage-1 rows exist. */
+export function memoryItem(home: string, dbHome: string, ctx: HostContext, block: string | undefined, warnings: ScanWarning[]): Item | null {
+  const dirs = MEMORY_DIRS.map((d) => join(home, d)).filter((d) => lstatSyncOrNull(d) !== null);
+  let files = 0;
+  let bytes = 0;
+  let newest = 0;
+  let unsafe: string | undefined;
+  for (const d of dirs) {
+    const st = lstatSyncOrNull(d)!;
+    if (st.isSymbolicLink() || !st.isDirectory()) {
+      unsafe ??= `${d} is not a plain directory; Codex memory is listed read-only.`;
+      continue;
+    }
+    for (const e of listDirSorted(d)) {
+      const t = walkOwned([join(d, e.name)], { uid: ctx.uid });
+      files += Math.max(1, t.files);
+      bytes += t.bytes;
+      newest = Math.max(newest, t.newestMtime);
+      unsafe ??= t.unsafe;
+    }
+  }
+  let rows = 0;
+  for (const db of allDbs(dbHome, /^memories(_v\d+)?_\d{1,6}\.sqlite$/)) {
+    const o = openSnapshot(db, `The Codex memory database ${db}`);
+    if (!o.ok) {
+      warnings.push({ path: db, reason: o.reason });
+      continue;
+    }
+    try {
+      if (columnsOf(o.db, 'stage1_outputs').has('thread_id')) rows += (o.db.prepare('SELECT count(*) AS n FROM stage1_outputs').get() as { n: number }).n;
+    } catch {
+      warnings.push({ path: db, reason: 'The Codex memory database could not be counted.' });
+    } finally {
+      o.close();
+    }
+  }
+  if (files === 0 && rows === 0) return null;
+  const blocked = block ?? unsafe;
+  return {
+    id: MEMORY_ITEM,
+    category: 'memory',
+    label: 'Global Codex memory',
+    subtitle: 'Merged memory cannot be reliably separated by project; reset through Codex (irreversible)',
+    paths: dirs,
+    bytes,
+    modifiedAt: newest || undefined,
+    risk: 'high',
+    recoverable: false,
+    selectable: !blocked,
+    blockedReason: blocked,
+    metadata: { route: 'official', scope: 'global', files, stage1Rows: rows, requiresAgentExit: true },
+  };
+}
+
+export interface LogRows {
+  db: string;
+  rows: number;
+  bytes: number;
+  cutoff: number;
+}
+
+/** Rows of the recognized logs table older than the retention, counted read-only. */
+export function oldLogRows(dbHome: string, nowMs: number, warnings: ScanWarning[]): LogRows | null {
+  const db = newestDb(dbHome, 'logs');
+  if (!db) return null;
+  const o = openSnapshot(db, `The Codex log database ${db}`);
+  if (!o.ok) {
+    warnings.push({ path: db, reason: o.reason });
+    return null;
+  }
+  try {
+    const cols = columnsOf(o.db, 'logs');
+    if (!cols.has('ts') || !cols.has('estimated_bytes')) {
+      warnings.push({ path: db, reason: 'The Codex logs table is not recognized (no ts/estimated_bytes); its rows are not offered for cleanup.' });
+      return null;
+    }
+    const cutoff = logCutoff(nowMs);
+    const r = o.db.prepare('SELECT count(*) AS n, coalesce(sum(estimated_bytes), 0) AS b FROM logs WHERE ts < ?').get(cutoff) as { n: number; b: number };
+    return { db, rows: r.n, bytes: r.b, cutoff };
+  } catch {
+    warnings.push({ path: db, reason: 'The Codex log database could not be counted.' });
+    return null;
+  } finally {
+    o.close();
+  }
+}
+
+export function logCutoff(nowMs: number): number {
+  return Math.floor(nowMs / 1000) - LOG_RETENTION_DAYS * 86400 + LOG_MARGIN_S;
+}
+
+export function logsItem(rows: LogRows | null, block: string | undefined): Item | null {
+  if (!rows || rows.rows === 0) return null;
+  return {
+    id: LOGS_ITEM,
+    category: 'log',
+    label: 'Codex diagnostic logs',
+    subtitle: `Only entries older than ${LOG_RETENTION_DAYS} days are removed (${rows.rows} rows); the database file is kept`,
+    paths: [rows.db],
+    bytes: rows.bytes,
+    risk: 'safe',
+    recoverable: false,
+    selectable: !block,
+    blockedReason: block,
+    metadata: { route: 'official', retentionDays: LOG_RETENTION_DAYS, rows: rows.rows, requiresAgentExit: false },
+  };
+}
+
+/** Cache and temporary entries of the home and the app-support root (path removal). */
+export function fileItems(home: string, appRoot: string | null, running: boolean, ctx: HostContext, warnings: ScanWarning[]): Item[] {
+  const items: Item[] = [];
+  const add = (id: string, category: 'cache' | 'temporary', label: string, subtitle: string, p: string, extra: Record<string, string | number | boolean>): void => {
+    const st = lstatSyncOrNull(p);
+    if (!st) return;
+    if (st.isSymbolicLink()) {
+      warnings.push({ path: p, reason: `${label} is a symbolic link; not offered for cleanup.` });
+      return;
+    }
+    const tree = walkOwned([p], { uid: ctx.uid });
+    if (category === 'temporary' && ctx.now() - Math.max(tree.newestMtime, st.mtimeMs) < TEMP_HOURS * 3600_000) return;
+    const blocked = running ? RUNNING_REASON : tree.unsafe;
+    items.push({
+      id,
+      category,
+      label: cleanText(label, 200),
+      subtitle,
+      paths: [p],
+      bytes: tree.bytes,
+      modifiedAt: tree.newestMtime || undefined,
+      risk: 'safe',
+      recoverable: false,
+      selectable: !blocked,
+      blockedReason: blocked,
+      metadata: { requiresAgentExit: true, files: tree.files, ...extra, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+    });
+  };
+  add('cache:cache', 'cache', 'Codex cache', 'Regenerable', join(home, 'cache'), { regenerable: true });
+  add('cache:models_cache.json', 'cache', 'Codex model list cache', 'Regenerable', join(home, 'models_cache.json'), { regenerable: true });
+  for (const d of listDirSorted(home)) {
+    if (isTempName(d.name)) add(`temporary:${d.name}`, 'temporary', `Codex temporary: ${d.name}`, `Older than ${TEMP_HOURS} h`, join(home, d.name), { olderThanHours: TEMP_HOURS });
+  }
+  if (appRoot) {
+    for (const c of APP_CACHES) add(`cache:app:${c}`, 'cache', `Codex app ${c}`, 'Regenerable (desktop app data)', join(appRoot, c), { regenerable: true });
+    for (const d of listDirSorted(appRoot)) {
+      if (isTempName(d.name)) add(`temporary:app:${d.name}`, 'temporary', `Codex app temporary: ${d.name}`, `Older than ${TEMP_HOURS} h`, join(appRoot, d.name), { olderThanHours: TEMP_HOURS });
+    }
+  }
+  return items;
+}
+
+/** Media entries whose owning thread Codex does not list: shown, never removed. */
+export function orphanMedia(home: string, known: Set<string>, warnings: ScanWarning[]): Item[] {
+  const items: Item[] = [];
+  for (const dir of MEDIA_DIRS) {
+    const root = join(home, dir);
+    const st = lstatSyncOrNull(root);
+    if (!st) continue;
+    if (st.isSymbolicLink() || !st.isDirectory()) {
+      warnings.push({ path: root, reason: `${dir}/ is not a plain directory; its media are not read.` });
+      continue;
+    }
+    for (const e of listDirSorted(root)) {
+      const owner = e.name.slice(0, 36).toLowerCase();
+      if (THREAD_ID.test(owner) && known.has(owner)) continue;
+      const p = join(root, e.name);
+      const est = lstatSyncOrNull(p);
+      if (!est || est.isSymbolicLink()) continue;
+      const tree = walkOwned([p], { uid: -1 });
+      items.push({
+        id: `orphan:${dir}:${e.name}`,
+        category: dir === 'attachments' ? 'attachment' : 'generatedImage',
+        label: cleanText(`${dir}/${e.name}`, 200),
+        subtitle: 'No Codex thread owns it',
+        paths: [p],
+        bytes: tree.bytes,
+        modifiedAt: tree.newestMtime || undefined,
+        risk: 'review',
+        recoverable: false,
+        selectable: false,
+        blockedReason: ORPHAN_REASON,
+        metadata: { association: 'orphaned', entryType: est.isDirectory() ? 'directory' : 'file' },
+      });
+    }
+  }
+  return items;
+}
+
+/** Protected entries, the databases, and every unrecognized top-level entry: read-only. */
+export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarning[]): Item[] {
+  const items: Item[] = [];
+  const listed = new Set<string>();
+  const add = (id: string, label: string, p: string, kind: 'protected' | 'database' | 'unknown', subtitle: string): void => {
+    if (listed.has(p)) return;
+    const st = lstatSyncOrNull(p);
+    if (!st) return;
+    listed.add(p);
+    const link = st.isSymbolicLink();
+    if (link) warnings.push({ path: p, reason: `Codex entry ${label} is a symbolic link; not followed.` });
+    const bytes = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000 }).bytes : allocatedBytes(st);
+    items.push({
+      id,
+      category: 'protected',
+      label: cleanText(label, 200),
+      subtitle,
+      paths: [p],
+      bytes,
+      modifiedAt: st.mtimeMs,
+      risk: 'protected',
+      recoverable: false,
+      selectable: false,
+      blockedReason:
+        kind === 'protected'
+          ? 'Protected data: credentials, configuration, rules, skills and prompts are never cleaned.'
+          : kind === 'database'
+            ? 'Protected: Codex databases are never edited or deleted as files (threads leave through the App Server).'
+            : 'Unrecognized entry: read-only.',
+      metadata: { protection: kind === 'unknown' ? 'unrecognized' : 'always' },
+    });
+  };
+  for (const [name, what] of Object.entries(PROTECTED)) add(`protected:${name}`, name, join(home, name), 'protected', `${what}; never opened or removed`);
+  for (const dir of [...new Set([home, dbHome, join(dbHome, 'sqlite')])]) {
+    for (const d of listDirSorted(dir)) if (isDbFile(d.name)) add(`protected:db:${d.name}`, d.name, join(dir, d.name), 'database', 'Codex database file');
+  }
+  for (const d of listDirSorted(home)) {
+    if (PROTECTED[d.name] || COVERED.has(d.name) || isTempName(d.name) || isDbFile(d.name)) continue;
+    add(`protected:other:${d.name}`, d.name, join(home, d.name), 'unknown', 'Not a recognized Codex path; cleanerx never guesses');
+  }
+  return items;
+}

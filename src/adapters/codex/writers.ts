@@ -1,0 +1,112 @@
+// A running Codex (TUI, `codex exec`, an app-server daemon, the desktop app)
+// found in /proc: a process named codex (or an npm `@openai/codex` launcher)
+// whose environment points at this store (CODEX_HOME, else HOME/.codex; an
+// unreadable environment counts). What it holds is read from its open file
+// descriptors: rollout files and per-thread writer locks name the threads it
+// has open. Nothing is ever signalled.
+
+import { promises as fsp } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { HostContext } from '../../engine/adapter.js';
+import { canonicalPath } from '../../engine/fsx.js';
+import type { Writer } from '../../engine/model.js';
+import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
+import { ownCodexPids } from './child-process.js';
+import { beneath, ROLLOUT_NAME, THREAD_ID } from './paths.js';
+
+const MAX_ENVIRON = 256 * 1024;
+const MAX_FDS = 8192;
+
+export interface CodexWriters {
+  writers: Writer[];
+  /** Thread id → pid of a Codex process that has it open. */
+  held: Map<string, number>;
+  /** A Codex process whose open files could not be read: it may hold anything. */
+  opaque: Writer[];
+}
+
+export function isCodexProcess(p: ProcessInfo): boolean {
+  const names = ['codex', 'chatgpt'];
+  if (nameIs(p.comm, names) || nameIs(p.exe, names) || nameIs(p.argv[0], names)) return true;
+  if (/codex app/i.test(p.comm)) return true;
+  const cmd = p.argv.join(' ').replace(/\\/g, '/').toLowerCase();
+  return cmd.includes('@openai/codex') || cmd.includes('/codex/bin/codex') || /(^|\/)codex app-server/.test(cmd);
+}
+
+async function readEnviron(procRoot: string, pid: number): Promise<Map<string, string> | null> {
+  try {
+    const fh = await fsp.open(join(procRoot, String(pid), 'environ'), 'r');
+    try {
+      const buf = Buffer.alloc(MAX_ENVIRON);
+      const { bytesRead } = await fh.read(buf, 0, MAX_ENVIRON, 0);
+      const env = new Map<string, string>();
+      for (const kv of buf.toString('utf8', 0, bytesRead).split('\0')) {
+        const eq = kv.indexOf('=');
+        if (eq > 0) env.set(kv.slice(0, eq), kv.slice(eq + 1));
+      }
+      return env;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a process with this environment uses the store at `home`. */
+export function targetsHome(env: Map<string, string> | null, home: string): boolean {
+  if (!env) return true;
+  const ch = env.get('CODEX_HOME');
+  if (ch) return isAbsolute(ch) ? canonicalPath(ch) === canonicalPath(home) : true;
+  const h = env.get('HOME');
+  if (!h || !isAbsolute(h)) return true;
+  return canonicalPath(join(h, '.codex')) === canonicalPath(home);
+}
+
+/** The thread ids named by the open files of `pid` beneath the home; null when unreadable. */
+async function heldThreads(procRoot: string, pid: number, home: string): Promise<string[] | null> {
+  const dir = join(procRoot, String(pid), 'fd');
+  let fds: string[];
+  try {
+    fds = (await fsp.readdir(dir)).slice(0, MAX_FDS);
+  } catch {
+    return null;
+  }
+  const homes = [...new Set([home, canonicalPath(home)])];
+  const out: string[] = [];
+  await Promise.all(
+    fds.map(async (fd) => {
+      const target = await fsp.readlink(join(dir, fd)).catch(() => null);
+      if (!target || !homes.some((h) => beneath(target, h))) return;
+      const name = target.slice(target.lastIndexOf('/') + 1).replace(/ \(deleted\)$/, '');
+      const m = ROLLOUT_NAME.exec(name);
+      if (m) out.push(m[1]!.toLowerCase());
+      else if (target.includes('/thread-writer-locks/')) {
+        const id = name.slice(0, 36);
+        if (THREAD_ID.test(id)) out.push(id.toLowerCase());
+      }
+    }),
+  );
+  return out;
+}
+
+export async function findCodexWriters(ctx: HostContext, home: string): Promise<CodexWriters> {
+  const out: CodexWriters = { writers: [], held: new Map(), opaque: [] };
+  if (ctx.platform !== 'linux') return out;
+  const own = ownCodexPids();
+  for (const p of await listProcesses(ctx.procRoot)) {
+    if (own.has(p.pid) || !isCodexProcess(p)) continue;
+    if (ctx.uid >= 0) {
+      const st = await fsp.stat(join(ctx.procRoot, String(p.pid))).catch(() => null);
+      // Another user's process cannot write a store this user owns.
+      if (st && st.uid !== ctx.uid && ctx.uid !== 0) continue;
+    }
+    if (!targetsHome(await readEnviron(ctx.procRoot, p.pid), home)) continue;
+    const w = { pid: p.pid, name: processName(p) };
+    out.writers.push(w);
+    const held = await heldThreads(ctx.procRoot, p.pid, home);
+    if (held === null) out.opaque.push(w);
+    else for (const id of held) if (!out.held.has(id)) out.held.set(id, p.pid);
+  }
+  return out;
+}
