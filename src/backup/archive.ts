@@ -3,16 +3,27 @@
 //   age -d -i key.txt x.cxb | zstd -d | tar -t
 // Written to <id>.cxb.partial, renamed, then reopened and checked entry by
 // entry. Both directions stream: memory is bounded whatever the size.
+//
+// The writer reads each file once. The manifest (which must come first and
+// holds every SHA-256) has a length known before any file is read: hashes
+// are 64 hex digits and sizes come from lstat, and it is stored in raw
+// (uncompressed) zstd frames, whose length is a function of the data's. So
+// the payload frames are compressed, encrypted and written at their final
+// offsets while the files are hashed, and the manifest's age chunks (plus
+// the one chunk it shares with the first payload bytes) are sealed and
+// written last, at the start of the file.
+// zstd runs on the thread pool with a few frames in flight; ChaCha20-Poly1305,
+// HKDF and X25519 come from node:crypto (./age-stream.ts).
 
-import { Decrypter, Encrypter } from 'age-encryption';
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, promises as fsp } from 'node:fs';
+import { constants, promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { Readable, Transform, Writable } from 'node:stream';
+import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import tar from 'tar-stream';
-import { ZstdFrameReader, ZstdFrameWriter } from './zstd-frames.js';
+import { AGE_CHUNK, AgeDecryptStream, AgeEncryptor, AgePayloadError, openAgeFile } from './age-stream.js';
+import { compressFrame, FRAME_BYTES, FRAMES_IN_FLIGHT, rawFrames, ZstdFrameReader } from './zstd-frames.js';
 import type { AgentKind } from '../engine/model.js';
 
 export const MANIFEST_NAME = 'manifest.json';
@@ -65,16 +76,6 @@ export async function collectFiles(paths: readonly string[], roots: { label: str
   return out;
 }
 
-async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
-  const h = createHash('sha256');
-  let size = 0;
-  for await (const chunk of createReadStream(path)) {
-    h.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return { sha256: h.digest('hex'), size };
-}
-
 export interface WriteOptions {
   archivePath: string;
   recipient: string;
@@ -87,14 +88,241 @@ export interface WriteOptions {
   onBytes?: (done: number, total: number) => void;
 }
 
+// ---- tar headers (POSIX ustar; pax `path` records for long or non-ASCII names) --------
+
+const BLOCK = 512;
+const pad512 = (n: number): number => (BLOCK - (n % BLOCK)) % BLOCK;
+
+function octal(h: Buffer, off: number, width: number, value: number): void {
+  h.write(`${value.toString(8).padStart(width - 1, '0')}\0`, off, width, 'latin1');
+}
+
+function ustarHeader(name: string, prefix: string, size: number, mtime: number, type: '0' | 'x'): Buffer {
+  const h = Buffer.alloc(BLOCK);
+  h.write(name, 0, 100, 'utf8');
+  octal(h, 100, 8, 0o600);
+  octal(h, 108, 8, 0);
+  octal(h, 116, 8, 0);
+  if (size < 8 ** 11) octal(h, 124, 12, size);
+  else {
+    // base-256 (GNU) for 8 GiB and more
+    h[124] = 0x80;
+    let v = size;
+    for (let i = 135; i > 124; i--, v = Math.floor(v / 256)) h[i] = v % 256;
+  }
+  octal(h, 136, 12, mtime);
+  h.fill(0x20, 148, 156);
+  h.write(type, 156, 1, 'latin1');
+  h.write('ustar\u000000', 257, 8, 'latin1');
+  octal(h, 329, 8, 0);
+  octal(h, 337, 8, 0);
+  if (prefix) h.write(prefix, 345, 155, 'utf8');
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
+  return h;
+}
+
+function paxRecord(key: string, value: string): string {
+  const body = ` ${key}=${value}\n`;
+  const n = Buffer.byteLength(body);
+  let digits = 1;
+  while (String(n + digits).length !== digits) digits++;
+  return `${n + digits}${body}`;
+}
+
+/** The header block(s) of a regular 0600 file entry. */
+function tarHeader(path: string, size: number, mtime: number): Buffer {
+  if (/^[\x20-\x7e]+$/.test(path)) {
+    if (path.length <= 100) return ustarHeader(path, '', size, mtime, '0');
+    for (let i = path.indexOf('/'); i > 0 && i <= 155; i = path.indexOf('/', i + 1)) {
+      if (path.length - i - 1 <= 100) return ustarHeader(path.slice(i + 1), path.slice(0, i), size, mtime, '0');
+    }
+  }
+  const pax = Buffer.from(paxRecord('path', path), 'utf8');
+  return Buffer.concat([ustarHeader('PaxHeader', '', pax.length, mtime, 'x'), pax, Buffer.alloc(pad512(pax.length)), ustarHeader('PaxHeader', '', size, mtime, '0')]);
+}
+
+// ---- the payload side: tar bytes → zstd frames (in flight) → age chunks at their offsets ----
+
+async function writeAll(fh: FileHandle, parts: Buffer[], pos: number, len: number): Promise<void> {
+  const { bytesWritten } = await fh.writev(parts, pos);
+  if (bytesWritten === len) return;
+  const all = Buffer.concat(parts, len);
+  for (let done = bytesWritten; done < len; ) done += (await fh.write(all, done, len - done, pos + done)).bytesWritten;
+}
+
+/**
+ * Takes the tar stream from plaintext offset `start` (= the manifest's
+ * reserved length) on. Cuts 8 MiB frames, compresses a few at once and, in
+ * order, seals their bytes into age chunks written at their final file
+ * offsets. The chunk that straddles the end of the manifest region is held
+ * back (its payload part only) until finish() knows the manifest.
+ */
+class PayloadSink {
+  private pool: Buffer[] = [];
+  private frame: Buffer;
+  private flen = 0;
+  private queue: Promise<Buffer>[] = [];
+  private readonly cur = Buffer.allocUnsafe(AGE_CHUNK);
+  private curLen: number;
+  private curIndex: number;
+  private readonly k0: number;
+  private readonly reserved: number;
+  private held: Buffer | null = null;
+  private parts: Buffer[] = [];
+  private partsLen = 0;
+  private partsPos: number;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly fh: FileHandle,
+    private readonly enc: AgeEncryptor,
+    private readonly start: number,
+  ) {
+    this.k0 = Math.floor(start / AGE_CHUNK);
+    this.reserved = start % AGE_CHUNK;
+    this.curIndex = this.k0;
+    this.curLen = this.reserved;
+    this.partsPos = enc.offsetOf(this.k0 + 1);
+    this.frame = Buffer.allocUnsafe(FRAME_BYTES);
+  }
+
+  /** Free space in the current frame, for reading file bytes straight into it; commit(n) after. */
+  region(): { buf: Buffer; off: number; len: number } {
+    return { buf: this.frame, off: this.flen, len: FRAME_BYTES - this.flen };
+  }
+
+  async commit(n: number): Promise<void> {
+    this.flen += n;
+    if (this.flen === FRAME_BYTES) await this.dispatch();
+  }
+
+  async write(data: Buffer): Promise<void> {
+    while (data.length) {
+      const n = Math.min(data.length, FRAME_BYTES - this.flen);
+      data.copy(this.frame, this.flen, 0, n);
+      data = data.subarray(n);
+      await this.commit(n);
+    }
+  }
+
+  private async dispatch(): Promise<void> {
+    if (this.flen === 0) return;
+    const buf = this.frame;
+    const p = compressFrame(buf.subarray(0, this.flen)).then((z) => {
+      this.pool.push(buf);
+      return z;
+    });
+    p.catch(() => undefined); // observed in order, below
+    this.queue.push(p);
+    this.frame = this.pool.pop() ?? Buffer.allocUnsafe(FRAME_BYTES);
+    this.flen = 0;
+    while (this.queue.length >= FRAMES_IN_FLIGHT) await this.emit(await this.queue.shift()!);
+  }
+
+  /** Appends one compressed frame to the age stream. A chunk is sealed only once more bytes follow it (so never wrongly as non-final). */
+  private async emit(z: Buffer): Promise<void> {
+    let data = z;
+    while (data.length) {
+      if (this.curLen === AGE_CHUNK) this.sealCurrent(false);
+      if (this.curLen === 0 && data.length > AGE_CHUNK) {
+        this.seal(this.curIndex++, data.subarray(0, AGE_CHUNK), false);
+        data = data.subarray(AGE_CHUNK);
+        continue;
+      }
+      const n = Math.min(AGE_CHUNK - this.curLen, data.length);
+      data.copy(this.cur, this.curLen, 0, n);
+      this.curLen += n;
+      data = data.subarray(n);
+    }
+    await this.flushWrites();
+  }
+
+  private sealCurrent(last: boolean): void {
+    this.seal(this.curIndex++, this.cur.subarray(0, this.curLen), last);
+    this.curLen = 0;
+  }
+
+  private seal(index: number, plain: Buffer, last: boolean): void {
+    if (index === this.k0) {
+      this.held = Buffer.from(plain.subarray(this.reserved));
+      return;
+    }
+    for (const b of this.enc.seal(index, plain, last)) {
+      this.parts.push(b);
+      this.partsLen += b.length;
+    }
+  }
+
+  /** At most one positional write in progress; the next waits for it. */
+  private async flushWrites(): Promise<void> {
+    if (!this.partsLen) return;
+    const parts = this.parts;
+    const pos = this.partsPos;
+    const len = this.partsLen;
+    this.parts = [];
+    this.partsLen = 0;
+    this.partsPos += len;
+    await this.writing;
+    this.writing = writeAll(this.fh, parts, pos, len);
+    this.writing.catch(() => undefined);
+  }
+
+  /** Flushes everything, then seals the manifest region (`manifest`, exactly `start` bytes) and writes it and the age header at the start of the file. */
+  async finish(manifest: Buffer): Promise<void> {
+    await this.dispatch();
+    while (this.queue.length) await this.emit(await this.queue.shift()!);
+    const lastIndex = this.curIndex;
+    this.sealCurrent(true);
+    await this.flushWrites();
+    await this.writing;
+    if (manifest.length !== this.start || !this.held) throw new Error('internal: the manifest region does not have its reserved length');
+    const parts: Buffer[] = [this.enc.prefix];
+    for (let k = 0; k <= this.k0; k++) {
+      const plain = k < this.k0 ? manifest.subarray(k * AGE_CHUNK, (k + 1) * AGE_CHUNK) : Buffer.concat([manifest.subarray(k * AGE_CHUNK), this.held]);
+      parts.push(...this.enc.seal(k, plain, k === lastIndex));
+    }
+    await writeAll(this.fh, parts, 0, this.enc.offsetOf(0) + parts.slice(1).reduce((a, b) => a + b.length, 0));
+  }
+
+  /** After a failure: lets native work and the write in progress end (their errors are moot). */
+  async abort(): Promise<void> {
+    await Promise.allSettled([...this.queue, this.writing]);
+    this.queue = [];
+  }
+}
+
+async function lstatSizes(files: SourceFile[]): Promise<number[]> {
+  const sizes = new Array<number>(files.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < files.length; i = next++) {
+      const st = await fsp.lstat(files[i]!.path);
+      if (!st.isFile()) throw new ArchiveError(`${files[i]!.path} is no longer a regular file.`);
+      sizes[i] = st.size;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(16, files.length) }, worker));
+  return sizes;
+}
+
+const READ_MAX = 4 * 1024 * 1024;
+const ZERO_BLOCKS = Buffer.alloc(2 * BLOCK);
+
 /** Writes `<archivePath>.partial`, then renames it into place. Returns the manifest and the archive size. */
 export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifest; archiveBytes: number }> {
-  const entries: ManifestEntry[] = [];
-  for (const f of o.files) {
-    const { sha256, size } = await hashFile(f.path);
-    entries.push({ root: f.root, relativePath: relative(f.rootDir, f.path).split(sep).join('/'), sha256, sizeBytes: size });
+  let enc: AgeEncryptor;
+  try {
+    enc = new AgeEncryptor(o.recipient);
+  } catch (e) {
+    throw new ArchiveError(`The backup key's recipient cannot be used (${(e as Error).message}).`);
   }
+  // Sizes first: with fixed-width hashes they fix the manifest's length before any file is read.
+  const sizes = await lstatSizes(o.files);
+  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relative(f.rootDir, f.path).split(sep).join('/'), sha256: '0'.repeat(64), sizeBytes: sizes[i]! }));
   const now = new Date();
+  const mtime = Math.floor(now.getTime() / 1000);
   const manifest: Manifest = {
     formatVersion: 1,
     id: o.id,
@@ -107,44 +335,53 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     archiveBytes: 0,
     entries,
   };
-  const pack = tar.pack();
-  const feed = (async () => {
+  const manifestEntry = (): Buffer => {
     const m = Buffer.from(JSON.stringify(manifest, null, 2));
-    await new Promise<void>((res, rej) => pack.entry({ name: MANIFEST_NAME, size: m.length, mode: 0o600 }, m, (e) => (e ? rej(e) : res())));
+    return rawFrames(Buffer.concat([tarHeader(MANIFEST_NAME, m.length, mtime), m, Buffer.alloc(pad512(m.length))]));
+  };
+  const reserved = manifestEntry().length;
+
+  const partial = `${o.archivePath}.partial`;
+  // Only a partial this write created is ever removed ('wx' refuses an existing one).
+  const fh = await fsp.open(partial, 'wx', 0o600);
+  const sink = new PayloadSink(fh, enc, reserved);
+  try {
     let done = 0;
     for (let i = 0; i < o.files.length; i++) {
       const f = o.files[i]!;
       const e = entries[i]!;
-      const sink = pack.entry({ name: `payload/${e.root}/${e.relativePath}`, size: e.sizeBytes, mode: 0o600 });
-      await pipeline(createReadStream(f.path, { start: 0, end: Math.max(0, e.sizeBytes - 1) }), sink);
+      await sink.write(tarHeader(`payload/${e.root}/${e.relativePath}`, e.sizeBytes, mtime));
+      // O_NOFOLLOW: a path swapped for a link since it was collected is refused; O_NONBLOCK: a FIFO cannot hang the open.
+      const src = await fsp.open(f.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      const hash = createHash('sha256');
+      try {
+        if (!(await src.stat()).isFile()) throw new ArchiveError(`${f.path} is no longer a regular file.`);
+        // Exactly the size the manifest names: a file that grew is archived as it was; one that shrank fails the backup.
+        for (let left = e.sizeBytes; left > 0; ) {
+          const r = sink.region();
+          const { bytesRead } = await src.read(r.buf, r.off, Math.min(left, r.len, READ_MAX), null);
+          if (bytesRead === 0) throw new ArchiveError(`${f.path} shrank while it was being backed up.`);
+          hash.update(r.buf.subarray(r.off, r.off + bytesRead));
+          left -= bytesRead;
+          await sink.commit(bytesRead);
+        }
+      } finally {
+        await src.close();
+      }
+      await sink.write(ZERO_BLOCKS.subarray(0, pad512(e.sizeBytes)));
+      e.sha256 = hash.digest('hex');
       done += e.sizeBytes;
       o.onBytes?.(done, manifest.originalBytes);
     }
-    pack.finalize();
-  })();
-  const partial = `${o.archivePath}.partial`;
-  const enc = new Encrypter();
-  enc.addRecipient(o.recipient);
-  // pipeline, not pipe: a source that fails mid-entry (it shrank, vanished, EIO) destroys the
-  // pack, and that error must reject this write, not escape as an uncaught exception.
-  const compressed = new ZstdFrameWriter();
-  const packing = pipeline(pack, compressed);
-  const encrypted = await enc.encrypt(Readable.toWeb(compressed) as unknown as ReadableStream<Uint8Array>);
-  const out = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
-  // Only a partial this write created is ever removed ('wx' refuses an existing one).
-  let created = false;
-  out.once('open', () => (created = true));
-  try {
-    await Promise.all([pipeline(Readable.fromWeb(encrypted as unknown as WebReadableStream<Uint8Array>), out), feed, packing]);
-    const fh = await fsp.open(partial, 'r');
+    await sink.write(ZERO_BLOCKS);
+    await sink.finish(manifestEntry());
     await fh.sync();
     await fh.close();
     await fsp.rename(partial, o.archivePath);
   } catch (e) {
-    pack.destroy();
-    out.destroy();
-    if (!out.closed) await new Promise<void>((r) => out.once('close', () => r()));
-    if (created) await fsp.unlink(partial).catch(() => undefined);
+    await sink.abort();
+    await fh.close().catch(() => undefined);
+    await fsp.unlink(partial).catch(() => undefined);
     throw e;
   }
   const st = await fsp.stat(o.archivePath);
@@ -182,15 +419,22 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
  * says, sizes and SHA-256 equal, nothing missing and nothing extra.
  */
 export async function readArchive(archivePath: string, identity: string, handlers: ReadHandlers = {}, expectAgent?: AgentKind): Promise<Manifest> {
-  const d = new Decrypter();
-  d.addIdentity(identity);
-  let plain: Readable;
+  let fh: FileHandle;
+  let key: { payloadKey: Buffer; payloadOffset: number };
   try {
-    const web = Readable.toWeb(createReadStream(archivePath)) as unknown as ReadableStream<Uint8Array>;
-    plain = Readable.fromWeb((await d.decrypt(web)) as unknown as WebReadableStream<Uint8Array>);
+    fh = await fsp.open(archivePath, 'r');
   } catch (e) {
     throw new ArchiveError(`The archive cannot be decrypted with this key (${(e as Error).message}).`);
   }
+  try {
+    key = await openAgeFile(fh, identity);
+  } catch (e) {
+    await fh.close();
+    if (e instanceof AgePayloadError) throw new ArchiveError(`The archive is damaged: ${e.message}`);
+    throw new ArchiveError(`The archive cannot be decrypted with this key (${(e as Error).message}).`);
+  }
+  // The same open file for the payload: the header just authenticated is this file's.
+  const cipher = fh.createReadStream({ start: key.payloadOffset, highWaterMark: 1024 * 1024 });
   const extract = tar.extract();
   let manifest: Manifest | null = null;
   const byName = new Map<string, ManifestEntry>();
@@ -233,7 +477,7 @@ export async function readArchive(archivePath: string, identity: string, handler
     }
   })();
   try {
-    await Promise.all([pipeline(plain, new ZstdFrameReader(), extract), consume]);
+    await Promise.all([pipeline(cipher, new AgeDecryptStream(key.payloadKey), new ZstdFrameReader(), extract), consume]);
   } catch (e) {
     if (e instanceof ArchiveError) throw e;
     throw new ArchiveError(`The archive is damaged: ${(e as Error).message}`);
