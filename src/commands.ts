@@ -265,10 +265,11 @@ async function backupsCommand(action: string, id: string | undefined, yes: boole
     return 0;
   }
   const dry = await engine.backupRestore(id, passphrase, true);
-  process.stdout.write(`Restore would create ${dry.restored} files (${formatBytes(dry.bytes)}):\n${dry.paths.map((p) => `  ${p}`).join('\n')}\n`);
-  if (!yes) throw new UsageError('Nothing was restored: add --yes to restore these files.');
+  const what = dry.unit;
+  process.stdout.write(`Restore would create ${dry.restored} ${what} (${formatBytes(dry.bytes)}):\n${dry.paths.map((p) => `  ${p}`).join('\n')}\n`);
+  if (!yes) throw new UsageError(`Nothing was restored: add --yes to restore these ${what}.`);
   const r = await engine.backupRestore(id, passphrase);
-  process.stdout.write(`Restored ${r.restored} files.\n`);
+  process.stdout.write(`Restored ${r.restored} ${what}.\n`);
   return 0;
 }
 

@@ -21,11 +21,17 @@ export interface TakeBackupOptions {
   roots: { label: string; dir: string }[];
   retentionDays: number;
   /** Official exports (OpenCode sessions) written into a private staging dir and archived under `<agent>_session_export`. */
-  exportSessions?: (stagingDir: string) => Promise<SessionExportEntry[]>;
+  exportSessions?: (stagingDir: string) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
   progress(p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>): void;
 }
 
-export async function takeBackup(o: TakeBackupOptions): Promise<string> {
+export interface TakenBackup {
+  id: string;
+  /** The store revision an official export left (the delete that follows expects it). */
+  revisionAfterExport?: string;
+}
+
+export async function takeBackup(o: TakeBackupOptions): Promise<TakenBackup> {
   const { store, journal: j } = o;
   const id = newBackupId();
   const archivePath = archivePathFor(o.dataDir, id);
@@ -45,15 +51,16 @@ export async function takeBackup(o: TakeBackupOptions): Promise<string> {
 export const SESSION_EXPORT_INDEX = 'index.json';
 export const sessionExportRoot = (agent: string): string => `${agent}_session_export`;
 
-async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staging: string | undefined): Promise<string> {
+async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staging: string | undefined): Promise<TakenBackup> {
   const { store, journal: j } = o;
   const files = await collectFiles(o.plan.items.flatMap((i) => i.paths), o.roots);
+  let revisionAfterExport: string | undefined;
   if (staging && o.exportSessions) {
     await ensurePrivateDir(join(o.dataDir, 'export-staging'));
     o.progress({ phase: 'backup', current: `exporting sessions through ${o.plan.agent}` });
     let exported: SessionExportEntry[];
     try {
-      exported = await o.exportSessions(staging);
+      ({ exports: exported, revision: revisionAfterExport } = await o.exportSessions(staging));
     } catch (e) {
       throw new Error(`The sessions could not be exported for the backup: ${(e as Error).message}`);
     }
@@ -110,5 +117,5 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     x.backupId = id;
     x.status = 'backupWritten';
   }, 'backup:committed');
-  return id;
+  return { id, revisionAfterExport };
 }

@@ -127,7 +127,9 @@ export interface SessionRoute {
    * (parents first) into `stagingDir` (absolute, a real directory owned by the
    * user with mode 0700; created when missing) as `<id>.json` (mode 0600),
    * each verified to be the session's JSON. Throws (and removes what it wrote)
-   * on any failure.
+   * on any failure. `revision` is the store's revision after the exports (an
+   * agent's export may itself move it), with the scope re-checked unchanged:
+   * the delete that follows expects it.
    */
   exportSessions?(
     inst: Installation,
@@ -135,7 +137,7 @@ export interface SessionRoute {
     rootIds: readonly string[],
     stagingDir: string,
     opts?: { expectedRevision?: string; timeoutMs?: number },
-  ): Promise<SessionExportEntry[]>;
+  ): Promise<{ exports: SessionExportEntry[]; revision: string }>;
   /**
    * Offline only: preflights every export (plain file, matching id, no
    * duplicate, not already in the store, original directory present), then

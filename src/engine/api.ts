@@ -34,7 +34,8 @@ export interface EngineApi {
   keyExport(passphrase: string): Promise<string>;
   backupsList(): Promise<BackupSummary[]>;
   backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }>;
-  backupRestore(id: string, passphrase: string, dryRun?: boolean): Promise<{ restored: number; bytes: number; paths: string[] }>;
+  /** `unit`: files put back by the path restore, or sessions brought back by the agent's import route. */
+  backupRestore(id: string, passphrase: string, dryRun?: boolean): Promise<{ restored: number; bytes: number; paths: string[]; unit: 'files' | 'sessions' }>;
   backupDelete(id: string): Promise<void>;
   stopExecution(): Promise<void>;
   recoveryList(): Promise<RecoveryOperation[]>;

@@ -253,7 +253,7 @@ export class Engine implements EngineApi {
     return { entries: m.entries.length, bytes: m.originalBytes };
   }
 
-  async backupRestore(id: string, passphrase: string, dryRun = false): Promise<{ restored: number; bytes: number; paths: string[] }> {
+  async backupRestore(id: string, passphrase: string, dryRun = false): Promise<{ restored: number; bytes: number; paths: string[]; unit: 'files' | 'sessions' }> {
     const r = await this.record(id);
     const adapter = this.adapter(r.agent);
     const route = adapter.fileRoute;
@@ -276,7 +276,8 @@ export class Engine implements EngineApi {
         }
       : undefined;
     const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun, expectId: r.id, sessionImport });
-    return { restored: res.restored.length, bytes: res.manifest.originalBytes, paths: res.restored };
+    const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(r.agent)) ? 'sessions' : 'files';
+    return { restored: res.restored.length, bytes: res.manifest.originalBytes, paths: res.restored, unit };
   }
 
   async backupDelete(id: string): Promise<void> {

@@ -47,7 +47,7 @@ export interface BackupRequest {
   roots: { label: string; dir: string }[];
   retentionDays: number;
   /** Writes the official exports of these session roots into a private dir (OpenCode). */
-  exportSessions?: (rootIds: readonly string[], stagingDir: string) => Promise<SessionExportEntry[]>;
+  exportSessions?: (rootIds: readonly string[], stagingDir: string) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
 }
 
 export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, backup?: BackupRequest): Promise<ExecuteResult> {
@@ -132,11 +132,15 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
 
   // ---- backup: written, reopened, verified and in the catalog before anything is removed ----
   let backupId: string | undefined;
+  // An official export moves the store's revision; the delete then expects the one it reported.
+  let revisionAfterExport: string | undefined;
   if (backup) {
     try {
       const roots = plan.operations.flatMap((o) => (o.kind === 'officialDelete' ? o.rootSessionIds ?? [] : []));
       const exportSessions = roots.length && backup.exportSessions ? (dir: string) => backup.exportSessions!(roots, dir) : undefined;
-      backupId = await takeBackup({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress, exportSessions });
+      const taken = await takeBackup({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress, exportSessions });
+      backupId = taken.id;
+      revisionAfterExport = taken.revisionAfterExport;
     } catch (e) {
       return fail(`${(e as Error).message} Nothing was removed.`, false);
     }
@@ -157,7 +161,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
     const route = deps.sessionRoute;
     if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official session route in this version.`, mutated);
     const roots = op.rootSessionIds ?? [];
-    const expectedRevision = snap.session(`session:${roots[0]}`)?.s.metadata.routeRevision;
+    const expectedRevision = revisionAfterExport ?? snap.session(`session:${roots[0]}`)?.s.metadata.routeRevision;
     crashPoint(`official:${op.index}:before`);
     let res: Awaited<ReturnType<SessionRoute['deleteSessions']>>;
     try {

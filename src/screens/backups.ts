@@ -108,13 +108,13 @@ export class BackupsScreen implements Screen {
     this.app.engine.backupRestore(b.id, passphrase, true).then(
       (dry) => {
         this.app.openInput({
-          label: `Restore ${dry.restored} files (${formatBytes(dry.bytes)}) into ${AGENT_NAMES[b.agent]}? Type restore:`,
+          label: `Restore ${dry.restored} ${dry.unit} (${formatBytes(dry.bytes)}) into ${AGENT_NAMES[b.agent]}? Type restore:`,
           maxLength: 16,
           onSubmit: (v) => {
             if (v.trim().toLowerCase() !== 'restore') return this.app.message('Not restored: type restore to confirm.');
             this.app.engine.backupRestore(b.id, passphrase).then(
               (r) => {
-                this.app.openDialog('Restore complete', [`${r.restored} files are back.`, '', 'A rescan follows.']);
+                this.app.openDialog('Restore complete', [`${r.restored} ${r.unit} are back.`, '', 'A rescan follows.']);
                 this.app.rescan();
               },
               (e: Error) => this.app.openDialog('Restore failed', [braces(e.message), '', 'Nothing was left half-restored: every file this restore created was removed again.']),

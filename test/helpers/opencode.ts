@@ -3,6 +3,8 @@
 // `opencode db path` inside a throw-away sandbox, and fixture homes in a
 // makeTempEnv() whose HOME, XDG_* and OPENCODE_DB all point inside it.
 
+import Database from 'better-sqlite3';
+import { expect } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,3 +64,40 @@ export function buildStore(t: TempEnv, template: Template, o: Partial<OpencodeFi
 export function installation(t: TempEnv, executable: string | null = OPENCODE_BIN): Installation {
   return { agent: 'opencode', state: executable ? 'installed' : 'dataOnly', home: dataDir(t), homeSource: 'env', executable, version: null, warnings: [] };
 }
+
+export type Row = Record<string, unknown>;
+/** Every session row (metadata columns) with its message and part counts, read-only. */
+export function sessionRows(t: TempEnv): Map<string, Row> {
+  const d = new Database(t.env.OPENCODE_DB!, { readonly: true, fileMustExist: true });
+  try {
+    const out = new Map<string, Row>();
+    const list = d
+      .prepare(
+        `SELECT s.id, s.parent_id, s.project_id, s.title, s.directory, s.time_created, s.time_updated, s.time_archived,
+           (SELECT count(*) FROM message m WHERE m.session_id = s.id) AS messages,
+           (SELECT count(*) FROM part p WHERE p.session_id = s.id) AS parts
+         FROM session s`,
+      )
+      .all() as Row[];
+    for (const r of list) out.set(r.id as string, r);
+    return out;
+  } finally {
+    d.close();
+  }
+}
+
+export function expectOnlyRemoved(before: Map<string, Row>, after: Map<string, Row>, removed: string[], ignore: string[] = []): void {
+  for (const id of removed) expect(after.has(id), `${id} should be gone`).toBe(false);
+  for (const [id, r] of before) {
+    if (removed.includes(id) || ignore.includes(id)) continue;
+    expect(after.get(id), `${id} must be unchanged`).toEqual(r);
+  }
+  expect(after.size).toBe(before.size - removed.length);
+}
+
+/** A root whose subtree holds a child and a grandchild (3+ sessions). */
+export function deepRoot(m: OpencodeFixtureManifest, kind: 'root' | 'archived' = 'root'): { id: string; scope: string[] } {
+  const r = m.sessions.find((s) => s.kind === kind && m.descendants.get(s.id)!.length >= 3)!;
+  return { id: r.id, scope: [r.id, ...m.descendants.get(r.id)!] };
+}
+

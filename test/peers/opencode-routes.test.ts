@@ -8,13 +8,11 @@
 // comparison of the database); a busy session blocks its scope; export →
 // delete → import restores the same sessions, and a failed import is undone.
 
-import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { OpencodeFixtureManifest } from '../../src/adapters/opencode/fixture.js';
 import { opencodeAdapter } from '../../src/adapters/opencode/index.js';
 import { RUNNING_REASON } from '../../src/adapters/opencode/items.js';
 import { freeLoopbackPort } from '../../src/adapters/opencode/private-server.js';
@@ -22,7 +20,7 @@ import { ACTIVE_REASON } from '../../src/adapters/opencode/scan.js';
 import { findOpencodeWriters } from '../../src/adapters/opencode/writers.js';
 import type { HostContext } from '../../src/engine/adapter.js';
 import type { Inventory, SessionRecord } from '../../src/engine/model.js';
-import { buildStore, configDir, installation, makeTemplate, OPENCODE_BIN, opencodeEnv, type Template } from '../helpers/opencode.js';
+import { buildStore, configDir, deepRoot, expectOnlyRemoved, installation, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const CLI_TIMEOUT = 120_000;
@@ -127,42 +125,6 @@ function logTail(): string {
   }
 }
 
-type Row = Record<string, unknown>;
-/** Every session row (metadata columns) with its message and part counts, read-only. */
-function rows(): Map<string, Row> {
-  const d = new Database(t.env.OPENCODE_DB!, { readonly: true, fileMustExist: true });
-  try {
-    const out = new Map<string, Row>();
-    const list = d
-      .prepare(
-        `SELECT s.id, s.parent_id, s.project_id, s.title, s.directory, s.time_created, s.time_updated, s.time_archived,
-           (SELECT count(*) FROM message m WHERE m.session_id = s.id) AS messages,
-           (SELECT count(*) FROM part p WHERE p.session_id = s.id) AS parts
-         FROM session s`,
-      )
-      .all() as Row[];
-    for (const r of list) out.set(r.id as string, r);
-    return out;
-  } finally {
-    d.close();
-  }
-}
-
-function expectOnlyRemoved(before: Map<string, Row>, after: Map<string, Row>, removed: string[], ignore: string[] = []): void {
-  for (const id of removed) expect(after.has(id), `${id} should be gone`).toBe(false);
-  for (const [id, r] of before) {
-    if (removed.includes(id) || ignore.includes(id)) continue;
-    expect(after.get(id), `${id} must be unchanged`).toEqual(r);
-  }
-  expect(after.size).toBe(before.size - removed.length);
-}
-
-/** A root whose subtree holds a child and a grandchild (3+ sessions). */
-function deepRoot(m: OpencodeFixtureManifest, kind: 'root' | 'archived' = 'root'): { id: string; scope: string[] } {
-  const r = m.sessions.find((s) => s.kind === kind && m.descendants.get(s.id)!.length >= 3)!;
-  return { id: r.id, scope: [r.id, ...m.descendants.get(r.id)!] };
-}
-
 describe('OpenCode lists what cleanerx inventories', () => {
   it('the server listing of all projects and `opencode session list` match the inventory', async () => {
     t = makeTempEnv();
@@ -205,13 +167,13 @@ describe('deleteSessions', () => {
     const inv = await scan();
     const rec = inv.sessions.find((s) => s.id === root.id)!;
     expect(rec.deletionDescendantIds.sort()).toEqual(root.scope.slice(1).sort());
-    const before = rows();
+    const before = sessionRows(t);
     const res = await route().deleteSessions(installation(t), ctx(), [root.scope[1]!, root.id], { expectedRevision: rec.metadata.routeRevision as string, bulkThreshold: 99 });
     expect(res.route).toBe('cli');
     expect(res.roots).toEqual([root.id]);
     expect(res.failed).toEqual([]);
     expect(res.deleted.sort()).toEqual([...root.scope].sort());
-    expectOnlyRemoved(before, rows(), root.scope);
+    expectOnlyRemoved(before, sessionRows(t), root.scope);
     // OpenCode's own listing: the root is gone, its fork is still there.
     const listed = cliList(rootRec.directory).map((s) => s.id);
     expect(listed).not.toContain(root.id);
@@ -228,13 +190,13 @@ describe('deleteSessions', () => {
     const orphan = m.sessions.find((s) => s.kind === 'orphan')!.id;
     const global = m.sessions.find((s) => s.kind === 'global')!.id;
     const scope = [...a.scope, ...b.scope, orphan, global];
-    const before = rows();
+    const before = sessionRows(t);
     const res = await route().deleteSessions(installation(t), ctx(), [a.id, b.id, orphan, global], { bulkThreshold: 2 });
     expect(res.fallbackReason).toBeUndefined();
     expect(res.route).toBe('privateServer');
     expect(res.failed).toEqual([]);
     expect(res.deleted.sort()).toEqual([...scope].sort());
-    expectOnlyRemoved(before, rows(), scope);
+    expectOnlyRemoved(before, sessionRows(t), scope);
     // The private server was stopped: no OpenCode process is left on this database.
     expect(await findOpencodeWriters({ ...ctx(), procRoot: '/proc' }, t.env.OPENCODE_DB!)).toEqual([]);
   }, 300_000);
@@ -282,14 +244,14 @@ describe('deleteSessions', () => {
     const idle = m.sessions.find((s) => s.kind === 'root' && !busyRoot.scope.includes(s.id) && m.descendants.get(s.id)!.length > 0)!;
     const idleScope = [idle.id, ...m.descendants.get(idle.id)!];
     expect(byId.get(idle.id)!.selectable).toBe(true);
-    const before = rows();
+    const before = sessionRows(t);
     const res = await route().deleteSessions(installation(t), ctx(), [idle.id]);
     expect(res.route).toBe('verifiedServer');
     expect(res.failed).toEqual([]);
     expect(res.deleted.sort()).toEqual([...idleScope].sort());
-    expectOnlyRemoved(before, rows(), idleScope, busyRoot.scope);
+    expectOnlyRemoved(before, sessionRows(t), idleScope, busyRoot.scope);
     expect((await api(srv.port, 'GET', `/session/${idle.id}?directory=${encodeURIComponent(idle.directory)}`)).status).toBe(404);
-    expect(rows().has(busy.id)).toBe(true);
+    expect(sessionRows(t).has(busy.id)).toBe(true);
   }, 300_000);
 });
 
@@ -299,9 +261,9 @@ describe('exportSessions and importSessions', () => {
     // git: the project of a directory comes from its repository, and import files a session under the cwd's project.
     const m = buildStore(t, template, { messagesPerSession: 3, git: true });
     const root = deepRoot(m, 'archived');
-    const before = rows();
+    const before = sessionRows(t);
     const stage = join(t.root, 'stage');
-    const exports = await route().exportSessions!(installation(t), ctx(), [root.id], stage);
+    const { exports, revision } = await route().exportSessions!(installation(t), ctx(), [root.id], stage);
     expect(exports.map((e) => e.id)).toEqual(root.scope);
     expect(statSync(stage).mode & 0o777).toBe(0o700);
     for (const e of exports) {
@@ -312,13 +274,13 @@ describe('exportSessions and importSessions', () => {
       expect(e.parentId).toBe(before.get(e.id)!.parent_id);
       expect(j.messages).toHaveLength(before.get(e.id)!.messages as number);
     }
-    await route().deleteSessions(installation(t), ctx(), [root.id], { bulkThreshold: 99 });
-    expect(root.scope.some((id) => rows().has(id))).toBe(false);
+    await route().deleteSessions(installation(t), ctx(), [root.id], { bulkThreshold: 99, expectedRevision: revision });
+    expect(root.scope.some((id) => sessionRows(t).has(id))).toBe(false);
 
     const res = await route().importSessions!(installation(t), ctx(), exports);
     expect(res.imported).toEqual(root.scope);
     expect(res.rehomed).toEqual([]);
-    const after = rows();
+    const after = sessionRows(t);
     for (const id of root.scope) expect(after.get(id), id).toEqual(before.get(id));
     expect(after.size).toBe(before.size);
     await expect(route().importSessions!(installation(t), ctx(), exports)).rejects.toThrow(/already exists/);
@@ -330,7 +292,7 @@ describe('exportSessions and importSessions', () => {
     delete broken.info.slug;
     writeFileSync(last.file, JSON.stringify(broken));
     await expect(route().importSessions!(installation(t), ctx(), exports)).rejects.toThrow(/OpenCode import of .* failed.*imported before it were deleted again/);
-    expect(root.scope.filter((id) => rows().has(id))).toEqual([]);
-    expect(rows().size).toBe(before.size - root.scope.length);
+    expect(root.scope.filter((id) => sessionRows(t).has(id))).toEqual([]);
+    expect(sessionRows(t).size).toBe(before.size - root.scope.length);
   }, 600_000);
 });

@@ -81,7 +81,7 @@ export async function exportOpencodeSessions(
   rootIds: readonly string[],
   stagingDir: string,
   opts: ExportOpts = {},
-): Promise<SessionExportEntry[]> {
+): Promise<{ exports: SessionExportEntry[]; revision: string }> {
   const ids = validateIds(rootIds);
   const exe = inst.executable;
   if (!exe) throw new RouteRefused(NO_EXECUTABLE);
@@ -132,16 +132,27 @@ export async function exportOpencodeSessions(
       });
     }
   } catch (e) {
-    for (const f of written) {
-      try {
-        unlinkSync(f);
-      } catch {
-        // already gone
-      }
-    }
+    for (const f of written) rmQuiet(f);
     throw e;
   }
-  return out;
+  // `opencode export` itself moves the database's revision (its WAL); what a
+  // following delete may expect is the store as it is now, with the same scope.
+  const after = loadStore(inst, ctx);
+  const again: string[] = [];
+  for (const root of minimalRoots(after.lineage, ids)) again.push(root, ...descendantsOf(after.lineage, root));
+  if (again.join('\n') !== order.join('\n')) {
+    for (const f of written) rmQuiet(f);
+    throw new RouteRefused('OpenCode sessions of this scope changed during the export; rescan and review again.');
+  }
+  return { exports: out, revision: after.revision };
+}
+
+function rmQuiet(f: string): void {
+  try {
+    unlinkSync(f);
+  } catch {
+    // already gone
+  }
 }
 
 export async function importOpencodeSessions(

@@ -1,0 +1,105 @@
+// End to end through the real `cleanerx` binary and the real `opencode`
+// 1.18.33: `clean --backup` of a root exports its subtree through OpenCode,
+// archives and verifies it, deletes through OpenCode's own route, and proves
+// by rescan; every other session row and every file outside the database
+// and cleanerx's own dirs stay byte-identical; `backups restore` brings the
+// same sessions back through `opencode import`; logs go through the path
+// transaction and leave the database alone.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildStore, dataDir, deepRoot, expectOnlyRemoved, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
+import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const PASS = 'correct horse battery staple';
+
+let template: Template;
+beforeAll(async () => {
+  template = await makeTemplate();
+}, 180_000);
+afterAll(() => template?.cleanup());
+
+let t: TempEnv;
+afterEach(() => t?.cleanup());
+
+/** The CLI as a user runs it: opencode on PATH, the sandboxed env, input on stdin. */
+function cleanerx(args: string[], input = ''): { status: number | null; stdout: string; stderr: string } {
+  const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '10' };
+  const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', input, timeout: 240_000, killSignal: 'SIGKILL' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Everything in the temp root except what a cleanup is allowed to change. */
+function outsideTheDatabase(): Map<string, string> {
+  const db = t.env.OPENCODE_DB!;
+  return hashTree(t.root, [db, `${db}-wal`, `${db}-shm`, join(dataDir(t), 'log'), t.env.XDG_STATE_HOME!, join(t.env.XDG_DATA_HOME!, 'cleanerx'), join(t.root, 'tmp')]);
+}
+
+describe('cleanerx clean on OpenCode', () => {
+  it('clean --backup deletes a root with its subtree through OpenCode; backups restore brings the same rows back', async () => {
+    t = makeTempEnv();
+    const m = buildStore(t, template, { git: true, messagesPerSession: 2 });
+    const root = deepRoot(m);
+    const rows0 = sessionRows(t);
+    const files0 = outsideTheDatabase();
+
+    const clean = cleanerx(['clean', '--agent', 'opencode', '--id', root.id, '--yes', '--backup'], `${PASS}\n`);
+    expect(clean.status, clean.stderr + clean.stdout).toBe(0);
+    expect(clean.stdout).toMatch(/deleted by OpenCode's own delete route \(1 root/);
+    expect(clean.stdout).toMatch(/complete: Cleanup complete · 4 items · backup /);
+    expectOnlyRemoved(rows0, sessionRows(t), root.scope);
+    expect(treeDiff(files0, outsideTheDatabase())).toEqual([]);
+    // No plaintext export is left behind.
+    expect(existsSync(join(t.env.XDG_DATA_HOME!, 'cleanerx', 'export-staging')) ? spawnSync('find', [join(t.env.XDG_DATA_HOME!, 'cleanerx', 'export-staging'), '-type', 'f']).stdout.toString() : '').toBe('');
+
+    const list = cleanerx(['backups', 'list']);
+    const id = /^(\S+)\s+OpenCode/m.exec(list.stdout)?.[1];
+    expect(id, list.stdout).toBeTruthy();
+    const wrong = cleanerx(['backups', 'restore', id!, '--yes'], 'not the passphrase\n');
+    expect(wrong.status).not.toBe(0);
+    expectOnlyRemoved(rows0, sessionRows(t), root.scope);
+
+    const dry = cleanerx(['backups', 'restore', id!], `${PASS}\n`);
+    expect(dry.status, dry.stderr).toBe(2);
+    expect(dry.stdout).toMatch(/Restore would create 4 sessions/);
+    expect(dry.stdout).toContain(root.id);
+    expect(sessionRows(t).has(root.id)).toBe(false);
+
+    const restore = cleanerx(['backups', 'restore', id!, '--yes'], `${PASS}\n`);
+    expect(restore.status, restore.stderr + restore.stdout).toBe(0);
+    const rows2 = sessionRows(t);
+    expect(rows2.size).toBe(rows0.size);
+    for (const sid of root.scope) expect(rows2.get(sid), sid).toEqual(rows0.get(sid));
+    expect(treeDiff(files0, outsideTheDatabase())).toEqual([]);
+    // A second restore never imports over the sessions that are back.
+    const again = cleanerx(['backups', 'restore', id!, '--yes'], `${PASS}\n`);
+    expect(again.status).not.toBe(0);
+    expect(again.stderr).toMatch(/already exists/);
+    expect(sessionRows(t).size).toBe(rows0.size);
+  }, 600_000);
+
+  it('logs go through the path transaction: the log dir is removed, the database and every other file are untouched', async () => {
+    t = makeTempEnv();
+    buildStore(t, template, { dataDir: dataDir(t) });
+    const logDir = join(dataDir(t), 'log');
+    expect(existsSync(logDir)).toBe(true);
+    const rows0 = sessionRows(t);
+    const db = t.env.OPENCODE_DB!;
+    const before = hashTree(t.root, [logDir, t.env.XDG_STATE_HOME!, join(t.root, 'tmp')]);
+    const clean = cleanerx(['clean', '--agent', 'opencode', '--id', 'logs:opencode', '--yes']);
+    expect(clean.status, clean.stderr + clean.stdout).toBe(0);
+    expect(existsSync(logDir)).toBe(false);
+    expect(sessionRows(t)).toEqual(rows0);
+    expect(treeDiff(before, hashTree(t.root, [logDir, t.env.XDG_STATE_HOME!, join(t.root, 'tmp')]))).toEqual([]);
+    expect(existsSync(db)).toBe(true);
+    // Sessions never go through the path transaction, and logs never get a backup.
+    const noBackup = cleanerx(['clean', '--agent', 'opencode', '--id', 'cache:opencode', '--yes', '--backup'], `${PASS}\n`);
+    expect(noBackup.status).toBe(2);
+    expect(noBackup.stderr).toMatch(/No backup possible/);
+  }, 300_000);
+});
