@@ -55,7 +55,11 @@ export interface FixtureThread {
 
 export interface CodexFixtureManifest {
   threads: FixtureThread[];
-  /** Rollout files Codex does not list. */
+  /**
+   * Files Codex does not list. (A rollout whose meta id is not a UUID *is*
+   * listed by 0.171 under its file name's id, with an empty cwd; the state-DB
+   * fallback ignores that row, so the fixture leaves the case out.)
+   */
   malformed: string[];
   orphanMedia: string[];
   repos: string[];
@@ -212,9 +216,10 @@ export function buildCodexFixture(opts: CodexFixtureOptions): CodexFixtureManife
     const dir = join(sessionsRoot, '2026', '01', '02');
     mkdirSync(dir, { recursive: true });
     const ms = start - 86400_000;
-    // An id that is not a UUID: Codex indexes a row but does not list it.
-    const a = join(dir, rolloutName(ms, uuidv7(ms, r)));
-    writeRollout(a, { id: 'not-a-thread-id', ms, cwd: plain, source: 'cli', provider: 'openai', message: 'broken meta', reply: 'x' });
+    // Not named rollout-*.jsonl: not a rollout at all.
+    const aId = uuidv7(ms, r);
+    const a = join(dir, `session-${aId}.jsonl`);
+    writeRollout(a, { id: aId, ms, cwd: plain, source: 'cli', provider: 'openai', message: 'wrong file name', reply: 'x' });
     // Not JSON at all.
     const bId = uuidv7(ms + 1000, r);
     const b = join(dir, rolloutName(ms + 1000, bId));
