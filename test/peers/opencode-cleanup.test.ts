@@ -83,6 +83,34 @@ describe('cleanerx clean on OpenCode', () => {
     expect(sessionRows(t).size).toBe(rows0.size);
   }, 600_000);
 
+  it('killed right before and right after OpenCode deletes: recovery observes the truth and closes or accepts', async () => {
+    t = makeTempEnv();
+    const m = buildStore(t, template, { git: true });
+    const root = deepRoot(m);
+    const rows0 = sessionRows(t);
+    const crash = (point: string) => {
+      const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`, CLEANERX_CRASH_AT: point };
+      return spawnSync(process.execPath, [CLI, 'clean', '--agent', 'opencode', '--id', root.id, '--yes'], { env, encoding: 'utf8', timeout: 240_000 });
+    };
+    const opId = (out: string) => /^(\S{36})\s+OpenCode/m.exec(out)?.[1];
+
+    expect(crash('official:0:before').signal).toBe('SIGKILL');
+    expect(sessionRows(t)).toEqual(rows0);
+    let list = cleanerx(['recovery', 'list']);
+    expect(list.stdout).toMatch(/observed: Not applied/);
+    expect(cleanerx(['clean', '--agent', 'opencode', '--id', root.id, '--yes']).stderr).toMatch(/needs recovery first/);
+    expect(cleanerx(['recovery', 'close', opId(list.stdout)!]).status).toBe(0);
+    expect(sessionRows(t)).toEqual(rows0);
+
+    expect(crash('official:0:after').signal).toBe('SIGKILL');
+    expectOnlyRemoved(rows0, sessionRows(t), root.scope);
+    list = cleanerx(['recovery', 'list']);
+    expect(list.stdout).toMatch(/observed: All applied/);
+    const accept = cleanerx(['recovery', 'accept', opId(list.stdout)!]);
+    expect(accept.status, accept.stderr).toBe(0);
+    expect(accept.stdout).toMatch(/No interrupted cleanup/);
+  }, 300_000);
+
   it('logs go through the path transaction: the log dir is removed, the database and every other file are untouched', async () => {
     t = makeTempEnv();
     buildStore(t, template, { dataDir: dataDir(t) });
