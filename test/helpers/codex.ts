@@ -98,7 +98,7 @@ export async function serverDescendants(c: JsonRpcClient, root: string, provider
 
 /** What Codex rewrites on every start (databases, staging, helper links): left out of tree pictures. */
 export function codexNoise(home: string): string[] {
-  return ['.tmp', 'tmp', 'skills', 'installation_id', 'app-server-control', 'log', 'shell_snapshots', 'thread-writer-locks'].map((n) => join(home, n));
+  return ['.tmp', 'tmp', 'skills', 'installation_id', 'app-server-control', 'log', 'shell_snapshots', 'thread-writer-locks', 'session_index.jsonl.lock'].map((n) => join(home, n));
 }
 
 export function storePicture(t: TempEnv): Map<string, string> {
