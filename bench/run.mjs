@@ -16,8 +16,9 @@ import * as piDelete from './pi-delete-1k.mjs';
 import * as tui100k from './tui-100k.mjs';
 import * as claudeScan from './claude-scan-10k.mjs';
 import * as backup1g from './backup-1g.mjs';
+import * as opencode5k from './opencode-5k.mjs';
 
-const BENCHES = [piScan, coldStart, piDelete, tui100k, claudeScan, backup1g];
+const BENCHES = [piScan, coldStart, piDelete, tui100k, claudeScan, backup1g, opencode5k];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !BENCHES.some((b) => b.name === w));
