@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildClaudeFixture } from './claude/fixture.js';
+import { buildCodexFixture } from './codex/fixture.js';
 import { buildPiFixture } from './pi/fixture.js';
 
 export interface DemoHome {
@@ -57,21 +58,14 @@ export function createDemoHome(now = Date.now()): DemoHome {
     cwdRoot: join(env.HOME!, 'code'),
     hostile: true,
   });
-  writeCodex(env.CODEX_HOME!);
+  mkdirSync(env.CODEX_HOME!, { recursive: true });
+  // Codex's own App Server indexes these rollouts on the first scan (no database is written here).
+  buildCodexFixture({ codexHome: env.CODEX_HOME!, workRoot: join(env.HOME!, 'work'), userHome: env.HOME!, threads: 60, seed: 13, now, memories: true, subagentRate: 0.4 });
   writeOpencode(join(env.XDG_DATA_HOME!, 'opencode'));
   // A demo user who last looked at pi: the one agent whose inventory is complete today.
   mkdirSync(env.CLEANERX_CONFIG_DIR!, { recursive: true, mode: 0o700 });
   writeFileSync(join(env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }) + '\n', { mode: 0o600 });
   return { root, env };
-}
-
-function writeCodex(dir: string): void {
-  const day = join(dir, 'sessions', '2026', '11', '20');
-  mkdirSync(day, { recursive: true });
-  writeFileSync(join(day, 'rollout-2026-11-20T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl'), '{"type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"}}\n');
-  writeFileSync(join(dir, 'session_index.jsonl'), '{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","thread_name":"demo thread"}\n');
-  writeFileSync(join(dir, 'config.toml'), 'model = "gpt-5"\n');
-  writeFileSync(join(dir, 'auth.json'), '{}\n', { mode: 0o600 });
 }
 
 function writeOpencode(dir: string): void {
