@@ -114,6 +114,22 @@ describe('the inventory is Codex’s own listing', () => {
   });
 });
 
+describe('previews', () => {
+  it('reads a thread through thread/read without resuming it, and falls back to the rollout', async () => {
+    const f = manifest.threads.find((x) => !x.archived && x.depth === 0)!;
+    const before = storePicture(t);
+    const p = await codexAdapter.preview(installation(t), [f.rollout], `session:${f.id}`);
+    expect(p.source).toBe('appServer.threadRead');
+    expect(p.blocks.find((b) => b.kind === 'message' && b.role === 'user')).toMatchObject({ text: cleanText(f.firstMessage, 10_000) });
+    expect(p.blocks.some((b) => b.kind === 'message' && b.role === 'assistant')).toBe(true);
+    const fb = await codexAdapter.preview(installation(t, null), [f.rollout], `session:${f.id}`);
+    expect(fb.source).toBe('rollout.readOnlyFallback');
+    expect(fb.blocks[0]).toMatchObject({ kind: 'message', role: 'user' });
+    // Nothing was written: the rollout (which a resumed thread would append to) is byte-identical.
+    expect(treeDiff(before, storePicture(t))).toEqual([]);
+  });
+});
+
 describe('read-only paths change nothing', () => {
   it('the DB fallback (no App Server) lists the same threads read-only, byte for byte without a change', async () => {
     const before = hashTree(t.root, [join(t.root, 'proc')]);
