@@ -46,6 +46,7 @@ function deferred(p: Promise<EngineApi>): EngineApi {
     stopExecution: call('stopExecution'),
     keyInfo: call('keyInfo'),
     keyExport: call('keyExport'),
+    keyStoreSet: call('keyStoreSet'),
     backupsList: call('backupsList'),
     backupVerify: call('backupVerify'),
     backupRestore: call('backupRestore'),
@@ -267,6 +268,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
 
   function paint(): void {
     renderQueued = false;
+    perf.paintStart();
     if (message && Date.now() - message.at > 6000 && !input) message = null;
     const W = (screen.width as number) || 80;
     tabs.paint(
@@ -335,6 +337,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   function askPassphrase(purpose: string, then: (passphrase: string) => void): void {
     engine.keyInfo().then(
       (k) => {
+        if (!k.needsPassphrase) return then('');
         if (k.problem) return ctx.openDialog('Backup key', [braces(k.problem)]);
         const ask = (label: string, done: (v: string) => void): void =>
           ctx.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => ctx.message(`No ${purpose}: cancelled.`) });
@@ -397,9 +400,11 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       let next: Awaited<ReturnType<typeof engine.recoveryList>>;
       if (action === 'rescan') next = await engine.recoveryList();
       else if (action === 'restore') {
-        const passphrase = await new Promise<string>((resolve, reject) =>
-          ctx.openInput({ label: 'Backup key passphrase:', mask: true, maxLength: 1024, onSubmit: resolve, onCancel: () => reject(new Error('Restore cancelled.')) }),
-        );
+        const passphrase = (await engine.keyInfo()).needsPassphrase
+          ? await new Promise<string>((resolve, reject) =>
+              ctx.openInput({ label: 'Backup key passphrase:', mask: true, maxLength: 1024, onSubmit: resolve, onCancel: () => reject(new Error('Restore cancelled.')) }),
+            )
+          : '';
         next = await engine.recoveryAction(op.operationId, 'restore', passphrase);
       } else next = await engine.recoveryAction(op.operationId, action);
       if (op.agent && op.agent === agent) startScan();

@@ -66,11 +66,11 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
     )
     .command(
       'backups [action] [id]',
-      'The backup catalog: list, verify ID, restore ID, delete ID',
+      'The backup catalog: list, verify ID, restore ID, delete ID; key-store file|keyring',
       (y) =>
         y
-          .positional('action', { choices: ['list', 'verify', 'restore', 'delete'], default: 'list' })
-          .positional('id', { type: 'string', describe: 'Backup id (see cleanerx backups list)' })
+          .positional('action', { choices: ['list', 'verify', 'restore', 'delete', 'key-store'], default: 'list' })
+          .positional('id', { type: 'string', describe: 'Backup id (see cleanerx backups list), or file|keyring for key-store' })
           .option('yes', { type: 'boolean', default: false, describe: 'Confirm restore or delete' }),
       async (a) => {
         code = await backupsCommand(String(a.action), a.id ? String(a.id) : undefined, a.yes);
@@ -153,7 +153,7 @@ async function doctorCommand(readOnly: boolean): Promise<number> {
   lines.push(`  data        ${dirs.data}`);
   const key = await engine.keyInfo();
   lines.push(`  backup key  ${key.exists ? `${key.path}${key.problem ? ` — ${key.problem}` : ' (passphrase-protected age identity)'}` : `not created yet; the first backup creates ${key.path}`}`);
-  lines.push(`  key store   ${process.env.DBUS_SESSION_BUS_ADDRESS ? 'a desktop session bus is present; cleanerx still keeps the key in its own passphrase-protected file' : 'no desktop key store (no DBUS_SESSION_BUS_ADDRESS): the passphrase-protected identity file is used'}`);
+  lines.push(`  key store   ${key.store === 'keyring' ? 'the OS key ring unlocks the backup key (the file stays the recovery path)' : `the passphrase-protected file${process.env.DBUS_SESSION_BUS_ADDRESS ? '; a desktop session bus is present: `cleanerx backups key-store keyring` (or Settings → K) can hand the unlock to the OS key ring' : ' (no desktop session bus here)'}`}`);
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }
@@ -177,7 +177,7 @@ async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readO
   if (backup && !plan.backupEligible) throw new UsageError(`No backup possible: ${plan.backupWhyNot}`);
   if (!yes) throw new UsageError(`Nothing was removed: add --yes to confirm this ${backup ? '' : 'irreversible '}cleanup.`);
   let passphrase: string | undefined;
-  if (backup) {
+  if (backup && (await engine.keyInfo()).needsPassphrase) {
     const key = await engine.keyInfo();
     passphrase = await readPassphrase(key.exists ? 'Backup key passphrase: ' : 'New backup key passphrase (8+ characters): ');
     if (!key.exists && process.stdin.isTTY && (await readPassphrase('Repeat the passphrase: ')) !== passphrase) throw new UsageError('The passphrases differ; nothing was removed.');
@@ -243,6 +243,24 @@ async function readPassphrase(prompt: string): Promise<string> {
   });
 }
 
+/** Shows or switches where the backup key is unlocked from. */
+async function keyStoreCommand(engine: ReturnType<typeof engineForCli>, to: string | undefined): Promise<number> {
+  const k = await engine.keyInfo();
+  if (to === undefined) {
+    process.stdout.write(`${k.store === 'keyring' ? 'The OS key ring unlocks the backup key.' : 'The backup key is unlocked by its passphrase (the file).'}\n`);
+    return 0;
+  }
+  if (to !== 'file' && to !== 'keyring') throw new UsageError('backups key-store takes "file" or "keyring".');
+  let passphrase = '';
+  if (to === 'keyring') {
+    passphrase = await readPassphrase(k.exists ? 'Backup key passphrase: ' : 'New backup key passphrase (8+ characters): ');
+    if (!k.exists && process.stdin.isTTY && (await readPassphrase('Repeat the passphrase: ')) !== passphrase) throw new UsageError('The passphrases differ; nothing changed.');
+  }
+  await engine.keyStoreSet(to, passphrase);
+  process.stdout.write(to === 'keyring' ? 'The backup key is now unlocked by the OS key ring.\n' : 'The backup key is unlocked by its passphrase again.\n');
+  return 0;
+}
+
 async function backupsCommand(action: string, id: string | undefined, yes: boolean): Promise<number> {
   const engine = engineForCli(false);
   if (action === 'list') {
@@ -251,6 +269,7 @@ async function backupsCommand(action: string, id: string | undefined, yes: boole
     for (const b of list) process.stdout.write(`${b.id}  ${AGENT_NAMES[b.agent]}  ${b.createdAt}  ${b.itemCount} items  ${formatBytes(b.originalBytes)} → ${formatBytes(b.archiveBytes)}  verified ${b.verifiedAt}\n`);
     return 0;
   }
+  if (action === 'key-store') return keyStoreCommand(engine, id);
   if (!id) throw new UsageError(`backups ${action} needs a backup id (see cleanerx backups list).`);
   if (action === 'delete') {
     if (!yes) throw new UsageError('Nothing was deleted: add --yes to delete this backup forever.');
@@ -258,7 +277,7 @@ async function backupsCommand(action: string, id: string | undefined, yes: boole
     process.stdout.write(`Deleted backup ${id}.\n`);
     return 0;
   }
-  const passphrase = await readPassphrase('Backup key passphrase: ');
+  const passphrase = (await engine.keyInfo()).needsPassphrase ? await readPassphrase('Backup key passphrase: ') : '';
   if (action === 'verify') {
     const r = await engine.backupVerify(id, passphrase);
     process.stdout.write(`Verified: all ${r.entries} entries (${formatBytes(r.bytes)}) match the manifest.\n`);

@@ -32,6 +32,8 @@ export interface EngineApi {
   execute(planId: string, opts?: ExecuteOptions, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;
   keyInfo(): Promise<KeyInfo>;
   keyExport(passphrase: string): Promise<string>;
+  /** Switches where the backup key is unlocked from; the key ring is probed in a child process killed after 3 s. */
+  keyStoreSet(store: 'file' | 'keyring', passphrase: string): Promise<KeyInfo>;
   backupsList(): Promise<BackupSummary[]>;
   backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }>;
   /** `unit`: files put back by the path restore, or sessions brought back by the agent's import route. */

@@ -9,7 +9,8 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { readArchive } from '../backup/archive.js';
 import { archivePathFor, deleteBackup, loadCatalog, type BackupRecord } from '../backup/catalog.js';
-import { createIdentity, exportIdentity, keyStatus, unlockIdentity } from '../backup/keystore.js';
+import { switchKeyStore, unlockKey, unlockOrCreateKey } from '../backup/key-source.js';
+import { exportIdentity, keyStatus } from '../backup/keystore.js';
 import { restoreArchive } from '../backup/restore.js';
 import { stagedExports } from '../backup/session-import.js';
 import { sessionExportRoot } from '../backup/take.js';
@@ -25,6 +26,7 @@ import type {
   ExecuteProgress,
   ExecuteResult,
   Installation,
+  Inventory,
   PageRequest,
   PageResult,
   Preview,
@@ -40,6 +42,9 @@ import { walkOwned } from './revision.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from './settings.js';
 import { Snapshot } from './snapshot.js';
 import { RequestError } from './validate.js';
+
+/** The shortest gap between two provisional snapshots of one scan. */
+const PROVISIONAL_MIN_MS = 750;
 
 export class Engine implements EngineApi {
   private snapshots = new Map<string, Snapshot>();
@@ -80,15 +85,23 @@ export class Engine implements EngineApi {
     return Promise.all(this.adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions))));
   }
 
-  async scan(agent: AgentKind, onProgress: (p: ScanProgress) => void = () => undefined): Promise<ScanSummary> {
+  async scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary> {
     const adapter = this.adapter(agent);
     const s = await this.settings();
     const started = this.ctx.now();
     const inst = await detectOne(adapter, this.ctx, s.homeOverrides[agent], false);
-    const inventory =
-      inst.state === 'notFound'
-        ? { sessions: [], items: [], projects: [], warnings: [], writers: [] }
-        : await adapter.scan(inst, this.ctx, onProgress);
+    // Provisional views only for a caller that watches progress (the UI); a
+    // rescan inside a cleanup or `scan --json` would build them for nobody.
+    const report = onProgress ? this.publisher(agent, inst, started, onProgress) : () => undefined;
+    let inventory: Inventory;
+    try {
+      inventory =
+        inst.state === 'notFound'
+          ? { sessions: [], items: [], projects: [], warnings: [], writers: [] }
+          : await adapter.scan(inst, this.ctx, report);
+    } finally {
+      this.dropProvisional(agent);
+    }
     // The executor refuses an item whose tree changed after this scan. A
     // selectable item whose adapter recorded no source revision gets one here
     // (so growth, a swap or a new owner between scan and execution is caught
@@ -117,16 +130,61 @@ export class Engine implements EngineApi {
     return summary;
   }
 
-  /** The live snapshot behind an id; anything else is a clear error. */
+  // ---- provisional snapshots (published while a scan runs) ------------------
+
+  private provisional = new Map<string, Snapshot>();
+  private provisionalByAgent = new Map<AgentKind, string>();
+
+  /**
+   * Wraps the caller's progress: when the adapter offers its partial
+   * inventory, builds a read-only provisional snapshot from it — the first
+   * as soon as there are rows, then no more often than 8× its own build
+   * cost (so the rebuilds stay a small share of the scan) — and hands the UI
+   * its summary. The adapter's callback never crosses the worker boundary.
+   */
+  private publisher(agent: AgentKind, inst: Installation, started: number, onProgress: (p: ScanProgress) => void): (p: ScanProgress) => void {
+    let nextAt = 0;
+    return (p) => {
+      const { partial, ...out } = p;
+      if (partial && performance.now() >= nextAt) {
+        const t0 = performance.now();
+        const inv = partial();
+        if (inv.sessions.length) {
+          const snap = new Snapshot(agent, inst, inv, this.ctx.now(), this.ctx.now() - started, true);
+          this.dropProvisional(agent);
+          this.provisional.set(snap.id, snap);
+          this.provisionalByAgent.set(agent, snap.id);
+          out.provisional = snap.summary();
+          out.provisional.readOnly = this.opts.readOnly;
+          nextAt = performance.now() + Math.max(PROVISIONAL_MIN_MS, (performance.now() - t0) * 8);
+        }
+      }
+      onProgress(out);
+    };
+  }
+
+  private dropProvisional(agent: AgentKind): void {
+    const id = this.provisionalByAgent.get(agent);
+    if (id) this.provisional.delete(id);
+    this.provisionalByAgent.delete(agent);
+  }
+
+  /** The live final snapshot behind an id (plans, marks, cleanups); anything else is a clear error. */
   snapshot(snapshotId: string): Snapshot {
     if (typeof snapshotId !== 'string') throw new RequestError('snapshot id is required');
     const snap = this.snapshots.get(snapshotId);
-    if (!snap) throw new RequestError('This view belongs to an older scan; rescan (r) and try again.');
-    return snap;
+    if (snap) return snap;
+    if (this.provisional.has(snapshotId)) throw new RequestError('This view is still being scanned; wait for the scan to finish.');
+    throw new RequestError('This view belongs to an older scan; rescan (r) and try again.');
+  }
+
+  /** A final or provisional snapshot, for the read-only calls (pages, details, previews). */
+  private viewable(snapshotId: string): Snapshot {
+    return (typeof snapshotId === 'string' && this.provisional.get(snapshotId)) || this.snapshot(snapshotId);
   }
 
   async page(req: PageRequest): Promise<PageResult> {
-    return this.snapshot(req.snapshotId).page(req);
+    return this.viewable(req.snapshotId).page(req);
   }
 
   async matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }> {
@@ -134,11 +192,11 @@ export class Engine implements EngineApi {
   }
 
   async detail(snapshotId: string, id: string): Promise<Detail> {
-    return this.snapshot(snapshotId).detail(id);
+    return this.viewable(snapshotId).detail(id);
   }
 
   async preview(snapshotId: string, id: string): Promise<Preview> {
-    const snap = this.snapshot(snapshotId);
+    const snap = this.viewable(snapshotId);
     const node = snap.session(id);
     const item = node ? undefined : snap.item(id);
     if (!node && !item) throw new RequestError(`unknown item id "${id}" in this snapshot`);
@@ -220,17 +278,31 @@ export class Engine implements EngineApi {
   }
 
   private async unlockOrCreateKey(passphrase: string): Promise<{ identity: string; recipient: string }> {
-    const st = await keyStatus(this.dirs.data);
-    if (!st.exists) await createIdentity(this.dirs.data, passphrase);
-    return unlockIdentity(this.dirs.data, passphrase);
+    return unlockOrCreateKey(this.dirs.data, (await this.settings()).backupKeyStore, passphrase);
+  }
+
+  private async unlock(passphrase: string): Promise<{ identity: string; recipient: string }> {
+    return unlockKey(this.dirs.data, (await this.settings()).backupKeyStore, passphrase);
   }
 
   async keyInfo(): Promise<KeyInfo> {
-    return keyStatus(this.dirs.data);
+    const store = (await this.settings()).backupKeyStore;
+    return { ...(await keyStatus(this.dirs.data)), store, needsPassphrase: store === 'file' };
   }
 
+  /** Export always checks the file's passphrase, whatever unlocks the key day to day. */
   async keyExport(passphrase: string): Promise<string> {
     return exportIdentity(this.dirs.data, passphrase);
+  }
+
+  async keyStoreSet(store: 'file' | 'keyring', passphrase: string): Promise<KeyInfo> {
+    if (store !== 'file' && store !== 'keyring') throw new RequestError('The key store is "file" or "keyring".');
+    const loaded = await loadSettings(this.dirs.config);
+    if (loaded.warning) throw new RequestError(`${loaded.warning} Fix or save the settings first.`);
+    await switchKeyStore(this.dirs.data, store, passphrase);
+    await saveSettings(this.dirs.config, { ...loaded.settings, backupKeyStore: store });
+    this.settingsCache = null;
+    return this.keyInfo();
   }
 
   async backupsList(): Promise<BackupSummary[]> {
@@ -247,7 +319,7 @@ export class Engine implements EngineApi {
 
   async backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }> {
     const r = await this.record(id);
-    const key = await unlockIdentity(this.dirs.data, passphrase);
+    const key = await this.unlock(passphrase);
     const m = await readArchive(archivePathFor(this.dirs.data, r.id), key.identity, {}, r.agent);
     if (m.id !== r.id || m.operationId !== r.operationId) throw new RequestError('The archive does not belong to this catalog entry.');
     return { entries: m.entries.length, bytes: m.originalBytes };
@@ -262,7 +334,7 @@ export class Engine implements EngineApi {
     const inst = await detectOne(adapter, this.ctx, s.homeOverrides[r.agent], false);
     const writers = await route.writers(inst, this.ctx);
     if (writers.length && !dryRun) throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
-    const key = await unlockIdentity(this.dirs.data, passphrase);
+    const key = await this.unlock(passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
     const imp = adapter.sessionRoute?.importSessions;
     const sessionImport = imp

@@ -181,6 +181,11 @@ export interface ScanSummary {
   warnings: ScanWarning[];
   writers: Writer[];
   readOnly: boolean;
+  /**
+   * A partial view published while the scan runs: page it, never plan or mark
+   * from it (its selection is empty); the final summary replaces it.
+   */
+  provisional?: boolean;
 }
 
 export interface ScanProgress {
@@ -188,6 +193,14 @@ export interface ScanProgress {
   phase: string;
   files: number;
   bytes: number;
+  /**
+   * Adapter → engine only (never crosses the worker boundary): the sessions
+   * read so far, built when the engine asks. Optional, so adapters without it
+   * simply publish nothing until their scan returns.
+   */
+  partial?: () => Inventory;
+  /** Engine → UI: the latest provisional summary, when one was just published. */
+  provisional?: ScanSummary;
 }
 
 // ---- paging -------------------------------------------------------------
@@ -382,6 +395,10 @@ export interface KeyInfo {
   path: string;
   exists: boolean;
   problem?: string;
+  /** Where the identity is unlocked from (Settings → K switches). */
+  store: 'file' | 'keyring';
+  /** False when the OS key ring unlocks the key: no passphrase is asked. */
+  needsPassphrase: boolean;
 }
 
 export type Observation = 'applied' | 'notApplied' | 'partial' | 'unknown';

@@ -12,6 +12,8 @@ export interface Settings {
   targetAgent: AgentKind | null;
   homeOverrides: Partial<Record<AgentKind, string>>;
   retention: { backupDays: number; logDays: number; tempHours: number };
+  /** Where the backup identity is unlocked from: the passphrase file, or (opt-in) the OS key ring. */
+  backupKeyStore: 'file' | 'keyring';
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -19,6 +21,7 @@ export const DEFAULT_SETTINGS: Settings = {
   targetAgent: null,
   homeOverrides: {},
   retention: { backupDays: 30, logDays: 7, tempHours: 24 },
+  backupKeyStore: 'file',
 };
 
 export interface LoadedSettings {
@@ -88,7 +91,14 @@ export function validateSettings(v: unknown): Settings {
       logDays: num(r.logDays, 1, 365, 7, 'retention.logDays'),
       tempHours: num(r.tempHours, 1, 8760, 24, 'retention.tempHours'),
     },
+    backupKeyStore: keyStore(o.backupKeyStore),
   };
+}
+
+function keyStore(v: unknown): 'file' | 'keyring' {
+  if (v === undefined || v === 'file') return 'file';
+  if (v === 'keyring') return 'keyring';
+  throw new Error('backupKeyStore must be "file" or "keyring"');
 }
 
 function clone(s: Settings): Settings {

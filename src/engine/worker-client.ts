@@ -59,6 +59,7 @@ export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi 
     execute: (planId, opts, onProgress) => call('execute', [planId, opts ?? {}], onProgress),
     keyInfo: () => call('keyInfo', []),
     keyExport: (p) => call('keyExport', [p]),
+    keyStoreSet: (s, p) => call('keyStoreSet', [s, p]),
     backupsList: () => call('backupsList', []),
     backupVerify: (id, p) => call('backupVerify', [id, p]),
     backupRestore: (id, p, dry) => call('backupRestore', [id, p, Boolean(dry)]),

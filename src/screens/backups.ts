@@ -91,8 +91,12 @@ export class BackupsScreen implements Screen {
     return true;
   }
 
+  /** The key ring (when chosen in Settings) unlocks the key without asking. */
   private withPassphrase(label: string, then: (p: string) => void): void {
-    this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: then, onCancel: () => this.app.message('Cancelled.') });
+    this.app.engine.keyInfo().then(
+      (k) => (k.needsPassphrase ? this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: then, onCancel: () => this.app.message('Cancelled.') }) : then('')),
+      (e: Error) => this.app.message(e.message, 'error'),
+    );
   }
 
   private verify(b: BackupSummary, passphrase: string): void {

@@ -2,7 +2,7 @@
 // editable absolute home overrides, Detect again, and an atomic Save.
 
 import blessed from 'blessed';
-import { AGENT_KINDS, AGENT_NAMES, type AgentKind } from '../engine/model.js';
+import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engine/model.js';
 import { padWidth } from '../engine/text.js';
 import type { Settings } from '../engine/settings.js';
 import type { KeyEvent } from '../widgets/text-input.js';
@@ -18,6 +18,8 @@ export class SettingsScreen implements Screen {
   private draft: Settings | null = null;
   private busy = false;
   private keyLine = '…';
+  private storeLine = '…';
+  private key: KeyInfo | null = null;
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, scrollable: true, hidden: true });
@@ -26,7 +28,12 @@ export class SettingsScreen implements Screen {
   onSummary(): void {
     this.app.engine.keyInfo().then(
       (k) => {
+        this.key = k;
         this.keyLine = k.exists ? `${k.path} (passphrase-protected age identity${k.problem ? `; ${k.problem}` : ''}) · X exports it` : `none yet; the first backup creates ${k.path}`;
+        this.storeLine =
+          k.store === 'keyring'
+            ? 'OS key ring (no passphrase asked; the file stays the recovery path) · K switches back to the file'
+            : 'the file, unlocked with your passphrase · K keeps it in the OS key ring instead (desktop sessions)';
         this.app.requestRender();
       },
       () => undefined,
@@ -62,6 +69,7 @@ export class SettingsScreen implements Screen {
     if (loaded?.warning) L.push(`     ${t.warn(braces(loaded.warning))}`);
     if (s) L.push(`     ${t.dim(padWidth('retention', 12))}backups ${s.retention.backupDays} d · logs ${s.retention.logDays} d · temporary ${s.retention.tempHours} h`);
     L.push(`     ${t.dim(padWidth('backup key', 12))}${braces(this.keyLine)}`);
+    L.push(`     ${t.dim(padWidth('unlocked by', 12))}${braces(this.storeLine)}`);
     if (this.draft) L.push('', ` ${t.warn('Unsaved changes — S saves (and detects again), Esc discards.')}`);
     this.root.setContent(L.join('\n'));
   }
@@ -74,6 +82,7 @@ export class SettingsScreen implements Screen {
     else if (ch === 'D') void this.detectAgain(null);
     else if (ch === 'S') void this.save();
     else if (ch === 'X') this.exportKey();
+    else if (ch === 'K') this.switchKeyStore();
     else if (name === 'escape' && this.draft) {
       this.draft = null;
       this.app.message('Discarded unsaved settings.');
@@ -103,6 +112,31 @@ export class SettingsScreen implements Screen {
       },
       onCancel: () => this.app.message('Edit cancelled.'),
     });
+  }
+
+  /** To the key ring: the file's passphrase once (a new key: twice). Back to the file: nothing asked. */
+  private switchKeyStore(): void {
+    const k = this.key;
+    if (!k) return;
+    const to = k.store === 'keyring' ? 'file' : 'keyring';
+    const run = (passphrase: string): void => {
+      this.app.message(to === 'keyring' ? 'Asking the OS key ring (at most 3 s)…' : 'Removing the key ring copy…');
+      this.app.engine.keyStoreSet(to, passphrase).then(
+        () => {
+          if (this.draft) this.draft.backupKeyStore = to;
+          this.onSummary();
+          void this.app.redetect();
+          this.app.message(to === 'keyring' ? 'The backup key is now unlocked by the OS key ring.' : 'The backup key is unlocked by its passphrase again.');
+        },
+        (e: Error) => this.app.message(e.message, 'error'),
+      );
+    };
+    if (to === 'file') return run('');
+    const ask = (label: string, done: (v: string) => void): void => this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => this.app.message('Cancelled.') });
+    if (k.exists) return ask('Backup key passphrase (to put the key in the OS key ring):', run);
+    ask('New backup key passphrase (8+ characters):', (first) =>
+      ask('Repeat the passphrase:', (second) => (second === first ? run(first) : this.app.message('The passphrases differ; nothing was done.', 'error'))),
+    );
   }
 
   private exportKey(): void {
@@ -148,6 +182,7 @@ export class SettingsScreen implements Screen {
       { keys: 'S', does: 'save (atomic) and detect again', hint: true },
       { keys: 'Esc', does: 'discard unsaved changes' },
       { keys: 'X', does: 'export the backup key (after a passphrase check)' },
+      { keys: 'K', does: 'unlock the backup key by the OS key ring / by its passphrase' },
     ];
   }
 }
