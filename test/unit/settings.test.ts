@@ -26,6 +26,7 @@ const custom: Settings = {
   targetAgent: 'pi',
   homeOverrides: { pi: '/data/pi-agent', codex: '/data/codex' },
   retention: { backupDays: 90, logDays: 14, tempHours: 48 },
+  backupKeyStore: 'keyring',
 };
 
 describe('loadSettings', () => {
@@ -47,6 +48,7 @@ describe('loadSettings', () => {
     ['a tilde home override', '{"version": 1, "homeOverrides": {"pi": "~/pi"}}'],
     ['an out-of-range retention', '{"version": 1, "retention": {"backupDays": 0}}'],
     ['a fractional retention', '{"version": 1, "retention": {"logDays": 1.5}}'],
+    ['an unknown key store', '{"version": 1, "backupKeyStore": "vault"}'],
   ];
   for (const [name, text] of invalid) {
     it(`falls back to defaults with a warning for ${name}`, async () => {
@@ -93,6 +95,7 @@ describe('loadSettings', () => {
       targetAgent: null,
       homeOverrides: { pi: '/data/pi' },
       retention: { backupDays: 30, logDays: 3, tempHours: 24 },
+      backupKeyStore: 'file',
     });
   });
 });
