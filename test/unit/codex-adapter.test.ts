@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MEMORY_RESET_PROBE, probeCapabilities } from '../../src/adapters/codex/connection.js';
 import { codexAdapter } from '../../src/adapters/codex/index.js';
 import { buildLineage, descendantsOf, minimalRoots } from '../../src/adapters/codex/lineage.js';
+import { codexBinary } from '../../src/adapters/codex/paths.js';
 import { parseProjectHeaders, ProjectResolver } from '../../src/adapters/codex/projects.js';
 import { rolloutMessages } from '../../src/adapters/codex/rollout-reader.js';
 import { JsonRpcClient, LineSplitter, RpcClosed, RpcError, RpcTimeout, type MessageChannel } from '../../src/adapters/codex/rpc-client.js';
@@ -24,6 +25,7 @@ import { chooseTitle, UNTITLED, UNTITLED_ZH } from '../../src/adapters/codex/tit
 import { acceptFor, encodeFrame, WsReader, type WsEvent } from '../../src/adapters/codex/websocket.js';
 import { findCodexWriters } from '../../src/adapters/codex/writers.js';
 import type { ScanWarning } from '../../src/engine/model.js';
+import { CODEX_BIN } from '../helpers/codex.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
@@ -382,6 +384,16 @@ describe('writers', () => {
     const w = await findCodexWriters({ ...t.ctx, platform: 'linux' }, home);
     expect(w.writers.map((x) => x.pid)).toEqual([4242]);
     expect([...w.held]).toEqual([[A, 4242]]);
+  });
+});
+
+describe('executable', () => {
+  it('runs the platform binary behind the npm launcher, and anything else as given', () => {
+    const launcher = join(process.cwd(), 'node_modules', '.bin', 'codex');
+    expect(codexBinary(launcher)).toBe(CODEX_BIN);
+    expect(codexBinary('/usr/bin/env')).toBe('/usr/bin/env');
+    expect(codexBinary('/no/such/codex')).toBe('/no/such/codex');
+    expect(codexAdapter.cleanVersion('codex-cli 0.171.0\n')).toBe('0.171.0');
   });
 });
 

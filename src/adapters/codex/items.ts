@@ -16,6 +16,8 @@ export const LOG_RETENTION_DAYS = 7;
 export const TEMP_HOURS = 24;
 /** Log rows this much younger than the retention go too, so the verifying rescan finds none at the edge. */
 export const LOG_MARGIN_S = 300;
+/** Largest log database read from a private copy (above: read-only in place, its -wal/-shm present). */
+export const LOG_COPY_LIMIT = 64 * 1024 * 1024;
 
 export const MEMORY_ITEM = 'memory:global';
 export const LOGS_ITEM = 'logs:database';
@@ -128,7 +130,8 @@ export interface LogRows {
 export function oldLogRows(dbHome: string, nowMs: number, warnings: ScanWarning[]): LogRows | null {
   const db = newestDb(dbHome, 'logs');
   if (!db) return null;
-  const o = openSnapshot(db, `The Codex log database ${db}`);
+  // The log database can grow to gigabytes: only a small one is copied; a large one is read in place.
+  const o = openSnapshot(db, `The Codex log database ${db}`, LOG_COPY_LIMIT);
   if (!o.ok) {
     warnings.push({ path: db, reason: o.reason });
     return null;
