@@ -36,9 +36,53 @@ interface Binding {
 // The package's index.js drops the level argument; its native binding honours it.
 const binding = createRequire(import.meta.url)('@mongodb-js/zstd/bindings.js') as Binding;
 
-/** One independent zstd frame of `data` (compressed on the thread pool; `data` must stay untouched until it resolves). */
-export function compressFrame(data: Buffer, level = LEVEL): Promise<Buffer> {
-  return binding.compress(data, level);
+/**
+ * One independent zstd frame of `data`, compressed on the thread pool
+ * (`data` must stay untouched until it resolves). Data that looks
+ * incompressible (a byte entropy of ~8 bits in a sample spread over it:
+ * encrypted or already-compressed bytes) is stored in raw frames instead,
+ * at memcpy speed; zstd would spend ~4× the CPU of text on it to save nothing.
+ */
+export async function compressFrame(data: Buffer, level = LEVEL): Promise<Buffer> {
+  if (looksIncompressible(data)) return rawFrames(data);
+  return withContentSize(await binding.compress(data, level), data.length);
+}
+
+const SAMPLE_SLICES = 128;
+const SAMPLE_SLICE = 1024;
+/** Bits per byte: uniform random data samples at ~7.997 (128 KiB); text and JSON at 5–6, base64 at 6. */
+const INCOMPRESSIBLE_ENTROPY = 7.99;
+
+export function looksIncompressible(data: Buffer): boolean {
+  if (data.length < SAMPLE_SLICES * SAMPLE_SLICE * 4) return false;
+  const counts = new Uint32Array(256);
+  const step = Math.floor(data.length / SAMPLE_SLICES);
+  for (let s = 0; s < SAMPLE_SLICES; s++) {
+    const start = s * step;
+    for (let i = start; i < start + SAMPLE_SLICE; i++) counts[data[i]!]!++;
+  }
+  const n = SAMPLE_SLICES * SAMPLE_SLICE;
+  let h = 0;
+  for (const c of counts) if (c) h -= (c / n) * Math.log2(c / n);
+  return h >= INCOMPRESSIBLE_ENTROPY;
+}
+
+/**
+ * The binding writes frames without their content size; a frame that
+ * declares it decompresses ~30% faster through the same binding (the
+ * output is allocated once). Only the exact header shape the binding
+ * writes (descriptor 0: window descriptor, no size, no checksum, no
+ * dictionary) is rewritten; anything else is returned as it is.
+ */
+function withContentSize(frame: Buffer, size: number): Buffer {
+  if (frame.length < 6 || frame.readUInt32LE(0) !== MAGIC || frame[4] !== 0 || size > 0xffffffff) return frame;
+  const out = Buffer.allocUnsafe(frame.length + 4);
+  frame.copy(out, 0, 0, 4);
+  out[4] = 0x80; // FCS field of 4 bytes, window descriptor kept
+  out[5] = frame[5]!;
+  out.writeUInt32LE(size, 6);
+  frame.copy(out, 10, 6);
+  return out;
 }
 
 const RAW_BLOCK = 128 * 1024;
@@ -118,7 +162,7 @@ export class ZstdFrameWriter extends Transform {
     const data = Buffer.concat(this.parts, this.size);
     this.parts = [];
     this.size = 0;
-    this.push(await binding.compress(data, this.level));
+    this.push(await compressFrame(data, this.level));
   }
 }
 
@@ -165,7 +209,9 @@ export class ZstdFrameReader extends Transform {
         const end = frameEnd(this.buf.subarray(start, this.len));
         if (end < 0) break;
         // A copy: the pending buffer is reused while the native side decompresses.
-        const frame = Buffer.from(this.buf.subarray(start, start + end));
+        // (allocUnsafe + copy is a memcpy; Buffer.from(buffer) went element by element, ~370 MB/s.)
+        const frame = Buffer.allocUnsafe(end);
+        this.buf.copy(frame, 0, start, start + end);
         start += end;
         const p = binding.decompress(frame);
         p.catch(() => undefined); // observed when its turn comes

@@ -1,15 +1,16 @@
 // Interop with the stock tools: an archive cleanerx writes is decrypted by
-// Debian's `age`, decompressed by `zstd` and listed/extracted by `tar`; the
-// passphrase-protected identity file opens with `age -d` and the passphrase
-// typed at age's own terminal prompt.
+// Debian's `age`, decompressed by `zstd` and listed/extracted by `tar`; an
+// archive made by `tar | zstd | age -e` is read and checked by cleanerx;
+// the passphrase-protected identity file opens with `age -d` and the
+// passphrase typed at age's own terminal prompt.
 
 import { spawn } from '@lydell/node-pty';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collectFiles, MANIFEST_NAME, writeArchive } from '../../src/backup/archive.js';
+import { collectFiles, MANIFEST_NAME, readArchive, writeArchive, type Manifest } from '../../src/backup/archive.js';
 import { createIdentity, exportIdentity, identityPath, unlockIdentity } from '../../src/backup/keystore.js';
 import { ownDirs } from '../../src/engine/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -85,6 +86,50 @@ describe('stock tools', () => {
     const bad = sh(`${AGE} -d -i other.txt '${cxb}' > /dev/null`);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/no identity matched/);
+  });
+
+  it('cleanerx reads an archive made by the stock tools: tar (manifest first) | zstd -3 | age -e', async () => {
+    const keyTxt = join(t.root, 'key.txt');
+    execFileSync('/usr/bin/age-keygen', ['-o', keyTxt], { stdio: 'ignore' });
+    const identity = readFileSync(keyTxt, 'utf8').split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'))!;
+    const recipient = /public key: (age1[0-9a-z]+)/.exec(readFileSync(keyTxt, 'utf8'))![1]!;
+    const files: Record<string, Buffer> = {
+      'sessions/--home-u-src-api--/2026-01-01_s1.jsonl': Buffer.from('{"type":"session","id":"s1"}\n'.repeat(3000)),
+      'sessions/--home-u-src-api--/2026-01-02_s2.jsonl': randomBytes(200_000),
+      'sessions/--home-u-src-web--/empty.jsonl': Buffer.alloc(0),
+    };
+    const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+    const manifest: Manifest = {
+      formatVersion: 1,
+      id: randomUUID(),
+      agent: 'pi',
+      createdAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      operationId: 'op-stock',
+      itemCount: 3,
+      originalBytes: Object.values(files).reduce((a, b) => a + b.length, 0),
+      archiveBytes: 0,
+      entries: Object.entries(files).map(([relativePath, body]) => ({ root: 'pi_home', relativePath, sha256: sha(body), sizeBytes: body.length })),
+    };
+    const stage = join(t.root, 'stage');
+    writeFile(join(stage, MANIFEST_NAME), JSON.stringify(manifest));
+    for (const [rel, body] of Object.entries(files)) writeFile(join(stage, 'payload', 'pi_home', rel), body);
+    const cxb = join(t.root, 'stock.cxb');
+    const names = [MANIFEST_NAME, ...Object.keys(files).map((f) => `payload/pi_home/${f}`)].map((n) => `'${n}'`).join(' ');
+    const made = spawnSync('/bin/bash', ['-o', 'pipefail', '-c', `${TAR} -cf - ${names} | ${ZSTD} -3 -q -c | ${AGE} -e -r ${recipient} -o '${cxb}'`], { cwd: stage, encoding: 'utf8' });
+    expect(made.stderr).toBe('');
+    expect(made.status).toBe(0);
+
+    const got = new Map<string, string>();
+    const m = await readArchive(cxb, identity, { payload: async (e, s) => void got.set(e.relativePath, sha(Buffer.concat(await s.toArray()))) }, 'pi');
+    expect(m).toEqual(manifest);
+    expect(Object.fromEntries(got)).toEqual(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, sha(v)])));
+
+    // One flipped payload byte in the stock file, and it is refused.
+    const b = readFileSync(cxb);
+    b[b.length - 100]! ^= 1;
+    writeFileSync(cxb, b);
+    await expect(readArchive(cxb, identity, {}, 'pi')).rejects.toThrow(/The archive is damaged/);
   });
 
   it('the identity file opens with `age -d` and the passphrase typed at its terminal prompt', async () => {
