@@ -8,7 +8,7 @@
 
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectCodex, resetSocketBypass, SOCKET_FALLBACK_WARNING } from '../../src/adapters/codex/connection.js';
@@ -210,5 +210,9 @@ describe('a running app-server daemon', () => {
     expect(after.warnings.some((w) => w.reason === SOCKET_FALLBACK_WARNING)).toBe(true);
     expect(after.sessions.map((s) => s.id).sort()).toEqual(inv.sessions.filter((s) => s.id !== other.id).map((s) => s.id).sort());
     expect(after.sessions.find((s) => s.id === fork.thread.id)!.selectable).toBe(true);
+    // The killed daemon left its socket (and lock) in the system temp dir: remove what this test caused.
+    const target = readlinkSync(sock);
+    rmSync(target, { force: true });
+    rmSync(`${target}.lock`, { force: true });
   });
 });
