@@ -211,8 +211,8 @@ describe('a running app-server daemon', () => {
     expect(after.sessions.map((s) => s.id).sort()).toEqual(inv.sessions.filter((s) => s.id !== other.id).map((s) => s.id).sort());
     expect(after.sessions.find((s) => s.id === fork.thread.id)!.selectable).toBe(true);
     // The killed daemon left its socket (and lock) in the system temp dir: remove what this test caused.
-    const target = readlinkSync(sock);
-    rmSync(target, { force: true });
-    rmSync(`${target}.lock`, { force: true });
+    const sockTarget = readlinkSync(sock);
+    rmSync(sockTarget, { force: true });
+    rmSync(`${sockTarget}.lock`, { force: true });
   });
 });
