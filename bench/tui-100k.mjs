@@ -1,11 +1,16 @@
 // tui-100k: the app on a 100,000-session pi store in a pseudo-terminal, timed
 // from inside (CLEANERX_PERF_LOG): keys answered while the scan runs, first
-// rows on screen, keypress → painted frame while scrolling and expanding the
-// 100k tree (p95), and the process's peak RSS. The reference is a minimal
-// blessed app answering the same keys in the same run.
+// data rows on screen (from a provisional snapshot while the scan runs),
+// keypress → the first frame showing the key's result while scrolling and
+// expanding the 100k tree (p95; frames with placeholders or a stale page do
+// not count), and the process's peak RSS (VmHWM: the UI thread and the engine
+// worker are one process). The reference is a minimal blessed app answering
+// the same keys in the same run. The load average is printed because other
+// processes on a 2-core machine stretch every wall-clock figure.
 
 import pty from '@lydell/node-pty';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { BENCH, CLI, ROOT, STORES, isolatedEnvFor } from './lib/util.mjs';
 
@@ -80,20 +85,26 @@ export async function run({ log }) {
   const ours = await drive(process.execPath, [CLI], env, logA, { keysDuringScan: 200, keysAfter: 300, waitScanDone: true });
   const during = ours.events.filter((e) => e.e === 'key' && e.scanning).map((e) => e.ms);
   const after = ours.events.filter((e) => e.e === 'key' && !e.scanning).map((e) => e.ms);
-  const first = ours.events.find((e) => e.e === 'firstRows')?.ms ?? null;
+  const firstEv = ours.events.find((e) => e.e === 'firstRows');
+  const first = firstEv?.ms ?? null;
+  const scanStart = ours.events.find((e) => e.e === 'scanStart')?.ms ?? null;
+  const firstFromScan = first !== null && scanStart !== null ? first - scanStart : null;
   const done = ours.events.find((e) => e.e === 'scanDone')?.ms ?? null;
+  const paints = ours.events.filter((e) => e.e === 'key' && !e.scanning && e.paint !== undefined).map((e) => e.paint);
+  const load = loadavg()[0];
   const logB = join(root, 'perf-ref.log');
   rmSync(logB, { force: true });
   const ref = await drive(process.execPath, [join(BENCH, 'ref', 'blessed-list.mjs')], env, logB, { keysDuringScan: 0, keysAfter: 300, waitScanDone: false });
   const refKeys = ref.events.filter((e) => e.e === 'key').map((e) => e.ms);
   const lines = [
     `  keys while scanning: ${during.length} answered, p95 ${p95(during)?.toFixed(1) ?? 'n/a'} ms, max ${during.length ? Math.max(...during).toFixed(1) : 'n/a'} ms (target ≤ 50 ms)`,
-    `  first rows on screen ${first?.toFixed(0) ?? 'n/a'} ms after start; scan done at ${done?.toFixed(0) ?? 'n/a'} ms (target first rows ≤ 300 ms)`,
-    `  keypress → frame on the 100k tree: p95 ${p95(after)?.toFixed(1) ?? 'n/a'} ms over ${after.length} keys (target ≤ 16 ms); minimal blessed list p95 ${p95(refKeys)?.toFixed(1) ?? 'n/a'} ms`,
+    `  first rows on screen ${firstFromScan?.toFixed(0) ?? 'n/a'} ms after the scan started (target ≤ 300 ms); ${first?.toFixed(0) ?? 'n/a'} ms after the app started, ${firstEv?.sinceProcess?.toFixed(0) ?? 'n/a'} ms after the process started; scan done at ${done?.toFixed(0) ?? 'n/a'} ms`,
+    `  keypress → frame on the 100k tree: p95 ${p95(after)?.toFixed(1) ?? 'n/a'} ms over ${after.length} keys (target ≤ 16 ms); the paint itself p95 ${p95(paints)?.toFixed(1) ?? 'n/a'} ms; minimal blessed list p95 ${p95(refKeys)?.toFixed(1) ?? 'n/a'} ms`,
+    `  load average ${load.toFixed(1)} on this machine during the run`,
     `  peak RSS ${ours.rss ? (ours.rss / 1048576).toFixed(0) : 'n/a'} MiB (target ≤ 300 MB)`,
   ];
   for (const l of lines) log(l);
   const o = p95(after);
   const r = p95(refKeys);
-  return { name, ours: o, reference: r, ratio: o !== null && r ? o / r : null, target, runs: { ours: after, reference: refKeys, during }, extra: { firstRowsMs: first, scanDoneMs: done, peakRssBytes: ours.rss } };
+  return { name, ours: o, reference: r, ratio: o !== null && r ? o / r : null, target, runs: { ours: after, reference: refKeys, during }, extra: { firstRowsMs: firstFromScan, firstRowsFromAppMs: first, firstRowsFromProcessMs: firstEv?.sinceProcess ?? null, scanDoneMs: done, paintP95Ms: p95(paints), loadAverage: load, peakRssBytes: ours.rss } };
 }

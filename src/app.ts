@@ -60,6 +60,11 @@ function deferred(p: Promise<EngineApi>): EngineApi {
 }
 
 export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFlags, env: Record<string, string | undefined>): Promise<number> {
+  // The worker's module loading (the engine and every adapter) is the longest
+  // step before the first rows; started here it overlaps the screen set-up on
+  // the other core. The demo keeps its order: frame first, then the demo home.
+  const early = flags.demo ? null : openEngine();
+  early?.catch(() => undefined);
   const theme = makeTheme(env);
   // blessed prints terminfo complaints (e.g. screen-256color) through console.error before the alt screen.
   const origError = console.error;
@@ -196,12 +201,20 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       return;
     }
     const target = agent;
+    perf.mark('scanStart');
     scanning = { files: 0, phase: 'Starting' };
     requestRender();
     engine
       .scan(target, (p) => {
         if (gen !== scanGen) return;
         scanning = { files: p.files, phase: p.phase };
+        // A partial view fills an empty screen while the scan runs (read-only);
+        // it never replaces a finished scan's view, and the final one replaces it.
+        if (p.provisional && (!summary || summary.provisional)) {
+          summary = p.provisional;
+          perf.mark('provisional', { sessions: p.provisional.sessionCount });
+          for (const sc of screens) sc.onSummary();
+        }
         requestRender();
       })
       .then(
@@ -217,6 +230,11 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
         (e: Error) => {
           if (gen !== scanGen) return;
           scanning = null;
+          // The engine dropped the partial view with the failed scan.
+          if (summary?.provisional) {
+            summary = null;
+            for (const sc of screens) sc.onSummary();
+          }
           ctx.message(`Scan failed: ${e.message}`, 'error');
         },
       );
@@ -248,6 +266,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   }
 
   function deckStatus(): string {
+    if (scanning && summary?.provisional) return `Scanning… ${formatCount(scanning.files)} files · partial view (read-only until the scan finishes)`;
     if (scanning) return `Scanning… ${formatCount(scanning.files)} files`;
     if (!summary) return agent ? 'Waiting for scan data' : 'No agent selected';
     const warn = summary.warnings.length ? ` · ${summary.warnings.length} warnings` : '';
@@ -272,7 +291,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     if (message && Date.now() - message.at > 6000 && !input) message = null;
     const W = (screen.width as number) || 80;
     tabs.paint(
-      screens.map((s) => (s.title === 'Sessions' && summary ? `Sessions (${formatCount(summary.sessionCount)})` : s.title)),
+      screens.map((s) => (s.title === 'Sessions' && summary ? `Sessions (${formatCount(summary.sessionCount)}${summary.provisional ? '…' : ''})` : s.title)),
       current,
       W >= 90 ? theme.dim('cleanerx') + (flags.readOnly ? ' ' + theme.warn('read-only') : '') : '',
     );
@@ -293,7 +312,10 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     if (modal) modal.paint();
     if (dialog) dialog.box.setFront();
     screen.render();
-    if (perf.enabled) perf.painted({ rows: summary?.sessionCount ?? 0, scanning: scanning !== null });
+    if (perf.enabled) {
+      const st = screens[current]!.paintState?.() ?? { rows: 0, settled: true };
+      perf.painted({ rows: st.rows, settled: st.settled, scanning: scanning !== null });
+    }
     if (message) setTimeout(requestRender, 6100).unref();
   }
 
@@ -313,6 +335,10 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   function openReview(): void {
     if (flags.readOnly) {
       ctx.openDialog('Review', ['Read-only mode (--read-only): no cleanup route is offered.']);
+      return;
+    }
+    if (summary?.provisional) {
+      ctx.openDialog('Review', ['The scan is still running: this is a partial, read-only view.', '', 'Marks and the cleanup review open when it finishes.']);
       return;
     }
     if (marks.count === 0 || !summary) {
@@ -486,12 +512,14 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     void (async () => {
       try {
         await new Promise((r) => setImmediate(r));
-        const real = openEngine();
+        const real = early ?? openEngine();
         real.catch((e: Error) => ctx.message(e.message, 'error'));
         Object.assign(engine, deferred(real));
         settings = await engine.loadSettings();
+        perf.mark('engineReady');
         if (settings.warning) ctx.message(settings.warning, 'error');
         installs = await engine.detect();
+        perf.mark('detected');
         buildSelector();
         const preferred = settings.settings.targetAgent;
         agent = selector.find((e) => e.agent === preferred)?.agent ?? selector[0]?.agent ?? null;

@@ -25,6 +25,7 @@ import {
 import { filterActive, RequestError, validateFilter, validatePage } from './validate.js';
 
 const DAY = 86_400_000;
+export const PROVISIONAL_REASON = 'Still scanning: marks are available when the scan finishes.';
 
 interface FlatView {
   /** Encoded entries: >= 0 session node index, < 0 project index as -(idx+1). */
@@ -52,6 +53,8 @@ export class Snapshot {
     readonly inventory: Inventory,
     readonly scannedAt: number,
     readonly durationMs: number,
+    /** Built from a scan still running: read-only, no selection index, replaced by the final one. */
+    readonly provisional = false,
   ) {
     this.forest = buildForest(inventory.sessions, inventory.projects);
     this.items = inventory.items;
@@ -127,7 +130,7 @@ export class Snapshot {
         projectLabel: this.forest.projectById.get(n.projectKey)?.label ?? '',
       })),
       ageHistogram: ages.map(({ label, sessions, bytes }) => ({ label, sessions, bytes })),
-      items: this.items.map((it) => ({
+      items: this.provisional ? [] : this.items.map((it) => ({
         id: it.id,
         category: it.category,
         label: it.label,
@@ -139,12 +142,14 @@ export class Snapshot {
         pathLabel: it.paths[0] ?? '',
         modifiedAt: it.modifiedAt,
       })),
+      // A provisional view offers nothing to mark: an empty index keeps every mark path shut.
       selection: this.forest.nodes
-        .filter((n) => n.s.selectable)
+        .filter((n) => n.s.selectable && !this.provisional)
         .map((n) => ({ id: n.s.itemId, projectId: n.projectKey, bytes: n.s.bytes })),
       warnings: this.warnings,
       writers: this.inventory.writers,
       readOnly: false,
+      ...(this.provisional ? { provisional: true } : {}),
     };
   }
 
@@ -452,8 +457,8 @@ export class Snapshot {
       expandable: v.expandable[i] === 1,
       expanded: v.expanded[i] === 1,
       context: ctx,
-      selectable: s.selectable && !ctx,
-      blockedReason: ctx ? 'Ancestor of a filtered result' : s.blockedReason,
+      selectable: s.selectable && !ctx && !this.provisional,
+      blockedReason: this.provisional ? PROVISIONAL_REASON : ctx ? 'Ancestor of a filtered result' : s.blockedReason,
       named: s.named,
     };
   }
@@ -552,8 +557,8 @@ export class Snapshot {
         ...(meta.length ? [{ heading: 'Metadata', fields: meta }] : []),
       ],
       paths: s.paths,
-      blockedReason: s.blockedReason,
-      selectable: s.selectable,
+      blockedReason: this.provisional ? PROVISIONAL_REASON : s.blockedReason,
+      selectable: s.selectable && !this.provisional,
     };
   }
 }

@@ -51,4 +51,9 @@ export interface Screen {
   keys(): HelpKey[];
   /** Tab cycles focus inside the screen; false when focus should leave it. */
   focusNext?(): boolean;
+  /**
+   * For the perf log: data rows drawn by the last paint, and whether that
+   * paint showed the current view (no placeholders, no stale page).
+   */
+  paintState?(): { rows: number; settled: boolean };
 }

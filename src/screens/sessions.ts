@@ -49,6 +49,11 @@ class PagedRows implements RowSource {
     return this.count;
   }
 
+  /** The rows on hand belong to an earlier view (a reset waits for its first page). */
+  get stale(): boolean {
+    return this.fresh;
+  }
+
   row(i: number): Row | undefined {
     return this.pages.get(Math.floor(i / PAGE))?.[i % PAGE];
   }
@@ -142,6 +147,10 @@ export class SessionsScreen implements Screen {
     });
   }
 
+  paintState(): { rows: number; settled: boolean } {
+    return { rows: this.list.drawn, settled: !this.rows.stale && this.list.placeholders === 0 };
+  }
+
   onSummary(): void {
     this.rows.reset();
     this.detail = null;
@@ -202,6 +211,7 @@ export class SessionsScreen implements Screen {
     const t = this.app.theme;
     const s = this.app.summary();
     const parts = [this.view === 'tree' ? 'Tree' : 'List', `sort: ${this.sort}`, UPDATED_LABEL[this.filter.updated ?? 'all']];
+    if (s?.provisional) parts.unshift('Scanning… partial, read-only');
     if (this.filter.text) parts.push(`“${this.filter.text}”`);
     const counts = s ? `${formatCount(this.rows.matched)} of ${formatCount(s.sessionCount)} sessions` : '';
     const left = fitWidth(parts.join(' · '), Math.max(10, width - displayWidth(counts) - 2));
@@ -430,6 +440,13 @@ export class SessionsScreen implements Screen {
     this.changed(false);
   }
 
+  /** A partial view from a running scan offers nothing to mark (the engine refuses it too). */
+  private provisional(): boolean {
+    if (!this.app.summary()?.provisional) return false;
+    this.app.message('Still scanning: marks are available when the scan finishes.');
+    return true;
+  }
+
   private markRow(): boolean {
     const r = this.rows.row(this.list.cursor);
     if (!r) return true;
@@ -437,6 +454,7 @@ export class SessionsScreen implements Screen {
       this.app.message('Read-only mode: nothing can be marked for cleanup.');
       return true;
     }
+    if (this.provisional()) return true;
     if (r.kind === 'project') {
       void this.markProject(r);
       return true;
@@ -470,6 +488,7 @@ export class SessionsScreen implements Screen {
       this.app.message('Read-only mode: nothing can be marked for cleanup.');
       return;
     }
+    if (this.provisional()) return;
     const { ids, bytes } = await this.app.engine.matchIds(s.snapshotId, this.filter);
     const n = on ? this.app.marks.addAll(ids) : this.app.marks.deleteAll(ids);
     const scope = this.filter.text || this.filter.updated ? 'in this filter' : 'in all sessions';

@@ -16,6 +16,9 @@ export class VirtualList {
   readonly box: blessed.Widgets.BoxElement;
   cursor = 0;
   top = 0;
+  /** What the last paint drew: data rows and placeholders (for the perf log). */
+  drawn = 0;
+  placeholders = 0;
   private emptyText = '';
 
   constructor(
@@ -62,7 +65,14 @@ export class VirtualList {
     // Ask for one screen beyond the window so scrolling rarely waits.
     this.source.ensure(Math.max(0, this.top - h), Math.min(total, end + h));
     const lines: string[] = [];
-    for (let i = this.top; i < end; i++) lines.push(this.source.line(i, w, i === this.cursor) ?? this.placeholder(w));
+    this.drawn = 0;
+    this.placeholders = 0;
+    for (let i = this.top; i < end; i++) {
+      const l = this.source.line(i, w, i === this.cursor);
+      if (l === undefined) this.placeholders++;
+      else this.drawn++;
+      lines.push(l ?? this.placeholder(w));
+    }
     if (total === 0 && this.emptyText) lines.push(this.emptyText);
     this.box.setContent(lines.join('\n'));
   }

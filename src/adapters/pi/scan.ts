@@ -29,11 +29,27 @@ export const PI_PROTECTED = [
   'npm',
 ];
 
-interface Found {
-  file: string;
-  bucket: string;
-  bucketKey: string;
+/** One bucket directory; its files are listed when the scan reaches it (first rows before the whole listing). */
+interface Bucket {
+  dir: string;
+  key: string;
 }
+
+/** A file that could not become a session; reported in the final pass. */
+interface Failure {
+  file: string;
+  reason: string;
+}
+
+/** A session that names a parent file; resolved once every file is known. */
+interface ParentRef {
+  session: SessionRecord;
+  ref: string;
+  base: string;
+}
+
+/** Shared by every record: nothing in the engine adds to a pi session's deletion set. */
+const NO_DESCENDANTS = Object.freeze([]) as unknown as string[];
 
 export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (p: ScanProgress) => void): Promise<Inventory> {
   const home = inst.home;
@@ -47,122 +63,189 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const running = inv.writers.length > 0 ? PI_RUNNING_REASON : undefined;
   const blockAll = homeReadOnly ?? running;
 
-  const found = await listSessionFiles(home, ctx, warnings);
+  const buckets = listBuckets(home, warnings);
+  const bucketKeys = new Map(buckets.map((b) => [b.dir, b.key]));
+  // Records are built as files are read (the partial inventory shows them while
+  // the scan runs); the duplicate and parent rules need every file, so they run
+  // after the loop over these arrays, in the same order as before.
+  const reads: (SessionRecord | Failure | null)[] = [];
+  const bucketOf: number[] = [];
+  const piNamedAt: number[] = [];
+  const parentRefs: ParentRef[] = [];
+  const recByPath = new Map<string, SessionRecord>();
+  const projectIds = buckets.map((b) => uuidv5Url(b.key));
+  // cwd strings repeat across a project's sessions: one copy each, cleaned once.
+  const cwds = new Map<string, string>();
+  const cleanRoots = new Map<string, string>();
+
+  // What the partial inventory shows: first-read wins a repeated id here; the final pass decides.
+  const live: SessionRecord[] = [];
+  const liveIds = new Set<string>();
+  const liveProjects = new Map<number, ProjectGroup>();
+  let pendingRefs: ParentRef[] = [];
+  const partial = (): Inventory => {
+    // Parents read so far are linked; the rest stay roots until the final pass.
+    pendingRefs = pendingRefs.filter((r) => {
+      const abs = resolve(r.base, r.ref);
+      const key = bucketKeys.get(dirname(abs));
+      const parent = key === undefined ? undefined : recByPath.get(join(key, basename(abs)));
+      if (!parent) return true;
+      if (parent !== r.session && liveIds.has(parent.id)) r.session.parentId = parent.id;
+      return false;
+    });
+    return { sessions: live.slice(), items: [], projects: [...liveProjects.values()], warnings: [], writers: inv.writers };
+  };
+
   let files = 0;
   let bytes = 0;
-  const progress = (): void => onProgress({ agent: 'pi', phase: 'Reading sessions', files, bytes });
-  progress();
+  let lastProgress = 0;
+  const progress = (withPartial: boolean): void => {
+    lastProgress = performance.now();
+    onProgress({ agent: 'pi', phase: 'Reading sessions', files, bytes, ...(withPartial && live.length ? { partial } : {}) });
+  };
+  progress(false);
 
   const buf = Buffer.allocUnsafe(PI_PREFIX_BYTES);
-  // Only the numbers are kept from each fstat: 100k Stats objects are garbage the scan does not need.
-  const parsed: ({ f: Found; prefix: { mtimeMs: number; bytes: number }; result: ReturnType<typeof readPiSession> } | null)[] = [];
-  for (const f of found) {
-    // Let progress and other engine calls through now and then.
-    if (files % 512 === 511) await new Promise((r) => setImmediate(r));
-    try {
-      const prefix = readPrefixSync(f.file, buf);
-      if (ctx.uid >= 0 && prefix.stat.uid !== ctx.uid) {
-        warnings.push({ path: f.file, reason: 'Skipped pi session file owned by another user.' });
-        parsed.push(null);
-        continue;
+  // Tests only (CLEANERX_TEST_MODE=1): a pause every 50 files makes a small store scan slowly,
+  // so a PTY test can see the rows of a scan that is still running.
+  const testPauseMs = ctx.env.CLEANERX_TEST_MODE === '1' ? Number(ctx.env.CLEANERX_TEST_SCAN_PAUSE_MS) || 0 : 0;
+  let lastYield = performance.now();
+  for (let bi = 0; bi < buckets.length; bi++) {
+    const b = buckets[bi]!;
+    const projectId = projectIds[bi]!;
+    for (const name of listSessionNames(b.dir, warnings)) {
+      // Let pages, progress and other engine calls through every ~20 ms of work.
+      if ((reads.length & 31) === 31 && performance.now() - lastYield > 20) {
+        await new Promise((r) => setImmediate(r));
+        lastYield = performance.now();
       }
-      files++;
-      bytes += prefix.stat.size;
-      if (files % 500 === 0) progress();
-      parsed.push({
-        f,
-        prefix: { mtimeMs: prefix.stat.mtimeMs, bytes: allocatedBytes(prefix.stat) },
-        result: readPiSession(buf.subarray(0, prefix.length), prefix.truncated),
-      });
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      warnings.push({
-        path: f.file,
-        reason:
-          code === 'ENOENT'
-            ? 'Skipped pi session file that vanished during the scan.'
-            : code === 'ELOOP'
-              ? 'Skipped pi session file that is a symbolic link.'
-              : code === 'ENOTFILE'
-                ? 'Skipped pi session entry that is not a regular file.'
-                : `Skipped unreadable pi session file (${code ?? 'error'}).`,
-      });
-      parsed.push(null);
+      if (testPauseMs && reads.length % 50 === 49) await new Promise((r) => setTimeout(r, testPauseMs));
+      const file = join(b.dir, name);
+      bucketOf.push(bi);
+      try {
+        const prefix = readPrefixSync(file, buf);
+        if (ctx.uid >= 0 && prefix.stat.uid !== ctx.uid) {
+          warnings.push({ path: file, reason: 'Skipped pi session file owned by another user.' });
+          reads.push(null);
+          piNamedAt.push(1);
+          continue;
+        }
+        files++;
+        bytes += prefix.stat.size;
+        const result = readPiSession(buf.subarray(0, prefix.length), prefix.truncated);
+        if (!result.ok) {
+          reads.push({ file, reason: result.reason === 'empty' ? 'Skipped empty pi session file.' : 'Skipped pi session file with an unrecognized header.' });
+          piNamedAt.push(1);
+        } else {
+          const h = result.header;
+          let cwd = h.cwd;
+          if (cwd !== null) {
+            const known = cwds.get(cwd);
+            if (known === undefined) cwds.set(cwd, cwd);
+            else cwd = known;
+          }
+          const s: SessionRecord = {
+            id: h.id,
+            itemId: sessionItemId(h.id),
+            title: result.name ?? result.firstUser ?? piFallbackTitle(h.id, h.timestamp),
+            named: result.name !== null,
+            cwd,
+            projectId,
+            parentId: null,
+            deletionDescendantIds: NO_DESCENDANTS,
+            state: 'current',
+            source: 'cli',
+            createdAt: h.timestamp,
+            updatedAt: prefix.stat.mtimeMs,
+            bytes: allocatedBytes(prefix.stat),
+            paths: [file],
+            recoverable: true,
+            selectable: !blockAll,
+            blockedReason: blockAll,
+            metadata: { pinned: false, requiresAgentExit: true, source: 'cli' },
+          };
+          reads.push(s);
+          // When a copy repeats a session id, the file pi named for that id is the session.
+          piNamedAt.push(name.endsWith(`_${h.id}.jsonl`) ? 0 : 1);
+          // The key is the canonical path; without a link in the bucket's path that is `file` itself (no second string).
+          recByPath.set(b.key === b.dir ? file : join(b.key, name), s);
+          if (h.parentSession) {
+            const ref = { session: s, ref: h.parentSession, base: h.cwd ?? b.dir };
+            parentRefs.push(ref);
+            pendingRefs.push(ref);
+          }
+          if (!liveIds.has(s.id)) {
+            liveIds.add(s.id);
+            live.push(s);
+            if (!liveProjects.has(bi)) liveProjects.set(bi, { id: projectId, label: provisionalLabel(cwd, b.dir), roots: [] });
+          }
+        }
+        // The first hundred sessions are offered at once (first rows), then every 500 files or 100 ms.
+        if (files % 500 === 0 || live.length === 100 || (live.length > 0 && performance.now() - lastProgress > 100)) progress(true);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        reads.push(null);
+        warnings.push({
+          path: file,
+          reason:
+            code === 'ENOENT'
+              ? 'Skipped pi session file that vanished during the scan.'
+              : code === 'ELOOP'
+                ? 'Skipped pi session file that is a symbolic link.'
+                : code === 'ENOTFILE'
+                  ? 'Skipped pi session entry that is not a regular file.'
+                  : `Skipped unreadable pi session file (${code ?? 'error'}).`,
+        });
+        piNamedAt.push(1);
+      }
     }
   }
-  progress();
+  progress(false);
+  liveIds.clear();
+  live.length = 0;
 
   const byId = new Map<string, SessionRecord>();
-  const byPath = new Map<string, string>();
-  const projects = new Map<string, ProjectGroup & { bucketLabel: string }>();
-  const parentRefs: { session: SessionRecord; ref: string; base: string }[] = [];
-
-  // When a copy repeats a session id, the file pi named for that id (`<stamp>_<id>.jsonl`)
-  // is the session and the other is the duplicate, whichever bucket sorts first.
-  const piNamed = (x: (typeof parsed)[number]): number =>
-    x && x.result.ok && basename(x.f.file).endsWith(`_${x.result.header.id}.jsonl`) ? 0 : 1;
-  const ordered = parsed.map((x, i) => ({ x, i })).sort((a, b) => piNamed(a.x) - piNamed(b.x) || a.i - b.i);
-
-  for (const { x: p } of ordered) {
-    if (!p) continue;
-    const { f, prefix, result } = p;
-    if (!result.ok) {
-      warnings.push({
-        path: f.file,
-        reason: result.reason === 'empty' ? 'Skipped empty pi session file.' : 'Skipped pi session file with an unrecognized header.',
-      });
+  const projects = new Map<number, ProjectGroup & { bucketLabel: string }>();
+  const order = reads.map((_, i) => i).sort((a, b) => piNamedAt[a]! - piNamedAt[b]! || a - b);
+  for (const i of order) {
+    const r = reads[i];
+    if (!r) continue;
+    if (!('id' in r)) {
+      warnings.push({ path: r.file, reason: r.reason });
       continue;
     }
-    const h = result.header;
-    if (byId.has(h.id)) {
-      warnings.push({ path: f.file, reason: `Skipped duplicate pi session ID ${cleanText(h.id, 64)}.` });
+    if (byId.has(r.id)) {
+      warnings.push({ path: r.paths[0]!, reason: `Skipped duplicate pi session ID ${cleanText(r.id, 64)}.` });
       continue;
     }
-    let project = projects.get(f.bucketKey);
+    const bi = bucketOf[i]!;
+    let project = projects.get(bi);
     if (!project) {
-      project = { id: uuidv5Url(f.bucketKey), label: '', roots: [], bucketLabel: cleanText(basename(f.bucket), 200) };
-      projects.set(f.bucketKey, project);
+      project = { id: projectIds[bi]!, label: '', roots: [], bucketLabel: cleanText(basename(buckets[bi]!.dir), 200) };
+      projects.set(bi, project);
     }
-    const root = h.cwd ? cleanText(h.cwd, 4096) : '';
-    if (root && !project.roots.includes(root)) project.roots.push(root);
-    const title = result.name ?? result.firstUser ?? piFallbackTitle(h.id, h.timestamp);
-    const s: SessionRecord = {
-      id: h.id,
-      itemId: sessionItemId(h.id),
-      title,
-      named: result.name !== null,
-      cwd: h.cwd,
-      projectId: project.id,
-      parentId: null,
-      deletionDescendantIds: [],
-      state: 'current',
-      source: 'cli',
-      createdAt: h.timestamp,
-      updatedAt: prefix.mtimeMs,
-      bytes: prefix.bytes,
-      paths: [f.file],
-      recoverable: true,
-      selectable: !blockAll,
-      blockedReason: blockAll,
-      metadata: { pinned: false, requiresAgentExit: true, source: 'cli' },
-    };
-    byId.set(h.id, s);
-    byPath.set(join(f.bucketKey, basename(f.file)), h.id);
-    if (h.parentSession) parentRefs.push({ session: s, ref: h.parentSession, base: h.cwd ?? f.bucket });
+    if (r.cwd) {
+      let root = cleanRoots.get(r.cwd);
+      if (root === undefined) cleanRoots.set(r.cwd, (root = cleanText(r.cwd, 4096)));
+      if (root && !project.roots.includes(root)) project.roots.push(root);
+    }
+    byId.set(r.id, r);
   }
 
   // parentSession is a file path (possibly relative, possibly stale): it names a
   // parent only when it resolves to a file this scan inventoried.
   const sessionsRoot = canonicalPath(join(home, 'sessions'));
-  // Most references name a file in a bucket this scan listed: map those without a realpath per fork.
-  const bucketKeys = new Map(found.map((f) => [f.bucket, f.bucketKey]));
   for (const { session, ref, base } of parentRefs) {
+    // A provisional link is decided again here, against the final set.
+    session.parentId = null;
+    if (byId.get(session.id) !== session) continue;
     const abs = resolve(base, ref);
+    // Most references name a file in a bucket this scan listed: map those without a realpath per fork.
     const listed = bucketKeys.get(dirname(abs));
     const canon = listed !== undefined ? join(listed, basename(abs)) : canonicalPath(abs);
     if (!canon.startsWith(sessionsRoot + '/')) continue;
-    const pid = byPath.get(canon);
-    if (pid && pid !== session.id) session.parentId = pid;
+    const parent = recByPath.get(canon);
+    if (parent && byId.get(parent.id) === parent && parent.id !== session.id) session.parentId = parent.id;
   }
 
   for (const p of projects.values()) {
@@ -175,33 +258,44 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   return inv;
 }
 
-async function listSessionFiles(home: string, ctx: HostContext, warnings: ScanWarning[]): Promise<Found[]> {
+/** A project's label while the scan runs (the final pass recomputes it from every root). */
+function provisionalLabel(cwd: string | null, bucketDir: string): string {
+  if (cwd) return cwd === '/' ? 'Global' : cleanText(basename(cwd), 200);
+  return cleanText(basename(bucketDir), 200) || 'pi project';
+}
+
+function listBuckets(home: string, warnings: ScanWarning[]): Bucket[] {
   const root = join(home, 'sessions');
-  const buckets = listDirSorted(root);
-  const out: Found[] = [];
-  for (const b of buckets) {
-    const bucket = join(root, b.name);
+  const out: Bucket[] = [];
+  for (const b of listDirSorted(root)) {
+    const dir = join(root, b.name);
     if (b.isSymbolicLink()) {
-      warnings.push({ path: bucket, reason: 'Skipped symlinked pi session bucket.' });
+      warnings.push({ path: dir, reason: 'Skipped symlinked pi session bucket.' });
       continue;
     }
     if (!b.isDirectory()) continue; // pi itself ignores files directly in sessions/
-    const bucketKey = canonicalPath(bucket);
-    for (const e of listDirSorted(bucket)) {
-      if (!e.name.endsWith('.jsonl')) continue;
-      const file = join(bucket, e.name);
-      if (e.isSymbolicLink()) {
-        warnings.push({ path: file, reason: 'Skipped pi session file that is a symbolic link.' });
-        continue;
-      }
-      if (!e.isFile()) {
-        warnings.push({ path: file, reason: 'Skipped pi session entry that is not a regular file.' });
-        continue;
-      }
-      out.push({ file, bucket, bucketKey });
-    }
+    out.push({ dir, key: canonicalPath(dir) });
   }
   return out;
+}
+
+/** The session file names of one bucket, sorted; links and non-files are warned about and left out. */
+function listSessionNames(dir: string, warnings: ScanWarning[]): string[] {
+  const names: string[] = [];
+  for (const e of listDirSorted(dir)) {
+    if (!e.name.endsWith('.jsonl')) continue;
+    const file = join(dir, e.name);
+    if (e.isSymbolicLink()) {
+      warnings.push({ path: file, reason: 'Skipped pi session file that is a symbolic link.' });
+      continue;
+    }
+    if (!e.isFile()) {
+      warnings.push({ path: file, reason: 'Skipped pi session entry that is not a regular file.' });
+      continue;
+    }
+    names.push(e.name);
+  }
+  return names;
 }
 
 async function otherItems(home: string, blockAll: string | undefined, warnings: ScanWarning[]): Promise<Item[]> {
