@@ -22,7 +22,7 @@ import { relative, sep } from 'node:path';
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import { AGE_CHUNK, AgeDecryptStream, AgeEncryptor, AgePayloadError, openAgeFile } from './age-stream.js';
+import { AGE_CHUNK, AgeEncryptor, AgePayloadError, AgePayloadReader, openAgeFile } from './age-stream.js';
 import { compressFrame, FRAME_BYTES, FRAMES_IN_FLIGHT, rawFrames, ZstdFrameReader } from './zstd-frames.js';
 import type { AgentKind } from '../engine/model.js';
 
@@ -163,7 +163,7 @@ class PayloadSink {
   private pool: Buffer[] = [];
   private frame: Buffer;
   private flen = 0;
-  private queue: Promise<Buffer>[] = [];
+  private queue: { frame: Promise<Buffer[]>; buf: Buffer }[] = [];
   private readonly cur = Buffer.allocUnsafe(AGE_CHUNK);
   private curLen: number;
   private curIndex: number;
@@ -210,20 +210,25 @@ class PayloadSink {
   private async dispatch(): Promise<void> {
     if (this.flen === 0) return;
     const buf = this.frame;
-    const p = compressFrame(buf.subarray(0, this.flen)).then((z) => {
-      this.pool.push(buf);
-      return z;
-    });
-    p.catch(() => undefined); // observed in order, below
-    this.queue.push(p);
+    const frame = compressFrame(buf.subarray(0, this.flen));
+    frame.catch(() => undefined); // observed in order, below
+    this.queue.push({ frame, buf });
     this.frame = this.pool.pop() ?? Buffer.allocUnsafe(FRAME_BYTES);
     this.flen = 0;
-    while (this.queue.length >= FRAMES_IN_FLIGHT) await this.emit(await this.queue.shift()!);
+    while (this.queue.length >= FRAMES_IN_FLIGHT) await this.emitNext();
   }
 
-  /** Appends one compressed frame to the age stream. A chunk is sealed only once more bytes follow it (so never wrongly as non-final). */
-  private async emit(z: Buffer): Promise<void> {
-    let data = z;
+  /** The oldest frame, into the age stream; its input buffer (which raw frames still refer to until sealed) back to the pool after. */
+  private async emitNext(): Promise<void> {
+    const { frame, buf } = this.queue.shift()!;
+    const parts = await frame;
+    for (const part of parts) this.append(part);
+    this.pool.push(buf);
+    await this.flushWrites();
+  }
+
+  /** Appends compressed bytes to the age stream. A chunk is sealed only once more bytes follow it (so never wrongly as non-final). */
+  private append(data: Buffer): void {
     while (data.length) {
       if (this.curLen === AGE_CHUNK) this.sealCurrent(false);
       if (this.curLen === 0 && data.length > AGE_CHUNK) {
@@ -236,7 +241,6 @@ class PayloadSink {
       this.curLen += n;
       data = data.subarray(n);
     }
-    await this.flushWrites();
   }
 
   private sealCurrent(last: boolean): void {
@@ -272,7 +276,7 @@ class PayloadSink {
   /** Flushes everything, then seals the manifest region (`manifest`, exactly `start` bytes) and writes it and the age header at the start of the file. */
   async finish(manifest: Buffer): Promise<void> {
     await this.dispatch();
-    while (this.queue.length) await this.emit(await this.queue.shift()!);
+    while (this.queue.length) await this.emitNext();
     const lastIndex = this.curIndex;
     this.sealCurrent(true);
     await this.flushWrites();
@@ -288,7 +292,7 @@ class PayloadSink {
 
   /** After a failure: lets native work and the write in progress end (their errors are moot). */
   async abort(): Promise<void> {
-    await Promise.allSettled([...this.queue, this.writing]);
+    await Promise.allSettled([...this.queue.map((q) => q.frame), this.writing]);
     this.queue = [];
   }
 }
@@ -434,7 +438,7 @@ export async function readArchive(archivePath: string, identity: string, handler
     throw new ArchiveError(`The archive cannot be decrypted with this key (${(e as Error).message}).`);
   }
   // The same open file for the payload: the header just authenticated is this file's.
-  const cipher = fh.createReadStream({ start: key.payloadOffset, highWaterMark: 1024 * 1024 });
+  const plain = new AgePayloadReader(fh, key.payloadKey, key.payloadOffset);
   const extract = tar.extract();
   let manifest: Manifest | null = null;
   const byName = new Map<string, ManifestEntry>();
@@ -477,10 +481,13 @@ export async function readArchive(archivePath: string, identity: string, handler
     }
   })();
   try {
-    await Promise.all([pipeline(cipher, new AgeDecryptStream(key.payloadKey), new ZstdFrameReader(), extract), consume]);
+    await Promise.all([pipeline(plain, new ZstdFrameReader(), extract), consume]);
   } catch (e) {
     if (e instanceof ArchiveError) throw e;
     throw new ArchiveError(`The archive is damaged: ${(e as Error).message}`);
+  } finally {
+    plain.destroy();
+    await fh.close(); // after any read still under way
   }
   if (!manifest) throw new ArchiveError('The archive is empty.');
   const missing = [...byName.keys()].filter((k) => !seen.has(k));
