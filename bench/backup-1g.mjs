@@ -3,8 +3,11 @@
 // cleanerx's real path — dist/backup/archive.js writeArchive, then
 // readArchive to verify, in a child process whose peak RSS is measured —
 // against `tar -cf - <files> | zstd -3 | age -r <recipient> > out` on the
-// same files in the same run. Then restore: readArchive + restoreArchive into
-// an empty root against `age -d -i key | zstd -d | tar -x`.
+// same files in the same run. Verify (readArchive alone: decrypt,
+// decompress, SHA-256 of every payload) is also set against
+// `age -d | zstd -d | tar -t` of the reference archive (which checks no
+// hashes: a lower bound for a verify). Then restore: readArchive +
+// restoreArchive into an empty root against `age -d -i key | zstd -d | tar -x`.
 // The store is built once into bench/.stores/backup-1g (reused by marker).
 
 import { spawn } from 'node:child_process';
@@ -17,7 +20,7 @@ export const name = 'backup-1g';
 /** Time ratio ours/reference: ≤ 2× is ours ≥ 0.5× the reference's throughput. */
 export const target = 2;
 const RSS_TARGET = 300 * 1024 * 1024;
-const RUNS = 2;
+const RUNS = 3;
 
 const PARAMS = {
   version: 2,
@@ -197,6 +200,7 @@ export async function run({ log }) {
 
     const ours = [];
     const reference = [];
+    const refVerify = [];
     const oursRestore = [];
     const refRestore = [];
     const node = (args) => timed(process.execPath, [child, ...args], { cwd: work, env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: work } });
@@ -209,6 +213,7 @@ export async function run({ log }) {
       const refOut = join(work, `ref-${i}.age`);
       const rb = await timedShell(`/usr/bin/tar -cf - -C '${store.agentDir}' -T '${join(work, 'files.txt')}' | /usr/bin/zstd -3 -q -c | /usr/bin/age -r ${recipient} > '${refOut}'`, work);
       reference.push({ ...rb, archiveBytes: statSync(refOut).size });
+      refVerify.push(await timedShell(`/usr/bin/age -d -i '${keyTxt}' '${refOut}' | /usr/bin/zstd -d -q -c | /usr/bin/tar -t > /dev/null`, work));
 
       // ---- restore into empty roots ----
       const oursRoot = join(work, `ours-root-${i}`);
@@ -233,6 +238,7 @@ export async function run({ log }) {
     const oWrite = median(ours.map((x) => x.writeMs));
     const oVerify = median(ours.map((x) => x.verifyMs));
     const rMs = median(reference.map((x) => x.ms));
+    const rvMs = median(refVerify.map((x) => x.ms));
     const orMs = median(oursRestore.map((x) => x.totalMs));
     const orOnly = median(oursRestore.map((x) => x.restoreMs));
     const rrMs = median(refRestore.map((x) => x.ms));
@@ -246,6 +252,7 @@ export async function run({ log }) {
       `backup  ours ${fmtRate(oMs)} (write ${fmtRate(oWrite)} + verify ${fmtRate(oVerify)}; archive ${fmtBytes(ours[0].archiveBytes)})  vs  tar|zstd -3|age ${fmtRate(rMs)} (archive ${fmtBytes(reference[0].archiveBytes)})`,
       `        throughput ratio ${(rMs / oMs).toFixed(2)}× (write only ${(rMs / oWrite).toFixed(2)}×; target ≥ 0.5× ${within(rMs / oMs >= 0.5)})`,
       `        peak RSS ours ${fmtBytes(oRss)} (target ≤ 300 MiB ${within(oRss <= RSS_TARGET)})${rRss.length ? `, reference largest process ${fmtBytes(Math.max(...rRss))}` : ''}`,
+      `verify  ours ${fmtRate(oVerify)} (decrypt, decompress, SHA-256 of every payload)  vs  age -d|zstd -d|tar -t ${fmtRate(rvMs)} (no hashes): ratio ${(rvMs / oVerify).toFixed(2)}×`,
       `restore ours ${fmtRate(orMs)} (check ${fmtRate(median(oursRestore.map((x) => x.checkMs)))} + restoreArchive ${fmtRate(orOnly)})  vs  age -d|zstd -d|tar -x ${fmtRate(rrMs)}`,
       `        throughput ratio ${(rrMs / orMs).toFixed(2)}× (restoreArchive alone ${(rrMs / orOnly).toFixed(2)}×)`,
       `        peak RSS ours ${fmtBytes(orRss)} (target ≤ 300 MiB ${within(orRss <= RSS_TARGET)})${rrRss.length ? `, reference largest process ${fmtBytes(Math.max(...rrRss))}` : ''}`,
@@ -263,6 +270,7 @@ export async function run({ log }) {
         files: files.length,
         bytes,
         backup: { ours, reference, oursMBps: mbps(bytes, oMs), referenceMBps: mbps(bytes, rMs), throughputRatio: rMs / oMs, peakRssBytes: oRss },
+        verify: { oursMBps: mbps(bytes, oVerify), referenceMBps: mbps(bytes, rvMs), throughputRatio: rvMs / oVerify, reference: refVerify },
         restore: { ours: oursRestore, reference: refRestore, oursMBps: mbps(bytes, orMs), referenceMBps: mbps(bytes, rrMs), throughputRatio: rrMs / orMs, peakRssBytes: orRss },
       },
     };

@@ -402,6 +402,7 @@ export class AgePayloadReader extends Readable {
   private have = 0;
   private pos: number;
   private index = 0;
+  private ended = false;
   private readonly nonce = Buffer.alloc(12);
 
   constructor(
@@ -418,6 +419,8 @@ export class AgePayloadReader extends Readable {
   }
 
   private async step(): Promise<void> {
+    // All state is updated before the first push: a push may call _read again at once.
+    if (this.ended) return;
     let eof = false;
     // Until more than one sealed chunk is buffered (so the first is certainly not the last), or the file ends.
     while (this.have <= AGE_SEALED_CHUNK || this.have < AGE_SEALED_CHUNK * AgePayloadReader.READ_CHUNKS) {
@@ -442,6 +445,7 @@ export class AgePayloadReader extends Readable {
       if (plain.length === 0 && this.index > 1) throw new AgePayloadError('the age payload ends with an empty final chunk');
       if (plain.length) out.push(plain);
       this.have = 0;
+      this.ended = true;
     } else {
       this.buf.copyWithin(0, off, this.have);
       this.have -= off;

@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, promises as fsp, readFileSync, symlinkSync, unlin
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AGE_CHUNK, AgeDecryptStream, AgeEncryptor, AgeHeaderError, AgePayloadError, bech32Decode, openAgeFile, parseIdentity, parseRecipient } from '../../src/backup/age-stream.js';
+import { AGE_CHUNK, AgeDecryptStream, AgeEncryptor, AgeHeaderError, AgePayloadError, AgePayloadReader, bech32Decode, openAgeFile, parseIdentity, parseRecipient } from '../../src/backup/age-stream.js';
 import { collectFiles, readArchive, writeArchive } from '../../src/backup/archive.js';
 import { compressFrame, looksIncompressible, rawFrames, rawFramesLength } from '../../src/backup/zstd-frames.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -47,16 +47,25 @@ function encrypt(data: Buffer, to = recipient): Buffer {
   return Buffer.concat(parts);
 }
 
-/** Our decryptor over a file: header, then the payload STREAM fed in odd-sized pieces. */
-async function decrypt(file: string, id = identity, piece = 10_007): Promise<Buffer> {
+/**
+ * Our decryptor over a file: header, then the payload — by default through
+ * AgePayloadReader (what readArchive uses), or, with `piece`, through the
+ * AgeDecryptStream transform fed in pieces of that size.
+ */
+async function decrypt(file: string, id = identity, piece?: number): Promise<Buffer> {
   const fh = await fsp.open(file, 'r');
   try {
     const { payloadKey, payloadOffset } = await openAgeFile(fh, id);
-    const rest = readFileSync(file).subarray(payloadOffset);
-    const pieces: Buffer[] = [];
-    for (let o = 0; o < rest.length; o += piece) pieces.push(rest.subarray(o, o + piece));
+    let plain: Readable;
+    if (piece === undefined) plain = new AgePayloadReader(fh, payloadKey, payloadOffset);
+    else {
+      const rest = readFileSync(file).subarray(payloadOffset);
+      const pieces: Buffer[] = [];
+      for (let o = 0; o < rest.length; o += piece) pieces.push(rest.subarray(o, o + piece));
+      plain = Readable.from(pieces).pipe(new AgeDecryptStream(payloadKey));
+    }
     const out: Buffer[] = [];
-    for await (const c of Readable.from(pieces).pipe(new AgeDecryptStream(payloadKey))) out.push(c as Buffer);
+    for await (const c of plain) out.push(c as Buffer);
     return Buffer.concat(out);
   } finally {
     await fh.close();
@@ -100,6 +109,7 @@ describe('interop with Debian age', () => {
       const f = join(t.root, `theirs-${n}.age`);
       writeFileSync(plain, data);
       execFileSync(AGE, ['-e', '-r', recipient, '-o', f, plain]);
+      expect((await decrypt(f)).equals(data), `size ${n}`).toBe(true);
       for (const piece of [1000, AGE_CHUNK + 16, 1 << 20]) expect((await decrypt(f, identity, piece)).equals(data), `size ${n} piece ${piece}`).toBe(true);
     }
   });
@@ -117,6 +127,7 @@ describe('interop with Debian age', () => {
 describe('tampering is refused', () => {
   const expectRefused = async (f: string, kind: typeof AgeHeaderError | typeof AgePayloadError, id = identity): Promise<void> => {
     await expect(decrypt(f, id)).rejects.toBeInstanceOf(kind);
+    await expect(decrypt(f, id, 10_007)).rejects.toBeInstanceOf(kind);
     // Debian's age agrees that the file is not valid.
     expect(spawnSync(AGE, ['-d', '-i', keyTxt, f]).status).not.toBe(0);
   };
