@@ -174,6 +174,8 @@ class PayloadSink {
   private partsLen = 0;
   private partsPos: number;
   private writing: Promise<void> = Promise.resolve();
+  private unsynced = 0;
+  private syncing: Promise<void> | null = null;
 
   constructor(
     private readonly fh: FileHandle,
@@ -271,6 +273,16 @@ class PayloadSink {
     await this.writing;
     this.writing = writeAll(this.fh, parts, pos, len);
     this.writing.catch(() => undefined);
+    // Flush to disk as we go (one sync at a time, off the critical path), so the final fsync has little left to do.
+    this.unsynced += len;
+    if (this.unsynced >= SYNC_EVERY && !this.syncing) {
+      this.unsynced = 0;
+      const s = this.writing.then(() => this.fh.datasync());
+      this.syncing = s.then(
+        () => void (this.syncing = null),
+        () => void (this.syncing = null), // a failing disk fails the final fsync too
+      );
+    }
   }
 
   /** Flushes everything, then seals the manifest region (`manifest`, exactly `start` bytes) and writes it and the age header at the start of the file. */
@@ -288,11 +300,12 @@ class PayloadSink {
       parts.push(...this.enc.seal(k, plain, k === lastIndex));
     }
     await writeAll(this.fh, parts, 0, this.enc.offsetOf(0) + parts.slice(1).reduce((a, b) => a + b.length, 0));
+    await this.syncing;
   }
 
   /** After a failure: lets native work and the write in progress end (their errors are moot). */
   async abort(): Promise<void> {
-    await Promise.allSettled([...this.queue.map((q) => q.frame), this.writing]);
+    await Promise.allSettled([...this.queue.map((q) => q.frame), this.writing, this.syncing]);
     this.queue = [];
   }
 }
@@ -312,6 +325,7 @@ async function lstatSizes(files: SourceFile[]): Promise<number[]> {
 }
 
 const READ_MAX = 4 * 1024 * 1024;
+const SYNC_EVERY = 64 * 1024 * 1024;
 const ZERO_BLOCKS = Buffer.alloc(2 * BLOCK);
 
 /** Writes `<archivePath>.partial`, then renames it into place. Returns the manifest and the archive size. */
@@ -361,13 +375,23 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
       try {
         if (!(await src.stat()).isFile()) throw new ArchiveError(`${f.path} is no longer a regular file.`);
         // Exactly the size the manifest names: a file that grew is archived as it was; one that shrank fails the backup.
-        for (let left = e.sizeBytes; left > 0; ) {
+        // Straight into the frame buffer; the next read is under way while this piece is hashed.
+        const readAt = (buf: Buffer, off: number, len: number) => src.read(buf, off, len, null).then((r) => ({ buf, off, n: r.bytesRead }));
+        let left = e.sizeBytes;
+        const fresh = () => {
           const r = sink.region();
-          const { bytesRead } = await src.read(r.buf, r.off, Math.min(left, r.len, READ_MAX), null);
-          if (bytesRead === 0) throw new ArchiveError(`${f.path} shrank while it was being backed up.`);
-          hash.update(r.buf.subarray(r.off, r.off + bytesRead));
-          left -= bytesRead;
-          await sink.commit(bytesRead);
+          return readAt(r.buf, r.off, Math.min(left, r.len, READ_MAX));
+        };
+        let next = left > 0 ? fresh() : null;
+        while (next) {
+          const { buf, off, n } = await next;
+          if (n === 0) throw new ArchiveError(`${f.path} shrank while it was being backed up.`);
+          left -= n;
+          const room = FRAME_BYTES - (off + n);
+          next = left > 0 && room > 0 ? readAt(buf, off + n, Math.min(left, room, READ_MAX)) : null;
+          hash.update(buf.subarray(off, off + n));
+          await sink.commit(n); // dispatches only a full frame, i.e. never one with a read under way
+          if (!next && left > 0) next = fresh();
         }
       } finally {
         await src.close();
