@@ -222,7 +222,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
           if (gen !== scanGen) return;
           scanning = null;
           summary = s;
-          perf.mark('scanDone');
+          perf.mark('scanDone', perf.enabled ? { uiHeapUsed: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss } : {});
           marks.rebase(s);
           for (const sc of screens) sc.onSummary();
           requestRender();
@@ -450,7 +450,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
 
     screen.on('keypress', (ch: string | undefined, key: KeyEvent | undefined) => {
       const k: KeyEvent = key ?? {};
-      perf.key();
+      perf.key(k.name ?? ch);
       // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
       if (k.name === 'return') return;
       if (k.ctrl && k.name === 'c' && !executing) return quit();

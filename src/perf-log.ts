@@ -18,8 +18,10 @@ export class PerfLog {
   }
 
   /** A key arrived; while an earlier key still waits for its frame, that earlier time is kept (pessimistic). */
-  key(): void {
-    if (this.file && this.pendingKey === null) this.pendingKey = performance.now();
+  key(name?: string): void {
+    if (!this.file || this.pendingKey !== null) return;
+    this.pendingKey = performance.now();
+    this.pendingName = name ?? '';
   }
 
   /** Called at the start of a paint: splits a key's latency into waiting and painting. */
@@ -31,7 +33,7 @@ export class PerfLog {
     if (!this.file) return;
     const now = performance.now();
     if (this.pendingKey !== null && extra.settled) {
-      this.write({ e: 'key', ms: now - this.pendingKey, paint: now - this.paintAt, scanning: extra.scanning });
+      this.write({ e: 'key', k: this.pendingName, ms: now - this.pendingKey, paint: now - this.paintAt, scanning: extra.scanning });
       this.pendingKey = null;
     }
     if (extra.rows > 0 && !this.firstRows) {
@@ -46,6 +48,7 @@ export class PerfLog {
 
   private firstRows = false;
   private paintAt = 0;
+  private pendingName = '';
 
   private write(o: object): void {
     appendFileSync(this.file!, JSON.stringify(o) + '\n');

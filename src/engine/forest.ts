@@ -14,8 +14,6 @@ export interface SessionNode {
   treeParent: SessionNode | null;
   children: SessionNode[];
   projectKey: string;
-  /** Lower-cased title + cwd + id, for the text filter. */
-  haystack: string;
 }
 
 export interface ProjectNode {
@@ -49,7 +47,6 @@ export function buildForest(sessions: SessionRecord[], groups: ProjectGroup[]): 
       treeParent: null,
       children: [],
       projectKey: NO_PROJECT_ID,
-      haystack: `${s.title}\n${s.cwd ?? ''}\n${s.id}`.toLowerCase(),
     };
     nodeById.set(s.id, n);
     return n;

@@ -203,8 +203,16 @@ export class Snapshot {
     return { ids, bytes };
   }
 
+  /**
+   * Lower-cased title + cwd + id per node, for the text filter. Built on the
+   * first text filter only: most views never filter, and a provisional
+   * snapshot should not pay ~200 bytes a session for it.
+   */
+  private haystacks: string[] | null = null;
+
   private matcher(f: SessionFilter): (n: SessionNode) => boolean {
     const text = f.text?.trim().toLowerCase() ?? '';
+    const hay = text ? (this.haystacks ??= this.forest.nodes.map((n) => `${n.s.title}\n${n.s.cwd ?? ''}\n${n.s.id}`.toLowerCase())) : [];
     const now = this.scannedAt;
     let lo = -Infinity;
     let hi = Infinity;
@@ -227,7 +235,7 @@ export class Snapshot {
     const timed = lo !== -Infinity || hi !== Infinity;
     return (n) => {
       const s = n.s;
-      if (text && !n.haystack.includes(text)) return false;
+      if (text && !hay[n.idx]!.includes(text)) return false;
       if (timed) {
         const t = s.updatedAt ?? 0;
         if (t < lo || t >= hi) return false;

@@ -68,6 +68,11 @@ class PagedRows implements RowSource {
     const last = Math.floor(Math.max(from, to - 1) / PAGE);
     for (let p = first; p <= last; p++) this.fetch(p);
     if (this.fresh) this.fetch(first);
+    // The ends of the view too (one slice each for the engine): g and G then draw at once.
+    else if (this.count > 0) {
+      this.fetch(0);
+      this.fetch(Math.floor((this.count - 1) / PAGE));
+    }
   }
 
   private fetch(p: number): void {
@@ -413,7 +418,8 @@ export class SessionsScreen implements Screen {
 
   private expand(force?: boolean): boolean {
     const r = this.rows.row(this.list.cursor);
-    if (!r || !r.expandable || this.view === 'flat') return true;
+    // Nothing to open: the frame still answers the key (and the perf log sees it answered).
+    if (!r || !r.expandable || this.view === 'flat') return this.moveTo(this.list.cursor);
     if (force && r.expanded) return this.moveTo(this.list.cursor + 1);
     this.toggle(r.id);
     return true;
@@ -421,7 +427,7 @@ export class SessionsScreen implements Screen {
 
   private collapseOrParent(): boolean {
     const r = this.rows.row(this.list.cursor);
-    if (!r) return true;
+    if (!r) return this.moveTo(this.list.cursor);
     if (r.expandable && r.expanded) {
       this.toggle(r.id);
       return true;
@@ -431,7 +437,7 @@ export class SessionsScreen implements Screen {
       const p = this.rows.row(i);
       if (p && p.depth < r.depth) return this.moveTo(i);
     }
-    return true;
+    return this.moveTo(this.list.cursor);
   }
 
   private toggle(id: string): void {
