@@ -39,6 +39,13 @@ async function startApp(flags: AppFlags): Promise<number> {
       const demo = createDemoHome();
       demoRoot = demo.root;
       Object.assign(env, demo.env);
+      // OpenCode's store needs OpenCode itself to create its schema: built in the background when it is installed here.
+      const { bundledOpencodeBinDir, buildDemoOpencodeStore } = await import('./adapters/opencode/demo.js');
+      const bin = bundledOpencodeBinDir();
+      if (bin) {
+        env.PATH = `${bin}:${env.PATH ?? '/usr/bin:/bin'}`;
+        void buildDemoOpencodeStore(demo.root, demo.env, bin, Date.now()).catch(() => undefined);
+      }
     }
     const { createWorkerEngine } = await import('./engine/worker-client.js');
     engine = createWorkerEngine(new URL('./worker.js', import.meta.url), { env, opts: { readOnly: flags.readOnly, demo: flags.demo } });
