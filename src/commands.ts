@@ -55,11 +55,11 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
     )
     .command(
       'recovery [action] [operation]',
-      'List interrupted cleanups, or accept / close one',
+      'List interrupted cleanups, or accept / close / restore one',
       (y) =>
         y
-          .positional('action', { choices: ['list', 'accept', 'close'], default: 'list' })
-          .positional('operation', { type: 'string', describe: 'Operation id (for accept and close)' }),
+          .positional('action', { choices: ['list', 'accept', 'close', 'restore'], default: 'list' })
+          .positional('operation', { type: 'string', describe: 'Operation id (for accept, close and restore)' }),
       async (a) => {
         code = await recoveryCommand(String(a.action), a.operation ? String(a.operation) : undefined);
       },
@@ -193,12 +193,14 @@ async function recoveryCommand(action: string, operation: string | undefined): P
   const engine = engineForCli(false);
   if (action !== 'list') {
     if (!operation) throw new UsageError(`recovery ${action} needs an operation id (see cleanerx recovery list).`);
-    await engine.recoveryAction(operation, action as 'accept' | 'close');
+    // Restore brings back the verified backup bound to the operation (asks for the key passphrase unless the key ring unlocks it).
+    const passphrase = action === 'restore' && (await engine.keyInfo()).needsPassphrase ? await readPassphrase('Backup key passphrase: ') : undefined;
+    await engine.recoveryAction(operation, action as 'accept' | 'close' | 'restore', passphrase);
   }
   const ops = await engine.recoveryList();
   if (!ops.length) process.stdout.write('No interrupted cleanup.\n');
   for (const o of ops) {
-    process.stdout.write(`${o.operationId}  ${o.agent ? AGENT_NAMES[o.agent] : 'unknown'}  ${o.status}\n  recorded: ${o.recorded}\n  observed: ${o.observed} — ${o.reason}\n  can: ${[o.canAccept && 'accept', o.canClose && 'close'].filter(Boolean).join(', ') || 'nothing (inspect the journal)'}\n`);
+    process.stdout.write(`${o.operationId}  ${o.agent ? AGENT_NAMES[o.agent] : 'unknown'}  ${o.status}\n  recorded: ${o.recorded}\n  observed: ${o.observed} — ${o.reason}\n  can: ${[o.canAccept && 'accept', o.canClose && 'close', o.canRestore && 'restore'].filter(Boolean).join(', ') || 'nothing (inspect the journal)'}\n`);
   }
   return 0;
 }

@@ -111,6 +111,27 @@ describe('cleanerx clean on OpenCode', () => {
     expect(accept.stdout).toMatch(/No interrupted cleanup/);
   }, 300_000);
 
+  it('killed after OpenCode deleted a backed-up subtree: recovery restore brings it back through import and marks it recovered', async () => {
+    t = makeTempEnv();
+    const m = buildStore(t, template, { git: true, messagesPerSession: 2 });
+    const root = deepRoot(m);
+    const rows0 = sessionRows(t);
+    const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '10', CLEANERX_CRASH_AT: 'official:0:after' };
+    const killed = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'opencode', '--id', root.id, '--yes', '--backup'], { env, encoding: 'utf8', input: `${PASS}\n`, timeout: 240_000 });
+    expect(killed.signal).toBe('SIGKILL');
+    expectOnlyRemoved(rows0, sessionRows(t), root.scope);
+    const list = cleanerx(['recovery', 'list']);
+    expect(list.stdout).toMatch(/observed: All applied/);
+    expect(list.stdout).toMatch(/can: accept, close, restore/);
+    const op = /^(\S{36})\s+OpenCode/m.exec(list.stdout)![1]!;
+    const restore = cleanerx(['recovery', 'restore', op], `${PASS}\n`);
+    expect(restore.status, restore.stderr).toBe(0);
+    expect(restore.stdout).toMatch(/No interrupted cleanup/);
+    const rows2 = sessionRows(t);
+    for (const sid of root.scope) expect(rows2.get(sid), sid).toEqual(rows0.get(sid));
+    expect(rows2.size).toBe(rows0.size);
+  }, 300_000);
+
   it('logs go through the path transaction: the log dir is removed, the database and every other file are untouched', async () => {
     t = makeTempEnv();
     buildStore(t, template, { dataDir: dataDir(t) });
