@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH, CLI, isolatedEnvFor, median, ROOT, STORES, timeNode } from './lib/util.mjs';
@@ -13,6 +13,8 @@ export const name = 'pi-scan-10k';
 export const target = 1.5;
 
 const RUNS = 3;
+/** 2: built in place, so fork parents resolve. */
+const STORE_VERSION = 2;
 const PARAMS = {
   projects: 100,
   sessionsPerProject: 100,
@@ -26,7 +28,7 @@ const PARAMS = {
 /** Builds the store once into bench/.stores/pi-10k; a marker records what it was built from. */
 async function ensureStore(log) {
   const fixtureJs = join(ROOT, 'dist', 'adapters', 'pi', 'fixture.js');
-  const key = createHash('sha256').update(JSON.stringify(PARAMS)).update(readFileSync(fixtureJs)).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(JSON.stringify({ PARAMS, STORE_VERSION })).update(readFileSync(fixtureJs)).digest('hex').slice(0, 16);
   const root = join(STORES, 'pi-10k');
   const marker = join(root, '.complete');
   if (existsSync(marker)) {
@@ -39,14 +41,13 @@ async function ensureStore(log) {
   }
   log(`  building the ${PARAMS.projects}×${PARAMS.sessionsPerProject} pi store in ${root} (once)…`);
   const t0 = Date.now();
-  const tmp = `${root}.building-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  const env = await isolatedEnvFor(tmp);
+  // Built in place (the marker comes last): fork headers name their parents by absolute
+  // path, so a store built elsewhere and renamed would list every fork as a root.
+  rmSync(root, { recursive: true, force: true });
+  const env = await isolatedEnvFor(root);
   const { buildPiFixture } = await import(pathToFileURL(fixtureJs).href);
   const manifest = buildPiFixture({ ...PARAMS, agentDir: env.PI_CODING_AGENT_DIR });
-  mkdirSync(join(tmp, 'proc'), { recursive: true });
-  rmSync(root, { recursive: true, force: true });
-  renameSync(tmp, root);
+  mkdirSync(join(root, 'proc'), { recursive: true });
   const sessions = manifest.sessions.length;
   writeFileSync(marker, JSON.stringify({ key, params: PARAMS, sessions, builtAt: new Date().toISOString() }) + '\n');
   log(`  built ${sessions} sessions in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -9,7 +9,7 @@
 // processes on a 2-core machine stretch every wall-clock figure.
 
 import pty from '@lydell/node-pty';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { BENCH, CLI, ROOT, STORES, isolatedEnvFor } from './lib/util.mjs';
@@ -21,16 +21,16 @@ const PARAMS = { projects: 200, sessionsPerProject: 500, forkRate: 0.05, seed: 9
 async function store(log) {
   const root = join(STORES, 'pi-100k');
   const marker = join(root, '.complete');
-  const key = JSON.stringify(PARAMS);
+  // builtInPlace: fork parents resolve (an older store built under another name is rebuilt).
+  const key = JSON.stringify({ ...PARAMS, builtInPlace: true });
   if (existsSync(marker) && readFileSync(marker, 'utf8') === key) return root;
   log(`  building the 100k-session pi store in ${root} (once)…`);
-  const tmp = `${root}.building-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  const env = await isolatedEnvFor(tmp);
+  // Built in place (the marker comes last): fork headers name their parents by absolute
+  // path, so a store built elsewhere and renamed would list every fork as a root.
+  rmSync(root, { recursive: true, force: true });
+  const env = await isolatedEnvFor(root);
   const { buildPiFixture } = await import(join(ROOT, 'dist', 'adapters', 'pi', 'fixture.js'));
   buildPiFixture({ ...PARAMS, agentDir: env.PI_CODING_AGENT_DIR });
-  rmSync(root, { recursive: true, force: true });
-  renameSync(tmp, root);
   writeFileSync(marker, key);
   return root;
 }

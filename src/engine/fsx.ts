@@ -104,11 +104,13 @@ export function listDirSorted(dir: string): Dirent[] {
 
 /** realpath, or the realpath of the parent plus the name, or the path as given. */
 export function canonicalPath(p: string): string {
+  // realpath(3) in one call: the JS realpathSync lstats every component, and a
+  // stale reference (a moved store's fork parents) paid that twice per path.
   try {
-    return realpathSync(p);
+    return realpathSync.native(p);
   } catch {
     try {
-      return join(realpathSync(dirname(p)), basename(p));
+      return join(realpathSync.native(dirname(p)), basename(p));
     } catch {
       return resolve(p);
     }

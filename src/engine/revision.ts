@@ -25,6 +25,22 @@ export interface WalkOptions {
   maxEntries?: number;
 }
 
+/** What the revision hashes for one entry: metadata only, never contents. */
+function entryLine(p: string, st: Stats): string {
+  return `${p}\0${st.size}\0${st.mtimeMs}\0${st.dev}\0${st.ino}\0${st.uid}\0${st.mode}\n`;
+}
+
+/**
+ * The revision `walkOwned([file], …)` would compute for one regular file,
+ * from a stat the caller already holds (an fstat of the same open file gives
+ * the same fields as the walk's lstat). An adapter that opened the file with
+ * O_NOFOLLOW and checked its owner can record this instead of having the
+ * engine walk every file again after the scan.
+ */
+export function fileRevision(path: string, st: Stats): string {
+  return createHash('sha256').update(entryLine(path, st)).digest('hex');
+}
+
 /** Walks each path (file or directory tree) without following links. Missing paths are skipped. */
 export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTree {
   const hash = createHash('sha256');
@@ -33,7 +49,7 @@ export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTre
   let seen = 0;
   const visit = (p: string, st: Stats, rootDev: number): void => {
     seen++;
-    hash.update(`${p}\0${st.size}\0${st.mtimeMs}\0${st.dev}\0${st.ino}\0${st.uid}\0${st.mode}\n`);
+    hash.update(entryLine(p, st));
     out.bytes += allocatedBytes(st);
     if (st.mtimeMs > out.newestMtime) out.newestMtime = st.mtimeMs;
     if (st.isSymbolicLink()) out.unsafe ??= `${UNSAFE_REASON}: ${p} is a symbolic link.`;

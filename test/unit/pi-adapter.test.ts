@@ -1,4 +1,5 @@
 import { readPrefixSync } from '../../src/engine/fsx.js';
+import { walkOwned } from '../../src/engine/revision.js';
 // The pi adapter against hand-written and generated agent dirs in a temp home:
 // titles, fork parents, projects, skips, items, writers, preview, bounds.
 
@@ -593,5 +594,22 @@ describe('the 2 MiB prefix bound', () => {
     bigSession('before', PI_PREFIX_BYTES - 200);
     const r = await scan();
     expect(r.s('before').title).toBe('late name');
+  });
+});
+
+describe('source revision', () => {
+  it('is recorded by the scan from its own stat and equals what the executor recomputes (walkOwned)', async () => {
+    t = makeTempEnv();
+    const a = writeSession('/home/u/a', 'rev-a', [user('one')]);
+    const b = writeSession('/home/u/b', 'rev-b', [user('two'), info('named')]);
+    const r = await scan();
+    for (const [id, file] of [['rev-a', a], ['rev-b', b]] as const) {
+      const rev = r.s(id).metadata.sourceRevision;
+      expect(typeof rev).toBe('string');
+      expect(rev).toBe(walkOwned([file], { uid: t.ctx.uid }).revision);
+    }
+    // A change to the file after the scan is a different revision.
+    writeFileSync(a, `${header('rev-a', '/home/u/a')}\n${user('one, longer')}\n`);
+    expect(walkOwned([a], { uid: t.ctx.uid }).revision).not.toBe(r.s('rev-a').metadata.sourceRevision);
   });
 });

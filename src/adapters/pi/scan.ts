@@ -4,7 +4,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
 import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readPrefixSync } from '../../engine/fsx.js';
-import { walkOwned } from '../../engine/revision.js';
+import { fileRevision, walkOwned } from '../../engine/revision.js';
 import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
 import { cleanText } from '../../engine/text.js';
@@ -162,7 +162,9 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
             recoverable: true,
             selectable: !blockAll,
             blockedReason: blockAll,
-            metadata: { pinned: false, requiresAgentExit: true, source: 'cli' },
+            // The revision walkOwned([file]) would compute, from the fstat of the open file (O_NOFOLLOW,
+            // owner checked above): the engine need not walk 100k files again after the scan.
+            metadata: blockAll ? { pinned: false, requiresAgentExit: true, source: 'cli' } : { pinned: false, requiresAgentExit: true, source: 'cli', sourceRevision: fileRevision(file, prefix.stat) },
           };
           reads.push(s);
           // When a copy repeats a session id, the file pi named for that id is the session.
