@@ -7,14 +7,10 @@ import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from './detect.js';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { readArchive } from '../backup/archive.js';
-import { archivePathFor, deleteBackup, loadCatalog, type BackupRecord } from '../backup/catalog.js';
-import { switchKeyStore, unlockKey, unlockOrCreateKey } from '../backup/key-source.js';
-import { exportIdentity, keyStatus } from '../backup/keystore.js';
-import { restoreArchive } from '../backup/restore.js';
-import { stagedExports } from '../backup/session-import.js';
-import { sessionExportRoot } from '../backup/take.js';
-import { assertNoPendingJournal, executePlan, type BackupRequest, type ExecutorDeps } from './executor.js';
+// Backups, key stores and the executor load on first use: a scan (the CLI's
+// `scan --json`, the worker's first answer) never pays for age, zstd and tar.
+import type { BackupRecord } from '../backup/catalog.js';
+import type { BackupRequest, ExecutorDeps } from './executor.js';
 import { AGENT_NAMES } from './model.js';
 import type {
   AgentKind,
@@ -80,9 +76,10 @@ export class Engine implements EngineApi {
     return (this.settingsCache ?? (await this.loadSettings())).settings;
   }
 
-  async detect(opts: { versions?: boolean } = {}): Promise<Installation[]> {
+  async detect(opts: { versions?: boolean; agents?: AgentKind[] } = {}): Promise<Installation[]> {
     const s = await this.settings();
-    return Promise.all(this.adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions))));
+    const adapters = opts.agents ? this.adapters.filter((a) => opts.agents!.includes(a.kind)) : this.adapters;
+    return Promise.all(adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions), this.opts.readOnly ? undefined : this.dirs.state)));
   }
 
   async scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary> {
@@ -236,6 +233,7 @@ export class Engine implements EngineApi {
       routeAvailable: Boolean(adapter.fileRoute || adapter.sessionRoute),
       officialSessions: Boolean(adapter.sessionRoute),
     });
+    const { assertNoPendingJournal } = await import('./executor.js');
     await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
     this.plans.clear();
     this.plans.set(plan.id, plan);
@@ -267,6 +265,7 @@ export class Engine implements EngineApi {
     }
     this.plans.delete(planId);
     this.stop = false;
+    const { executePlan } = await import('./executor.js');
     return executePlan(plan, this.executorDeps(adapter), onProgress, backup);
   }
 
@@ -278,20 +277,24 @@ export class Engine implements EngineApi {
   }
 
   private async unlockOrCreateKey(passphrase: string): Promise<{ identity: string; recipient: string }> {
+    const { unlockOrCreateKey } = await import('../backup/key-source.js');
     return unlockOrCreateKey(this.dirs.data, (await this.settings()).backupKeyStore, passphrase);
   }
 
   private async unlock(passphrase: string): Promise<{ identity: string; recipient: string }> {
+    const { unlockKey } = await import('../backup/key-source.js');
     return unlockKey(this.dirs.data, (await this.settings()).backupKeyStore, passphrase);
   }
 
   async keyInfo(): Promise<KeyInfo> {
     const store = (await this.settings()).backupKeyStore;
+    const { keyStatus } = await import('../backup/keystore.js');
     return { ...(await keyStatus(this.dirs.data)), store, needsPassphrase: store === 'file' };
   }
 
   /** Export always checks the file's passphrase, whatever unlocks the key day to day. */
   async keyExport(passphrase: string): Promise<string> {
+    const { exportIdentity } = await import('../backup/keystore.js');
     return exportIdentity(this.dirs.data, passphrase);
   }
 
@@ -299,6 +302,7 @@ export class Engine implements EngineApi {
     if (store !== 'file' && store !== 'keyring') throw new RequestError('The key store is "file" or "keyring".');
     const loaded = await loadSettings(this.dirs.config);
     if (loaded.warning) throw new RequestError(`${loaded.warning} Fix or save the settings first.`);
+    const { switchKeyStore } = await import('../backup/key-source.js');
     await switchKeyStore(this.dirs.data, store, passphrase);
     await saveSettings(this.dirs.config, { ...loaded.settings, backupKeyStore: store });
     this.settingsCache = null;
@@ -306,12 +310,14 @@ export class Engine implements EngineApi {
   }
 
   async backupsList(): Promise<BackupSummary[]> {
+    const { archivePathFor, loadCatalog } = await import('../backup/catalog.js');
     return (await loadCatalog(this.dirs.data))
       .map((r) => ({ id: r.id, agent: r.agent, createdAt: r.createdAt, expiresAt: r.expiresAt, itemCount: r.itemCount, originalBytes: r.originalBytes, archiveBytes: r.archiveBytes, verifiedAt: r.verifiedAt, operationId: r.operationId, path: archivePathFor(this.dirs.data, r.id) }))
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
   }
 
   private async record(id: string): Promise<BackupRecord> {
+    const { loadCatalog } = await import('../backup/catalog.js');
     const r = (await loadCatalog(this.dirs.data)).find((x) => x.id === id);
     if (!r) throw new RequestError(`No backup ${id} in the catalog.`);
     return r;
@@ -320,6 +326,7 @@ export class Engine implements EngineApi {
   async backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }> {
     const r = await this.record(id);
     const key = await this.unlock(passphrase);
+    const [{ readArchive }, { archivePathFor }] = await Promise.all([import('../backup/archive.js'), import('../backup/catalog.js')]);
     const m = await readArchive(archivePathFor(this.dirs.data, r.id), key.identity, {}, r.agent);
     if (m.id !== r.id || m.operationId !== r.operationId) throw new RequestError('The archive does not belong to this catalog entry.');
     return { entries: m.entries.length, bytes: m.originalBytes };
@@ -336,6 +343,12 @@ export class Engine implements EngineApi {
     if (writers.length && !dryRun) throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
     const key = await this.unlock(passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
+    const [{ archivePathFor }, { restoreArchive }, { stagedExports }, { sessionExportRoot }] = await Promise.all([
+      import('../backup/catalog.js'),
+      import('../backup/restore.js'),
+      import('../backup/session-import.js'),
+      import('../backup/take.js'),
+    ]);
     const imp = adapter.sessionRoute?.importSessions;
     const sessionImport = imp
       ? {
@@ -353,6 +366,7 @@ export class Engine implements EngineApi {
   }
 
   async backupDelete(id: string): Promise<void> {
+    const { deleteBackup } = await import('../backup/catalog.js');
     await deleteBackup(this.dirs.data, id);
   }
 
@@ -377,11 +391,12 @@ export class Engine implements EngineApi {
       stateDir: this.dirs.state,
       rescan: (agent) => this.scan(agent),
       snapshot: (id) => this.snapshot(id),
-      boundBackup: async (operationId, agent) => (await loadCatalog(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
+      boundBackup: async (operationId, agent) => (await (await import('../backup/catalog.js')).loadCatalog(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
       restore: async (backupId, passphrase) => {
         await this.backupRestore(backupId, passphrase);
       },
       discardCandidate: async (backupId) => {
+        const { archivePathFor } = await import('../backup/catalog.js');
         const path = archivePathFor(this.dirs.data, backupId);
         for (const p of [`${path}.partial`, path]) {
           const st = await fsp.lstat(p).catch(() => null);
