@@ -22,7 +22,8 @@ import type {
 import type { LoadedSettings, Settings } from './settings.js';
 
 export interface EngineApi {
-  detect(opts?: { versions?: boolean }): Promise<Installation[]>;
+  /** Every agent (or only `agents`); `versions` runs each executable's --version. */
+  detect(opts?: { versions?: boolean; agents?: AgentKind[] }): Promise<Installation[]>;
   scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary>;
   page(req: PageRequest): Promise<PageResult>;
   matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }>;

@@ -2,6 +2,7 @@
 // installed, and its version. Bounded: a fixed list of directories, a 3 s
 // timeout on `--version`, nothing recursive.
 
+import { cachedVersion } from './version-cache.js';
 import { execFile } from 'node:child_process';
 import { constants, promises as fsp } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
@@ -91,6 +92,8 @@ export async function detectOne(
   ctx: HostContext,
   override: string | undefined,
   withVersion: boolean,
+  /** cleanerx's state dir: where versions are remembered per executable identity. */
+  stateDir?: string,
 ): Promise<Installation> {
   const warnings: string[] = [];
   const { home, source } = resolveHome(adapter, ctx, override);
@@ -99,7 +102,7 @@ export async function detectOne(
     warnings.push(`${adapter.homeEnvVar} is relative ("${envValue}") and was ignored; using ${home}.`);
   }
   const [executable, hasData] = await Promise.all([findExecutable(adapter, ctx, home), adapter.hasData(home).catch(() => false)]);
-  const version = executable && withVersion ? await readVersion(adapter, executable, ctx.env) : null;
+  const version = executable && withVersion ? await cachedVersion(stateDir, adapter.kind, executable, () => readVersion(adapter, executable, ctx.env)) : null;
   return {
     agent: adapter.kind,
     state: executable ? 'installed' : hasData ? 'dataOnly' : 'notFound',

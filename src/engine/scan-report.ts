@@ -39,11 +39,13 @@ export interface AgentReport {
 }
 
 export async function buildScanReport(engine: Engine, agents: AgentKind[]): Promise<ScanReport> {
-  const installs = await engine.detect({ versions: true });
+  // `--version` of a slow-starting agent (OpenCode: ~2 s) runs while the stores are read.
+  const detecting = engine.detect({ versions: true, agents });
+  detecting.catch(() => undefined);
   const out: AgentReport[] = [];
   for (const agent of agents) {
-    const inst = installs.find((i) => i.agent === agent)!;
     const summary = await engine.scan(agent);
+    const inst = (await detecting).find((i) => i.agent === agent)!;
     const snap = engine.snapshot(summary.snapshotId);
     out.push({
       agent,

@@ -1,6 +1,6 @@
 // Detection: home resolution order, executable discovery, version, state.
 
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { piAdapter } from '../../src/adapters/pi/index.js';
@@ -83,6 +83,28 @@ describe('executable discovery and state', () => {
     expect(inst.version).toBe('0.73.1');
     // Without asking for versions, the program is not run.
     expect((await detectOne(piAdapter, ctx, undefined, false)).version).toBeNull();
+  });
+
+  it('remembers a version per executable identity in the state dir, and asks again after an upgrade', async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    const runs = join(t.root, 'runs');
+    writeScript(bin, 'pi', `echo run >> ${runs}; echo 'pi 0.73.1'`);
+    const ctx = ctxWith({ PATH: `${bin}:/usr/bin:/bin` });
+    const state = join(t.root, 'state');
+    const count = (): number => readFileSync(runs, 'utf8').split('\n').filter(Boolean).length;
+    expect((await detectOne(piAdapter, ctx, undefined, true, state)).version).toBe('0.73.1');
+    expect((await detectOne(piAdapter, ctx, undefined, true, state)).version).toBe('0.73.1');
+    expect(count()).toBe(1);
+    expect(statSync(join(state, 'versions.json')).mode & 0o777).toBe(0o600);
+    // An upgrade rewrites the executable: its identity changes, so it is asked again.
+    writeScript(bin, 'pi', `echo run >> ${runs}; echo 'pi 0.74.0 (new build)'`);
+    expect((await detectOne(piAdapter, ctx, undefined, true, state)).version).toBe('0.74.0 (new build)');
+    expect(count()).toBe(2);
+    // A malformed cache is ignored, never trusted.
+    writeFileSync(join(state, 'versions.json'), '{"pi\u0000x": 1');
+    expect((await detectOne(piAdapter, ctx, undefined, true, state)).version).toBe('0.74.0 (new build)');
+    expect(count()).toBe(3);
   });
 
   it('reports installed even when --version fails', async () => {
