@@ -7,13 +7,16 @@ import { defaultHostContext } from './engine/adapter.js';
 import { Engine } from './engine/engine.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/worker-client.js';
 import { hostContextFromEnv } from './host.js';
+import type { ScanSummary } from './engine/model.js';
+import { selectionTransfer } from './engine/selection.js';
 
 const init = workerData as WorkerInit;
-const engine = new Engine(ADAPTERS, hostContextFromEnv(init.env) ?? defaultHostContext(), init.opts);
+// Summaries cross to the UI with the selection index as typed arrays, moved rather than copied.
+const engine = new Engine(ADAPTERS, hostContextFromEnv(init.env) ?? defaultHostContext(), { ...init.opts, compactSelection: true });
 const port = parentPort!;
 
 port.on('message', async (m: WorkerRequest) => {
-  const reply = (r: WorkerReply): void => port.postMessage(r);
+  const reply = (r: WorkerReply): void => port.postMessage(r, transferables(r));
   try {
     // Progress callbacks go last, after any optional arguments the caller left out.
     const args = [...m.args];
@@ -27,3 +30,13 @@ port.on('message', async (m: WorkerRequest) => {
     reply({ id: m.id, ok: false, error: err.message, kind: err.request ? 'request' : err.usage ? 'usage' : 'internal' });
   }
 });
+
+/** The selection index's buffers in a reply (a scan's summary, a provisional one, an execute's rescan). */
+function transferables(r: WorkerReply): ArrayBuffer[] {
+  const v = ('progress' in r ? (r.progress as { provisional?: ScanSummary }).provisional : 'result' in r ? (r.result as ScanSummary | { summary?: ScanSummary } | null) : null) as
+    | (Partial<ScanSummary> & { summary?: ScanSummary })
+    | null
+    | undefined;
+  if (!v || typeof v !== 'object') return [];
+  return selectionTransfer(v.selectionIndex ?? v.summary?.selectionIndex);
+}

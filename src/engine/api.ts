@@ -52,4 +52,6 @@ export interface EngineOptions {
   readOnly: boolean;
   /** The demo lists data-only agents in the selector too. */
   demo: boolean;
+  /** Summaries carry the selection index as `selectionIndex` (typed arrays) and an empty `selection` (the worker's form). */
+  compactSelection?: boolean;
 }

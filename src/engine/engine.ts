@@ -122,7 +122,7 @@ export class Engine implements EngineApi {
     if (old) this.snapshots.delete(old);
     this.snapshots.set(snap.id, snap);
     this.latestByAgent.set(agent, snap.id);
-    const summary = snap.summary();
+    const summary = snap.summary(Boolean(this.opts.compactSelection));
     summary.readOnly = this.opts.readOnly;
     return summary;
   }
@@ -151,7 +151,7 @@ export class Engine implements EngineApi {
           this.dropProvisional(agent);
           this.provisional.set(snap.id, snap);
           this.provisionalByAgent.set(agent, snap.id);
-          out.provisional = snap.summary();
+          out.provisional = snap.summary(Boolean(this.opts.compactSelection));
           out.provisional.readOnly = this.opts.readOnly;
           nextAt = performance.now() + Math.max(PROVISIONAL_MIN_MS, (performance.now() - t0) * 8);
         }

@@ -148,6 +148,19 @@ export interface SelectionEntry {
   bytes: number;
 }
 
+/**
+ * The selection index as one string and typed arrays (engine/selection.ts):
+ * entry i is the id `ids.slice(ends[i-1] ?? 0, ends[i])`, its size `bytes[i]`
+ * and its project `projectIds[project[i]]`.
+ */
+export interface CompactSelection {
+  ids: string;
+  ends: Uint32Array;
+  bytes: Float64Array;
+  project: Uint32Array;
+  projectIds: string[];
+}
+
 export interface ItemSummary {
   id: string;
   category: Category;
@@ -177,7 +190,10 @@ export interface ScanSummary {
   largestSessions: { id: string; title: string; bytes: number; projectLabel: string }[];
   ageHistogram: { label: string; sessions: number; bytes: number }[];
   items: ItemSummary[];
+  /** In-process callers get the entries; an engine built with `compactSelection` leaves this empty and fills `selectionIndex`. */
   selection: SelectionEntry[];
+  /** The same index, compact and transferable (what the worker sends the UI). */
+  selectionIndex?: CompactSelection;
   warnings: ScanWarning[];
   writers: Writer[];
   readOnly: boolean;

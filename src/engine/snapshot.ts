@@ -22,6 +22,7 @@ import {
   type SessionFilter,
   type SortKey,
 } from './model.js';
+import { SelectionBuilder } from './selection.js';
 import { filterActive, RequestError, validateFilter, validatePage } from './validate.js';
 
 const DAY = 86_400_000;
@@ -78,7 +79,8 @@ export class Snapshot {
 
   // ---- summary ----------------------------------------------------------
 
-  summary(): ScanSummary {
+  /** `compact`: the selection index as typed arrays (`selectionIndex`), `selection` left empty. */
+  summary(compact = false): ScanSummary {
     const byCategory: Partial<Record<Category, CategoryTotal>> = {};
     const add = (c: Category, bytes: number): void => {
       const t = (byCategory[c] ??= { bytes: 0, items: 0 });
@@ -143,14 +145,22 @@ export class Snapshot {
         modifiedAt: it.modifiedAt,
       })),
       // A provisional view offers nothing to mark: an empty index keeps every mark path shut.
-      selection: this.forest.nodes
-        .filter((n) => n.s.selectable && !this.provisional)
-        .map((n) => ({ id: n.s.itemId, projectId: n.projectKey, bytes: n.s.bytes })),
+      ...this.selectionFields(compact),
       warnings: this.warnings,
       writers: this.inventory.writers,
       readOnly: false,
       ...(this.provisional ? { provisional: true } : {}),
     };
+  }
+
+  private selectionFields(compact: boolean): Pick<ScanSummary, 'selection' | 'selectionIndex'> {
+    const nodes = this.provisional ? [] : this.forest.nodes;
+    if (!compact) return { selection: nodes.filter((n) => n.s.selectable).map((n) => ({ id: n.s.itemId, projectId: n.projectKey, bytes: n.s.bytes })) };
+    let count = 0;
+    for (const n of nodes) if (n.s.selectable) count++;
+    const b = new SelectionBuilder(count);
+    for (const n of nodes) if (n.s.selectable) b.add(n.s.itemId, n.projectKey, n.s.bytes);
+    return { selection: [], selectionIndex: b.build() };
   }
 
   // ---- sorting ----------------------------------------------------------

@@ -2,31 +2,50 @@
 // longer has. Sizes come from the scan's selection index, so marking a
 // whole filtered scope needs no loaded pages.
 
-import type { ScanSummary } from '../engine/model.js';
+import type { CompactSelection, ScanSummary } from '../engine/model.js';
+import { compactSelection, selectionId } from '../engine/selection.js';
+
+interface Counts {
+  marked: number;
+  selectable: number;
+}
 
 export class Marks {
   private ids = new Map<string, number>();
-  private sizeIndex = new Map<string, number>();
+  /** Item id → slot: < sel.ends.length a session of the selection index, else a selectable item. */
+  private slot = new Map<string, number>();
+  private sel: CompactSelection | null = null;
+  private itemBytes: number[] = [];
   private bytesTotal = 0;
-  private projectOf = new Map<string, string>();
-  private perProject = new Map<string, { marked: number; selectable: number }>();
+  /** Counters by the index's project number, and by project id for the screens. */
+  private counts: Counts[] = [];
+  private perProject = new Map<string, Counts>();
 
   /** Rebuilds the size index from a new scan and drops marks the scan no longer has. */
   rebase(summary: ScanSummary | null): void {
-    this.sizeIndex.clear();
-    this.projectOf.clear();
+    this.slot.clear();
     this.perProject.clear();
+    this.itemBytes = [];
+    this.counts = [];
+    this.sel = null;
     if (summary) {
-      for (const s of summary.selection) {
-        this.sizeIndex.set(s.id, s.bytes);
-        this.projectOf.set(s.id, s.projectId);
-        const c = this.perProject.get(s.projectId);
-        if (c) c.selectable++;
-        else this.perProject.set(s.projectId, { marked: 0, selectable: 1 });
+      // The worker sends the compact index; an in-process engine the entries.
+      const sel = summary.selectionIndex ?? compactSelection(summary.selection);
+      this.sel = sel;
+      this.counts = sel.projectIds.map(() => ({ marked: 0, selectable: 0 }));
+      sel.projectIds.forEach((p, i) => this.perProject.set(p, this.counts[i]!));
+      const n = sel.ends.length;
+      for (let i = 0; i < n; i++) {
+        this.slot.set(selectionId(sel, i), i);
+        this.counts[sel.project[i]!]!.selectable++;
       }
-      for (const it of summary.items) if (it.selectable) this.sizeIndex.set(it.id, it.bytes);
+      for (const it of summary.items) {
+        if (!it.selectable || this.slot.has(it.id)) continue;
+        this.slot.set(it.id, n + this.itemBytes.length);
+        this.itemBytes.push(it.bytes);
+      }
     }
-    const kept = [...this.ids.keys()].filter((id) => this.sizeIndex.has(id));
+    const kept = [...this.ids.keys()].filter((id) => this.slot.has(id));
     this.clear();
     for (const id of kept) this.add(id);
   }
@@ -35,14 +54,19 @@ export class Marks {
     return this.perProject.get(projectId) ?? { marked: 0, selectable: 0 };
   }
 
+  private sizeOf(slot: number): number {
+    const n = this.sel?.ends.length ?? 0;
+    return slot < n ? this.sel!.bytes[slot]! : this.itemBytes[slot - n]!;
+  }
+
   private bump(id: string, d: number): void {
-    const p = this.projectOf.get(id);
-    const c = p === undefined ? undefined : this.perProject.get(p);
-    if (c) c.marked += d;
+    const s = this.slot.get(id);
+    if (s === undefined || !this.sel || s >= this.sel.ends.length) return;
+    this.counts[this.sel.project[s]!]!.marked += d;
   }
 
   selectable(id: string): boolean {
-    return this.sizeIndex.has(id);
+    return this.slot.has(id);
   }
 
   has(id: string): boolean {
@@ -58,8 +82,9 @@ export class Marks {
   }
 
   add(id: string): boolean {
-    const bytes = this.sizeIndex.get(id);
-    if (bytes === undefined || this.ids.has(id)) return false;
+    const slot = this.slot.get(id);
+    if (slot === undefined || this.ids.has(id)) return false;
+    const bytes = this.sizeOf(slot);
     this.ids.set(id, bytes);
     this.bytesTotal += bytes;
     this.bump(id, 1);
@@ -94,7 +119,7 @@ export class Marks {
   clear(): void {
     this.ids.clear();
     this.bytesTotal = 0;
-    for (const c of this.perProject.values()) c.marked = 0;
+    for (const c of this.counts) c.marked = 0;
   }
 
   get count(): number {
