@@ -36,6 +36,9 @@ export interface Forest {
   warnings: ScanWarning[];
 }
 
+/** Shared by every leaf (most sessions): one empty array instead of 100k. Never pushed to. */
+const NO_CHILDREN: SessionNode[] = Object.freeze([]) as unknown as SessionNode[];
+
 export function buildForest(sessions: SessionRecord[], groups: ProjectGroup[]): Forest {
   const warnings: ScanWarning[] = [];
   const nodeById = new Map<string, SessionNode>();
@@ -45,7 +48,7 @@ export function buildForest(sessions: SessionRecord[], groups: ProjectGroup[]): 
       s,
       parent: null,
       treeParent: null,
-      children: [],
+      children: NO_CHILDREN,
       projectKey: NO_PROJECT_ID,
     };
     nodeById.set(s.id, n);
@@ -90,7 +93,8 @@ export function buildForest(sessions: SessionRecord[], groups: ProjectGroup[]): 
     p.latest = Math.max(p.latest, n.s.updatedAt ?? 0);
     if (n.parent && n.parent.projectKey === n.projectKey) {
       n.treeParent = n.parent;
-      n.parent.children.push(n);
+      if (n.parent.children === NO_CHILDREN) n.parent.children = [n];
+      else n.parent.children.push(n);
     } else {
       p.top.push(n);
     }

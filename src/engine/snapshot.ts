@@ -38,6 +38,15 @@ interface FlatView {
   matched: number;
 }
 
+function projectComparator(key: SortKey): (a: ProjectNode, b: ProjectNode) => number {
+  return (a, b) => {
+    if (a.virtual !== b.virtual) return a.virtual ? 1 : -1;
+    if (key === 'size') return b.bytes - a.bytes || a.label.localeCompare(b.label);
+    if (key === 'title') return a.label.toLowerCase() < b.label.toLowerCase() ? -1 : a.label.toLowerCase() > b.label.toLowerCase() ? 1 : 0;
+    return b.latest - a.latest || a.label.localeCompare(b.label);
+  };
+}
+
 export class Snapshot {
   readonly id = randomUUID();
   readonly forest: Forest;
@@ -112,7 +121,15 @@ export class Snapshot {
       totals.bytes += byCategory[c]?.bytes ?? 0;
       totals.items += byCategory[c]?.items ?? 0;
     }
-    const largest = [...this.forest.nodes].sort((a, b) => b.s.bytes - a.s.bytes).slice(0, 10);
+    // The ten largest, as a stable sort by size would list them (no copy and sort of every node).
+    const largest: SessionNode[] = [];
+    for (const n of this.forest.nodes) {
+      if (largest.length === 10 && n.s.bytes <= largest[9]!.s.bytes) continue;
+      let i = largest.length;
+      while (i > 0 && largest[i - 1]!.s.bytes < n.s.bytes) i--;
+      largest.splice(i, 0, n);
+      if (largest.length > 10) largest.pop();
+    }
     return {
       snapshotId: this.id,
       agent: this.agent,
@@ -124,7 +141,8 @@ export class Snapshot {
       sessionCount: this.forest.nodes.length,
       archivedSessionCount: archived,
       sources: [...sources].sort(),
-      projects: this.sortedFor('size').projects.map((p) => ({ id: p.id, label: p.label, roots: p.roots, sessions: p.sessions, bytes: p.bytes })),
+      // Only the projects' order: the full 'size' view (every node sorted) is built when a page asks for it.
+      projects: (this.sorted.get('size')?.projects ?? [...this.forest.projects].sort(projectComparator('size'))).map((p) => ({ id: p.id, label: p.label, roots: p.roots, sessions: p.sessions, bytes: p.bytes })),
       largestSessions: largest.map((n) => ({
         id: n.s.itemId,
         title: n.s.title,
@@ -169,12 +187,7 @@ export class Snapshot {
     let s = this.sorted.get(key);
     if (s) return s;
     const cmp = sessionComparator(key);
-    const projects = [...this.forest.projects].sort((a, b) => {
-      if (a.virtual !== b.virtual) return a.virtual ? 1 : -1;
-      if (key === 'size') return b.bytes - a.bytes || a.label.localeCompare(b.label);
-      if (key === 'title') return a.label.toLowerCase() < b.label.toLowerCase() ? -1 : a.label.toLowerCase() > b.label.toLowerCase() ? 1 : 0;
-      return b.latest - a.latest || a.label.localeCompare(b.label);
-    });
+    const projects = [...this.forest.projects].sort(projectComparator(key));
     const top = this.forest.projects.map((p) => [...p.top].sort(p.virtual && key !== 'title' && key !== 'size' ? byRecency : cmp));
     const children = new Map<number, SessionNode[]>();
     for (const n of this.forest.nodes) if (n.children.length) children.set(n.idx, [...n.children].sort(cmp));

@@ -17,8 +17,14 @@ export type WorkerReply =
   | { id: number; ok: false; error: string; kind: 'request' | 'usage' | 'internal' }
   | { id: number; progress: ScanProgress | ExecuteProgress };
 
+/** Three semi-spaces' worth (V8 sizes the young generation as 3 × the semi-space). */
+const YOUNG_GENERATION_MB = 12;
+
 export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi {
-  const worker = new Worker(workerUrl, { workerData: init });
+  // A smaller young generation (4 MiB semi-spaces instead of 16): a 100k-session
+  // scan allocates garbage per file, and the default lets the worker's heap run
+  // ~30 MiB ahead of what it keeps; measured no slower (more, cheaper scavenges).
+  const worker = new Worker(workerUrl, { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
   worker.unref();
   let next = 1;
   type Progress = (p: never) => void;
