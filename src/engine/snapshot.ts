@@ -52,7 +52,12 @@ export class Snapshot {
   readonly forest: Forest;
   readonly items: Item[];
   private readonly itemById = new Map<string, Item>();
-  private readonly sessionByItemId = new Map<string, SessionNode>();
+  /**
+   * Sessions whose item id is not `session:<id>` of the node the forest keys
+   * by that id (none for today's adapters): the rest are found through
+   * forest.nodeById, without a second 100k-entry map.
+   */
+  private readonly otherItemIds = new Map<string, SessionNode>();
   private sorted = new Map<SortKey, { projects: ProjectNode[]; top: SessionNode[][]; children: Map<number, SessionNode[]>; flat: SessionNode[] }>();
   private cacheKey = '';
   private cacheView: FlatView | null = null;
@@ -69,7 +74,7 @@ export class Snapshot {
     this.forest = buildForest(inventory.sessions, inventory.projects);
     this.items = inventory.items;
     for (const it of this.items) this.itemById.set(it.id, it);
-    for (const n of this.forest.nodes) this.sessionByItemId.set(n.s.itemId, n);
+    for (const n of this.forest.nodes) if (!this.byOwnId(n.s.itemId, n)) this.otherItemIds.set(n.s.itemId, n);
   }
 
   get warnings() {
@@ -79,7 +84,17 @@ export class Snapshot {
   knownProject = (id: string): boolean => this.forest.projectById.has(id);
 
   session(itemId: string): SessionNode | undefined {
-    return this.sessionByItemId.get(itemId);
+    // As one map over every node would answer: the later node wins an item id both paths know.
+    const direct = this.byOwnId(itemId);
+    const other = this.otherItemIds.get(itemId);
+    return direct && other ? (direct.idx > other.idx ? direct : other) : (direct ?? other);
+  }
+
+  /** The node keyed by the id inside `session:<id>`, when its item id is exactly that (and it is `want`, if given). */
+  private byOwnId(itemId: string, want?: SessionNode): SessionNode | undefined {
+    if (!itemId.startsWith('session:')) return undefined;
+    const n = this.forest.nodeById.get(itemId.slice(8));
+    return n && n.s.itemId === itemId && (want === undefined || n === want) ? n : undefined;
   }
 
   item(itemId: string): Item | undefined {
@@ -296,7 +311,7 @@ export class Snapshot {
   private spliceToggle(v: FlatView, req: PageRequest, toggled: Set<string>, id: string): FlatView | null {
     const base = req.scope.expansion?.base ?? 'default';
     const p = this.forest.projectById.get(id);
-    const n = p ? undefined : this.sessionByItemId.get(id);
+    const n = p ? undefined : this.session(id);
     if (!p && !n) return null;
     const code = p ? -(p.idx + 1) : n!.idx;
     const i = v.entries.indexOf(code);
@@ -497,7 +512,7 @@ export class Snapshot {
   // ---- detail -----------------------------------------------------------
 
   detail(id: string): Detail {
-    const n = this.sessionByItemId.get(id);
+    const n = this.session(id);
     if (n) return this.sessionDetail(n);
     const p = this.forest.projectById.get(id);
     if (p) {
