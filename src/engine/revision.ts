@@ -23,6 +23,11 @@ export interface WalkOptions {
   /** Effective uid that must own every entry (-1 skips the check). */
   uid: number;
   maxEntries?: number;
+  /**
+   * The stat of `paths[0]` the caller already holds (an fstat of that regular
+   * file opened with O_NOFOLLOW): the same fields the walk's lstat would see.
+   */
+  firstStat?: Stats;
 }
 
 /** What the revision hashes for one entry: metadata only, never contents. */
@@ -82,12 +87,16 @@ export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTre
       visit(child, cst, rootDev);
     }
   };
-  for (const p of paths) {
+  for (let i = 0; i < paths.length; i++) {
+    const p = paths[i]!;
     let st: Stats;
-    try {
-      st = lstatSync(p);
-    } catch {
-      continue;
+    if (i === 0 && opts.firstStat) st = opts.firstStat;
+    else {
+      try {
+        st = lstatSync(p);
+      } catch {
+        continue;
+      }
     }
     visit(p, st, st.dev);
   }

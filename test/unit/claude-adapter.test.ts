@@ -4,6 +4,7 @@
 // protected items, links inside owned trees, writers through a fake /proc,
 // hostile input (sparse 3 GB, non-UTF-8, escapes, vanishing files) and previews.
 
+import { walkOwned } from '../../src/engine/revision.js';
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs, { closeSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
@@ -159,6 +160,8 @@ describe('a fixture home', () => {
       expect(s.blockedReason, what).toBeUndefined();
       expect(s.recoverable).toBe(true);
       expect(typeof s.metadata.sourceRevision).toBe('string');
+      // What the executor's preflight recomputes (the scan reuses the transcript's fstat).
+      expect(s.metadata.sourceRevision, what).toBe(walkOwned(s.paths, { uid: t.ctx.uid }).revision);
     }
     // The escape-laden custom title of the first session arrives as inert text.
     expect(r.s(m.sessions[0]!.id).title).toBe('evil RED title');

@@ -164,7 +164,8 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     if (files % 500 === 0) onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
     const extra = [...(t.sessionDir ? [join(t.bucket, t.id)] : []), ...(perSession.get(t.id.toLowerCase()) ?? [])];
     owned.add(t.id.toLowerCase());
-    const tree = walkOwned([t.file, ...extra], { uid: ctx.uid });
+    // The transcript's own stat is the fstat of the file just read (no second lstat per transcript).
+    const tree = walkOwned([t.file, ...extra], { uid: ctx.uid, firstStat: st });
     const g = project(t.bucket, t.bucketKey);
     if (meta.cwd && !g.roots.includes(meta.cwd)) g.roots.push(meta.cwd);
     const activePid = live.activeSessions.get(t.id);
