@@ -117,9 +117,11 @@ export class Engine implements EngineApi {
       for (const x of inventory.sessions) x.selectable = false;
       for (const x of inventory.items) x.selectable = false;
     }
-    const snap = new Snapshot(agent, inst, inventory, this.ctx.now(), this.ctx.now() - started);
+    // The old snapshot goes first (nothing runs between here and the new one's
+    // publication: the build is synchronous), so it can be collected during the build.
     const old = this.latestByAgent.get(agent);
     if (old) this.snapshots.delete(old);
+    const snap = new Snapshot(agent, inst, inventory, this.ctx.now(), this.ctx.now() - started);
     this.snapshots.set(snap.id, snap);
     this.latestByAgent.set(agent, snap.id);
     const summary = snap.summary(Boolean(this.opts.compactSelection));
@@ -147,8 +149,9 @@ export class Engine implements EngineApi {
         const t0 = performance.now();
         const inv = partial();
         if (inv.sessions.length) {
-          const snap = new Snapshot(agent, inst, inv, this.ctx.now(), this.ctx.now() - started, true);
+          // The previous partial view is dropped before the next is built (synchronously: no call sees the gap).
           this.dropProvisional(agent);
+          const snap = new Snapshot(agent, inst, inv, this.ctx.now(), this.ctx.now() - started, true);
           this.provisional.set(snap.id, snap);
           this.provisionalByAgent.set(agent, snap.id);
           out.provisional = snap.summary(Boolean(this.opts.compactSelection));
