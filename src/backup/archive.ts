@@ -33,6 +33,8 @@ export interface ManifestEntry {
   relativePath: string;
   sha256: string;
   sizeBytes: number;
+  /** Permission bits (0–0o777) the file had; a restore gives them back (older archives: 0600). */
+  mode?: number;
 }
 
 export interface Manifest {
@@ -310,18 +312,20 @@ class PayloadSink {
   }
 }
 
-async function lstatSizes(files: SourceFile[]): Promise<number[]> {
+async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes: number[] }> {
   const sizes = new Array<number>(files.length);
+  const modes = new Array<number>(files.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < files.length; i = next++) {
       const st = await fsp.lstat(files[i]!.path);
       if (!st.isFile()) throw new ArchiveError(`${files[i]!.path} is no longer a regular file.`);
       sizes[i] = st.size;
+      modes[i] = st.mode & 0o777;
     }
   };
   await Promise.all(Array.from({ length: Math.min(16, files.length) }, worker));
-  return sizes;
+  return { sizes, modes };
 }
 
 const READ_MAX = 4 * 1024 * 1024;
@@ -337,8 +341,8 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     throw new ArchiveError(`The backup key's recipient cannot be used (${(e as Error).message}).`);
   }
   // Sizes first: with fixed-width hashes they fix the manifest's length before any file is read.
-  const sizes = await lstatSizes(o.files);
-  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relative(f.rootDir, f.path).split(sep).join('/'), sha256: '0'.repeat(64), sizeBytes: sizes[i]! }));
+  const { sizes, modes } = await lstatSizes(o.files);
+  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relative(f.rootDir, f.path).split(sep).join('/'), sha256: '0'.repeat(64), sizeBytes: sizes[i]!, mode: modes[i]! }));
   const now = new Date();
   const mtime = Math.floor(now.getTime() / 1000);
   const manifest: Manifest = {
@@ -434,6 +438,7 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
     if (typeof e.root !== 'string' || !/^[a-z_]+$/.test(e.root) || typeof e.relativePath !== 'string') throw new ArchiveError('The manifest names an invalid entry.');
     if (!e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s))) throw new ArchiveError(`The manifest names an unsafe path: ${e.relativePath}`);
     if (!/^[0-9a-f]{64}$/.test(e.sha256) || !Number.isSafeInteger(e.sizeBytes) || e.sizeBytes < 0) throw new ArchiveError('The manifest has an invalid hash or size.');
+    if (e.mode !== undefined && (!Number.isInteger(e.mode) || e.mode < 0 || e.mode > 0o777)) throw new ArchiveError('The manifest has an invalid file mode.');
     const key = `${e.root}/${e.relativePath}`;
     if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} twice.`);
     seen.add(key);

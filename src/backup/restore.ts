@@ -6,7 +6,7 @@
 // restore created is removed again, newest first, identity-checked.
 
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, promises as fsp, type Stats } from 'node:fs';
+import { constants as fsconst, createWriteStream, promises as fsp, type Stats } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ensurePrivateDir } from '../engine/atomic.js';
@@ -134,8 +134,12 @@ async function commit(planned: Planned[], uid: number): Promise<void> {
       }
       const partial = join(parent, `.cleanerx-restore-${randomUUID()}.partial`);
       partials.push(partial);
-      await fsp.copyFile(p.staged, partial, 0);
-      await fsp.chmod(partial, 0o600);
+      // The staged file moves when staging shares the destination's filesystem (no second copy of the data).
+      await fsp.rename(p.staged, partial).catch(async (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EXDEV') throw e;
+        await fsp.copyFile(p.staged, partial, fsconst.COPYFILE_EXCL);
+      });
+      await fsp.chmod(partial, p.entry.mode ?? 0o600);
       const fh = await fsp.open(partial, 'r');
       await fh.sync();
       await fh.close();

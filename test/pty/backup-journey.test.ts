@@ -42,8 +42,6 @@ afterEach(() => {
 /** cleanerx's own dirs: the only places a backup round trip may leave something. */
 const ownDirs = (): string[] => [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!, t.env.CLEANERX_DATA_DIR!];
 
-/** Content only: a restored file is written 0600 whatever its mode was. */
-const contentOnly = (m: Map<string, string>): Map<string, string> => new Map([...m].map(([k, v]) => [k, v.replace(/^(file:[0-9a-f]{64}):\d+$/, '$1')]));
 
 /** The additions that are cleanerx's own dirs (and the parents it created). */
 function withoutOwn(diff: string[]): string[] {
@@ -59,6 +57,7 @@ function piListAll(): { id: string; path: string }[] {
 
 it('mark → review with backup → passphrase twice → clean → Backups tab → restore → the sessions are back', async () => {
   const before = hashTree(t.env.HOME!, ownDirs());
+  const modeOf = new Map(manifest.sessions.map((s) => [s.file, statSync(s.file).mode & 0o777]));
   expect(piListAll()).toHaveLength(manifest.sessions.length);
   pty = new PtyScreen([], env, 100, 30);
   await pty.waitFor('Sessions (');
@@ -127,12 +126,10 @@ it('mark → review with backup → passphrase twice → clean → Backups tab �
   await pty.waitFor('Restore complete', 15_000);
   await pty.waitFor('2 files are back');
 
-  // Byte-identical to the pre-clean tree (restored files are 0600; their bytes are the same).
+  // Identical to the pre-clean tree: bytes and permission bits (pi writes its sessions 0644).
   const after = hashTree(t.env.HOME!, ownDirs());
-  expect(withoutOwn(treeDiff(contentOnly(before), contentOnly(after)))).toEqual([]);
-  const modeChanged = withoutOwn(treeDiff(before, after));
-  expect(modeChanged.sort()).toEqual(markedSessions.map((s) => `changed ${s.file.slice(t.env.HOME!.length + 1)}`).sort());
-  for (const s of markedSessions) expect(statSync(s.file).mode & 0o777).toBe(0o600);
+  expect(withoutOwn(treeDiff(before, after))).toEqual([]);
+  for (const s of markedSessions) expect(statSync(s.file).mode & 0o777).toBe(modeOf.get(s.file));
 
   pty.press(KEYS.enter);
   await pty.waitForNot('Restore complete');
@@ -201,7 +198,7 @@ describe('the same without the screen', () => {
     expect(restore.stderr).toBe('');
     expect(restore.status).toBe(0);
     expect(restore.stdout).toMatch(/Restored 2 files\./);
-    expect(withoutOwn(treeDiff(contentOnly(before), contentOnly(hashTree(t.env.HOME!, ownDirs()))))).toEqual([]);
+    expect(withoutOwn(treeDiff(before, hashTree(t.env.HOME!, ownDirs())))).toEqual([]);
 
     // A second restore finds every destination present and writes nothing.
     const again = run(['backups', 'restore', id, '--yes'], `${PASS}\n`);
