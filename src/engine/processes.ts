@@ -2,7 +2,7 @@
 // find an agent that is writing its store; nothing is ever signalled.
 
 import { promises as fsp } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 
 export interface ProcessInfo {
   pid: number;
@@ -13,6 +13,7 @@ export interface ProcessInfo {
 
 const MAX_PROCS = 4096;
 const MAX_CMDLINE = 16 * 1024;
+const MAX_ENVIRON = 256 * 1024;
 
 export async function listProcesses(procRoot: string): Promise<ProcessInfo[]> {
   let names: string[];
@@ -64,4 +65,25 @@ export function nameIs(value: string | null | undefined, names: string[]): boole
   if (!value) return false;
   const b = basename(value).toLowerCase().replace(/\.(exe|cmd|bat)$/, '');
   return names.includes(b);
+}
+
+/** A process's environment (bounded), or null when it cannot be read (another user's process: treat as unknown). */
+export async function readProcessEnviron(procRoot: string, pid: number): Promise<Map<string, string> | null> {
+  try {
+    const fh = await fsp.open(join(procRoot, String(pid), 'environ'), 'r');
+    try {
+      const buf = Buffer.alloc(MAX_ENVIRON);
+      const { bytesRead } = await fh.read(buf, 0, MAX_ENVIRON, 0);
+      const env = new Map<string, string>();
+      for (const kv of buf.toString('utf8', 0, bytesRead).split('\0')) {
+        const eq = kv.indexOf('=');
+        if (eq > 0) env.set(kv.slice(0, eq), kv.slice(eq + 1));
+      }
+      return env;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
 }

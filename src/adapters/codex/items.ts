@@ -5,10 +5,11 @@
 
 import { join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
-import { allocatedBytes, listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
+import { listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
 import type { Item, ScanWarning } from '../../engine/model.js';
 import { walkOwned } from '../../engine/revision.js';
 import { cleanText } from '../../engine/text.js';
+import { ReadOnlyItems } from '../read-only-entry.js';
 import { allDbs, newestDb, THREAD_ID } from './paths.js';
 import { columnsOf, openSnapshot } from './sqlite-read.js';
 
@@ -255,27 +256,13 @@ export function orphanMedia(home: string, known: Set<string>, warnings: ScanWarn
 
 /** Protected entries, the databases, and every unrecognized top-level entry: read-only. */
 export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarning[]): Item[] {
-  const items: Item[] = [];
-  const listed = new Set<string>();
-  const add = (id: string, label: string, p: string, kind: 'protected' | 'database' | 'unknown', subtitle: string): void => {
-    if (listed.has(p)) return;
-    const st = lstatSyncOrNull(p);
-    if (!st) return;
-    listed.add(p);
-    const link = st.isSymbolicLink();
-    if (link) warnings.push({ path: p, reason: `Codex entry ${label} is a symbolic link; not followed.` });
-    const bytes = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000 }).bytes : allocatedBytes(st);
-    items.push({
+  const out = new ReadOnlyItems('Codex', warnings);
+  const add = (id: string, label: string, p: string, kind: 'protected' | 'database' | 'unknown', subtitle: string): void =>
+    out.add({
       id,
-      category: 'protected',
-      label: cleanText(label, 200),
+      label,
+      path: p,
       subtitle,
-      paths: [p],
-      bytes,
-      modifiedAt: st.mtimeMs,
-      risk: 'protected',
-      recoverable: false,
-      selectable: false,
       blockedReason:
         kind === 'protected'
           ? 'Protected data: credentials, configuration, rules, skills and prompts are never cleaned.'
@@ -284,7 +271,6 @@ export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarnin
             : 'Unrecognized entry: read-only.',
       metadata: { protection: kind === 'unknown' ? 'unrecognized' : 'always' },
     });
-  };
   for (const [name, what] of Object.entries(PROTECTED)) add(`protected:${name}`, name, join(home, name), 'protected', `${what}; never opened or removed`);
   for (const dir of [...new Set([home, dbHome, join(dbHome, 'sqlite')])]) {
     for (const d of listDirSorted(dir)) if (isDbFile(d.name)) add(`protected:db:${d.name}`, d.name, join(dir, d.name), 'database', 'Codex database file');
@@ -293,5 +279,5 @@ export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarnin
     if (PROTECTED[d.name] || COVERED.has(d.name) || isTempName(d.name) || isDbFile(d.name)) continue;
     add(`protected:other:${d.name}`, d.name, join(home, d.name), 'unknown', 'Not a recognized Codex path; cleanerx never guesses');
   }
-  return items;
+  return out.items;
 }

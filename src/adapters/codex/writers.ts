@@ -10,11 +10,10 @@ import { isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
 import { canonicalPath } from '../../engine/fsx.js';
 import type { Writer } from '../../engine/model.js';
-import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
+import { listProcesses, readProcessEnviron, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
 import { ownCodexPids } from './child-process.js';
 import { beneath, ROLLOUT_NAME, THREAD_ID } from './paths.js';
 
-const MAX_ENVIRON = 256 * 1024;
 const MAX_FDS = 8192;
 
 export interface CodexWriters {
@@ -31,26 +30,6 @@ export function isCodexProcess(p: ProcessInfo): boolean {
   if (/codex app/i.test(p.comm)) return true;
   const cmd = p.argv.join(' ').replace(/\\/g, '/').toLowerCase();
   return cmd.includes('@openai/codex') || cmd.includes('/codex/bin/codex') || /(^|\/)codex app-server/.test(cmd);
-}
-
-async function readEnviron(procRoot: string, pid: number): Promise<Map<string, string> | null> {
-  try {
-    const fh = await fsp.open(join(procRoot, String(pid), 'environ'), 'r');
-    try {
-      const buf = Buffer.alloc(MAX_ENVIRON);
-      const { bytesRead } = await fh.read(buf, 0, MAX_ENVIRON, 0);
-      const env = new Map<string, string>();
-      for (const kv of buf.toString('utf8', 0, bytesRead).split('\0')) {
-        const eq = kv.indexOf('=');
-        if (eq > 0) env.set(kv.slice(0, eq), kv.slice(eq + 1));
-      }
-      return env;
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    return null;
-  }
 }
 
 /** Whether a process with this environment uses the store at `home`. */
@@ -101,7 +80,7 @@ export async function findCodexWriters(ctx: HostContext, home: string): Promise<
       // Another user's process cannot write a store this user owns.
       if (st && st.uid !== ctx.uid && ctx.uid !== 0) continue;
     }
-    if (!targetsHome(await readEnviron(ctx.procRoot, p.pid), home)) continue;
+    if (!targetsHome(await readProcessEnviron(ctx.procRoot, p.pid), home)) continue;
     const w = { pid: p.pid, name: processName(p) };
     out.writers.push(w);
     const held = await heldThreads(ctx.procRoot, p.pid, home);

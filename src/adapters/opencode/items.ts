@@ -4,10 +4,10 @@
 
 import { basename, join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
-import { canonicalPath, listDirSorted, lstatSyncOrNull, allocatedBytes } from '../../engine/fsx.js';
+import { canonicalPath, listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
 import type { Item, ScanWarning } from '../../engine/model.js';
 import { walkOwned } from '../../engine/revision.js';
-import { cleanText } from '../../engine/text.js';
+import { ReadOnlyItems } from '../read-only-entry.js';
 import { CHANNEL_DB, DB_NAME } from './paths.js';
 
 /** Credentials, configuration and source-managed data in the data dir. */
@@ -111,20 +111,12 @@ export function cacheItem(cacheRoot: string, home: string, db: string | null, ru
 
 /** Protected entries, the database files, the config dir, and everything not recognized: read-only. */
 export function readOnlyItems(home: string, db: string | null, otherDbs: string[], configDir: string, warnings: ScanWarning[]): Item[] {
-  const items: Item[] = [];
-  const listed = new Set<string>();
-  const add = (id: string, label: string, p: string, kind: 'protected' | 'database' | 'known' | 'unknown', subtitle?: string): void => {
-    if (listed.has(p)) return;
-    const st = lstatSyncOrNull(p);
-    if (!st) return;
-    listed.add(p);
-    const link = st.isSymbolicLink();
-    if (link) warnings.push({ path: p, reason: `OpenCode entry ${label} is a symbolic link; not followed.` });
-    const bytes = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000 }).bytes : allocatedBytes(st);
-    items.push({
+  const out = new ReadOnlyItems('OpenCode', warnings);
+  const add = (id: string, label: string, p: string, kind: 'protected' | 'database' | 'known' | 'unknown', subtitle?: string): void =>
+    out.add({
       id,
-      category: 'protected',
-      label: cleanText(label, 200),
+      label,
+      path: p,
       subtitle:
         subtitle ??
         (kind === 'protected'
@@ -134,12 +126,6 @@ export function readOnlyItems(home: string, db: string | null, otherDbs: string[
             : kind === 'known'
               ? 'OpenCode data that cleanerx reports but does not clean'
               : 'Not a recognized OpenCode path; cleanerx never guesses'),
-      paths: [p],
-      bytes,
-      modifiedAt: st.mtimeMs,
-      risk: 'protected',
-      recoverable: false,
-      selectable: false,
       blockedReason:
         kind === 'protected'
           ? 'Protected: credentials, configuration and rules are never cleaned.'
@@ -150,7 +136,6 @@ export function readOnlyItems(home: string, db: string | null, otherDbs: string[
               : 'Unrecognized entry: read-only.',
       metadata: { protected: kind === 'protected' || kind === 'database' },
     });
-  };
   for (const name of OPENCODE_PROTECTED) add(`protected:opencode:${name}`, name, join(home, name), 'protected');
   for (const f of [db, ...otherDbs]) {
     if (!f) continue;
@@ -164,5 +149,5 @@ export function readOnlyItems(home: string, db: string | null, otherDbs: string[
     else if (KNOWN_OTHER[d.name]) add(`protected:opencode:${d.name}`, d.name, p, 'known', KNOWN_OTHER[d.name]);
     else add(`protected:opencode:other:${d.name}`, d.name, p, 'unknown');
   }
-  return items;
+  return out.items;
 }

@@ -15,7 +15,7 @@ import { dbRevision } from './db-revision.js';
 import { readProjects, readSessions, readSizes, type ProjectRow, type SessionRead } from './db-reader.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { cacheItem, logItem, readOnlyItems } from './items.js';
-import { buildLineage, type Lineage } from './lineage.js';
+import { buildLineage, descendantsOf, type Lineage } from './lineage.js';
 import { chooseDatabase, opencodeCacheRoot, opencodeConfigDir } from './paths.js';
 import { readSchema, type SchemaInfo } from './schema.js';
 import { probeAccess, type Access } from './server-probe.js';
@@ -148,7 +148,7 @@ function sessionRecords(read: DbRead, lineage: Lineage, access: Access, globalBl
     let tooMany = false;
     if (lineage.children.has(r.id)) {
       const cap = Math.min(MAX_DESCENDANTS, budget);
-      const found = boundedDescendants(lineage, r.id, cap + 1);
+      const found = descendantsOf(lineage, r.id, cap + 1);
       if (found.length > cap) tooMany = true;
       else {
         descendants = found;
@@ -201,21 +201,6 @@ function sessionRecords(read: DbRead, lineage: Lineage, access: Access, globalBl
   return out;
 }
 
-function boundedDescendants(lineage: Lineage, id: string, max: number): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>([id]);
-  const queue = [id];
-  for (let i = 0; i < queue.length && out.length < max; i++) {
-    for (const c of lineage.children.get(queue[i]!) ?? []) {
-      if (seen.has(c)) continue;
-      seen.add(c);
-      out.push(c);
-      queue.push(c);
-      if (out.length >= max) break;
-    }
-  }
-  return out;
-}
 
 function projectGroups(read: DbRead): ProjectGroup[] {
   const used = new Map<string, string>();

@@ -5,12 +5,11 @@
 // not own a database. The only endpoint taken from a process is an explicit
 // non-zero `--port` on a loopback `--hostname`: ports are never guessed.
 
-import { promises as fsp } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
 import { canonicalPath } from '../../engine/fsx.js';
 import type { Writer } from '../../engine/model.js';
-import { listProcesses, processName, type ProcessInfo } from '../../engine/processes.js';
+import { listProcesses, readProcessEnviron, processName, type ProcessInfo } from '../../engine/processes.js';
 
 export interface Endpoint {
   /** Always a loopback address: 127.0.0.1 or ::1. */
@@ -25,7 +24,6 @@ export interface OpencodeWriter extends Writer {
   noEndpoint?: string;
 }
 
-const MAX_ENVIRON = 256 * 1024;
 
 const OPENCODE_NAME = /^(opencode2?|opencode-cli|opencode2?-[a-z0-9._-]+)$/;
 
@@ -67,26 +65,6 @@ export function parseEndpoint(argv: string[]): { endpoint: Endpoint | null; reas
   return { endpoint: null, reason: `its --hostname ${JSON.stringify(h.slice(0, 64))} is not loopback` };
 }
 
-async function readEnviron(procRoot: string, pid: number): Promise<Map<string, string> | null> {
-  try {
-    const fh = await fsp.open(join(procRoot, String(pid), 'environ'), 'r');
-    try {
-      const buf = Buffer.alloc(MAX_ENVIRON);
-      const { bytesRead } = await fh.read(buf, 0, MAX_ENVIRON, 0);
-      const env = new Map<string, string>();
-      for (const kv of buf.toString('utf8', 0, bytesRead).split('\0')) {
-        const eq = kv.indexOf('=');
-        if (eq > 0) env.set(kv.slice(0, eq), kv.slice(eq + 1));
-      }
-      return env;
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Whether a process with this environment opens `db`. Mirrors OpenCode's own
  * choice: OPENCODE_DB (":memory:" = none; relative = under the data dir), else
@@ -121,7 +99,7 @@ export async function findOpencodeWriters(ctx: HostContext, db: string | null): 
   const out: OpencodeWriter[] = [];
   for (const p of procs) {
     if (!isOpencodeProcess(p)) continue;
-    if (db !== null && !targetsDatabase(await readEnviron(ctx.procRoot, p.pid), db)) continue;
+    if (db !== null && !targetsDatabase(await readProcessEnviron(ctx.procRoot, p.pid), db)) continue;
     const { endpoint, reason } = parseEndpoint(p.argv);
     out.push({ pid: p.pid, name: processName(p), endpoint, ...(reason ? { noEndpoint: reason } : {}) });
   }
