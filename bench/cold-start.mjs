@@ -44,7 +44,7 @@ export async function run({ log }) {
           ours.push(a.milestones.painted ?? a.ms);
           data.push(a.ms);
         }
-        rmSync(tmp, { recursive: true, force: true });
+        await removeWhenQuiet(tmp);
         mkdirSync(tmp, { recursive: true });
       }
       const b = await timeFirstPaint({ file: process.execPath, args: [join(BENCH, 'ref', 'blessed-box.mjs')], env, cwd: root, ready: refReady, timeoutMs: TIMEOUT_MS });
@@ -55,6 +55,24 @@ export async function run({ log }) {
     const r = median(reference);
     return { name, ours: o, reference: r, ratio: o === null ? null : o / r, target, runs: { ours, data, reference }, extra: oursNote ? { note: oursNote } : { dataOnScreenMs: median(data) } };
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    await removeWhenQuiet(root);
   }
+}
+
+/**
+ * The killed demo may leave its background OpenCode store build running for a
+ * few seconds (a child process writing into the demo home): retry until the
+ * tree stays removed, so the next measurement starts on a quiet machine.
+ */
+async function removeWhenQuiet(dir) {
+  for (let i = 0; i < 60; i++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (e) {
+      if (e.code !== 'ENOTEMPTY' && e.code !== 'EBUSY') throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -31,6 +31,7 @@ async function startApp(flags: AppFlags): Promise<number> {
   const env: Record<string, string | undefined> = { ...process.env };
   if (!flags.demo) ownDirs(env);
   let demoRoot: string | null = null;
+  let demoBuild: Promise<void> | null = null;
   let engine: EngineApi | null = null;
   // The frame paints before the demo home is generated and the worker starts.
   const openEngine = async (): Promise<EngineApi> => {
@@ -44,7 +45,7 @@ async function startApp(flags: AppFlags): Promise<number> {
       const bin = bundledOpencodeBinDir();
       if (bin) {
         env.PATH = `${bin}:${env.PATH ?? '/usr/bin:/bin'}`;
-        void buildDemoOpencodeStore(demo.root, demo.env, bin, Date.now()).catch(() => undefined);
+        demoBuild = buildDemoOpencodeStore(demo.root, demo.env, bin, Date.now()).catch(() => undefined);
       }
     }
     const { createWorkerEngine } = await import('./engine/worker-client.js');
@@ -57,8 +58,10 @@ async function startApp(flags: AppFlags): Promise<number> {
   } finally {
     await (engine as EngineApi | null)?.close().catch(() => undefined);
     if (demoRoot) {
+      // A quit during the background OpenCode build: let it finish (briefly) so the removal finds a still tree.
+      if (demoBuild) await Promise.race([demoBuild, new Promise((r) => setTimeout(r, 5000).unref())]);
       if (flags.keep) process.stdout.write(`Demo home kept at ${demoRoot}\n`);
-      else rmSync(demoRoot, { recursive: true, force: true });
+      else rmSync(demoRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     }
   }
 }
