@@ -105,7 +105,8 @@ async function scanCommand(agent: AgentKind | undefined, json: boolean, readOnly
   const engine = engineForCli(readOnly);
   const report = await buildScanReport(engine, agent ? [agent] : [...AGENT_KINDS]);
   if (json) {
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    // Compact: 100k sessions would be megabytes of indentation for a machine reader.
+    process.stdout.write(JSON.stringify(report) + '\n');
     return 0;
   }
   const out: string[] = [];

@@ -10,12 +10,10 @@ import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/adapter.js';
 import { lstatOrNull } from '../../engine/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
-import { deleteCodexThreads } from './delete-route.js';
-import { applyCodexItems } from './item-route.js';
 import { appSupportRoot } from './paths.js';
-import { previewCodex } from './preview.js';
-import { lastScan, scanCodex } from './scan.js';
-import { findCodexWriters } from './writers.js';
+
+// The App Server client, SQLite readers and routes load on first use: a scan of another agent never pays for them.
+const scanModule = () => import('./scan.js');
 
 export const codexAdapter: AgentAdapter = {
   kind: 'codex',
@@ -32,17 +30,16 @@ export const codexAdapter: AgentAdapter = {
     return names.some((n) => /^state_\d+\.sqlite$/.test(n));
   },
   cleanVersion: (raw) => raw.trim().split('\n').filter((l) => !/^WARNING/.test(l))[0]?.replace(/^codex-cli\s+/, '').trim() ?? '',
-  scan: scanCodex,
-  preview: previewCodex,
-  sessionRoute: { deleteSessions: deleteCodexThreads },
-  itemRoute: { applyItems: applyCodexItems },
+  scan: async (inst, ctx, onProgress) => (await scanModule()).scanCodex(inst, ctx, onProgress),
+  preview: async (inst, paths, id) => (await import('./preview.js')).previewCodex(inst, paths, id),
+  sessionRoute: { deleteSessions: async (inst, ctx, roots, opts) => (await import('./delete-route.js')).deleteCodexThreads(inst, ctx, roots, opts) },
+  itemRoute: { applyItems: async (inst, ctx, ids, opts) => (await import('./item-route.js')).applyCodexItems(inst, ctx, ids, opts) },
   fileRoute: {
-    roots: (inst) => {
-      // The home, plus the desktop app's data root when one is recognized.
-      const env = lastScan.get(inst.home)?.env ?? process.env;
-      const app = appSupportRoot({ env, uid: -1, platform: process.platform, now: Date.now, procRoot: '/proc' });
+    // The home, plus the desktop app's data root when one is recognized.
+    roots: (inst, ctx) => {
+      const app = appSupportRoot(ctx);
       return app ? [inst.home, app] : [inst.home];
     },
-    writers: async (inst, ctx) => (await findCodexWriters(ctx, inst.home)).writers,
+    writers: async (inst, ctx) => (await (await import('./writers.js')).findCodexWriters(ctx, inst.home)).writers,
   },
 };

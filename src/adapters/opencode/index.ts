@@ -9,12 +9,10 @@ import type { AgentAdapter } from '../../engine/adapter.js';
 import { lstatOrNull } from '../../engine/fsx.js';
 import { homeOf } from '../../engine/own-dirs.js';
 import { pendingPreview } from '../pending.js';
-import { exportOpencodeSessions, importOpencodeSessions } from './backup-route.js';
-import { deleteOpencodeSessions } from './delete-route.js';
 import { CHANNEL_DB, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
-import { previewOpencodeLogs, previewOpencodeSession } from './preview.js';
-import { scanOpencode, scannedDatabase } from './scan.js';
-import { findOpencodeWriters } from './writers.js';
+
+// The SQLite reader, server probe and routes load on first use: a scan of another agent never pays for them.
+const routes = () => import('./backup-route.js');
 
 export const opencodeAdapter: AgentAdapter = {
   kind: 'opencode',
@@ -28,19 +26,20 @@ export const opencodeAdapter: AgentAdapter = {
     return names.some((n) => n === DB_NAME || CHANNEL_DB.test(n));
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.trim(),
-  scan: scanOpencode,
+  scan: async (inst, ctx, onProgress) => (await import('./scan.js')).scanOpencode(inst, ctx, onProgress),
   // Logs and the cache root: plain directories, removed only while no OpenCode process runs at all.
   fileRoute: {
     roots: opencodeMutationRoots,
-    writers: async (_inst, ctx) => findOpencodeWriters(ctx, null),
+    writers: async (_inst, ctx) => (await import('./writers.js')).findOpencodeWriters(ctx, null),
   },
   sessionRoute: {
-    deleteSessions: deleteOpencodeSessions,
-    exportSessions: exportOpencodeSessions,
-    importSessions: importOpencodeSessions,
+    deleteSessions: async (inst, ctx, roots, opts) => (await import('./delete-route.js')).deleteOpencodeSessions(inst, ctx, roots, opts),
+    exportSessions: async (inst, ctx, roots, dir, opts) => (await routes()).exportOpencodeSessions(inst, ctx, roots, dir, opts),
+    importSessions: async (inst, ctx, exports, opts) => (await routes()).importOpencodeSessions(inst, ctx, exports, opts),
   },
   async preview(inst, paths, itemId) {
-    if (itemId.startsWith('session:')) return previewOpencodeSession(itemId, itemId.slice('session:'.length), scannedDatabase.get(inst.home));
+    const { previewOpencodeLogs, previewOpencodeSession } = await import('./preview.js');
+    if (itemId.startsWith('session:')) return previewOpencodeSession(itemId, itemId.slice('session:'.length), (await import('./scan.js')).scannedDatabase.get(inst.home));
     if (itemId === 'logs:opencode' && paths[0]) return previewOpencodeLogs(itemId, paths[0]);
     return pendingPreview(itemId);
   },
