@@ -114,8 +114,9 @@ describe('settings', () => {
     await pty.waitFor('Sessions (');
     pty.press('6');
     await pty.waitFor(/OpenCode\s+Not detected/);
-    expect(pty.text()).toMatch(/pi\s+Installed\s+0\.73\.1/);
-    expect(pty.text()).toMatch(/Claude Code\s+Installed\s+2\.1\.332/);
+    // Versions arrive with a second detection (each agent's --version), after the states.
+    await pty.waitFor(/pi\s+Installed\s+0\.73\.1/);
+    await pty.waitFor(/Claude Code\s+Installed\s+2\.1\.332/);
     expect(pty.text()).toMatch(/Codex\s+Not detected/);
     pty.press(KEYS.enter);
     await pty.waitFor('Codex home (absolute path');
