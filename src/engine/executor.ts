@@ -212,7 +212,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
     } else if (op.kind === 'officialItems') {
       const route = deps.itemRoute;
       if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official item route in this version.`, mutated);
-      progress({ phase: 'deleting', done, bytesDone, current: labelOf.get(op.paths[0] ?? '') ?? plan.items.find((i) => i.id === op.itemIds[0])?.label });
+      progress({ phase: 'deleting', done, bytesDone, current: titleOf.get(op.itemIds[0]!) });
       crashPoint(`official:${op.index}:before`);
       let res: Awaited<ReturnType<ItemRoute['applyItems']>>;
       try {
