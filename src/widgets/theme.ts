@@ -1,6 +1,10 @@
 // Colours as blessed tags, with NO_COLOR honoured (inverse and bold only)
-// and only the 16 basic colours used, so an old terminal looks the same.
-// Every agent-supplied string reaches a tag string through `esc`.
+// and only the 8 basic colours used, so an old terminal looks the same.
+// Secondary text keeps the terminal's own foreground: blessed has no faint
+// attribute, and every grey it offers reduces to black (SGR 30) under the
+// 8-colour terminfo of tmux-256color, screen-256color, xterm and the Linux
+// console, or to bright black (90), which some dark themes draw as the
+// background. Every agent-supplied string reaches a tag string through `esc`.
 
 import { cleanText, padWidth } from '../engine/text.js';
 
@@ -22,7 +26,7 @@ export function makeTheme(env: Readonly<Record<string, string | undefined>>): Th
   const plain = (s: string) => s;
   return {
     color,
-    dim: color ? wrap('gray-fg') : plain,
+    dim: plain,
     bold: wrap('bold'),
     accent: color ? wrap('cyan-fg') : wrap('bold'),
     warn: color ? wrap('yellow-fg') : plain,
