@@ -250,6 +250,8 @@ export interface PageRequest {
   scope: PageScope;
   filter: SessionFilter;
   sort: SortKey;
+  /** Oldest, smallest or Z→A first (each key's default is newest, largest, A→Z). */
+  reverse?: boolean;
   offset: number;
   limit: number;
 }
@@ -275,6 +277,9 @@ export interface Row {
   selectable: boolean;
   blockedReason?: string;
   named: boolean;
+  /** Project rows of a filtered view: how many of its sessions match, and their size. */
+  matchedSessions?: number;
+  matchedBytes?: number;
 }
 
 export interface PageResult {
@@ -283,6 +288,8 @@ export interface PageResult {
   offset: number;
   rows: Row[];
   matched: number;
+  /** The size of the matching sessions (every session when no filter is set). */
+  matchedBytes: number;
 }
 
 export interface DetailField {

@@ -36,14 +36,19 @@ interface FlatView {
   expanded: Uint8Array;
   expandable: Uint8Array;
   matched: number;
+  matchedBytes: number;
+  /** Per project index, in a filtered view: matching sessions and their bytes. */
+  projectMatched?: { count: Uint32Array; bytes: Float64Array };
 }
 
-function projectComparator(key: SortKey): (a: ProjectNode, b: ProjectNode) => number {
+function projectComparator(key: SortKey, reverse = false): (a: ProjectNode, b: ProjectNode) => number {
+  const dir = reverse ? -1 : 1;
   return (a, b) => {
+    // Sessions without a project stay last in either direction.
     if (a.virtual !== b.virtual) return a.virtual ? 1 : -1;
-    if (key === 'size') return b.bytes - a.bytes || a.label.localeCompare(b.label);
-    if (key === 'title') return a.label.toLowerCase() < b.label.toLowerCase() ? -1 : a.label.toLowerCase() > b.label.toLowerCase() ? 1 : 0;
-    return b.latest - a.latest || a.label.localeCompare(b.label);
+    if (key === 'size') return dir * (b.bytes - a.bytes || a.label.localeCompare(b.label));
+    if (key === 'title') return dir * (a.label.toLowerCase() < b.label.toLowerCase() ? -1 : a.label.toLowerCase() > b.label.toLowerCase() ? 1 : 0);
+    return dir * (b.latest - a.latest || a.label.localeCompare(b.label));
   };
 }
 
@@ -58,7 +63,7 @@ export class Snapshot {
    * forest.nodeById, without a second 100k-entry map.
    */
   private readonly otherItemIds = new Map<string, SessionNode>();
-  private sorted = new Map<SortKey, { projects: ProjectNode[]; top: SessionNode[][]; children: Map<number, SessionNode[]>; flat: SessionNode[] }>();
+  private sorted = new Map<string, { projects: ProjectNode[]; top: SessionNode[][]; children: Map<number, SessionNode[]>; flat: SessionNode[] }>();
   private cacheKey = '';
   private cacheView: FlatView | null = null;
 
@@ -198,17 +203,18 @@ export class Snapshot {
 
   // ---- sorting ----------------------------------------------------------
 
-  private sortedFor(key: SortKey) {
-    let s = this.sorted.get(key);
+  private sortedFor(key: SortKey, reverse = false) {
+    const name = reverse ? `${key}:reverse` : key;
+    let s = this.sorted.get(name);
     if (s) return s;
-    const cmp = sessionComparator(key);
-    const projects = [...this.forest.projects].sort(projectComparator(key));
-    const top = this.forest.projects.map((p) => [...p.top].sort(p.virtual && key !== 'title' && key !== 'size' ? byRecency : cmp));
+    const cmp = reverse ? flip(sessionComparator(key)) : sessionComparator(key);
+    const projects = [...this.forest.projects].sort(projectComparator(key, reverse));
+    const top = this.forest.projects.map((p) => [...p.top].sort(p.virtual && key !== 'title' && key !== 'size' ? (reverse ? flip(byRecency) : byRecency) : cmp));
     const children = new Map<number, SessionNode[]>();
     for (const n of this.forest.nodes) if (n.children.length) children.set(n.idx, [...n.children].sort(cmp));
     const flat = [...this.forest.nodes].sort(cmp);
     s = { projects, top, children, flat };
-    this.sorted.set(key, s);
+    this.sorted.set(name, s);
     return s;
   }
 
@@ -223,7 +229,7 @@ export class Snapshot {
     const rows: Row[] = [];
     const end = Math.min(total, req.offset + req.limit);
     for (let i = req.offset; i < end; i++) rows.push(this.row(view, i));
-    return { snapshotId: this.id, total, offset: req.offset, rows, matched: view.matched };
+    return { snapshotId: this.id, total, offset: req.offset, rows, matched: view.matched, matchedBytes: view.matchedBytes };
   }
 
   /** Selectable, matching session item ids in a filtered scope (for "mark all"). */
@@ -285,10 +291,10 @@ export class Snapshot {
   }
 
   private view(req: PageRequest): FlatView {
-    const key = JSON.stringify([req.scope, req.filter, req.sort]);
+    const key = JSON.stringify([req.scope, req.filter, req.sort, req.reverse === true]);
     if (key === this.cacheKey && this.cacheView) return this.cacheView;
     const exp = req.scope.expansion ?? { base: 'default', toggled: [] };
-    const baseKey = JSON.stringify([req.scope.view, exp.base, req.filter, req.sort]);
+    const baseKey = JSON.stringify([req.scope.view, exp.base, req.filter, req.sort, req.reverse === true]);
     let v: FlatView | null = null;
     // Expanding or collapsing one node splices its subtree in or out instead of re-flattening 100k rows.
     if (this.cacheView && baseKey === this.cacheBaseKey && req.scope.view === 'tree' && !filterActive(req.filter) && req.filter.projectId === undefined) {
@@ -327,7 +333,7 @@ export class Snapshot {
     if (!open) while (end < v.entries.length && v.depth[end]! > v.depth[i]!) end++;
     const ins = { entries: [] as number[], depth: [] as number[], expanded: [] as number[], expandable: [] as number[] };
     if (open) {
-      const sorted = this.sortedFor(req.sort);
+      const sorted = this.sortedFor(req.sort, req.reverse);
       const kids = p ? sorted.top[p.idx]! : sorted.children.get(n!.idx) ?? [];
       const stack: [SessionNode, number][] = [];
       for (let k = kids.length - 1; k >= 0; k--) stack.push([kids[k]!, v.depth[i]! + 1]);
@@ -360,6 +366,8 @@ export class Snapshot {
       expanded,
       expandable: splice(v.expandable, ins.expandable, (k) => new Uint8Array(k)),
       matched: v.matched,
+      matchedBytes: v.matchedBytes,
+      projectMatched: v.projectMatched,
     };
   }
 
@@ -367,12 +375,15 @@ export class Snapshot {
     const match = this.matcher(req.filter);
     const pid = req.filter.projectId;
     const out: number[] = [];
-    for (const n of this.sortedFor(req.sort).flat) {
+    let bytes = 0;
+    for (const n of this.sortedFor(req.sort, req.reverse).flat) {
       if (pid !== undefined && n.projectKey !== pid) continue;
-      if (match(n)) out.push(n.idx);
+      if (!match(n)) continue;
+      out.push(n.idx);
+      bytes += n.s.bytes;
     }
     const len = out.length;
-    return { entries: Int32Array.from(out), depth: new Uint8Array(len), context: new Uint8Array(len), expanded: new Uint8Array(len), expandable: new Uint8Array(len), matched: len };
+    return { entries: Int32Array.from(out), depth: new Uint8Array(len), context: new Uint8Array(len), expanded: new Uint8Array(len), expandable: new Uint8Array(len), matched: len, matchedBytes: bytes };
   }
 
   private treeView(req: PageRequest): FlatView {
@@ -384,11 +395,25 @@ export class Snapshot {
     // 1 = some match lies below (a matching ancestor opens too, so no match hides behind it)
     const above = new Uint8Array(nodes.length);
     let matched = 0;
+    let matchedBytes = 0;
+    const pid = f.projectId;
+    let projectMatched: FlatView['projectMatched'];
     if (active) {
       const match = this.matcher(f);
+      const count = new Uint32Array(this.forest.projects.length);
+      const bytes = new Float64Array(this.forest.projects.length);
+      projectMatched = { count, bytes };
       for (const n of nodes) {
         if (!match(n)) continue;
-        matched++;
+        if (pid === undefined || n.projectKey === pid) {
+          const p = this.forest.projectById.get(n.projectKey);
+          if (p) {
+            count[p.idx]!++;
+            bytes[p.idx]! += n.s.bytes;
+          }
+          matched++;
+          matchedBytes += n.s.bytes;
+        }
         visible[n.idx] = 2;
         for (let a = n.treeParent; a && above[a.idx] === 0; a = a.treeParent) {
           above[a.idx] = 1;
@@ -397,7 +422,11 @@ export class Snapshot {
       }
     } else {
       visible.fill(2);
-      matched = nodes.length;
+      for (const n of nodes) {
+        if (pid !== undefined && n.projectKey !== pid) continue;
+        matched++;
+        matchedBytes += n.s.bytes;
+      }
     }
     const exp = req.scope.expansion ?? { base: 'default', toggled: [] };
     const toggled = new Set(exp.toggled);
@@ -408,13 +437,12 @@ export class Snapshot {
       else open = isProject || (active && hasMatchBelow);
       return toggled.has(id) ? !open : open;
     };
-    const sorted = this.sortedFor(req.sort);
+    const sorted = this.sortedFor(req.sort, req.reverse);
     const entries: number[] = [];
     const depth: number[] = [];
     const context: number[] = [];
     const expanded: number[] = [];
     const expandable: number[] = [];
-    const pid = f.projectId;
     // Explicit stacks (no per-node tuples): a fork chain can be thousands deep and the tree 100k wide.
     const stackNodes: SessionNode[] = [];
     const stackDepth: number[] = [];
@@ -461,6 +489,8 @@ export class Snapshot {
       expanded: Uint8Array.from(expanded),
       expandable: Uint8Array.from(expandable),
       matched,
+      matchedBytes,
+      projectMatched,
     };
   }
 
@@ -484,6 +514,7 @@ export class Snapshot {
         context: false,
         selectable: false,
         named: true,
+        ...(v.projectMatched ? { matchedSessions: v.projectMatched.count[p.idx]!, matchedBytes: v.projectMatched.bytes[p.idx]! } : {}),
       };
     }
     const n = this.forest.nodes[e]!;
@@ -617,6 +648,10 @@ const META_LABELS: Record<string, string> = {
 
 function byRecency(a: SessionNode, b: SessionNode): number {
   return (b.s.updatedAt ?? -1) - (a.s.updatedAt ?? -1) || (a.s.id < b.s.id ? -1 : 1);
+}
+
+function flip<T>(cmp: (a: T, b: T) => number): (a: T, b: T) => number {
+  return (a, b) => cmp(b, a);
 }
 
 function sessionComparator(key: SortKey): (a: SessionNode, b: SessionNode) => number {

@@ -24,6 +24,7 @@ export function validatePage(req: PageRequest, knownProject: (id: string) => boo
   if (!Number.isInteger(req.limit) || req.limit < 1 || req.limit > 100) throw new RequestError('page limit must be 1–100');
   if (!Number.isInteger(req.offset) || req.offset < 0) throw new RequestError('page offset must be a non-negative integer');
   if (!SORTS.includes(req.sort)) throw new RequestError(`unknown sort "${String(req.sort)}"`);
+  if (req.reverse !== undefined && typeof req.reverse !== 'boolean') throw new RequestError('reverse must be true or false');
   const sc = req.scope;
   if (!sc || (sc.view !== 'tree' && sc.view !== 'flat')) throw new RequestError('scope.view must be tree or flat');
   if (sc.expansion) {

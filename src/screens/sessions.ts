@@ -7,10 +7,10 @@ import { formatAge, formatBytes, formatCount } from '../engine/format.js';
 import type { Detail, ExpansionSpec, PageResult, Preview, Row, SessionFilter, SortKey, UpdatedFilter } from '../engine/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
-import type { KeyEvent } from '../widgets/text-input.js';
 import { braces, cell } from '../widgets/theme.js';
 import { place, VirtualList, type RowSource } from '../widgets/virtual-list.js';
-import type { AppContext, HelpKey, Screen } from './screen.js';
+import type { KeyContext } from './bindings.js';
+import type { AppContext, Screen } from './screen.js';
 
 const PAGE = 50;
 const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
@@ -141,7 +141,7 @@ export class SessionsScreen implements Screen {
 
   private loadPage(offset: number, limit: number): Promise<PageResult> {
     const s = this.app.summary();
-    if (!s) return Promise.resolve({ snapshotId: '', total: 0, offset: 0, rows: [], matched: 0 });
+    if (!s) return Promise.resolve({ snapshotId: '', total: 0, offset: 0, rows: [], matched: 0, matchedBytes: 0 });
     return this.app.engine.page({
       snapshotId: s.snapshotId,
       scope: { view: this.view, expansion: { base: this.expansion.base, toggled: [...this.expansion.toggled] } },
@@ -337,76 +337,107 @@ export class SessionsScreen implements Screen {
   focusNext(): boolean {
     if (this.focus === 'list') {
       this.focus = 'detail';
-      this.app.message('Detail pane: ↑/↓ scroll · Tab or Esc back to the list');
       return true;
     }
     this.focus = 'list';
     return false;
   }
 
-  handleKey(ch: string | undefined, key: KeyEvent): boolean {
-    const name = key.name;
-    if (this.focus === 'detail') {
-      if (name === 'escape') {
-        this.focus = 'list';
-        this.app.requestRender();
-        return true;
-      }
-      const step = name === 'up' || ch === 'k' ? -1 : name === 'down' || ch === 'j' ? 1 : name === 'pageup' ? -10 : name === 'pagedown' ? 10 : 0;
-      if (step) {
-        this.pane.box.scroll(step);
-        this.app.requestRender();
-        return true;
-      }
-    }
-    const h = this.list.height;
-    const moves: Record<string, number> = { up: -1, down: 1, pageup: -h, pagedown: h };
-    if (name && name in moves && !key.ctrl) return this.moveTo(this.list.cursor + moves[name]!);
-    if (ch === 'k') return this.moveTo(this.list.cursor - 1);
-    if (ch === 'j') return this.moveTo(this.list.cursor + 1);
-    if (ch === 'g' || name === 'home') return this.moveTo(0);
-    if (ch === 'G' || name === 'end') return this.moveTo(this.rows.total() - 1);
-    if (name === 'enter' || name === 'right' || ch === 'l') return this.expand(name === 'right' || ch === 'l' ? true : undefined);
-    if (name === 'left' || ch === 'h') return this.collapseOrParent();
-    if (name === 'space' || ch === ' ') return this.markRow();
-    if (ch === 'a') return void this.markScope(true), true;
-    if (ch === 'A') return void this.markScope(false), true;
-    if (ch === 't') {
-      this.view = this.view === 'tree' ? 'flat' : 'tree';
-      this.changed(true);
-      return true;
-    }
-    if (ch === 'f') {
-      const i = UPDATED_CYCLE.indexOf(this.filter.updated ?? 'all');
-      const next = UPDATED_CYCLE[(i + 1) % UPDATED_CYCLE.length]!;
-      this.filter = { ...this.filter, updated: next === 'all' ? undefined : next };
-      this.changed(true);
-      return true;
-    }
-    if (ch === 's') {
-      this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length]!;
-      this.changed(true);
-      return true;
-    }
-    if (ch === 'e') {
-      this.expansion = { base: this.expansion.base === 'allOpen' ? 'allClosed' : 'allOpen', toggled: new Set() };
-      this.changed(false);
-      return true;
-    }
-    if (ch === '/') {
-      this.openSearch();
-      return true;
-    }
-    if (ch === 'p') {
-      void this.loadPreview();
-      return true;
-    }
-    if (name === 'escape' && (this.filter.text || this.filter.updated)) {
-      this.filter = {};
-      this.changed(true);
-      return true;
-    }
-    return false;
+  keyContext(): KeyContext {
+    return this.focus === 'detail' ? this.detailContext : this.listContext;
+  }
+
+  private readonly detailContext: KeyContext = {
+    title: 'Details',
+    bindings: [
+      { keys: ['up', 'k'], label: '↑ k', does: 'scroll up', footer: 'scroll', run: () => this.scrollPane(-1) },
+      { keys: ['down', 'j'], label: '↓ j', does: 'scroll down', run: () => this.scrollPane(1) },
+      { keys: ['pageup'], does: 'scroll a page up', run: () => this.scrollPane(-10) },
+      { keys: ['pagedown'], does: 'scroll a page down', run: () => this.scrollPane(10) },
+      {
+        keys: ['escape'],
+        does: 'back to the list',
+        footer: 'back to the list',
+        run: () => {
+          this.focus = 'list';
+          this.app.requestRender();
+        },
+      },
+    ],
+  };
+
+  private readonly listContext: KeyContext = {
+    title: 'Sessions',
+    bindings: [
+      { keys: ['up', 'k'], label: '↑ k', does: 'move up', run: () => void this.moveTo(this.list.cursor - 1) },
+      { keys: ['down', 'j'], label: '↓ j', does: 'move down', run: () => void this.moveTo(this.list.cursor + 1) },
+      { keys: ['pageup'], does: 'page up', run: () => void this.moveTo(this.list.cursor - this.list.height) },
+      { keys: ['pagedown'], does: 'page down', run: () => void this.moveTo(this.list.cursor + this.list.height) },
+      { keys: ['g', 'home'], does: 'top', run: () => void this.moveTo(0) },
+      { keys: ['G', 'end'], does: 'bottom', run: () => void this.moveTo(this.rows.total() - 1) },
+      { keys: ['enter'], does: 'expand / collapse', footer: 'expand', run: () => void this.expand(undefined) },
+      { keys: ['right', 'l'], label: '→ l', does: 'expand', run: () => void this.expand(true) },
+      { keys: ['left', 'h'], label: '← h', does: 'collapse, or go to parent', run: () => void this.collapseOrParent() },
+      { keys: ['space'], does: 'mark (on a project: its sessions in this filter)', footer: 'mark', disabled: () => this.readOnlyWhy(), run: () => void this.markRow() },
+      { keys: ['a'], does: 'mark all in the current filter', footer: 'mark all', disabled: () => this.readOnlyWhy(), run: () => void this.markScope(true) },
+      { keys: ['A'], does: 'clear marks in the current filter', run: () => void this.markScope(false) },
+      { keys: ['/'], does: 'filter by title or cwd', footer: 'filter', run: () => this.openSearch() },
+      {
+        keys: ['f'],
+        does: 'updated: any · 7 d · 30 d · >30 d · >90 d',
+        footer: 'updated',
+        run: () => {
+          const i = UPDATED_CYCLE.indexOf(this.filter.updated ?? 'all');
+          const next = UPDATED_CYCLE[(i + 1) % UPDATED_CYCLE.length]!;
+          this.filter = { ...this.filter, updated: next === 'all' ? undefined : next };
+          this.changed(true);
+        },
+      },
+      {
+        keys: ['s'],
+        does: 'sort: updated · size · title',
+        run: () => {
+          this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length]!;
+          this.changed(true);
+        },
+      },
+      {
+        keys: ['t'],
+        does: 'tree / flat list',
+        footer: 'tree/flat',
+        run: () => {
+          this.view = this.view === 'tree' ? 'flat' : 'tree';
+          this.changed(true);
+        },
+      },
+      {
+        keys: ['e'],
+        does: 'expand all / collapse all',
+        run: () => {
+          this.expansion = { base: this.expansion.base === 'allOpen' ? 'allClosed' : 'allOpen', toggled: new Set() };
+          this.changed(false);
+        },
+      },
+      { keys: ['p'], does: 'bounded read-only preview', footer: 'preview', run: () => void this.loadPreview() },
+      {
+        keys: ['escape'],
+        does: 'clear the filter',
+        disabled: () => (this.filter.text || this.filter.updated ? undefined : 'no filter is set'),
+        run: () => {
+          this.filter = {};
+          this.changed(true);
+        },
+      },
+    ],
+  };
+
+  private readOnlyWhy(): string | undefined {
+    return this.app.readOnly ? 'read-only mode: nothing can be marked for cleanup' : undefined;
+  }
+
+  private scrollPane(n: number): void {
+    this.pane.box.scroll(n);
+    this.app.requestRender();
   }
 
   private moveTo(i: number): boolean {
@@ -531,24 +562,4 @@ export class SessionsScreen implements Screen {
     });
   }
 
-  keys(): HelpKey[] {
-    const ro = this.app.readOnly ? 'read-only mode' : undefined;
-    return [
-      { keys: '↑↓ j k', does: 'move' },
-      { keys: 'PgUp PgDn g G', does: 'page, top, bottom' },
-      { keys: 'Enter → l', does: 'expand / collapse', hint: true },
-      { keys: '← h', does: 'collapse, or go to parent' },
-      { keys: 'Space', does: 'mark (on a project: its sessions in this filter)', disabled: ro, hint: true },
-      { keys: 'a', does: 'mark all in the current filter', disabled: ro, hint: true },
-      { keys: 'A', does: 'clear marks in the current filter' },
-      { keys: '/', does: 'filter by title or cwd', hint: true },
-      { keys: 'f', does: 'updated: any · 7 d · 30 d · >30 d · >90 d', hint: true },
-      { keys: 's', does: 'sort: updated · size · title' },
-      { keys: 't', does: 'tree / flat list', hint: true },
-      { keys: 'e', does: 'expand all / collapse all' },
-      { keys: 'p', does: 'bounded read-only preview', hint: true },
-      { keys: 'Tab', does: 'detail pane, then the agent selector' },
-      { keys: 'Esc', does: 'clear the filter' },
-    ];
-  }
 }

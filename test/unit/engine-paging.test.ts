@@ -177,6 +177,22 @@ describe('flat view and sorting', () => {
   });
 });
 
+describe('filtered totals', () => {
+  it('project rows show the count and size of their matches, the page the filtered total', () => {
+    const snap = snapshotOf(fixture());
+    const res = snap.page(req(snap, { filter: { text: 'fork' } }));
+    const alpha = row(res, P1);
+    expect(alpha.matchedSessions).toBe(3);
+    expect(alpha.matchedBytes).toBe(100 + 200 + 9000);
+    expect(alpha.childCount).toBe(5);
+    expect(res.matched).toBe(3);
+    expect(res.matchedBytes).toBe(9300);
+    const plain = snap.page(req(snap));
+    expect(row(plain, P1).matchedSessions).toBeUndefined();
+    expect(plain.matchedBytes).toBe(5000 + 100 + 200 + 300 + 9000 + 20000 + 50000 + 10);
+  });
+});
+
 describe('offset/limit paging', () => {
   it('pages through the view with stable totals', () => {
     const snap = snapshotOf(fixture());
@@ -334,6 +350,7 @@ describe('request validation', () => {
     ['unknown project id', (s) => req(s, { filter: { projectId: 'no-such-project' } })],
     ['offset past the total', (s) => req(s, { offset: 9 })],
     ['unknown sort', (s) => req(s, { sort: 'name' as PageRequest['sort'] })],
+    ['non-boolean reverse', (s) => req(s, { reverse: 'yes' as unknown as boolean })],
     ['unknown view', (s) => req(s, { scope: { view: 'grid' as 'tree' } })],
     ['unknown updated filter', (s) => req(s, { filter: { updated: 'within1' as 'within7' } })],
     ['unknown expansion base', (s) => req(s, { scope: { view: 'tree', expansion: { base: 'some' as 'allOpen', toggled: [] } } })],
