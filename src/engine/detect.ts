@@ -3,7 +3,7 @@
 // timeout on `--version`, nothing recursive.
 
 import { cachedVersion } from './version-cache.js';
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { constants, promises as fsp } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { AgentAdapter, HomeResolution, HostContext } from './adapter.js';
@@ -12,6 +12,7 @@ import { homeOf, UsageError } from './own-dirs.js';
 
 const VERSION_TIMEOUT_MS = 3000;
 const MAX_NVM_DIRS = 8;
+const MAX_VERSION_OUTPUT = 64 * 1024;
 
 export function resolveHome(adapter: AgentAdapter, ctx: HostContext, override: string | undefined): HomeResolution {
   if (override !== undefined && override !== '') {
@@ -72,18 +73,50 @@ export async function findExecutable(adapter: AgentAdapter, ctx: HostContext, ho
   return null;
 }
 
+/**
+ * Set in the environment of every `--version` probe, so writer detection (in
+ * this or another cleanerx process) can tell the probe from a working agent.
+ */
+export const VERSION_PROBE_ENV = 'CLEANERX_VERSION_PROBE';
+
+/**
+ * `<exe> --version`: stdout, else stderr (pi prints its version there), each
+ * read up to 64 KiB; killed after 3 s; no answer when it fails or says nothing.
+ */
 export function readVersion(adapter: AgentAdapter, exe: string, env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile(
-      exe,
-      ['--version'],
-      { timeout: VERSION_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 64 * 1024, env: env as NodeJS.ProcessEnv, windowsHide: true },
-      (err, stdout) => {
-        if (err) return resolve(null);
-        const v = adapter.cleanVersion(String(stdout)).replace(/[^\x20-\x7e]/g, '').slice(0, 64);
-        resolve(v || null);
-      },
-    );
+    let child: ChildProcess;
+    try {
+      child = spawn(exe, ['--version'], { env: { ...(env as NodeJS.ProcessEnv), [VERSION_PROBE_ENV]: '1' }, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    } catch {
+      return resolve(null);
+    }
+    const out = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+    const sizes = { stdout: 0, stderr: 0 };
+    const collect = (name: 'stdout' | 'stderr') => (b: Buffer) => {
+      if (sizes[name] >= MAX_VERSION_OUTPUT) return;
+      out[name].push(b.subarray(0, MAX_VERSION_OUTPUT - sizes[name]));
+      sizes[name] += b.length;
+    };
+    child.stdout!.on('data', collect('stdout'));
+    child.stderr!.on('data', collect('stderr'));
+    let settled = false;
+    const finish = (v: string | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(v);
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(null);
+    }, VERSION_TIMEOUT_MS);
+    child.on('error', () => finish(null));
+    child.on('close', (code, signal) => {
+      if (code !== 0 || signal) return finish(null);
+      const clean = (b: Buffer[]): string => adapter.cleanVersion(Buffer.concat(b).toString('utf8')).replace(/[^\x20-\x7e]/g, '').slice(0, 64);
+      finish(clean(out.stdout) || clean(out.stderr) || null);
+    });
   });
 }
 

@@ -1,8 +1,25 @@
-// Builds dist/ once so PTY and CLI tests run the real `cleanerx` binary.
-import { execFileSync } from 'node:child_process';
+// Before any test: the system tools the tests run for real are present (or
+// installed, or the run stops at once with one line saying how), then dist/
+// is built once so PTY and CLI tests run the real `cleanerx` binary.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+// @ts-expect-error plain ESM script shared with `node scripts/ensure-system-tools.mjs`
+import { ensureSystemTools } from '../../scripts/ensure-system-tools.mjs';
 
 export default function setup(): void {
+  const problem = (ensureSystemTools as () => string | null)();
+  if (problem) {
+    process.stderr.write(`${problem}\n`);
+    process.exit(1);
+  }
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  execFileSync(process.execPath, [`${root}/node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [`${root}/node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  // tsc emits even with type errors (status 2); `npm run typecheck` is where those fail. Anything else is no build.
+  if (r.status === 2 && existsSync(`${root}/dist/cli.js`)) {
+    process.stderr.write('dist/ was built with type errors (see above; npm run typecheck); the tests run on what tsc emitted.\n');
+  } else if (r.status !== 0) {
+    process.stderr.write(`Building dist/ failed (tsc exit ${r.status ?? r.signal}); fix the build and run the tests again.\n`);
+    process.exit(1);
+  }
 }

@@ -1,12 +1,13 @@
 // Detection: home resolution order, executable discovery, version, state.
 
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { piAdapter } from '../../src/adapters/pi/index.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import type { HostContext } from '../../src/engine/adapter.js';
-import { detectOne, findExecutable, resolveHome } from '../../src/engine/detect.js';
+import { detectOne, findExecutable, resolveHome, VERSION_PROBE_ENV } from '../../src/engine/detect.js';
 import { Engine } from '../../src/engine/engine.js';
 import { UsageError } from '../../src/engine/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -181,5 +182,47 @@ describe('executable discovery and state', () => {
     expect(sum.installation.state).toBe('notFound');
     expect(sum.sessionCount).toBe(0);
     expect(sum.items).toEqual([]);
+  });
+});
+
+describe('version probes', () => {
+  const pinnedPi = fileURLToPath(new URL('../../node_modules/.bin/pi', import.meta.url));
+
+  it("reads the pinned pi's version, which pi prints on stderr", async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(pinnedPi, join(bin, 'pi'));
+    // pi's launcher runs `env node`: the node running the tests, first on PATH.
+    const ctx = ctxWith({ PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin` });
+    const inst = await detectOne(piAdapter, ctx, undefined, true);
+    expect(inst.executable).toBe(join(bin, 'pi'));
+    expect(inst.version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('takes stdout before stderr, and nothing from a program that fails', async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    writeScript(bin, 'pi', "echo 'pi 1.0.0'; echo 'pi 9.9.9' >&2");
+    expect((await detectOne(piAdapter, ctxWith({ PATH: bin }), undefined, true)).version).toBe('1.0.0');
+    writeScript(bin, 'pi', "echo 'pi 2.0.0' >&2; exit 1");
+    expect((await detectOne(piAdapter, ctxWith({ PATH: bin }), undefined, true)).version).toBeNull();
+  });
+
+  it('bounds a probe that floods its output or never exits', async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    // 5 MB of NULs on stderr before the version: only the first 64 KiB are kept, and they are no version.
+    writeScript(bin, 'pi', "head -c 5000000 /dev/zero >&2; echo 'pi 3.0.0' >&2");
+    expect((await detectOne(piAdapter, ctxWith({ PATH: `${bin}:/usr/bin:/bin` }), undefined, true)).version).toBeNull();
+    writeScript(bin, 'pi', 'exec sleep 30');
+    expect((await detectOne(piAdapter, ctxWith({ PATH: `${bin}:/usr/bin:/bin` }), undefined, true)).version).toBeNull();
+  });
+
+  it('marks the probe in its environment, so writer detection can tell it from a working agent', async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    writeScript(bin, 'pi', `echo "pi \${${VERSION_PROBE_ENV}}.0.0"`);
+    expect((await detectOne(piAdapter, ctxWith({ PATH: bin }), undefined, true)).version).toBe('1.0.0');
   });
 });
