@@ -1,5 +1,7 @@
 // Human formatting shared by the screens and the CLI report.
 
+import { displayWidth } from './text.js';
+
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
 
 /** Decimal units, as du -h --si and the desktop original show them. */
@@ -57,4 +59,43 @@ export function formatAge(ms: number | null, now: number): string {
   if (d < 60) return `${Math.round(d)}d`;
   if (d < 730) return `${Math.round(d / 30)}mo`;
   return `${Math.round(d / 365)}y`;
+}
+
+/** "1 item", "2 items", "1,234 sessions": the count formatted, the noun agreeing with it. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A path fitted to `width` columns: whole when it fits, else cut in the
+ * middle ("/home/me/…/sessions/x.jsonl") so its start and its file name
+ * stay readable; below 8 columns only the tail ("…x.jsonl").
+ */
+export function fitPath(p: string, width: number): string {
+  if (displayWidth(p) <= width) return p;
+  if (width <= 0) return '';
+  if (width === 1) return '…';
+  const chars = [...p];
+  const tailOf = (room: number): string => {
+    let out = '';
+    let w = 0;
+    for (let i = chars.length - 1; i >= 0; i--) {
+      const cw = displayWidth(chars[i]!);
+      if (w + cw > room) break;
+      out = chars[i]! + out;
+      w += cw;
+    }
+    return out;
+  };
+  if (width < 8) return '…' + tailOf(width - 1);
+  const headRoom = Math.floor((width - 1) / 3);
+  let head = '';
+  let hw = 0;
+  for (const ch of chars) {
+    const cw = displayWidth(ch);
+    if (hw + cw > headRoom) break;
+    head += ch;
+    hw += cw;
+  }
+  return head + '…' + tailOf(width - 1 - hw);
 }

@@ -3,7 +3,7 @@
 // engine in pages of 50; only the visible window is drawn.
 
 import blessed from 'blessed';
-import { formatAge, formatBytes, formatCount } from '../engine/format.js';
+import { formatAge, formatBytes, formatCount, plural } from '../engine/format.js';
 import type { Detail, ExpansionSpec, PageResult, Preview, Row, SessionFilter, SortKey, UpdatedFilter } from '../engine/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
@@ -22,6 +22,12 @@ const UPDATED_LABEL: Record<UpdatedFilter, string> = {
   older90: 'older than 90 d',
 };
 const SORTS: SortKey[] = ['updated', 'size', 'title'];
+/** Each key's order in plain words, [default, reversed]. */
+const SORT_LABEL: Record<SortKey, [string, string]> = {
+  updated: ['newest first', 'oldest first'],
+  size: ['largest first', 'smallest first'],
+  title: ['title A→Z', 'title Z→A'],
+};
 
 /** Page cache over the engine: keeps showing the old rows until the new view's first page lands. */
 class PagedRows implements RowSource {
@@ -31,6 +37,7 @@ class PagedRows implements RowSource {
   private gen = 0;
   private fresh = false;
   matched = 0;
+  matchedBytes = 0;
   error: string | null = null;
 
   constructor(
@@ -90,6 +97,7 @@ class PagedRows implements RowSource {
         this.error = null;
         this.count = res.total;
         this.matched = res.matched;
+        this.matchedBytes = res.matchedBytes;
         this.pages.set(p, res.rows);
         this.onLoaded();
       },
@@ -121,6 +129,7 @@ export class SessionsScreen implements Screen {
   private view: 'tree' | 'flat' = 'tree';
   private filter: SessionFilter = {};
   private sort: SortKey = 'updated';
+  private reverse = false;
   private expansion: { base: ExpansionSpec['base']; toggled: Set<string> } = { base: 'default', toggled: new Set() };
   private focus: 'list' | 'detail' = 'list';
   private detail: { id: string; detail: Detail | null; preview: Preview | null; error?: string } | null = null;
@@ -147,6 +156,7 @@ export class SessionsScreen implements Screen {
       scope: { view: this.view, expansion: { base: this.expansion.base, toggled: [...this.expansion.toggled] } },
       filter: this.filter,
       sort: this.sort,
+      reverse: this.reverse,
       offset,
       limit,
     });
@@ -215,17 +225,22 @@ export class SessionsScreen implements Screen {
   private headerLines(width: number): string[] {
     const t = this.app.theme;
     const s = this.app.summary();
-    const parts = [this.view === 'tree' ? 'Tree' : 'List', `sort: ${this.sort}`, UPDATED_LABEL[this.filter.updated ?? 'all']];
+    const parts = [this.view === 'tree' ? 'Tree' : 'List', SORT_LABEL[this.sort][this.reverse ? 1 : 0], UPDATED_LABEL[this.filter.updated ?? 'all']];
     if (s?.provisional) parts.unshift('Scanning… partial, read-only');
     if (this.filter.text) parts.push(`“${this.filter.text}”`);
-    const counts = s ? `${formatCount(this.rows.matched)} of ${formatCount(s.sessionCount)} sessions` : '';
+    const filtered = Boolean(this.filter.text || this.filter.updated);
+    const counts = !s
+      ? ''
+      : filtered
+        ? `${formatCount(this.rows.matched)} of ${plural(s.sessionCount, 'session')} · ${formatBytes(this.rows.matchedBytes)}`
+        : `${plural(s.sessionCount, 'session')} · ${formatBytes(this.rows.matchedBytes)}`;
     const left = fitWidth(parts.join(' · '), Math.max(10, width - displayWidth(counts) - 2));
     const gap = Math.max(1, width - 1 - displayWidth(left) - displayWidth(counts));
     const line1 = `${braces(left)}${' '.repeat(gap)}${t.dim(counts)}`;
     const cols = this.columns(width);
     const head =
       '    ' +
-      padWidth('Project / session', cols.title) +
+      padWidth(this.view === 'tree' ? 'Project / session' : 'Session', cols.title) +
       padWidth('Source', cols.source) +
       padWidth('Updated', cols.age, 'right') +
       padWidth('Size', cols.size, 'right') +
@@ -258,8 +273,11 @@ export class SessionsScreen implements Screen {
     const title = prefix + cell(label, titleRoom - 1) + ' ';
     const source = cell(r.kind === 'project' ? '' : r.state === 'archived' ? 'archived' : r.source, cols.source);
     const age = padWidth(formatAge(r.updatedAt, now), cols.age, 'right');
-    const size = padWidth(formatBytes(r.bytes), cols.size, 'right');
-    const kids = padWidth(r.kind === 'project' ? String(r.childCount) : r.childCount ? `+${r.childCount}` : '', cols.kids, 'right');
+    // A filtered view's project row counts its matches, not everything it holds.
+    const bytes = r.matchedBytes ?? r.bytes;
+    const size = padWidth(formatBytes(bytes), cols.size, 'right');
+    const count = r.matchedSessions ?? r.childCount;
+    const kids = padWidth(r.kind === 'project' ? formatCount(count) : r.childCount ? `+${formatCount(r.childCount)}` : '', cols.kids, 'right');
     let line = `${mark}${title}${source}${age}${size}${kids}`;
     if (selected) return t.cursor(line);
     if (r.kind === 'project') line = t.bold(line);
@@ -514,7 +532,7 @@ export class SessionsScreen implements Screen {
     const allMarked = ids.length > 0 && ids.every((id) => this.app.marks.has(id));
     if (allMarked) this.app.marks.deleteAll(ids);
     else this.app.marks.addAll(ids);
-    this.app.message(ids.length === 0 ? 'Nothing in this project can be marked.' : `${allMarked ? 'Unmarked' : 'Marked'} ${formatCount(ids.length)} sessions in ${r.title}.`);
+    this.app.message(ids.length === 0 ? 'Nothing in this project can be marked.' : `${allMarked ? 'Unmarked' : 'Marked'} ${plural(ids.length, 'session')} in ${r.title}.`);
     this.app.requestRender();
   }
 
@@ -530,7 +548,7 @@ export class SessionsScreen implements Screen {
     const n = on ? this.app.marks.addAll(ids) : this.app.marks.deleteAll(ids);
     const scope = this.filter.text || this.filter.updated ? 'in this filter' : 'in all sessions';
     this.app.message(
-      on ? `Marked ${formatCount(n)} sessions ${scope} (${formatBytes(bytes)} selectable; blocked ones skipped).` : `Cleared ${formatCount(n)} marks ${scope}.`,
+      on ? `Marked ${plural(n, 'session')} ${scope} (${formatBytes(bytes)} selectable; blocked ones skipped).` : `Cleared ${plural(n, 'mark')} ${scope}.`,
     );
     this.app.requestRender();
   }
