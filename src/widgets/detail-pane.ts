@@ -28,17 +28,19 @@ export class DetailPane {
       for (const f of sec.fields) lines.push(...this.field(f.label, f.value, labelW, w));
     }
     if (d.selectable || d.kind === 'session') lines.push(...this.field('Marked', d.selectable ? (marked ? 'yes' : 'no') : 'not selectable', labelW, w));
-    if (d.blockedReason) lines.push(t.warn(braces(fitWidth(`Blocked: ${cleanText(d.blockedReason)}`, w))));
+    // The whole reason, wrapped: it names the writer seen (pid, command line) so the user can check it.
+    if (d.blockedReason) lines.push(...wrapWords(`Blocked: ${cleanText(d.blockedReason, 8192)}`, w).map((l) => t.warn(braces(l))));
     if (d.paths.length) {
       lines.push(t.accent('Paths'));
       for (const p of d.paths.slice(0, 20)) lines.push(...wrapText(cleanText(p), w).map(braces));
+      if (d.paths.length > 20) lines.push(t.dim(`… and ${d.paths.length - 20} more`));
     }
     let previewAt = -1;
     if (preview) {
       lines.push('');
       previewAt = lines.length;
-      lines.push(t.accent(`Preview · ${esc(preview.source)}`));
-      if (preview.warning) lines.push(t.warn(esc(preview.warning)));
+      lines.push(t.accent(braces(fitWidth(`Preview · ${previewSourceLabel(preview.source)}`, w))));
+      if (preview.warning) lines.push(...wrapWords(cleanText(preview.warning), w).map((l) => t.warn(braces(l))));
       for (const b of preview.blocks) {
         if (b.kind === 'message') lines.push(t.bold(esc(b.role)));
         else if (b.kind === 'text') lines.push(t.bold(esc(b.title)));
@@ -58,9 +60,60 @@ export class DetailPane {
 
   private field(label: string, value: string, labelW: number, w: number): string[] {
     const room = Math.max(4, w - labelW);
-    const parts = wrapText(cleanText(value), room);
+    const parts = wrapWords(cleanText(value), room);
     return parts.map((p, i) => `${this.theme.dim((i === 0 ? label : '').padEnd(labelW))}${braces(p)}`);
   }
+}
+
+const PREVIEW_SOURCES: Record<string, string> = {
+  'piSession.readOnly': 'the pi session file, read-only',
+  'claudeTranscript.readOnly': 'the Claude transcript, read-only',
+  'claudeMemoryMarkdown.readOnly': 'the memory file, read-only',
+  'appServer.threadRead': 'the Codex App Server, read-only',
+  'rollout.readOnlyFallback': 'the Codex rollout file, read-only',
+  'codexLogs.readOnly': 'the Codex log database, read-only',
+  'opencodeDb.readOnly': 'the OpenCode database, read-only',
+  'opencodeLogs.readOnly': 'the OpenCode log file, read-only',
+  protected: 'not opened (protected)',
+  error: 'not readable',
+  none: 'not available',
+};
+
+/** Where a preview came from, in words (the engine's source ids are for logs and tests). */
+export function previewSourceLabel(source: string): string {
+  return PREVIEW_SOURCES[source] ?? 'read-only';
+}
+
+/**
+ * Wraps at spaces by display width; a word wider than the line (a path, an
+ * id) is cut by wrapText, never mid-word otherwise.
+ */
+export function wrapWords(s: string, width: number): string[] {
+  if (!s) return [''];
+  const out: string[] = [];
+  let line = '';
+  let lw = 0;
+  for (const word of s.split(' ')) {
+    const ww = displayWidth(word);
+    if (line && lw + 1 + ww <= width) {
+      line += ' ' + word;
+      lw += 1 + ww;
+      continue;
+    }
+    if (line || out.length) out.push(line);
+    if (ww <= width) {
+      line = word;
+      lw = ww;
+    } else {
+      const parts = wrapText(word, width);
+      out.push(...parts.slice(0, -1));
+      line = parts[parts.length - 1] ?? '';
+      lw = displayWidth(line);
+    }
+    if (out.length >= 60) break;
+  }
+  out.push(line);
+  return out.filter((l, i) => l !== '' || i === 0);
 }
 
 /** Greedy wrap by display width (paths and previews have no spaces to break at). */
