@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bucketName, buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { PI_PREFIX_BYTES } from '../../src/adapters/pi/session-reader.js';
-import { isPiProcess, PI_RUNNING_REASON } from '../../src/adapters/pi/writers.js';
+import { isPiProcess } from '../../src/adapters/pi/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/engine.js';
 import { uuidv5Url } from '../../src/engine/ids.js';
@@ -427,17 +427,18 @@ describe('writer detection', () => {
     fakeProcess(t.procRoot, 4242, 'pi', ['pi']);
     fakeProcess(t.procRoot, 4243, 'bash', ['bash']);
     const r = await scan();
+    const running = 'pi is running (pid 4242: pi); quit it before deleting local session data.';
     expect(r.sum.writers).toEqual([{ pid: 4242, name: 'pi' }]);
     for (const id of ['s1', 's2']) {
       expect(r.s(id).selectable).toBe(false);
-      expect(r.s(id).blockedReason).toBe(PI_RUNNING_REASON);
+      expect(r.s(id).blockedReason).toBe(running);
     }
-    expect(r.snap.item('cache:pi-models-store')).toMatchObject({ selectable: false, blockedReason: PI_RUNNING_REASON });
+    expect(r.snap.item('cache:pi-models-store')).toMatchObject({ selectable: false, blockedReason: running });
     expect(r.sum.selection).toEqual([]);
     const page = await r.engine.page({ snapshotId: r.sum.snapshotId, scope: { view: 'flat' }, filter: {}, sort: 'updated', offset: 0, limit: 10 });
     expect(page.rows.map((x) => [x.selectable, x.blockedReason])).toEqual([
-      [false, PI_RUNNING_REASON],
-      [false, PI_RUNNING_REASON],
+      [false, running],
+      [false, running],
     ]);
   });
 

@@ -10,7 +10,7 @@ import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWar
 import { cleanText } from '../../engine/text.js';
 import { checkHome } from '../home.js';
 import { PI_PREFIX_BYTES, piFallbackTitle, readPiSession } from './session-reader.js';
-import { findPiWriters, PI_RUNNING_REASON } from './writers.js';
+import { scanPiWriters } from './writers.js';
 
 export const PI_PROTECTED = [
   'auth.json',
@@ -59,8 +59,9 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   if (!check.ok) return inv;
   const homeReadOnly = check.readOnly;
 
-  inv.writers = await findPiWriters(ctx);
-  const running = inv.writers.length > 0 ? PI_RUNNING_REASON : undefined;
+  const seen = await scanPiWriters(ctx);
+  inv.writers = seen.writers;
+  const running = seen.reason;
   const blockAll = homeReadOnly ?? running;
 
   const buckets = listBuckets(home, warnings);

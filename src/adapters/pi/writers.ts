@@ -1,24 +1,85 @@
 // A running pi writes its session files with append-open-close and holds no
 // lock, so the only evidence is the process itself. pi sets
-// process.title = "pi", which rewrites comm and cmdline.
+// process.title = "pi", which rewrites comm and cmdline — so a `pi --version`
+// that cleanerx itself started (detection asks every agent for its version)
+// looks exactly like a working pi once it has renamed itself. Those probes
+// are told apart by what cmdline cannot hide: their parent is this process,
+// or their environment carries the probe marker detection sets.
 
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
+import { VERSION_PROBE_ENV } from '../../engine/detect.js';
 import type { Writer } from '../../engine/model.js';
-import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
+import { listProcesses, nameIs, processName, readProcessEnviron, type ProcessInfo } from '../../engine/processes.js';
+import { cleanText } from '../../engine/text.js';
 
 export const PI_RUNNING_REASON = 'pi is running; quit it before deleting local session data.';
+
+const MAX_NAMED = 3;
+const MAX_CMDLINE_CHARS = 120;
 
 export function isPiProcess(p: ProcessInfo): boolean {
   if (nameIs(p.comm, ['pi']) || nameIs(p.exe, ['pi']) || nameIs(p.argv[0], ['pi'])) return true;
   // An interpreter started on the package directly (before it renames itself).
   if (nameIs(p.argv[0], ['node', 'bun']) || nameIs(p.exe, ['node', 'bun'])) {
-    return p.argv.slice(1).some((a) => a.includes('pi-coding-agent'));
+    // Or on its launcher (`node /usr/local/bin/pi`: a shebang start, before the rename).
+    return nameIs(p.argv[1], ['pi']) || p.argv.slice(1).some((a) => a.includes('pi-coding-agent'));
   }
   return false;
 }
 
+export interface PiWriterScan {
+  writers: Writer[];
+  /** The blocker text, naming the processes seen (pid and command line), when pi is running. */
+  reason?: string;
+}
+
+/** The pi processes that may be writing, and the reason text that names them. */
+export async function scanPiWriters(ctx: HostContext): Promise<PiWriterScan> {
+  if (ctx.platform !== 'linux') return { writers: [] };
+  const procs = (await listProcesses(ctx.procRoot)).filter(isPiProcess);
+  const seen: ProcessInfo[] = [];
+  for (const p of procs) if (!(await isOurVersionProbe(ctx.procRoot, p.pid))) seen.push(p);
+  if (!seen.length) return { writers: [] };
+  return { writers: seen.map((p) => ({ pid: p.pid, name: processName(p) })), reason: piRunningReason(seen) };
+}
+
 export async function findPiWriters(ctx: HostContext): Promise<Writer[]> {
-  if (ctx.platform !== 'linux') return [];
-  const procs = await listProcesses(ctx.procRoot);
-  return procs.filter(isPiProcess).map((p) => ({ pid: p.pid, name: processName(p) }));
+  return (await scanPiWriters(ctx)).writers;
+}
+
+export function piRunningReason(procs: ProcessInfo[]): string {
+  const named = procs.slice(0, MAX_NAMED).map((p) => `pid ${p.pid}: ${cleanText(commandLine(p), MAX_CMDLINE_CHARS) || '?'}`);
+  const more = procs.length > MAX_NAMED ? `, and ${procs.length - MAX_NAMED} more` : '';
+  return `pi is running (${named.join('; ')}${more}); quit it before deleting local session data.`;
+}
+
+function commandLine(p: ProcessInfo): string {
+  return p.argv.length ? p.argv.join(' ') : processName(p);
+}
+
+async function isOurVersionProbe(procRoot: string, pid: number): Promise<boolean> {
+  if ((await parentPid(procRoot, pid)) === process.pid) return true;
+  const env = await readProcessEnviron(procRoot, pid);
+  return env?.get(VERSION_PROBE_ENV) === '1';
+}
+
+/** Field 4 of /proc/<pid>/stat (after the parenthesized comm, which may hold spaces and parentheses). */
+async function parentPid(procRoot: string, pid: number): Promise<number | null> {
+  try {
+    const fh = await fsp.open(join(procRoot, String(pid), 'stat'), 'r');
+    try {
+      const buf = Buffer.alloc(1024);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      const s = buf.toString('latin1', 0, bytesRead);
+      const fields = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      const ppid = Number(fields[1]);
+      return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
 }
