@@ -1,18 +1,34 @@
-// All-or-nothing restore. The archive is decrypted and checked into private
-// staging first; every destination is preflighted (beneath its fixed root,
-// no link on the way, same owner and device, nothing already there in any
-// form, no duplicates); each file is then committed through a staged
-// sibling partial and a no-replace link. On any error everything this
-// restore created is removed again, newest first, identity-checked.
+// All-or-nothing, journaled restore. A journal (restore-journal.ts) is
+// written before anything else; the archive is decrypted and checked into
+// one private staging dir (sparse files keep their holes); every destination
+// is preflighted through directory handles from its allowlisted root down
+// (no link on the way, same owner and device, nothing there in any form
+// unless it is already byte-identical, no duplicates); each file then goes
+// into place as a no-replace link of its staged copy, its parent reached by
+// the same handles, so a swapped ancestor stops the restore instead of
+// redirecting it. On an error everything this restore created is removed
+// again, newest first, identity-checked. A restore killed at any point is
+// finished (or, when it cannot be, rolled back) by settlePendingRestores.
 
 import { randomUUID } from 'node:crypto';
-import { constants as fsconst, createWriteStream, promises as fsp, type Stats } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { closeSync, constants as C, fstatSync, promises as fsp } from 'node:fs';
+import { join } from 'node:path';
 import { ensurePrivateDir } from '../engine/atomic.js';
+import type { DirHandle } from '../engine/anchored-fs.js';
 import { crashPoint, failPoint } from '../engine/faults.js';
 import type { AgentKind } from '../engine/model.js';
 import { ArchiveError, readArchive, type Manifest, type ManifestEntry } from './archive.js';
+import { AnchoredTree, commitFile, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, SparseWriter, uncommit, unlinkAt } from './restore-commit.js';
+import {
+  listRestoreJournals,
+  partialName,
+  removeRestoreJournal,
+  safeRelative,
+  saveRestoreJournal,
+  stagingDirName,
+  type RestoreJournal,
+  type RestoreJournalEntry,
+} from './restore-journal.js';
 
 export interface RestoreOptions {
   archivePath: string;
@@ -22,10 +38,18 @@ export interface RestoreOptions {
   roots: Record<string, string>;
   uid: number;
   stagingParent: string;
+  /** Where the restore journal lives (cleanerx's state dir); defaults to the staging parent. */
+  journalDir?: string;
   /** Stop after the preflight, reporting what would be restored. */
   dryRun?: boolean;
   /** The catalog id the archive must carry. */
   expectId?: string;
+  /**
+   * Restore only the entries whose destination is one of these absolute
+   * paths or lies beneath one (the missing paths of a partially applied
+   * item); every other entry of the archive is verified and skipped.
+   */
+  onlyPaths?: readonly string[];
   /**
    * Entries under this root label are official session exports: they are not
    * copied anywhere but handed, decrypted and hash-checked in staging, to the
@@ -36,21 +60,55 @@ export interface RestoreOptions {
 
 export interface RestoreResult {
   manifest: Manifest;
+  /** Every destination now holding its backed-up content (written now, or already byte-identical). */
   restored: string[];
+  /** The subset that was already there byte-identical (e.g. put back by an interrupted restore) and was left as it was. */
+  alreadyPresent: string[];
 }
 
-interface Planned {
-  entry: ManifestEntry;
-  staged: string;
-  dest: string;
+const destOf = (roots: Record<string, string>, root: string, rel: string): string => `${roots[root]}/${rel}`;
+
+function selector(o: RestoreOptions): (e: ManifestEntry) => boolean {
+  const only = o.onlyPaths?.map((p) => p.replace(/\/+$/, ''));
+  if (!only) return () => true;
+  return (e) => {
+    const base = o.roots[e.root];
+    if (!base) return true; // refused with a clear reason by the preflight
+    const d = destOf(o.roots, e.root, e.relativePath);
+    return only.some((p) => d === p || d.startsWith(p + '/'));
+  };
 }
 
 export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> {
+  const journalDir = o.journalDir ?? o.stagingParent;
   await ensurePrivateDir(o.stagingParent);
-  const staging = join(o.stagingParent, `restore-${randomUUID()}`);
-  await fsp.mkdir(staging, { mode: 0o700 });
+  await ensurePrivateDir(journalDir);
+  const id = randomUUID();
+  const staging = join(o.stagingParent, stagingDirName(id));
+  const now = new Date().toISOString();
+  const j: RestoreJournal = {
+    formatVersion: 1,
+    kind: 'cleanerx-restore',
+    restoreId: id,
+    agent: o.agent,
+    backupId: o.expectId ?? null,
+    createdAt: now,
+    updatedAt: now,
+    status: 'staging',
+    staging,
+    uid: o.uid,
+    roots: { ...o.roots },
+    entries: [],
+    dirs: [],
+  };
+  await saveRestoreJournal(journalDir, j, 'restore:journal');
+  // Cleared only when a rollback could not undo everything: then staging and journal stay for the next settle.
+  let tidy = true;
   try {
+    await fsp.mkdir(staging, { mode: 0o700 });
     const staged = new Map<ManifestEntry, string>();
+    const imp = o.sessionImport;
+    const wanted = selector(o);
     let n = 0;
     const manifest = await readArchive(
       o.archivePath,
@@ -60,127 +118,409 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
           if (o.expectId && m.id !== o.expectId) throw new ArchiveError('The archive does not belong to this catalog entry.');
         },
         payload: async (entry, stream) => {
-          const file = join(staging, String(n++));
-          await pipeline(stream, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
-          staged.set(entry, file);
+          if (!(imp && entry.root === imp.root) && !wanted(entry)) {
+            for await (const _ of stream) void _; // still hash-checked by the reader
+            return;
+          }
+          const name = String(n++);
+          await stageFile(join(staging, name), stream, entry.mode ?? 0o600);
+          staged.set(entry, name);
         },
       },
       o.agent,
     );
-    const imp = o.sessionImport;
+    crashPoint('restore:staged');
     if (imp && manifest.entries.some((e) => e.root === imp.root)) {
       if (manifest.entries.some((e) => e.root !== imp.root)) throw new ArchiveError('The archive mixes session exports with files; cleanerx never writes such an archive.');
-      const byPath = new Map(manifest.entries.map((e) => [e.relativePath, staged.get(e)!]));
-      return { manifest, restored: await imp.run(byPath, Boolean(o.dryRun)) };
+      const byPath = new Map(manifest.entries.map((e) => [e.relativePath, join(staging, staged.get(e)!)]));
+      return { manifest, restored: await imp.run(byPath, Boolean(o.dryRun)), alreadyPresent: [] };
     }
-    const planned = await preflight(manifest, staged, o);
-    if (o.dryRun) return { manifest, restored: planned.map((p) => p.dest) };
-    await commit(planned, o.uid);
-    return { manifest, restored: planned.map((p) => p.dest) };
+    const tree = new AnchoredTree(o.roots, o.uid);
+    let stage: DirHandle | null = null;
+    try {
+      const entries = manifest.entries.filter(wanted);
+      await preflight(entries, staged, o, tree, j);
+      const restored = j.entries.map((e) => destOf(o.roots, e.root, e.path));
+      const alreadyPresent = j.entries.filter((e) => e.present).map((e) => destOf(o.roots, e.root, e.path));
+      if (o.dryRun) return { manifest, restored, alreadyPresent };
+      j.status = 'committing';
+      await saveRestoreJournal(journalDir, j, 'restore:committing');
+      stage = openStaging(staging);
+      const left = await commitAll(j, tree, stage, new Set());
+      if (left) {
+        tidy = false;
+        j.status = 'rollingBack';
+        j.message = left.message;
+        await saveRestoreJournal(journalDir, j, 'restore:rollingBack').catch(() => undefined);
+        throw left.error;
+      }
+      tree.close(true);
+      j.status = 'committed';
+      await saveRestoreJournal(journalDir, j, 'restore:committed');
+      return { manifest, restored, alreadyPresent };
+    } finally {
+      stage?.close();
+      tree.close(false);
+    }
   } finally {
-    await fsp.rm(staging, { recursive: true, force: true });
+    if (tidy) {
+      await fsp.rm(staging, { recursive: true, force: true });
+      crashPoint('restore:unstaged');
+      await removeRestoreJournal(journalDir, id);
+    }
   }
 }
 
-async function lstatOrNull(p: string): Promise<Stats | null> {
+/** Writes one payload into staging with holes, in bounded memory (the stream's backpressure paces the reader). */
+async function stageFile(path: string, stream: AsyncIterable<Buffer>, mode: number): Promise<void> {
+  const fh = await fsp.open(path, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
-    return await fsp.lstat(p);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
+    const w = new SparseWriter(fh);
+    for await (const c of stream) await w.write(c);
+    await w.finish();
+    await fh.chmod(mode & 0o777);
+    await fh.sync();
+  } finally {
+    await fh.close();
   }
 }
 
-async function preflight(m: Manifest, staged: Map<ManifestEntry, string>, o: RestoreOptions): Promise<Planned[]> {
-  const out: Planned[] = [];
+const splitPath = (rel: string): { dir: string; name: string } => {
+  const i = rel.lastIndexOf('/');
+  return i < 0 ? { dir: '', name: rel } : { dir: rel.slice(0, i), name: rel.slice(i + 1) };
+};
+
+/** Fills j.entries and j.dirs; refuses (nothing written) whatever a restore must not touch. */
+async function preflight(entries: ManifestEntry[], staged: Map<ManifestEntry, string>, o: RestoreOptions, tree: AnchoredTree, j: RestoreJournal): Promise<void> {
   const dests = new Set<string>();
-  for (const entry of m.entries) {
-    const rootDir = o.roots[entry.root];
-    if (!rootDir) throw new ArchiveError(`The archive restores into "${entry.root}", which is not a root of ${o.agent}.`);
-    const root = await lstatOrNull(rootDir);
-    if (!root || root.isSymbolicLink() || !root.isDirectory()) throw new ArchiveError(`The restore root ${rootDir} is missing or not a plain directory.`);
-    const dest = join(rootDir, ...entry.relativePath.split('/'));
-    if (!dest.startsWith(rootDir + sep)) throw new ArchiveError(`${entry.relativePath} escapes its root.`);
+  const missing = new Set<string>();
+  const dirs: { root: string; path: string }[] = [];
+  for (const entry of entries) {
+    if (!o.roots[entry.root]) throw new ArchiveError(`The archive restores into "${entry.root}", which is not a root of ${o.agent}.`);
+    if (!safeRelative(entry.relativePath)) throw new ArchiveError(`${entry.relativePath} escapes its root.`);
+    const dest = destOf(o.roots, entry.root, entry.relativePath);
     if (dests.has(dest)) throw new ArchiveError(`Two entries restore to ${dest}.`);
     dests.add(dest);
-    // Existing ancestors must be real directories of this user on the root's device.
-    const parts = entry.relativePath.split('/');
-    let cur = rootDir;
-    for (let i = 0; i < parts.length - 1; i++) {
-      cur = join(cur, parts[i]!);
-      const st = await lstatOrNull(cur);
-      if (!st) break;
-      if (st.isSymbolicLink() || !st.isDirectory()) throw new ArchiveError(`${cur} is not a plain directory; nothing was restored.`);
-      if (o.uid >= 0 && st.uid !== o.uid) throw new ArchiveError(`${cur} belongs to another user; nothing was restored.`);
-      if (st.dev !== root.dev) throw new ArchiveError(`${cur} is on another filesystem; nothing was restored.`);
+    const { dir, name } = splitPath(entry.relativePath);
+    tree.dir(entry.root, ''); // the root itself: a plain directory, reached without links
+    // The deepest existing ancestor decides; below it every dir is to be created.
+    const comps = dir ? dir.split('/') : [];
+    let parent: DirHandle | null = null;
+    let depth = comps.length;
+    for (; depth >= 0; depth--) {
+      const rel = comps.slice(0, depth).join('/');
+      if (depth > 0 && missing.has(`${entry.root}\0${rel}`)) continue;
+      const h = tree.dir(entry.root, rel);
+      if (h) {
+        parent = depth === comps.length ? h : null;
+        break;
+      }
     }
-    if (await lstatOrNull(dest)) throw new ArchiveError(`${dest} already exists; a restore never overwrites anything.`);
-    out.push({ entry, staged: staged.get(entry)!, dest });
+    for (let d = Math.max(depth, 0) + 1; d <= comps.length; d++) {
+      const rel = comps.slice(0, d).join('/');
+      const k = `${entry.root}\0${rel}`;
+      if (!missing.has(k)) {
+        missing.add(k);
+        dirs.push({ root: entry.root, path: rel });
+      }
+    }
+    let present = false;
+    if (parent && lstatAt(parent, name)) {
+      present = await holdsContent(parent, name, o.uid, entry);
+      if (!present) throw new ArchiveError(`${dest} already exists; a restore never overwrites anything.`);
+    }
+    j.entries.push({ root: entry.root, path: entry.relativePath, sha256: entry.sha256, sizeBytes: entry.sizeBytes, mode: entry.mode ?? 0o600, staged: staged.get(entry)!, present });
   }
-  return out;
+  j.dirs = dirs;
 }
 
-async function commit(planned: Planned[], uid: number): Promise<void> {
-  const createdDirs: string[] = [];
-  const committed: { path: string; dev: number; ino: number }[] = [];
-  const partials: string[] = [];
+interface Committed {
+  root: string;
+  dir: string;
+  name: string;
+  id: { dev: number; ino: number };
+}
+
+/**
+ * Commits every entry not yet in place (`done` holds indexes a resume
+ * observed in place). On an error it undoes this run's commits and dirs;
+ * returns what it could not undo, or null on success.
+ */
+async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle, done: Set<number>): Promise<{ error: Error; message: string } | null> {
+  const planned = new Set(j.dirs.map((d) => `${d.root}\0${d.path}`));
+  const created: { root: string; path: string }[] = [];
+  const committed: Committed[] = [];
   try {
-    for (let i = 0; i < planned.length; i++) {
-      const p = planned[i]!;
-      const parent = dirname(p.dest);
-      for (const d of missingDirs(parent, await existingAncestor(parent))) {
-        await fsp.mkdir(d, { mode: 0o700 });
-        createdDirs.push(d);
-      }
-      const partial = join(parent, `.cleanerx-restore-${randomUUID()}.partial`);
-      partials.push(partial);
-      // The staged file moves when staging shares the destination's filesystem (no second copy of the data).
-      await fsp.rename(p.staged, partial).catch(async (e: NodeJS.ErrnoException) => {
-        if (e.code !== 'EXDEV') throw e;
-        await fsp.copyFile(p.staged, partial, fsconst.COPYFILE_EXCL);
-      });
-      await fsp.chmod(partial, p.entry.mode ?? 0o600);
-      const fh = await fsp.open(partial, 'r');
-      await fh.sync();
-      await fh.close();
+    for (let i = 0; i < j.entries.length; i++) {
+      const e = j.entries[i]!;
+      if (e.present || done.has(i)) continue;
+      const { dir, name } = splitPath(e.path);
+      const parent = tree.dir(
+        e.root,
+        dir,
+        (rel) => planned.has(`${e.root}\0${rel}`),
+        (rel) => created.push({ root: e.root, path: rel }),
+      );
+      if (!parent) throw new ArchiveError(`${tree.display(e.root, dir)} disappeared during the restore; the restore stopped.`);
       crashPoint(`restore:${i}:before`);
       failPoint(`restore:${i}:before`);
-      // link() never replaces: a destination that appeared meanwhile fails with EEXIST.
-      await fsp.link(partial, p.dest);
-      const st = await fsp.lstat(p.dest);
-      committed.push({ path: p.dest, dev: st.dev, ino: st.ino });
-      await fsp.unlink(partial);
-      partials.pop();
+      let id: { dev: number; ino: number };
+      try {
+        id = await commitFile(stage, e.staged, parent, name, j.restoreId, i, e.mode);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ArchiveError(`${tree.display(e.root, e.path)} appeared during the restore; everything restored so far was removed again.`);
+        throw err;
+      }
+      committed.push({ root: e.root, dir, name, id });
+      tree.pin(e.root, dir, parent);
       crashPoint(`restore:${i}:after`);
       failPoint(`restore:${i}:after`);
-      if (uid >= 0 && st.uid !== uid) throw new ArchiveError(`${p.dest} was not created as this user.`);
     }
-    for (const d of new Set(planned.map((p) => dirname(p.dest)))) {
-      const dh = await fsp.open(d, 'r');
-      await dh.sync();
-      await dh.close();
-    }
-  } catch (e) {
-    for (const c of committed.reverse()) {
-      const st = await lstatOrNull(c.path).catch(() => null);
-      if (st && st.dev === c.dev && st.ino === c.ino) await fsp.unlink(c.path).catch(() => undefined);
-    }
-    for (const p of partials) await fsp.unlink(p).catch(() => undefined);
-    for (const d of createdDirs.reverse()) await fsp.rmdir(d).catch(() => undefined);
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ArchiveError('A destination appeared during the restore; everything restored so far was removed again.');
-    throw e;
+    return null;
+  } catch (err) {
+    const left = await undo(tree, committed, created);
+    if (!left.length) throw err;
+    return { error: new ArchiveError(`${(err as Error).message} ${left.length} restored item(s) could not be removed again (first: ${left[0]}); the next cleanerx start or \`cleanerx backups restore\` finishes the clean-up.`), message: (err as Error).message };
   }
 }
 
-async function existingAncestor(dir: string): Promise<string> {
-  let cur = dir;
-  while (!(await lstatOrNull(cur))) cur = dirname(cur);
-  return cur;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs `f` with the parent dir of a rollback step. A walk that meets a
+ * swapped ancestor is retried a few times (the swap may be undone); the
+ * step is reported as left over when it never succeeds.
+ */
+async function withDir(tree: AnchoredTree, root: string, dir: string, f: (h: DirHandle) => void): Promise<boolean> {
+  const pinned = tree.pinnedDir(root, dir);
+  if (pinned) {
+    try {
+      f(pinned);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      const h = tree.dir(root, dir);
+      if (!h) return true; // the dir is gone, and with it whatever was in it
+      f(h);
+      return true;
+    } catch {
+      tree.forget();
+      await sleep(2);
+    }
+  }
+  return false;
 }
 
-/** The directories between an existing ancestor and `dir`, outermost first. */
-function missingDirs(dir: string, existing: string): string[] {
-  const out: string[] = [];
-  for (let cur = dir; cur !== existing && cur.length > existing.length; cur = dirname(cur)) out.unshift(cur);
+/** Removes committed files (newest first, only if still the committed inode), then created dirs (deepest first, only if empty). */
+async function undo(tree: AnchoredTree, committed: Committed[], created: { root: string; path: string }[]): Promise<string[]> {
+  const left: string[] = [];
+  for (const c of committed.reverse()) {
+    let removed = true;
+    const ok = await withDir(tree, c.root, c.dir, (h) => {
+      removed = uncommit(h, c.name, c.id) || !lstatAt(h, c.name);
+    });
+    if (!ok) left.push(tree.display(c.root, c.dir ? `${c.dir}/${c.name}` : c.name));
+    else if (!removed) void 0; // replaced by someone else since: not ours any more, left alone
+  }
+  for (const d of created.reverse()) {
+    const { dir, name } = splitPath(d.path);
+    await withDir(tree, d.root, dir, (h) => removeCreatedDir(h, name));
+  }
+  return left;
+}
+
+// ---- settling interrupted restores --------------------------------------------------------
+
+export interface SettleOptions {
+  journalDir: string;
+  stagingParent: string;
+  /**
+   * The roots cleanerx allowlists for the agent now (label → dir), or a
+   * sentence why the agent's data may not be written now (e.g. it is running).
+   */
+  rootsFor(agent: AgentKind): Promise<Record<string, string> | string>;
+  /** 'resume' (default) finishes a restore whose staged copies are intact; 'rollback' undoes it. */
+  mode?: 'resume' | 'rollback';
+  /** Only this agent's restores. */
+  agent?: AgentKind;
+}
+
+export interface SettleOutcome {
+  restoreId: string;
+  agent: AgentKind | null;
+  backupId: string | null;
+  /** completed: every file is in place; rolledBack: nothing of it is left; discarded: it had written nothing; pending: left for later (see message); unknown: not a journal cleanerx can act on. */
+  outcome: 'completed' | 'rolledBack' | 'discarded' | 'pending' | 'unknown';
+  restored: string[];
+  message: string;
+}
+
+/** Finishes or rolls back every restore a kill interrupted. Never throws for one restore; each outcome says what happened. */
+export async function settlePendingRestores(o: SettleOptions): Promise<SettleOutcome[]> {
+  const out: SettleOutcome[] = [];
+  for (const f of await listRestoreJournals(o.journalDir)) {
+    if (f.kind === 'unknown') {
+      out.push({ restoreId: f.path, agent: null, backupId: null, outcome: 'unknown', restored: [], message: `${f.reason} Inspect ${f.path} and move it away; cleanerx leaves it alone.` });
+      continue;
+    }
+    const j = f.journal;
+    if (o.agent && j.agent !== o.agent) continue;
+    try {
+      out.push(await settleOne(j, o));
+    } catch (e) {
+      out.push({ restoreId: j.restoreId, agent: j.agent, backupId: j.backupId, outcome: 'pending', restored: [], message: `The interrupted restore ${j.restoreId} could not be settled yet: ${(e as Error).message}` });
+    }
+  }
   return out;
+}
+
+async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOutcome> {
+  const base = { restoreId: j.restoreId, agent: j.agent, backupId: j.backupId };
+  if (j.staging !== join(o.stagingParent, stagingDirName(j.restoreId))) {
+    return { ...base, outcome: 'unknown', restored: [], message: `The restore journal ${j.restoreId} names a staging dir outside cleanerx's own; it is left alone.` };
+  }
+  const finish = async (): Promise<void> => {
+    await fsp.rm(j.staging, { recursive: true, force: true });
+    await removeRestoreJournal(o.journalDir, j.restoreId);
+  };
+  if (j.status === 'staging') {
+    await finish();
+    return { ...base, outcome: 'discarded', restored: [], message: 'An interrupted restore had not written anything to the agent yet; its staging was removed.' };
+  }
+  const dests = j.entries.map((e) => destOf(j.roots, e.root, e.path));
+  if (j.status === 'committed') {
+    await finish();
+    return { ...base, outcome: 'completed', restored: dests, message: `An interrupted restore had put back all ${dests.length} files; its staging was removed.` };
+  }
+  const now = await o.rootsFor(j.agent);
+  if (typeof now === 'string') return { ...base, outcome: 'pending', restored: [], message: now };
+  for (const [label, dir] of Object.entries(j.roots)) {
+    if (j.entries.some((e) => e.root === label) && now[label] !== dir) {
+      return { ...base, outcome: 'pending', restored: [], message: `The interrupted restore ${j.restoreId} wrote into ${dir}, which is no longer a root of this agent; restore that home setting to finish it.` };
+    }
+  }
+  const tree = new AnchoredTree(j.roots, j.uid);
+  let stage: DirHandle | null = null;
+  try {
+    stage = await fsp.stat(j.staging).then(() => openStaging(j.staging)).catch(() => null);
+    if (j.status === 'committing' && (o.mode ?? 'resume') === 'resume' && stage) {
+      const r = await tryResume(j, tree, stage);
+      if (r === true) {
+        tree.close(true);
+        j.status = 'committed';
+        await saveRestoreJournal(o.journalDir, j, 'restore:resumed');
+        stage.close();
+        stage = null;
+        await finish();
+        return { ...base, outcome: 'completed', restored: dests, message: `The interrupted restore ${j.restoreId} was finished: all ${dests.length} files are in place.` };
+      }
+      j.message = r;
+    }
+    if (j.status !== 'rollingBack') {
+      j.status = 'rollingBack';
+      await saveRestoreJournal(o.journalDir, j, 'restore:rollingBack');
+    }
+    const left = await rollbackJournal(j, tree, stage);
+    if (left.length) return { ...base, outcome: 'pending', restored: [], message: `The interrupted restore ${j.restoreId} is being rolled back, but ${left.length} item(s) could not be removed yet (first: ${left[0]}); cleanerx retries at the next start.` };
+    tree.close(true);
+    stage?.close();
+    stage = null;
+    await finish();
+    return { ...base, outcome: 'rolledBack', restored: [], message: `The interrupted restore ${j.restoreId} was rolled back${j.message ? ` (${j.message})` : ''}: nothing it had put back is left; the backup can be restored again.` };
+  } finally {
+    stage?.close();
+    tree.close(false);
+  }
+}
+
+/** True when the restore could be finished; otherwise the reason it has to be rolled back. */
+async function tryResume(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle): Promise<true | string> {
+  const done = new Set<number>();
+  for (let i = 0; i < j.entries.length; i++) {
+    const e = j.entries[i]!;
+    if (e.present) continue;
+    const { dir, name } = splitPath(e.path);
+    const dest = destOf(j.roots, e.root, e.path);
+    const parent = tree.dir(e.root, dir);
+    if (parent) {
+      const part = lstatAt(parent, partialName(j.restoreId, i));
+      if (part?.isFile()) unlinkAt(parent, partialName(j.restoreId, i));
+      const st = lstatAt(parent, name);
+      if (st) {
+        const s = lstatAt(stage, e.staged);
+        if ((s && s.dev === st.dev && s.ino === st.ino) || (await holdsContent(parent, name, j.uid, e))) {
+          done.add(i);
+          continue;
+        }
+        return `${dest} now holds other data`;
+      }
+    }
+    if (!(await stagedIntact(stage, e))) return `the staged copy of ${dest} is missing or damaged`;
+  }
+  try {
+    const left = await commitAll(j, tree, stage, done);
+    return left ? left.message : true;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+async function stagedIntact(stage: DirHandle, e: RestoreJournalEntry): Promise<boolean> {
+  const { openFileAt } = await import('../engine/anchored-fs.js');
+  let fd: number;
+  try {
+    fd = openFileAt(stage, e.staged, C.O_RDONLY);
+  } catch {
+    return false;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return false;
+    const h = await hashFd(fd);
+    return h.size === e.sizeBytes && h.sha256 === e.sha256;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The dir handle for a rollback step: null when the dir is gone, undefined when it cannot be reached safely. */
+async function dirFor(tree: AnchoredTree, root: string, dir: string): Promise<DirHandle | null | undefined> {
+  let out: DirHandle | null | undefined;
+  const ok = await withDir(tree, root, dir, (h) => {
+    out = h;
+  });
+  if (!ok) return undefined;
+  return out ?? null;
+}
+
+/** Undoes an interrupted restore: its files (proven its own), its partials, then its empty dirs. Returns what is left. */
+async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle | null): Promise<string[]> {
+  const left: string[] = [];
+  for (let i = j.entries.length - 1; i >= 0; i--) {
+    const e = j.entries[i]!;
+    if (e.present) continue;
+    const { dir, name } = splitPath(e.path);
+    const s = stage ? lstatAt(stage, e.staged) : null;
+    const ok = await withDir(tree, e.root, dir, (h) => {
+      const part = lstatAt(h, partialName(j.restoreId, i));
+      if (part?.isFile()) unlinkAt(h, partialName(j.restoreId, i));
+    });
+    const h = ok ? await dirFor(tree, e.root, dir) : undefined;
+    if (h === undefined) {
+      left.push(destOf(j.roots, e.root, e.path));
+      continue;
+    }
+    const st = h ? lstatAt(h, name) : null;
+    if (!h || !st || !s) continue;
+    // Ours: the very inode of the staged copy; or, when staging is on another filesystem (a copy was made), the manifest's content.
+    if ((s.dev === st.dev && s.ino === st.ino) || (s.dev !== st.dev && (await holdsContent(h, name, j.uid, e)))) unlinkAt(h, name);
+  }
+  for (const d of [...j.dirs].reverse()) {
+    const { dir, name } = splitPath(d.path);
+    await withDir(tree, d.root, dir, (h) => removeCreatedDir(h, name));
+  }
+  return left;
 }

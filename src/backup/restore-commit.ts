@@ -1,0 +1,331 @@
+// The write side of a restore, anchored: every destination dir is reached
+// from the allowlisted root by directory handles opened one component at a
+// time without following links, and each handle's identity is pinned the
+// first time it is seen, so an ancestor exchanged for a symlink (or for
+// another directory) mid-run stops the restore instead of redirecting it.
+// Files go into place as a no-replace link of the staged copy (one inode,
+// no data copied, the holes of a sparse file kept); only across filesystems
+// is a sparse copy made, under the one partial name the journal announces.
+
+import { createHash } from 'node:crypto';
+import { constants as C, closeSync, fstatSync, fsyncSync, openSync, read, write, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { AnchoredError, DirHandle, linkAt, lstatAt, mkdirAt, openChildDir, openFileAt, openRootDir, rmdirAt, unlinkAt } from '../engine/anchored-fs.js';
+import { ArchiveError } from './archive.js';
+import { partialName } from './restore-journal.js';
+
+const readP = promisify(read);
+const writeP = promisify(write);
+const readFd = async (fd: number, b: Buffer, off: number, len: number, pos: number): Promise<number> => (await readP(fd, b, off, len, pos)).bytesRead;
+const writeFd = async (fd: number, b: Buffer, off: number, len: number, pos: number): Promise<number> => (await writeP(fd, b, off, len, pos)).bytesWritten;
+
+interface DirId {
+  dev: number;
+  ino: number;
+}
+
+const key = (root: string, rel: string): string => `${root}\0${rel}`;
+const CACHED = 64;
+const PINNED = 512;
+
+/** Directory handles below each allowlisted root, reached without following links, identities pinned. */
+export class AnchoredTree {
+  private readonly roots = new Map<string, { h: DirHandle; dev: number }>();
+  private readonly cache = new Map<string, DirHandle>();
+  /** Parents of committed files stay open so a rollback needs no fresh walk (bounded; beyond, it walks again). */
+  private readonly pinned = new Map<string, DirHandle>();
+  private readonly ids = new Map<string, DirId>();
+
+  constructor(
+    private readonly rootDirs: Record<string, string>,
+    private readonly uid: number,
+  ) {}
+
+  display(root: string, rel: string): string {
+    const base = this.rootDirs[root] ?? root;
+    return rel ? `${base}/${rel}` : base;
+  }
+
+  private root(label: string): { h: DirHandle; dev: number } {
+    let r = this.roots.get(label);
+    if (r) return r;
+    const abs = this.rootDirs[label];
+    if (!abs) throw new ArchiveError(`The archive restores into "${label}", which is not a root of this agent.`);
+    let h: DirHandle;
+    try {
+      h = openRootDir(abs);
+    } catch (e) {
+      throw new ArchiveError(`The restore root ${abs} is missing or not a plain directory (${(e as Error).message})`);
+    }
+    const st = h.stat();
+    r = { h, dev: st.dev };
+    this.roots.set(label, r);
+    this.ids.set(key(label, ''), st);
+    return r;
+  }
+
+  /**
+   * The handle of `rel` (a '/'-joined dir path, '' for the root). A missing
+   * component is created only when `mayCreate(rel)` says so (then reported
+   * to `created`), otherwise the answer is null.
+   */
+  dir(label: string, rel: string, mayCreate?: (rel: string) => boolean, created?: (rel: string) => void): DirHandle | null {
+    const root = this.root(label);
+    if (!rel) return root.h;
+    const hit = this.pinned.get(key(label, rel)) ?? this.cache.get(key(label, rel));
+    if (hit) return hit;
+    while (this.cache.size >= CACHED) {
+      const [k, h] = this.cache.entries().next().value as [string, DirHandle];
+      this.cache.delete(k);
+      if (![...this.pinned.values()].includes(h)) closeQuietly(h);
+    }
+    const comps = rel.split('/');
+    let cur = root.h;
+    for (let i = 0; i < comps.length; i++) {
+      const sub = comps.slice(0, i + 1).join('/');
+      const k = key(label, sub);
+      const known = this.pinned.get(k) ?? this.cache.get(k);
+      if (known) {
+        cur = known;
+        continue;
+      }
+      const name = comps[i]!;
+      const where = this.display(label, sub);
+      let st = lstatAt(cur, name);
+      if (!st) {
+        if (!mayCreate?.(sub)) return null;
+        mkdirAt(cur, name, 0o700);
+        created?.(sub);
+        st = lstatAt(cur, name);
+        if (!st) throw new ArchiveError(`${where} vanished right after it was created; the restore stopped.`);
+      }
+      if (st.isSymbolicLink() || !st.isDirectory()) throw new ArchiveError(`${where} is not a plain directory; nothing was restored.`);
+      if (this.uid >= 0 && st.uid !== this.uid) throw new ArchiveError(`${where} belongs to another user; nothing was restored.`);
+      if (st.dev !== root.dev) throw new ArchiveError(`${where} is on another filesystem; nothing was restored.`);
+      let h: DirHandle;
+      try {
+        h = openChildDir(cur, name);
+      } catch (e) {
+        throw swapped(where, e);
+      }
+      const hs = h.stat();
+      const seen = this.ids.get(k);
+      if (hs.dev !== st.dev || hs.ino !== st.ino || (seen && (seen.dev !== hs.dev || seen.ino !== hs.ino))) {
+        closeQuietly(h);
+        throw swapped(where);
+      }
+      this.ids.set(k, { dev: hs.dev, ino: hs.ino });
+      this.cache.set(k, h);
+      cur = h;
+    }
+    return cur;
+  }
+
+  pin(label: string, rel: string, h: DirHandle): void {
+    if (!rel || this.pinned.size >= PINNED) return;
+    this.pinned.set(key(label, rel), h);
+  }
+
+  /** A dir this restore has seen (for rollback without a walk). */
+  pinnedDir(label: string, rel: string): DirHandle | undefined {
+    return rel ? this.pinned.get(key(label, rel)) : this.roots.get(label)?.h;
+  }
+
+  /** fsyncs every open dir handle (the links and mkdirs in them become durable), then closes all. */
+  close(sync: boolean): void {
+    const all = new Set<DirHandle>([...this.cache.values(), ...this.pinned.values(), ...[...this.roots.values()].map((r) => r.h)]);
+    for (const h of all) {
+      if (sync) {
+        try {
+          fsyncSync(h.fd);
+        } catch {
+          // best effort: the handle's dir may have been removed by a rollback
+        }
+      }
+      closeQuietly(h);
+    }
+    this.cache.clear();
+    this.pinned.clear();
+    this.roots.clear();
+  }
+
+  /** Drops cached handles below `label` without syncing (after a failed walk, so a retry walks afresh). */
+  forget(): void {
+    for (const h of this.cache.values()) if (![...this.pinned.values()].includes(h)) closeQuietly(h);
+    this.cache.clear();
+  }
+}
+
+function closeQuietly(h: DirHandle): void {
+  try {
+    h.close();
+  } catch {
+    // already closed
+  }
+}
+
+function swapped(where: string, e?: unknown): ArchiveError {
+  const why = e instanceof AnchoredError ? ` (${e.message})` : '';
+  return new ArchiveError(`${where} was replaced while the restore was running${why}; the restore stopped and undid what it had put back.`);
+}
+
+/** The staging dir as a handle (cleanerx's own private dir: its ancestors are not the agent's to swap). */
+export function openStaging(path: string): DirHandle {
+  return new DirHandle(openSync(path, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW), path);
+}
+
+// ---- sparse writing ---------------------------------------------------------------------
+
+const BLOCK = 4096;
+const ZERO = Buffer.alloc(BLOCK);
+
+/**
+ * Writes a byte stream with holes: every all-zero 4 KiB block (aligned to
+ * the file offset) is skipped, the rest written at its position, and the
+ * size set last by ftruncate. The target must be new (unwritten ranges read
+ * as zeros).
+ */
+export class SparseWriter {
+  private pos = 0;
+  constructor(private readonly out: FileHandle | number) {}
+
+  async write(c: Buffer): Promise<void> {
+    let runStart = -1;
+    let off = 0;
+    while (off < c.length) {
+      const end = Math.min(c.length, off + BLOCK - ((this.pos + off) % BLOCK));
+      const zero = c.compare(ZERO, 0, end - off, off, end) === 0;
+      if (zero) {
+        if (runStart >= 0) await this.put(c, runStart, off);
+        runStart = -1;
+      } else if (runStart < 0) runStart = off;
+      off = end;
+    }
+    if (runStart >= 0) await this.put(c, runStart, c.length);
+    this.pos += c.length;
+  }
+
+  private async put(c: Buffer, from: number, to: number): Promise<void> {
+    for (let done = from; done < to; ) {
+      const n = typeof this.out === 'number' ? await writeFd(this.out, c, done, to - done, this.pos + done) : (await this.out.write(c, done, to - done, this.pos + done)).bytesWritten;
+      done += n;
+    }
+  }
+
+  async finish(): Promise<number> {
+    if (typeof this.out === 'number') {
+      const { ftruncate } = await import('node:fs');
+      await promisify(ftruncate)(this.out, this.pos);
+    } else await this.out.truncate(this.pos);
+    return this.pos;
+  }
+}
+
+/** SHA-256 and size of an open fd, read in bounded chunks. */
+export async function hashFd(fd: number): Promise<{ sha256: string; size: number }> {
+  const h = createHash('sha256');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  let size = 0;
+  for (;;) {
+    const n = await readFd(fd, buf, 0, buf.length, size);
+    if (n === 0) break;
+    h.update(buf.subarray(0, n));
+    size += n;
+  }
+  return { sha256: h.digest('hex'), size };
+}
+
+/** Opens an entry for reading if it is a regular file of this user; null otherwise (absent, link, FIFO, foreign). */
+function openRegular(dir: DirHandle, name: string, uid: number): { fd: number; st: Stats } | null {
+  let fd: number;
+  try {
+    fd = openFileAt(dir, name, C.O_RDONLY);
+  } catch {
+    return null;
+  }
+  const st = fstatSync(fd);
+  if (!st.isFile() || (uid >= 0 && st.uid !== uid)) {
+    closeSync(fd);
+    return null;
+  }
+  return { fd, st };
+}
+
+/** True when `name` in `dir` is a regular file of this user with exactly this content. */
+export async function holdsContent(dir: DirHandle, name: string, uid: number, want: { sha256: string; sizeBytes: number }): Promise<boolean> {
+  const f = openRegular(dir, name, uid);
+  if (!f) return false;
+  try {
+    if (f.st.size !== want.sizeBytes) return false;
+    return (await hashFd(f.fd)).sha256 === want.sha256;
+  } finally {
+    closeSync(f.fd);
+  }
+}
+
+/**
+ * Puts the staged file `staged` in place as `name` in `parent`, never
+ * replacing anything (EEXIST). Returns the identity of what was committed.
+ */
+export async function commitFile(stage: DirHandle, staged: string, parent: DirHandle, name: string, restoreId: string, index: number, mode: number): Promise<DirId> {
+  try {
+    linkAt(stage, staged, parent, name);
+    const st = lstatAt(parent, name);
+    const src = lstatAt(stage, staged);
+    if (!st || !src || st.ino !== src.ino || st.dev !== src.dev) throw new ArchiveError(`${parent.display}/${name} is not the file the restore just put there; the restore stopped.`);
+    return st;
+  } catch (e) {
+    if (!(e instanceof AnchoredError) || e.code !== 'EXDEV') throw e;
+  }
+  // Across filesystems: a sparse copy under the journal's partial name, then the same no-replace link.
+  const partial = partialName(restoreId, index);
+  const src = openRegular(stage, staged, -1);
+  if (!src) throw new ArchiveError(`The staged copy of ${parent.display}/${name} is gone; the restore stopped.`);
+  try {
+    const out = openFileAt(parent, partial, C.O_WRONLY | C.O_CREAT | C.O_EXCL, 0o600);
+    try {
+      const w = new SparseWriter(out);
+      const buf = Buffer.allocUnsafe(1 << 20);
+      for (let pos = 0; ; ) {
+        const n = await readFd(src.fd, buf, 0, buf.length, pos);
+        if (n === 0) break;
+        await w.write(buf.subarray(0, n));
+        pos += n;
+      }
+      await w.finish();
+      const { fchmodSync } = await import('node:fs');
+      fchmodSync(out, mode);
+      fsyncSync(out);
+    } finally {
+      closeSync(out);
+    }
+    linkAt(parent, partial, parent, name);
+    const st = lstatAt(parent, name);
+    const p = lstatAt(parent, partial);
+    if (!st || !p || st.ino !== p.ino) throw new ArchiveError(`${parent.display}/${name} is not the file the restore just put there; the restore stopped.`);
+    unlinkAt(parent, partial);
+    return st;
+  } finally {
+    closeSync(src.fd);
+  }
+}
+
+/** Removes `name` from `parent` only if it is still the inode this restore committed. */
+export function uncommit(parent: DirHandle, name: string, id: DirId): boolean {
+  const st = lstatAt(parent, name);
+  if (!st || st.dev !== id.dev || st.ino !== id.ino) return false;
+  unlinkAt(parent, name);
+  return true;
+}
+
+/** Removes an empty dir this restore created (a dir someone filled meanwhile stays). */
+export function removeCreatedDir(parent: DirHandle, name: string): void {
+  try {
+    rmdirAt(parent, name);
+  } catch {
+    // not empty, or already gone: left as it is
+  }
+}
+
+export { lstatAt, unlinkAt };
