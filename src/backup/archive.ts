@@ -35,6 +35,8 @@ export interface ManifestEntry {
   sizeBytes: number;
   /** Permission bits (0–0o777) the file had; a restore gives them back (older archives: 0600). */
   mode?: number;
+  /** The file had holes (fewer blocks allocated than its size): a restore may write its runs of zeros as holes. The payload holds every byte (zeros included) all the same. */
+  sparse?: true;
 }
 
 export interface Manifest {
@@ -312,9 +314,10 @@ class PayloadSink {
   }
 }
 
-async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes: number[] }> {
+async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes: number[]; sparse: boolean[] }> {
   const sizes = new Array<number>(files.length);
   const modes = new Array<number>(files.length);
+  const sparse = new Array<boolean>(files.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < files.length; i = next++) {
@@ -322,10 +325,11 @@ async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes
       if (!st.isFile()) throw new ArchiveError(`${files[i]!.path} is no longer a regular file.`);
       sizes[i] = st.size;
       modes[i] = st.mode & 0o777;
+      sparse[i] = st.size > 0 && st.blocks * 512 < st.size;
     }
   };
   await Promise.all(Array.from({ length: Math.min(16, files.length) }, worker));
-  return { sizes, modes };
+  return { sizes, modes, sparse };
 }
 
 const READ_MAX = 4 * 1024 * 1024;
@@ -341,8 +345,8 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     throw new ArchiveError(`The backup key's recipient cannot be used (${(e as Error).message}).`);
   }
   // Sizes first: with fixed-width hashes they fix the manifest's length before any file is read.
-  const { sizes, modes } = await lstatSizes(o.files);
-  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relative(f.rootDir, f.path).split(sep).join('/'), sha256: '0'.repeat(64), sizeBytes: sizes[i]!, mode: modes[i]! }));
+  const { sizes, modes, sparse } = await lstatSizes(o.files);
+  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relative(f.rootDir, f.path).split(sep).join('/'), sha256: '0'.repeat(64), sizeBytes: sizes[i]!, mode: modes[i]!, ...(sparse[i] ? { sparse: true as const } : {}) }));
   const now = new Date();
   const mtime = Math.floor(now.getTime() / 1000);
   const manifest: Manifest = {
@@ -439,6 +443,7 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
     if (!e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s))) throw new ArchiveError(`The manifest names an unsafe path: ${e.relativePath}`);
     if (!/^[0-9a-f]{64}$/.test(e.sha256) || !Number.isSafeInteger(e.sizeBytes) || e.sizeBytes < 0) throw new ArchiveError('The manifest has an invalid hash or size.');
     if (e.mode !== undefined && (!Number.isInteger(e.mode) || e.mode < 0 || e.mode > 0o777)) throw new ArchiveError('The manifest has an invalid file mode.');
+    if (e.sparse !== undefined && e.sparse !== true) throw new ArchiveError('The manifest has an invalid sparse flag.');
     const key = `${e.root}/${e.relativePath}`;
     if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} twice.`);
     seen.add(key);

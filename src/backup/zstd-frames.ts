@@ -169,6 +169,8 @@ export class ZstdFrameReader extends Transform {
   private pool: Buffer[] = [];
   /** Decompressions under way, oldest first; their output is pushed in this order. `release`: the input buffer their last frame frees. */
   private inflight: { out: Promise<Buffer>; release?: Buffer }[] = [];
+  /** Set while a push was refused: resolved by the next _read. */
+  private readWaiter: (() => void) | null = null;
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     if (this.len + chunk.length > this.buf.length) {
@@ -191,7 +193,25 @@ export class ZstdFrameReader extends Transform {
       .then(() => cb(), cb);
   }
 
+  // Backpressure inside one input chunk: a few KiB of frames of zeros (a
+  // sparse file) inflate to gigabytes, so one chunk may yield hundreds of
+  // frames. Each output waits until the reader wants more, which keeps the
+  // memory at the frames in flight whatever the archive holds.
+  override _read(size: number): void {
+    const w = this.readWaiter;
+    this.readWaiter = null;
+    w?.();
+    super._read(size);
+  }
+
+  private async pushPaced(data: Buffer): Promise<void> {
+    if (this.push(data) || this.destroyed) return;
+    await new Promise<void>((resolve) => (this.readWaiter = resolve));
+  }
+
   override _destroy(err: Error | null, cb: (error?: Error | null) => void): void {
+    this.readWaiter?.();
+    this.readWaiter = null;
     // Let native work that is still running finish before its buffers are dropped; its errors are moot now.
     Promise.allSettled(this.inflight.map((f) => f.out)).then(() => cb(err));
     this.inflight = [];
@@ -210,7 +230,7 @@ export class ZstdFrameReader extends Transform {
       this.pool.push(release);
       if (this.pool.length > FRAMES_IN_FLIGHT) this.pool.splice(this.pool.reduce((m, b, i, a) => (b.length < a[m]!.length ? i : m), 0), 1);
     }
-    this.push(data);
+    await this.pushPaced(data);
   }
 
   private async drain(): Promise<void> {
@@ -223,9 +243,14 @@ export class ZstdFrameReader extends Transform {
       out.catch(() => undefined); // observed when its turn comes
       this.inflight.push({ out });
       start += end;
+      // Never more than a few at once, even when this buffer holds hundreds of (tiny, highly compressed) frames.
+      while (this.inflight.length >= FRAMES_IN_FLIGHT) await this.shiftOne();
     }
     if (start) {
-      this.inflight[this.inflight.length - 1]!.release = this.buf;
+      // The last frame still in flight is this buffer's (or none is, and it is free now).
+      const last = this.inflight[this.inflight.length - 1];
+      if (last) last.release = this.buf;
+      else this.pool.push(this.buf);
       const next = this.takeBuffer(Math.max(this.buf.length, 64 * 1024));
       this.buf.copy(next, 0, start, this.len);
       this.len -= start;

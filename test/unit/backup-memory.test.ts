@@ -1,0 +1,79 @@
+// Backup and verify stream in bounded memory whatever the file size: a 4 GiB
+// sparse transcript (a few real bytes, the rest a hole) is backed up (write,
+// then the reopen-and-verify the backup phase does) and verified again, each
+// in a child process whose peak RSS (VmHWM) must stay ≤ 300 MB. A bound, not
+// a timing. (Before the fix: 630 MB for 512 MiB, 2.05 GB for 4 GiB — the zstd
+// reader inflated every frame of a chunk at once, and a few KiB of frames of
+// zeros are gigabytes.)
+// CLEANERX_MEMORY_TEST_MIB overrides the size (default 4096) on a slow machine.
+// The child runs the built dist/ (the global setup builds it).
+
+import { generateX25519Identity, identityToRecipient } from 'age-encryption';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ARCHIVE_JS = join(ROOT, 'dist', 'backup', 'archive.js');
+const SIZE = Number(process.env.CLEANERX_MEMORY_TEST_MIB ?? 4096) * 1024 * 1024;
+const LIMIT_MB = 300;
+
+let t: TempEnv;
+afterEach(() => t?.cleanup());
+
+// The child: one phase, then its peak RSS and what it saw, as JSON on stdout.
+const CHILD = `
+import { readFileSync } from 'node:fs';
+const { writeArchive, readArchive } = await import(process.env.ARCHIVE_URL);
+const o = JSON.parse(process.env.JOB);
+const peak = () => Number(/VmHWM:\\s+(\\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
+let manifest;
+if (o.phase === 'backup') {
+  await writeArchive({ archivePath: o.archive, recipient: o.recipient, agent: 'pi', operationId: 'op-memory', id: '11111111-2222-4333-8444-555555555555', itemCount: 1, retentionDays: 1, files: [{ root: 'sessions', rootDir: o.rootDir, path: o.file }] });
+}
+manifest = await readArchive(o.archive, o.identity, {}, 'pi');
+process.stdout.write(JSON.stringify({ peak: peak(), entries: manifest.entries }));
+`;
+
+function runChild(job: Record<string, string>): { peak: number; entries: { sizeBytes: number; sha256: string; sparse?: boolean }[] } {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD], {
+    env: { ...t.env, PATH: process.env.PATH ?? '/usr/bin:/bin', ARCHIVE_URL: pathToFileURL(ARCHIVE_JS).href, JOB: JSON.stringify(job) },
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+describe('backup memory', () => {
+  it(`backs up and verifies a ${SIZE / 2 ** 20} MiB sparse file with peak RSS ≤ ${LIMIT_MB} MB, recording it as sparse`, { timeout: 240_000 }, async () => {
+    expect(existsSync(ARCHIVE_JS), 'dist/ is built').toBe(true);
+    t = makeTempEnv('cleanerx-memory-');
+    const rootDir = join(t.root, 'sessions');
+    mkdirSync(rootDir, { recursive: true });
+    const file = join(rootDir, 'big.jsonl');
+    writeFileSync(file, '{"type":"session","id":"big"}\n', { mode: 0o600 });
+    truncateSync(file, SIZE);
+    const fd = openSync(file, 'r+');
+    writeSync(fd, '{"type":"message"}\n', SIZE / 2);
+    writeSync(fd, 'tail\n', SIZE - 5);
+    closeSync(fd);
+    const identity = await generateX25519Identity();
+    const job = { rootDir, file, archive: join(t.root, 'big.cxb'), identity, recipient: await identityToRecipient(identity) };
+
+    const backup = runChild({ ...job, phase: 'backup' });
+    expect(backup.entries).toHaveLength(1);
+    expect(backup.entries[0]!.sizeBytes).toBe(SIZE);
+    expect(backup.entries[0]!.sparse).toBe(true);
+    expect(statSync(job.archive).size).toBeLessThan(SIZE / 1000);
+    expect(backup.peak / 1e6, 'backup peak RSS (MB)').toBeLessThanOrEqual(LIMIT_MB);
+
+    const verify = runChild({ ...job, phase: 'verify' });
+    expect(verify.entries[0]!.sha256).toBe(backup.entries[0]!.sha256);
+    expect(verify.peak / 1e6, 'verify peak RSS (MB)').toBeLessThanOrEqual(LIMIT_MB);
+    console.log(`peak RSS for ${SIZE / 2 ** 20} MiB sparse: backup+verify ${(backup.peak / 1e6).toFixed(0)} MB, verify ${(verify.peak / 1e6).toFixed(0)} MB`);
+  });
+});
