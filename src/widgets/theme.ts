@@ -33,7 +33,8 @@ export function makeTheme(env: Readonly<Record<string, string | undefined>>): Th
     danger: color ? wrap('red-fg') : wrap('bold'),
     ok: color ? wrap('green-fg') : plain,
     inverse: wrap('inverse'),
-    cursor: color ? (s) => `{black-fg}{cyan-bg}${s}{/cyan-bg}{/black-fg}` : wrap('inverse'),
+    // Inverse, not black on cyan: tmux redraws that as a bare SGR 30, which vanishes where cyan is not drawn.
+    cursor: wrap('inverse'),
   };
 }
 
