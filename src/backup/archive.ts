@@ -25,6 +25,7 @@ import tar from 'tar-stream';
 import { AGE_CHUNK, AgeEncryptor, AgePayloadError, AgePayloadReader, openAgeFile } from './age-stream.js';
 import { compressFrame, FRAME_BYTES, FRAMES_IN_FLIGHT, rawFrames, ZstdFrameReader } from './zstd-frames.js';
 import type { AgentKind } from '../engine/model.js';
+import { BoundedReadError, openRegularFileAsync } from '../engine/bounded-read.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 
@@ -460,9 +461,11 @@ export async function readArchive(archivePath: string, identity: string, handler
   let fh: FileHandle;
   let key: { payloadKey: Buffer; payloadOffset: number };
   try {
-    fh = await fsp.open(archivePath, 'r');
+    // Not followed if a link, never blocked on if a FIFO, refused unless a regular file.
+    ({ fh } = await openRegularFileAsync(archivePath));
   } catch (e) {
-    throw new ArchiveError(`The archive cannot be decrypted with this key (${(e as Error).message}).`);
+    if (e instanceof BoundedReadError) throw new ArchiveError(e.reason === 'missing' ? `The archive ${archivePath} is missing.` : e.message);
+    throw new ArchiveError(`The archive ${archivePath} cannot be opened (${(e as Error).message}).`);
   }
   try {
     key = await openAgeFile(fh, identity);

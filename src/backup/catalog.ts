@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../engine/atomic.js';
 import type { AgentKind } from '../engine/model.js';
+import { BoundedReadError, readRegularTextAsync } from '../engine/bounded-read.js';
 
 export interface BackupRecord {
   id: string;
@@ -20,6 +21,9 @@ export interface BackupRecord {
   agent: AgentKind;
   verifiedAt: string;
 }
+
+/** Far above any real catalog (a record is ~400 bytes); anything larger is not ours. */
+const MAX_CATALOG_BYTES = 32 * 1024 * 1024;
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -36,13 +40,19 @@ export async function loadCatalog(dataDir: string): Promise<BackupRecord[]> {
   const path = join(backupsDir(dataDir), 'catalog.json');
   let text: string;
   try {
-    text = await fsp.readFile(path, 'utf8');
+    text = await readRegularTextAsync(path, MAX_CATALOG_BYTES);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new Error(`Cannot read the backup catalog ${path}.`);
+    if (e instanceof BoundedReadError) throw new Error(`Cannot read the backup catalog: ${e.message}`);
+    throw new Error(`Cannot read the backup catalog ${path} (${(e as Error).message}).`);
   }
-  const v = JSON.parse(text) as { records?: unknown };
-  if (!v || !Array.isArray(v.records)) throw new Error(`The backup catalog ${path} is not valid.`);
+  let v: { records?: unknown };
+  try {
+    v = JSON.parse(text) as { records?: unknown };
+  } catch {
+    throw new Error(`The backup catalog ${path} is not valid JSON; move it away to start a new catalog (the archives stay in ${backupsDir(dataDir)}).`);
+  }
+  if (!v || !Array.isArray(v.records)) throw new Error(`The backup catalog ${path} is not valid; move it away to start a new catalog (the archives stay in ${backupsDir(dataDir)}).`);
   return (v.records as BackupRecord[]).filter((r) => r && typeof r.id === 'string' && ID.test(r.id));
 }
 

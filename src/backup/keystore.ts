@@ -8,9 +8,12 @@ import { Decrypter, Encrypter, generateX25519Identity, identityToRecipient } fro
 import { constants, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../engine/atomic.js';
+import { readRegularFileAsync } from '../engine/bounded-read.js';
 
 export const IDENTITY_FILE = 'identity.age';
 const MIN_PASSPHRASE = 8;
+/** An encrypted identity is ~400 bytes. */
+const MAX_IDENTITY_BYTES = 64 * 1024;
 
 export class KeyStoreError extends Error {
   readonly usage = true;
@@ -82,7 +85,12 @@ export async function unlockIdentity(dataDir: string, passphrase: string): Promi
   const status = await keyStatus(dataDir);
   if (!status.exists) throw new KeyStoreError('No backup key exists yet; the first backup creates one.');
   if (status.problem) throw new KeyStoreError(status.problem);
-  const ct = await fsp.readFile(status.path);
+  let ct: Buffer;
+  try {
+    ct = await readRegularFileAsync(status.path, MAX_IDENTITY_BYTES);
+  } catch (e) {
+    throw new KeyStoreError((e as Error).message);
+  }
   const d = new Decrypter();
   d.addPassphrase(passphrase);
   let text: string;

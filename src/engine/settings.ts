@@ -2,9 +2,9 @@
 // retention. Read strictly; anything unrecognized falls back to defaults
 // with a warning instead of guessing.
 
-import { promises as fsp } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
+import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
 import { AGENT_KINDS, type AgentKind } from './model.js';
 
 export interface Settings {
@@ -40,13 +40,12 @@ export async function loadSettings(configDir: string): Promise<LoadedSettings> {
   const path = settingsPath(configDir);
   let raw: string;
   try {
-    const st = await fsp.lstat(path);
-    if (!st.isFile()) return { settings: clone(DEFAULT_SETTINGS), path, warning: `${path} is not a regular file; using defaults.` };
-    if (st.size > MAX_CONFIG_BYTES) return { settings: clone(DEFAULT_SETTINGS), path, warning: `${path} is too large; using defaults.` };
-    raw = await fsp.readFile(path, 'utf8');
+    raw = await readRegularTextAsync(path, MAX_CONFIG_BYTES);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { settings: clone(DEFAULT_SETTINGS), path };
-    return { settings: clone(DEFAULT_SETTINGS), path, warning: `Cannot read ${path}; using defaults.` };
+    const reason = e instanceof BoundedReadError ? e.reason : 'unreadable';
+    const what = reason === 'link' ? 'is a symbolic link (not followed)' : reason === 'notRegular' ? 'is not a regular file' : reason === 'tooLarge' ? 'is too large' : 'cannot be read';
+    return { settings: clone(DEFAULT_SETTINGS), path, warning: `${path} ${what}; using defaults.` };
   }
   try {
     return { settings: validateSettings(JSON.parse(raw)), path };
