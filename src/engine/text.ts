@@ -1,6 +1,30 @@
-// Text that came from an agent's store is attacker-controlled: a title can
-// carry escape sequences that would drive the user's terminal. Everything an
-// adapter hands over goes through `cleanText`; the widgets run it again.
+// Text that came from outside (an agent's store, /proc, settings, error
+// messages) is attacker-controlled: it can carry escape sequences that drive
+// the user's terminal (set the title, write the clipboard through tmux) and
+// invisible characters that shift every column after them. Everything an
+// adapter hands over goes through `cleanText`; the widgets run it again; the
+// CLI prints only `SafeText`, which nothing but this file can make.
+//
+// Display form (one rule for the sanitizer and the width): terminals disagree
+// on clusters (tmux 3.3 draws a ZWJ family in 2 columns, xterm in 6; VS16
+// makes ❤ wide in some and not in others; a skin-tone emoji is 2 or 4), so
+// text is reduced to a form every terminal draws at the same width:
+//   - bidi controls (U+061C, U+200E/F, U+202A–202E, U+2066–2069) become a
+//     space, like other control characters: they reorder what the user reads;
+//   - other invisible characters (default-ignorable and format characters:
+//     U+00AD, U+200B–U+200D, U+2060–U+2064, U+FEFF, variation selectors, tag
+//     characters, Hangul fillers, …) and emoji skin-tone modifiers are
+//     removed: a ZWJ sequence shows as its parts side by side, an emoji with
+//     VS16 in its default presentation (❤ narrow, 🚀 wide);
+//   - a lone regional indicator (half a flag) becomes its letter; a pair
+//     stays a flag, two columns everywhere;
+//   - unassigned code points and lone surrogates become U+FFFD;
+//   - NFC (Hangul jamo compose into syllables, e + ◌́ into é), and a
+//     combining mark with no base before it is dropped.
+// Widths then come per code point from string-width (`charWidth`), the same
+// function the TUI's blessed uses (widgets/terminal-width.ts).
+
+import stringWidth from 'string-width';
 
 // CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings and two-byte ESC sequences.
 const ESCAPES =
@@ -8,82 +32,165 @@ const ESCAPES =
   /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x9b[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|\x1b./gs;
 // C0, DEL, C1, and the bidi controls that can reorder what the user reads.
 // eslint-disable-next-line no-control-regex
-const CONTROLS = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// The same without newline and tab, for multi-line text and laid-out content.
+// eslint-disable-next-line no-control-regex
+const CONTROLS_BUT_LAYOUT = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// Invisible: default-ignorable and format characters (bidi controls are gone by now), skin-tone modifiers.
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Emoji_Modifier}]/gu;
+const UNASSIGNED = /[\p{Cn}\p{Cs}]/gu;
+// Runs of white space collapse to one space; U+FEFF (which \s includes) is an invisible character instead.
+const SPACES = /[^\S\ufeff]+/g;
+const LONE_MARKS = /(^|[\s\n])\p{M}+/gu;
+const REGIONAL = /\p{Regional_Indicator}/u;
+const REGIONAL_RUN = /\p{Regional_Indicator}+/gu;
+// Fast path: printable ASCII (and layout whitespace) needs none of the work below.
+// eslint-disable-next-line no-control-regex
+const PLAIN = /^[\x20-\x7e\n\t]*$/;
 
-/** Strips escape sequences, turns control characters into spaces, collapses runs of spaces. */
+/**
+ * The display form of already control-free text (see the header): invisible
+ * characters removed, lone half-flags as letters, NFC. Idempotent.
+ */
+function visibleForm(s: string): string {
+  if (PLAIN.test(s)) return s;
+  let out = s.replace(INVISIBLE, '').replace(UNASSIGNED, '\ufffd').normalize('NFC');
+  if (REGIONAL.test(out)) {
+    // Pairs from the start of each run are flags; an odd one out is shown as its letter.
+    out = out.replace(REGIONAL_RUN, (run) => {
+      const cps = Array.from(run);
+      if (cps.length % 2 === 0) return run;
+      const last = cps.pop()!;
+      return cps.join('') + String.fromCharCode(0x41 + last.codePointAt(0)! - 0x1f1e6);
+    });
+  }
+  return out.replace(LONE_MARKS, '$1');
+}
+
+/**
+ * The last line of defence before the screen library: laid-out content
+ * (newlines and blessed tags kept) with escapes, control characters and
+ * invisible characters gone. Idempotent; cleaned text passes unchanged.
+ */
+export function displayForm(s: string): string {
+  if (PLAIN.test(s)) return s;
+  return visibleForm(s.replace(ESCAPES, ' ').replace(CONTROLS_BUT_LAYOUT, ' '));
+}
+
+/** Strips escape sequences, turns control characters into spaces, collapses runs of spaces; the display form. */
 export function cleanText(input: string, maxChars = 4096): string {
   let s = input.length > maxChars * 4 ? input.slice(0, maxChars * 4) : input;
-  s = s.replace(ESCAPES, ' ').replace(CONTROLS, ' ').replace(/\s+/g, ' ').trim();
+  s = s.replace(ESCAPES, ' ').replace(CONTROLS, ' ');
+  s = visibleForm(s.replace(SPACES, ' ')).replace(SPACES, ' ').trim();
   return truncateChars(s, maxChars);
 }
 
 /** Same as cleanText but keeps newlines (for previews). */
 export function cleanMultiline(input: string, maxChars = 16384): string {
   const lines = input.slice(0, maxChars * 2).split(/\r?\n/);
-  const out = lines.map((l) => l.replace(ESCAPES, ' ').replace(/\t/g, '  ').replace(CONTROLS, ' ').trimEnd());
+  const out = lines.map((l) => visibleForm(l.replace(ESCAPES, ' ').replace(/\t/g, '  ').replace(CONTROLS, ' ')).trimEnd());
   return truncateChars(out.join('\n'), maxChars);
 }
 
-/** Truncates to at most `max` Unicode code points, appending `…` when cut. */
+/** Truncates to at most `max` Unicode code points, appending `…` when cut; never leaves half a flag. */
 export function truncateChars(s: string, max: number): string {
   const cps = Array.from(s);
   if (cps.length <= max) return s;
-  return cps.slice(0, max).join('') + '…';
+  const kept = cps.slice(0, max);
+  let ri = 0;
+  while (ri < kept.length && REGIONAL.test(kept[kept.length - 1 - ri]!)) ri++;
+  if (ri % 2 === 1) kept.pop();
+  return kept.join('') + '…';
+}
+
+// ---- safe text: the only strings the CLI prints ---------------------------
+
+declare const safeBrand: unique symbol;
+/** A string that has been through the sanitizer (or is a literal of ours). Only this file makes one. */
+export type SafeText = string & { readonly [safeBrand]: true };
+
+function messageOf(x: unknown): string {
+  if (x === null || x === undefined) return '';
+  if (x instanceof Error) return x.message;
+  return String(x);
+}
+
+/** Any value as one clean line (escapes and controls out, spaces collapsed, display form). */
+export function safeText(x: unknown, maxChars = 4096): SafeText {
+  return cleanText(messageOf(x), maxChars) as SafeText;
+}
+
+/** Any value as clean lines (newlines kept). */
+export function safeLines(x: unknown, maxChars = 65536): SafeText {
+  return cleanMultiline(messageOf(x), maxChars) as SafeText;
+}
+
+/** Cleans one interpolated value but keeps its spacing (padded columns stay aligned). */
+function safeInline(x: unknown): string {
+  const s = messageOf(x);
+  if (PLAIN.test(s) && !s.includes('\n') && !s.includes('\t')) return s;
+  return visibleForm(s.replace(ESCAPES, ' ').replace(CONTROLS, ' '));
+}
+
+/**
+ * Template tag: the literal parts are ours, every interpolated value is
+ * cleaned onto one line. `safe\`  home ${path}\``.
+ */
+export function safe(strings: TemplateStringsArray, ...values: unknown[]): SafeText {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += safeInline(values[i]) + strings[i + 1]!;
+  return out as SafeText;
+}
+
+export function joinSafe(parts: readonly SafeText[], sep: SafeText): SafeText {
+  return parts.join(sep) as SafeText;
+}
+
+/** padWidth for safe text (it only adds spaces or an ellipsis). */
+export function padSafe(s: SafeText, width: number, align: 'left' | 'right' = 'left'): SafeText {
+  return padWidth(s, width, align) as SafeText;
+}
+
+// JSON keeps the data exact for machine readers; only the encoding changes so
+// that no control, C1, bidi or invisible character reaches a terminal raw.
+const JSON_UNSAFE = /[\x7f-\x9f\u2028\u2029\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cs}]/gu;
+
+/** JSON.stringify whose output carries no raw control, C1, bidi or invisible character (they are \u escapes). */
+export function safeJson(value: unknown): SafeText {
+  const json = JSON.stringify(value) ?? 'null';
+  return json.replace(JSON_UNSAFE, (c) => {
+    let e = '';
+    for (let i = 0; i < c.length; i++) e += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return e;
+  }) as SafeText;
 }
 
 // ---- display width ------------------------------------------------------
 
-// Wide ranges (East Asian Wide/Fullwidth and emoji presentation), sorted.
-const WIDE: [number, number][] = [
-  [0x1100, 0x115f], [0x231a, 0x231b], [0x2329, 0x232a], [0x23e9, 0x23ec], [0x23f0, 0x23f0],
-  [0x23f3, 0x23f3], [0x25fd, 0x25fe], [0x2614, 0x2615], [0x2648, 0x2653], [0x267f, 0x267f],
-  [0x2693, 0x2693], [0x26a1, 0x26a1], [0x26aa, 0x26ab], [0x26bd, 0x26be], [0x26c4, 0x26c5],
-  [0x26ce, 0x26ce], [0x26d4, 0x26d4], [0x26ea, 0x26ea], [0x26f2, 0x26f3], [0x26f5, 0x26f5],
-  [0x26fa, 0x26fa], [0x26fd, 0x26fd], [0x2705, 0x2705], [0x270a, 0x270b], [0x2728, 0x2728],
-  [0x274c, 0x274c], [0x274e, 0x274e], [0x2753, 0x2755], [0x2757, 0x2757], [0x2795, 0x2797],
-  [0x27b0, 0x27b0], [0x27bf, 0x27bf], [0x2b1b, 0x2b1c], [0x2b50, 0x2b50], [0x2b55, 0x2b55],
-  [0x2e80, 0x303e], [0x3041, 0x33ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xa000, 0xa4cf],
-  [0xa960, 0xa97f], [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfe10, 0xfe19], [0xfe30, 0xfe6f],
-  [0xff00, 0xff60], [0xffe0, 0xffe6], [0x16fe0, 0x16fe4], [0x17000, 0x18cff], [0x1b000, 0x1b2ff],
-  [0x1f004, 0x1f004], [0x1f0cf, 0x1f0cf], [0x1f18e, 0x1f18e], [0x1f191, 0x1f19a], [0x1f200, 0x1f251],
-  [0x1f300, 0x1f64f], [0x1f680, 0x1f6ff], [0x1f7e0, 0x1f7eb], [0x1f90c, 0x1f9ff], [0x1fa70, 0x1faff],
-  [0x20000, 0x2fffd], [0x30000, 0x3fffd],
-];
+const widths = new Map<number, number>();
 
-function inRanges(cp: number, ranges: [number, number][]): boolean {
-  let lo = 0;
-  let hi = ranges.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const [a, b] = ranges[mid]!;
-    if (cp < a) hi = mid - 1;
-    else if (cp > b) lo = mid + 1;
-    else return true;
-  }
-  return false;
-}
-
-/** Columns one code point occupies in a terminal. */
+/**
+ * Columns one code point of display-form text occupies, from string-width.
+ * A regional indicator is one column (a flag is two of them: two columns in
+ * tmux, which joins them, and in xterm, which does not); Hangul medial and
+ * final jamo take none (they join the syllable before them, as wcwidth has it).
+ */
 export function charWidth(cp: number): number {
-  if (cp === 0) return 0;
+  if (cp >= 0x20 && cp < 0x7f) return 1;
   if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  if (cp < 0x300) return 1;
-  // Combining marks, zero-width joiners and variation selectors take no column.
-  if (
-    (cp >= 0x300 && cp <= 0x36f) ||
-    (cp >= 0x200b && cp <= 0x200f) ||
-    (cp >= 0xfe00 && cp <= 0xfe0f) ||
-    (cp >= 0x1ab0 && cp <= 0x1aff) ||
-    (cp >= 0x1dc0 && cp <= 0x1dff) ||
-    (cp >= 0x20d0 && cp <= 0x20ff) ||
-    (cp >= 0xe0100 && cp <= 0xe01ef)
-  ) {
-    return 0;
+  if (cp >= 0x1f1e6 && cp <= 0x1f1ff) return 1;
+  if ((cp >= 0x1160 && cp <= 0x11ff) || (cp >= 0xd7b0 && cp <= 0xd7ff)) return 0;
+  let w = widths.get(cp);
+  if (w === undefined) {
+    w = stringWidth(String.fromCodePoint(cp));
+    widths.set(cp, w);
   }
-  return inRanges(cp, WIDE) ? 2 : 1;
+  return w;
 }
 
+/** Columns `s` occupies once in display form (the sum of its code points, as blessed counts them). */
 export function displayWidth(s: string): number {
+  if (isNarrowAscii(s)) return s.length;
   let w = 0;
   for (const ch of s) w += charWidth(ch.codePointAt(0)!);
   return w;
