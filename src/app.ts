@@ -3,6 +3,7 @@
 // scan never freezes the keys.
 
 import blessed from 'blessed';
+import './widgets/terminal-width.js'; // blessed measures with the terminal's widths (before any screen exists)
 import type { AppFlags } from './cli.js';
 import type { EngineApi } from './engine/api.js';
 import { formatAgo, formatBytes, formatCount } from './engine/format.js';
