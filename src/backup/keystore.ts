@@ -11,7 +11,9 @@ import { ensurePrivateDir } from '../engine/atomic.js';
 import { readRegularFileAsync } from '../engine/bounded-read.js';
 
 export const IDENTITY_FILE = 'identity.age';
-const MIN_PASSPHRASE = 8;
+export const MIN_PASSPHRASE = 8;
+/** The TUI prompt's own bound (TextInput's maxLength); stdin is held to the same. */
+export const MAX_PASSPHRASE = 512;
 /** An encrypted identity is ~400 bytes. */
 const MAX_IDENTITY_BYTES = 64 * 1024;
 
@@ -42,6 +44,27 @@ export async function keyStatus(dataDir: string): Promise<KeyStatus> {
   }
 }
 
+/**
+ * The one rule for a new passphrase, wherever it is typed (stdin or the TUI
+ * prompt), so a key can always be unlocked where it was created:
+ * - no control characters (tab, line breaks, escape, DEL, C1): the prompt
+ *   cannot type them, and a terminal may turn them into something else;
+ * - at least 8 characters, counted in code points, after trimming the
+ *   whitespace at both ends ("sp" and six spaces is two characters);
+ * - at most 512 code points.
+ * Returns the sentence that says what to change, or null when it is fine.
+ * Only creation applies it: an existing key unlocks with whatever it has.
+ */
+export function passphraseProblem(p: string): string | null {
+  if (/\p{Cc}/u.test(p)) return 'A passphrase cannot hold control characters such as tabs or line breaks; choose one without them.';
+  // A lone surrogate (possible from a JS string, not from UTF-8 input) cannot be encoded as typed.
+  if (/\p{Cs}/u.test(p)) return 'The passphrase holds an invalid character; choose another one.';
+  const n = Array.from(p.trim()).length;
+  if (n < MIN_PASSPHRASE) return `Choose a passphrase of at least ${MIN_PASSPHRASE} characters, not counting spaces at its start and end.`;
+  if (Array.from(p).length > MAX_PASSPHRASE) return `Choose a passphrase of at most ${MAX_PASSPHRASE} characters.`;
+  return null;
+}
+
 /** scrypt cost: 2^18 for real keys; tests may lower it (never raise the risk of a real key). */
 function workFactor(): number {
   const v = Number(process.env.CLEANERX_SCRYPT_LOG_N);
@@ -49,7 +72,8 @@ function workFactor(): number {
 }
 
 export async function createIdentity(dataDir: string, passphrase: string): Promise<{ recipient: string; path: string }> {
-  if (passphrase.length < MIN_PASSPHRASE) throw new KeyStoreError(`Choose a passphrase of at least ${MIN_PASSPHRASE} characters.`);
+  const problem = passphraseProblem(passphrase);
+  if (problem) throw new KeyStoreError(problem);
   await ensurePrivateDir(dataDir);
   const identity = await generateX25519Identity();
   const recipient = await identityToRecipient(identity);

@@ -15,7 +15,7 @@ import tar from 'tar-stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readArchive, writeArchive, collectFiles, MANIFEST_NAME, type Manifest, type ManifestEntry } from '../../src/backup/archive.js';
 import { addRecord, archivePathFor, backupsDir, deleteBackup, loadCatalog, type BackupRecord } from '../../src/backup/catalog.js';
-import { createIdentity, exportIdentity, identityPath, keyStatus, unlockIdentity } from '../../src/backup/keystore.js';
+import { createIdentity, exportIdentity, identityPath, keyStatus, passphraseProblem, unlockIdentity } from '../../src/backup/keystore.js';
 import { restoreArchive } from '../../src/backup/restore.js';
 import { ZstdFrameWriter } from '../../src/backup/zstd-frames.js';
 import { ownDirs } from '../../src/engine/own-dirs.js';
@@ -82,6 +82,31 @@ describe('key store', () => {
   it('refuses a short passphrase and writes nothing', async () => {
     await expect(createIdentity(dataDir, 'short')).rejects.toThrow(/at least 8 characters/);
     expect(existsSync(identityPath(dataDir))).toBe(false);
+  });
+
+  it('one passphrase rule for stdin and the prompt: code points after trimming, no control characters', async () => {
+    const refused: [string, RegExp][] = [
+      ['sp      ', /at least 8 characters, not counting spaces at its start and end/],
+      ['        ', /at least 8 characters/],
+      ['  abc   ', /at least 8 characters/],
+      ['\u3000\u3000ab\u3000cd\u3000\u3000', /at least 8 characters/], // ideographic spaces are whitespace too
+      ['😀😀😀😀', /at least 8 characters/], // 4 code points (8 UTF-16 units)
+      ['correct\thorse', /cannot hold control characters such as tabs/],
+      ['correct horse\n', /cannot hold control characters/],
+      ['correct\x1b[31mhorse', /cannot hold control characters/],
+      ['correct\x7fhorse', /cannot hold control characters/],
+      ['correct\u0085horse', /cannot hold control characters/],
+      ['correct \ud800 horse', /invalid character/],
+      ['x'.repeat(513), /at most 512 characters/],
+    ];
+    for (const [p, why] of refused) {
+      expect(passphraseProblem(p), JSON.stringify(p)).toMatch(why);
+      await expect(createIdentity(dataDir, p)).rejects.toThrow(why);
+      expect(existsSync(identityPath(dataDir))).toBe(false);
+    }
+    for (const p of ['correct horse', ' 8 chars! ', 'pässwörd', '😀😀😀😀😀😀😀😀', 'x'.repeat(512)]) expect(passphraseProblem(p), JSON.stringify(p)).toBeNull();
+    await createIdentity(dataDir, '  inner spaces count  ');
+    expect((await unlockIdentity(dataDir, '  inner spaces count  ')).identity).toMatch(/^AGE-SECRET-KEY-1/);
   });
 
   it('refuses an identity readable by others, with the chmod that fixes it', async () => {
