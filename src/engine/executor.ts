@@ -5,11 +5,12 @@
 
 import { randomUUID } from 'node:crypto';
 import type { HostContext, ItemRoute, SessionExportEntry, SessionRoute } from './adapter.js';
+import { assertAnchoredSupported } from './anchored-fs.js';
 import { crashPoint } from './faults.js';
 import { lstatSyncOrNull } from './fsx.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
 import { AGENT_NAMES, type AgentKind, type Category, type CleanupPlan, type ExecuteProgress, type ExecuteResult, type ScanSummary, type Writer } from './model.js';
-import { captureIdentity, removeNoFollow, revalidate, type FileIdentity, type SafetyContext } from './path-safety.js';
+import { captureIdentity, removeAnchored, revalidate, type FileIdentity, type SafetyContext } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { walkOwned } from './revision.js';
 import { takeBackup } from '../backup/take.js';
@@ -113,6 +114,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
   }
   const identities: FileIdentity[][] = [];
   try {
+    if (plan.operations.some((o) => o.paths.length)) assertAnchoredSupported();
     for (const op of plan.operations) {
       for (const id of op.itemIds) {
         const expected = snap.session(id)?.s.metadata.sourceRevision ?? snap.item(id)?.metadata.sourceRevision;
@@ -183,7 +185,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
         if (!owner || !gone.has(owner) || !lstatSyncOrNull(idn.path)) return;
         revalidate(idn, safety);
         crashPoint(`remove:${op.index}:${k}:before`);
-        removeNoFollow(idn.path, idn.dev);
+        removeAnchored(idn, safety);
         crashPoint(`remove:${op.index}:${k}:after`);
       });
     } catch (e) {
@@ -230,7 +232,7 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
           revalidate(idn, safety);
           crashPoint(`remove:${op.index}:${k}:before`);
           mutated = true;
-          removeNoFollow(idn.path, idn.dev);
+          removeAnchored(idn, safety);
           crashPoint(`remove:${op.index}:${k}:after`);
         });
       } catch (e) {

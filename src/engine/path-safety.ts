@@ -3,10 +3,12 @@
 // no link inside, belong to this user, stay on the root's filesystem, and
 // neither be, lie under, nor contain a protected path. Its identity is
 // captured at execution start and checked again right before removal, and
-// removal itself never follows a link.
+// removal itself goes through directory handles (anchored-fs.ts), never
+// through a path resolved again.
 
-import { lstatSync, readdirSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { isAbsolute, normalize, sep } from 'node:path';
+import { AnchoredError, lstatAt as lstatAtRaw, openChildDir, openRootDir, readdirAt, rmdirAt, sameIdentity, unlinkAt, type DirHandle } from './anchored-fs.js';
 import { walkOwned } from './revision.js';
 
 export class UnsafePathError extends Error {
@@ -73,20 +75,108 @@ export function revalidate(id: FileIdentity, ctx: SafetyContext): void {
 }
 
 /**
- * Removes a file or a directory tree bottom-up, checking every entry with
- * lstat as it goes: a link is unlinked itself (never followed), and an entry
- * on another device stops the removal.
+ * Removes a planned path through directory handles opened from its
+ * allowlisted root down without following a link: every component, the
+ * target and every directory inside it are opened by name under the handle
+ * of their parent and checked (dev/ino) against what was seen, and every
+ * unlink or rmdir names one entry of an open handle. A rename or swap of
+ * any ancestor mid-run can therefore not redirect it; the removal stops
+ * with a plain error instead, having removed only entries of the planned tree.
  */
-export function removeNoFollow(target: string, dev: number): void {
-  const st = lstatSync(target);
-  if (st.dev !== dev) throw new UnsafePathError(`${target} moved to another filesystem.`);
-  if (!st.isDirectory() || st.isSymbolicLink()) {
-    unlinkSync(target);
-    return;
+export function removeAnchored(id: FileIdentity, ctx: SafetyContext): void {
+  const root = ctx.roots.find((r) => within(id.path, r) && id.path !== r);
+  if (!root) throw new UnsafePathError(`${id.path} is outside the allowed roots.`);
+  const rel = id.path.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep);
+  const name = rel.pop()!;
+  const held: DirHandle[] = [];
+  try {
+    const rootH = anchored(() => openRootDir(root));
+    held.push(rootH);
+    const dev = rootH.stat().dev;
+    let parent = rootH;
+    for (const c of rel) {
+      parent = anchored(() => openChildDir(parent, c));
+      held.push(parent);
+      if (parent.stat().dev !== dev) throw new UnsafePathError(`${parent.display} is on another filesystem than ${root}.`);
+    }
+    const st = lstatAt(parent, name);
+    if (!st) throw Object.assign(new UnsafePathError(`${id.path} is gone; target changed after scan.`), { code: 'ENOENT' });
+    if (!sameIdentity(st, id)) throw new UnsafePathError(`${id.path} was replaced after the scan; nothing more was removed.`);
+    if (!st.isDirectory()) {
+      anchored(() => unlinkAt(parent, name));
+      return;
+    }
+    removeDirAt(parent, name, st, dev);
+  } finally {
+    for (const h of held.reverse()) h.close();
   }
-  for (const name of readdirSync(target)) removeNoFollow(`${target}${sep}${name}`, dev);
-  rmdirSync(target);
 }
+
+/** Empties and removes the directory `name` of `parent`, which must still be the one seen as `seen`. */
+function removeDirAt(parent: DirHandle, name: string, seen: { dev: number; ino: number }, dev: number): void {
+  const h = anchored(() => openChildDir(parent, name));
+  try {
+    if (!sameIdentity(h.stat(), seen)) throw new UnsafePathError(`${h.display} was swapped during the removal; it stopped there.`);
+    for (const child of anchored(() => readdirAt(h))) {
+      const cst = lstatAt(h, child);
+      if (!cst) continue;
+      if (cst.dev !== dev) throw new UnsafePathError(`${h.display}/${child} is on another filesystem; the removal stopped there.`);
+      if (cst.isDirectory()) removeDirAt(h, child, cst, dev);
+      else anchored(() => unlinkAt(h, child));
+    }
+  } finally {
+    h.close();
+  }
+  // The name must still hold the directory just emptied, not something swapped in meanwhile.
+  const again = lstatAt(parent, name);
+  if (!again || !sameIdentity(again, seen) || !again.isDirectory()) throw new UnsafePathError(`${parent.display}/${name} was moved or swapped during the removal; it stopped there.`);
+  anchored(() => rmdirAt(parent, name));
+}
+
+/** Runs an anchored operation; its refusals become UnsafePathError with the same plain message. */
+function anchored<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof AnchoredError) throw Object.assign(new UnsafePathError(e.message.endsWith('.') ? `${e.message.slice(0, -1)}; the removal stopped there.` : e.message), { code: e.code });
+    throw e;
+  }
+}
+
+/**
+ * What is at a planned path now, compared with the identity captured before
+ * the run: `intact` (same entry, same tree revision), `missing`, `changed`
+ * (the same entry, but its tree differs: partly removed or written since),
+ * or `replaced` (another entry at the name, or a link or non-directory on
+ * the way to it). Read-only; the parent is reached through handles.
+ */
+export type PathState = 'intact' | 'missing' | 'changed' | 'replaced';
+
+export function observePath(path: string, pre: { dev: number; ino: number; revision?: string } | undefined, uid: number): PathState {
+  const cut = path.lastIndexOf(sep);
+  const name = path.slice(cut + 1);
+  let parent: DirHandle;
+  try {
+    parent = openRootDir(path.slice(0, cut) || sep);
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ELOOP' || code === 'ENOTDIR') return 'replaced';
+    throw e;
+  }
+  try {
+    const st = lstatAtRaw(parent, name);
+    if (!st) return 'missing';
+    if (!pre) return 'intact';
+    if (!sameIdentity(st, pre)) return 'replaced';
+    if (pre.revision === undefined) return 'intact';
+    return walkOwned([path], { uid }).revision === pre.revision ? 'intact' : 'changed';
+  } finally {
+    parent.close();
+  }
+}
+
+const lstatAt = (dir: DirHandle, name: string): Stats | null => anchored(() => lstatAtRaw(dir, name));
 
 function lstatOrThrow(p: string): Stats {
   try {

@@ -1,10 +1,11 @@
 // Recovery of interrupted cleanups. Journal progress never proves success:
-// each unfinished operation's agent is rescanned and every planned item is
-// looked for. Accept needs everything observed gone; Safely close needs a
+// each unfinished operation's agent is rescanned and every path of every
+// planned item is looked at. Accept needs everything observed gone; Safely close needs a
 // successful rescan and never touches agent data.
 
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
 import { AGENT_KINDS, type AgentKind, type RecoveryOperation, type ScanSummary } from './model.js';
+import { observePath, type PathState } from './path-safety.js';
 import type { Snapshot } from './snapshot.js';
 import { RequestError } from './validate.js';
 
@@ -14,17 +15,43 @@ export interface RecoveryDeps {
   snapshot(id: string): Snapshot;
   /** The catalog backup bound to this operation and agent, if one exists. */
   boundBackup(operationId: string, agent: AgentKind): Promise<string | null>;
-  restore(backupId: string, passphrase: string): Promise<void>;
+  /**
+   * Restores the backup. `scope` says, for every planned path, what is there
+   * now: `missing` paths are restored whole, `changed` ones (a tree partly
+   * removed) get back only their absent entries, `intact` ones are left alone.
+   */
+  restore(backupId: string, passphrase: string, scope: RestoreScope): Promise<void>;
   /** Removes an unverified or uncataloged backup candidate of a closed operation. */
   discardCandidate(backupId: string): Promise<void>;
+}
+
+export interface RestoreScope {
+  paths: { path: string; state: Exclude<PathState, 'replaced'> }[];
+}
+
+/** One planned item as observed now: each of its paths, and whether the rescan still lists it. */
+export interface ItemObservation {
+  itemId: string;
+  label: string;
+  listed: boolean;
+  state: 'present' | 'gone' | 'partial';
+  paths: { path: string; state: PathState }[];
+}
+
+/** A recovery entry with what was observed of every path of every item (restore uses `items`). */
+export interface ObservedRecoveryOperation extends RecoveryOperation {
+  items: ItemObservation[];
 }
 
 interface Observed {
   observed: RecoveryOperation['observed'];
   reason: string;
+  /** A rescan succeeded and every path could be looked at: closing is safe. */
+  closable: boolean;
+  items: ItemObservation[];
 }
 
-async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Snapshot | Error>): Promise<Observed> {
+async function rescanned(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Snapshot | Error>): Promise<Snapshot | Error> {
   let snap = scans.get(j.agent);
   if (!snap) {
     snap = await deps.rescan(j.agent).then(
@@ -33,16 +60,70 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
     );
     scans.set(j.agent, snap);
   }
-  if (snap instanceof Error) return { observed: 'Not provable', reason: `The rescan failed: ${snap.message}` };
-  const s = snap;
-  const present = j.plan.items.filter((i) => s.session(i.id) || s.item(i.id));
-  if (present.length === 0) return { observed: 'All applied', reason: 'No planned item is present any more.' };
-  if (present.length === j.plan.items.length) return { observed: 'Not applied', reason: 'Every planned item is still present.' };
-  return { observed: 'Partially applied', reason: `${present.length} of ${j.plan.items.length} planned items are still present.` };
+  return snap;
 }
 
-export async function listRecovery(deps: RecoveryDeps): Promise<RecoveryOperation[]> {
-  const out: RecoveryOperation[] = [];
+const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/**
+ * Observes every path of every planned item (against the identities the
+ * journal captured before the run) and the rescan's listing. The journal's
+ * progress is compared with it, never trusted: "All applied" needs every
+ * path gone and no item listed, "Not applied" every path intact, every item
+ * listed and no mutation recorded as applied.
+ */
+async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Snapshot | Error>, identity = true): Promise<Observed> {
+  const snap = await rescanned(j, deps, scans);
+  if (snap instanceof Error) return { observed: 'Not provable', reason: `The rescan failed: ${snap.message}`, closable: false, items: [] };
+  const pre = new Map<string, { dev: number; ino: number; revision?: string }>();
+  if (identity) for (const m of j.mutations) for (const p of m.pre ?? []) pre.set(p.path, p);
+  const uid = process.getuid?.() ?? -1;
+  let items: ItemObservation[];
+  try {
+    items = j.plan.items.map((i) => {
+      const listed = Boolean(snap.session(i.id) || snap.item(i.id));
+      const paths = i.paths.map((p) => ({ path: p, state: observePath(p, pre.get(p), uid) }));
+      const intact = paths.every((p) => p.state === 'intact');
+      const missing = paths.every((p) => p.state === 'missing');
+      const state = intact && listed ? 'present' : missing && !listed ? 'gone' : 'partial';
+      return { itemId: i.id, label: i.label, listed, state, paths };
+    });
+  } catch (e) {
+    return { observed: 'Not provable', reason: `A planned path cannot be looked at: ${(e as Error).message}`, closable: false, items: [] };
+  }
+  const total = items.length;
+  const gone = items.filter((i) => i.state === 'gone').length;
+  const present = items.filter((i) => i.state === 'present').length;
+  const partial = items.filter((i) => i.state === 'partial');
+  const replaced = items.flatMap((i) => i.paths.filter((p) => p.state === 'replaced'));
+  const started = j.mutations.some((m) => m.status !== 'pending');
+  const applied = j.mutations.filter((m) => m.status === 'applied').length;
+  if (replaced.length) {
+    return { observed: 'Not provable', reason: `${replaced[0]!.path} is no longer the entry the cleanup saw (replaced, or a link on the way to it)${replaced.length > 1 ? ` and ${replaced.length - 1} more` : ''}; inspect it before closing.`, closable: true, items };
+  }
+  if (gone === total) {
+    if (!started) return { observed: 'Not provable', reason: 'Every planned item is gone, yet the journal records no removal started; something else changed this data.', closable: true, items };
+    return { observed: 'All applied', reason: 'No planned item is present any more: every path is gone.', closable: true, items };
+  }
+  if (present === total) {
+    if (applied) return { observed: 'Not provable', reason: `The journal records ${count(applied, 'mutation')} as applied, yet every planned item is still present.`, closable: true, items };
+    return { observed: 'Not applied', reason: 'Every planned item is still present, every path intact.', closable: true, items };
+  }
+  if (!started) return { observed: 'Not provable', reason: `${count(total - present, 'planned item')} changed, yet the journal records no removal started; something else changed this data.`, closable: true, items };
+  const first = partial[0];
+  const detail = first ? ` ${first.label}: ${first.paths.filter((p) => p.state !== 'intact').length} of ${first.paths.length} paths gone or changed.` : '';
+  return { observed: 'Partially applied', reason: `${count(gone, 'planned item')} gone, ${present} present, ${partial.length} partly removed of ${total}.${detail}`, closable: true, items };
+}
+
+/** Restore fills in what is missing; it cannot work around an entry swapped in by someone else. */
+const restorable = (o: Observed): boolean => (o.observed === 'All applied' || o.observed === 'Partially applied') && o.items.every((i) => i.paths.every((p) => p.state !== 'replaced'));
+
+const scopeOf = (o: Observed): RestoreScope => ({
+  paths: o.items.flatMap((i) => i.paths.map((p) => ({ path: p.path, state: p.state as Exclude<PathState, 'replaced'> }))),
+});
+
+export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecoveryOperation[]> {
+  const out: ObservedRecoveryOperation[] = [];
   const scans = new Map<AgentKind, Snapshot | Error>();
   for (const e of await listJournals(deps.stateDir)) {
     if (e.kind === 'unknown') {
@@ -59,6 +140,7 @@ export async function listRecovery(deps: RecoveryDeps): Promise<RecoveryOperatio
         restoreWhyNot: 'No verified backup is bound to this journal.',
         canClose: false,
         unknown: true,
+        items: [],
       });
       continue;
     }
@@ -77,14 +159,19 @@ export async function listRecovery(deps: RecoveryDeps): Promise<RecoveryOperatio
       observed: o.observed,
       reason: o.reason,
       canAccept: o.observed === 'All applied',
-      canRestore: Boolean(bound) && o.observed === 'All applied',
+      canRestore: Boolean(bound) && restorable(o),
       restoreWhyNot: !bound
         ? 'No verified backup is bound to this operation.'
-        : o.observed !== 'All applied'
-          ? 'Partial or conflicting data is never overwritten: restore needs every planned item absent.'
-          : 'Restore the verified backup.',
-      canClose: o.observed !== 'Not provable',
+        : !restorable(o)
+          ? o.observed === 'Not applied'
+            ? 'Nothing planned is missing: there is nothing to restore.'
+            : 'Conflicting data is never overwritten: restore needs each planned path either gone, intact, or partly removed by this cleanup.'
+          : o.observed === 'Partially applied'
+            ? 'Restore what is missing from the verified backup; what is still there is kept.'
+            : 'Restore the verified backup.',
+      canClose: o.closable,
       unknown: false,
+      items: o.items,
     });
   }
   return out;
@@ -101,10 +188,14 @@ export async function recoveryAction(deps: RecoveryDeps, operationId: string, ac
   if (action === 'restore') {
     const bound = j.createBackup ? await deps.boundBackup(j.operationId, j.agent) : null;
     if (!bound) throw new RequestError('No verified backup is bound to this operation.');
-    if (o.observed !== 'All applied') throw new RequestError(`Cannot restore: ${o.reason} Partial data is never overwritten or merged.`);
-    await deps.restore(bound, passphrase);
-    const back = await observe(j, deps, new Map());
-    if (back.observed !== 'Not applied') throw new RequestError(`The restore finished but the rescan does not find every planned item (${back.reason}).`);
+    if (!restorable(o)) throw new RequestError(`Cannot restore: ${o.reason} Data that is still there is never overwritten.`);
+    await deps.restore(bound, passphrase, scopeOf(o));
+    // Restored entries are new inodes: the check after a restore is presence, not the old identity.
+    const back = await observe(j, deps, new Map(), false);
+    if (back.items.some((i) => i.state !== 'present')) {
+      const missing = back.items.find((i) => i.state !== 'present')!;
+      throw new RequestError(`The restore finished but ${missing.label} is not entirely back (${missing.paths.filter((p) => p.state !== 'intact').length} of ${missing.paths.length} paths missing, or not listed by the rescan).`);
+    }
     await store.transition(j, (x) => {
       x.status = 'recovered';
       x.message = `Recovered from backup ${bound}: every planned item is back.`;
@@ -116,7 +207,7 @@ export async function recoveryAction(deps: RecoveryDeps, operationId: string, ac
       x.message = 'Accepted after recovery: the rescan shows every planned item gone.';
     }, 'journal:accepted');
   } else {
-    if (o.observed === 'Not provable') throw new RequestError(`Cannot close safely: ${o.reason}`);
+    if (!o.closable) throw new RequestError(`Cannot close safely: ${o.reason}`);
     if (j.backupCandidateId && !(await deps.boundBackup(j.operationId, j.agent))) await deps.discardCandidate(j.backupCandidateId);
     await store.transition(j, (x) => {
       x.status = 'terminated';
