@@ -3,22 +3,48 @@
 // subcommand or unusual flag loads it lazily. Exit codes: 0 ok, 1 failure,
 // 2 usage error. Errors are one line unless CLEANERX_DEBUG=1.
 
-import { rmSync } from 'node:fs';
 import type { EngineApi } from './engine/api.js';
-import { ownDirs, UsageError } from './engine/own-dirs.js';
+import { AGENT_KINDS, type AgentKind } from './engine/model.js';
+import { checkEnvDirs, ownDirs, UsageError } from './engine/own-dirs.js';
 
 const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
+const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
 
 export interface AppFlags {
   demo: boolean;
   keep: boolean;
   readOnly: boolean;
+  /** `--agent A`: open on A (else the app picks the agent with the most data). */
+  initialAgent?: AgentKind;
+}
+
+export function parseAgent(value: unknown): AgentKind {
+  if (typeof value === 'string' && (AGENT_KINDS as readonly string[]).includes(value)) return value as AgentKind;
+  const got = typeof value === 'string' && value ? ` "${value.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}"` : '';
+  throw new UsageError(`--agent needs one of ${AGENT_KINDS.join(', ')}${got ? ` (got${got})` : ''}.`);
+}
+
+/** The bare app's command line (its flags and --agent), or null for anything yargs must read. */
+function appArgs(argv: string[]): AppFlags | null {
+  const flags: AppFlags = { demo: false, keep: false, readOnly: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (FAST_FLAGS.has(a)) {
+      if (a === '--demo') flags.demo = true;
+      else if (a === '--keep') flags.keep = true;
+      else flags.readOnly = true;
+    } else if (a === '--agent') flags.initialAgent = parseAgent(argv[++i]);
+    else if (a.startsWith('--agent=')) flags.initialAgent = parseAgent(a.slice('--agent='.length));
+    else return null;
+  }
+  return flags;
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.every((a) => FAST_FLAGS.has(a))) {
-    return startApp({ demo: argv.includes('--demo'), keep: argv.includes('--keep'), readOnly: argv.includes('--read-only') });
-  }
+  // A relative home or own-dir override is refused before anything reads it, for every command.
+  if (!argv.some((a) => INFO_FLAGS.has(a))) checkEnvDirs(process.env);
+  const app = appArgs(argv);
+  if (app) return startApp(app);
   const { runCommandLine } = await import('./commands.js');
   return runCommandLine(argv, startApp);
 }
@@ -30,39 +56,36 @@ async function startApp(flags: AppFlags): Promise<number> {
   }
   const env: Record<string, string | undefined> = { ...process.env };
   if (!flags.demo) ownDirs(env);
-  let demoRoot: string | null = null;
-  let demoBuild: Promise<void> | null = null;
+  const { DemoLifetime } = flags.demo ? await import('./demo-lifetime.js') : { DemoLifetime: null };
+  const demo = DemoLifetime ? new DemoLifetime(flags.keep) : null;
   let engine: EngineApi | null = null;
   // The frame paints before the demo home is generated and the worker starts.
   const openEngine = async (): Promise<EngineApi> => {
-    if (flags.demo) {
-      const { createDemoHome } = await import('./adapters/demo-home.js');
-      const demo = createDemoHome();
-      demoRoot = demo.root;
-      Object.assign(env, demo.env);
+    if (demo) {
+      const home = demo.create();
+      Object.assign(env, home.env);
+      // The pinned agents beside this install, not whatever PATH has (the installed bin runs without npm's node_modules/.bin).
+      const { findDemoTools, demoMissingValue } = await import('./adapters/demo-tools.js');
+      const { DEMO_MISSING_ENV } = await import('./engine/detect.js');
+      const tools = findDemoTools();
       // OpenCode's store needs OpenCode itself to create its schema: built in the background when it is installed here.
       const { bundledOpencodeBinDir, buildDemoOpencodeStore } = await import('./adapters/opencode/demo.js');
       const bin = bundledOpencodeBinDir();
-      if (bin) {
-        env.PATH = `${bin}:${env.PATH ?? '/usr/bin:/bin'}`;
-        demoBuild = buildDemoOpencodeStore(demo.root, demo.env, bin, Date.now()).catch(() => undefined);
-      }
+      env.PATH = [...tools.dirs, ...(bin ? [bin] : []), env.PATH ?? '/usr/bin:/bin'].join(':');
+      if (tools.missing.length) env[DEMO_MISSING_ENV] = demoMissingValue(tools);
+      if (bin) demo.build = buildDemoOpencodeStore(home.root, home.env, bin, Date.now()).catch(() => undefined);
     }
     const { createWorkerEngine } = await import('./engine/worker-client.js');
     engine = createWorkerEngine(new URL('./worker.js', import.meta.url), { env, opts: { readOnly: flags.readOnly, demo: flags.demo } });
+    if (demo) demo.engine = engine;
     return engine;
   };
   try {
     const { runApp } = await import('./app.js');
     return await runApp(openEngine, flags, env);
   } finally {
-    await (engine as EngineApi | null)?.close().catch(() => undefined);
-    if (demoRoot) {
-      // A quit during the background OpenCode build: let it finish (briefly) so the removal finds a still tree.
-      if (demoBuild) await Promise.race([demoBuild, new Promise((r) => setTimeout(r, 5000).unref())]);
-      if (flags.keep) process.stdout.write(`Demo home kept at ${demoRoot}\n`);
-      else rmSync(demoRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-    }
+    if (demo) await demo.finish();
+    else await (engine as EngineApi | null)?.close().catch(() => undefined);
   }
 }
 

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildClaudeFixture } from './claude/fixture.js';
+import { DEMO_PREFIX, writeOwner } from './demo-owner.js';
 import { buildCodexFixture } from './codex/fixture.js';
 import { buildPiFixture } from './pi/fixture.js';
 
@@ -33,8 +34,14 @@ export function isolatedEnv(root: string): Record<string, string> {
   };
 }
 
-export function createDemoHome(now = Date.now()): DemoHome {
-  const root = mkdtempSync(join(tmpdir(), 'cleanerx-demo-'));
+/**
+ * `onRoot` hears the root as soon as it exists (before the fixtures are
+ * written), so the caller's exit handlers can remove a half-built home too.
+ */
+export function createDemoHome(now = Date.now(), onRoot?: (root: string) => void, tmp = tmpdir()): DemoHome {
+  const root = mkdtempSync(join(tmp, DEMO_PREFIX));
+  writeOwner(root);
+  onRoot?.(root);
   const env = isolatedEnv(root);
   mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
   buildPiFixture({

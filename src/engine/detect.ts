@@ -73,6 +73,9 @@ export async function findExecutable(adapter: AgentAdapter, ctx: HostContext, ho
   return null;
 }
 
+/** Set by `--demo` to the pinned agents not installed beside cleanerx (`agent=package,…`), so detection says why. */
+export const DEMO_MISSING_ENV = 'CLEANERX_DEMO_MISSING';
+
 /**
  * Set in the environment of every `--version` probe, so writer detection (in
  * this or another cleanerx process) can tell the probe from a working agent.
@@ -135,6 +138,10 @@ export async function detectOne(
     warnings.push(`${adapter.homeEnvVar} is relative ("${envValue}") and was ignored; using ${home}.`);
   }
   const [executable, hasData] = await Promise.all([findExecutable(adapter, ctx, home), adapter.hasData(home).catch(() => false)]);
+  if (!executable) {
+    const pkg = (ctx.env[DEMO_MISSING_ENV] ?? '').split(',').find((e) => e.startsWith(`${adapter.kind}=`))?.slice(adapter.kind.length + 1);
+    if (pkg) warnings.push(`The demo runs the ${adapter.kind} pinned beside cleanerx, but ${pkg} is not installed there; run npm ci in cleanerx's checkout to see it work.`);
+  }
   const version = executable && withVersion ? await cachedVersion(stateDir, adapter.kind, executable, () => readVersion(adapter, executable, ctx.env)) : null;
   return {
     agent: adapter.kind,

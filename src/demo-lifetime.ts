@@ -1,0 +1,72 @@
+// The life of one `--demo` home: homes left by a dead cleanerx are swept
+// first, the new home is marked as ours, and every way out removes it — a
+// quit, Ctrl-C, SIGHUP (the terminal closed), SIGTERM, SIGINT, SIGQUIT, an
+// uncaught error. Only SIGKILL escapes, and the next `--demo` sweeps that.
+
+import { rmSync } from 'node:fs';
+import { constants } from 'node:os';
+import { tmpdir } from 'node:os';
+import { createDemoHome, type DemoHome } from './adapters/demo-home.js';
+import { releaseOwner, sweepStaleDemoHomes } from './adapters/demo-owner.js';
+import type { EngineApi } from './engine/api.js';
+
+const SIGNALS = ['SIGHUP', 'SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
+const CLOSE_WAIT_MS = 2000;
+const BUILD_WAIT_MS = 5000;
+
+function within(p: Promise<unknown> | null | undefined, ms: number): Promise<unknown> {
+  if (!p) return Promise.resolve();
+  return Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+}
+
+export class DemoLifetime {
+  root: string | null = null;
+  /** The background OpenCode build, which writes into the home until it ends. */
+  build: Promise<void> | null = null;
+  engine: EngineApi | null = null;
+  private removed = false;
+  private signalled = false;
+  private readonly onExit = (): void => this.removeNow();
+  private readonly onSignal = (sig: NodeJS.Signals): void => {
+    if (this.signalled) return;
+    this.signalled = true;
+    void this.finish().finally(() => process.exit(128 + (constants.signals[sig] ?? 1)));
+  };
+
+  constructor(private readonly keep: boolean) {}
+
+  create(now = Date.now()): DemoHome {
+    sweepStaleDemoHomes(tmpdir());
+    return createDemoHome(now, (root) => {
+      this.root = root;
+      process.on('exit', this.onExit);
+      for (const s of SIGNALS) process.on(s, this.onSignal);
+    });
+  }
+
+  /** The orderly end: the engine (and the agents it runs) stops, the build settles, the home goes. */
+  async finish(): Promise<void> {
+    await within(this.engine?.close(), CLOSE_WAIT_MS);
+    await within(this.build, BUILD_WAIT_MS);
+    this.removeNow();
+  }
+
+  private removeNow(): void {
+    if (this.removed || !this.root) return;
+    this.removed = true;
+    if (!this.signalled) {
+      process.off('exit', this.onExit);
+      for (const s of SIGNALS) process.off(s, this.onSignal);
+    }
+    if (this.keep) {
+      releaseOwner(this.root);
+      process.stdout.write(`Demo home kept at ${this.root}\n`);
+      return;
+    }
+    try {
+      rmSync(this.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch {
+      // Still busy (an agent process writing into it): its owner file stays, so the next --demo removes it.
+    }
+  }
+}
