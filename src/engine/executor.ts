@@ -5,6 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { HostContext, ItemRoute, SessionExportEntry, SessionRoute } from './adapter.js';
+import { acquireAgentLock } from './agent-lock.js';
 import { assertAnchoredSupported } from './anchored-fs.js';
 import { crashPoint } from './faults.js';
 import { lstatSyncOrNull } from './fsx.js';
@@ -52,10 +53,20 @@ export interface BackupRequest {
 }
 
 export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, backup?: BackupRequest): Promise<ExecuteResult> {
-  const snap = deps.snapshot(plan.snapshotId);
   if (deps.latestSnapshotId(plan.agent) !== plan.snapshotId) throw new RequestError('This plan belongs to an older scan; review it again.');
   const blockers = planBlockers(plan);
   if (blockers.length) throw new RequestError(`The plan has blockers: ${blockers[0]}`);
+  // Two cleanups of one agent would each trust a preflight the other invalidates.
+  const lock = acquireAgentLock(deps.stateDir, plan.agent);
+  try {
+    return await executeLocked(plan, deps, onProgress, backup);
+  } finally {
+    lock.release();
+  }
+}
+
+async function executeLocked(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, backup?: BackupRequest): Promise<ExecuteResult> {
+  const snap = deps.snapshot(plan.snapshotId);
   await assertNoPendingJournal(deps.stateDir, plan.agent);
 
   const store = new JournalStore(deps.stateDir);

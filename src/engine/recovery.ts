@@ -3,8 +3,9 @@
 // planned item is looked at. Accept needs everything observed gone; Safely close needs a
 // successful rescan and never touches agent data.
 
+import { acquireAgentLock, liveLockHolder } from './agent-lock.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
-import { AGENT_KINDS, type AgentKind, type RecoveryOperation, type ScanSummary } from './model.js';
+import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type RecoveryOperation, type ScanSummary } from './model.js';
 import { observePath, type PathState } from './path-safety.js';
 import type { Snapshot } from './snapshot.js';
 import { RequestError } from './validate.js';
@@ -98,9 +99,6 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
   const replaced = items.flatMap((i) => i.paths.filter((p) => p.state === 'replaced'));
   const started = j.mutations.some((m) => m.status !== 'pending');
   const applied = j.mutations.filter((m) => m.status === 'applied').length;
-  if (replaced.length) {
-    return { observed: 'Not provable', reason: `${replaced[0]!.path} is no longer the entry the cleanup saw (replaced, or a link on the way to it)${replaced.length > 1 ? ` and ${replaced.length - 1} more` : ''}; inspect it before closing.`, closable: true, items };
-  }
   if (gone === total) {
     if (!started) return { observed: 'Not provable', reason: 'Every planned item is gone, yet the journal records no removal started; something else changed this data.', closable: true, items };
     return { observed: 'All applied', reason: 'No planned item is present any more: every path is gone.', closable: true, items };
@@ -111,7 +109,11 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
   }
   if (!started) return { observed: 'Not provable', reason: `${count(total - present, 'planned item')} changed, yet the journal records no removal started; something else changed this data.`, closable: true, items };
   const first = partial[0];
-  const detail = first ? ` ${first.label}: ${first.paths.filter((p) => p.state !== 'intact').length} of ${first.paths.length} paths gone or changed.` : '';
+  const detail = replaced.length
+    ? ` ${replaced[0]!.path} is no longer the entry the cleanup saw (replaced, or a link on the way to it)${replaced.length > 1 ? `, and ${replaced.length - 1} more` : ''}: inspect it; it is never restored over.`
+    : first
+      ? ` ${first.label}: ${first.paths.filter((p) => p.state !== 'intact').length} of ${first.paths.length} paths gone or changed.`
+      : '';
   return { observed: 'Partially applied', reason: `${count(gone, 'planned item')} gone, ${present} present, ${partial.length} partly removed of ${total}.${detail}`, closable: true, items };
 }
 
@@ -147,7 +149,10 @@ export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecovery
     const j = e.journal;
     if (TERMINAL.includes(j.status) || !AGENT_KINDS.includes(j.agent)) continue;
     const applied = j.mutations.filter((m) => m.status === 'applied').length;
-    const o = await observe(j, deps, scans);
+    const holder = liveLockHolder(deps.stateDir, j.agent);
+    const o: Observed = holder
+      ? { observed: 'Not provable', reason: `A ${AGENT_NAMES[j.agent]} cleanup is running now (pid ${holder.pid}, started ${holder.startedAt}); look again when it has finished.`, closable: false, items: [] }
+      : await observe(j, deps, scans);
     // A backup the catalog binds to this operation counts even if the crash came before the journal said so.
     const bound = j.createBackup ? await deps.boundBackup(j.operationId, j.agent) : null;
     out.push({
@@ -183,6 +188,15 @@ export async function recoveryAction(deps: RecoveryDeps, operationId: string, ac
   if (!e || e.kind !== 'journal') throw new RequestError(`No recoverable operation ${operationId}.`);
   const j = e.journal;
   if (TERMINAL.includes(j.status)) return;
+  const lock = acquireAgentLock(deps.stateDir, j.agent);
+  try {
+    await act(deps, j, action, passphrase);
+  } finally {
+    lock.release();
+  }
+}
+
+async function act(deps: RecoveryDeps, j: Journal, action: 'accept' | 'close' | 'restore', passphrase: string): Promise<void> {
   const o = await observe(j, deps, new Map());
   const store = new JournalStore(deps.stateDir);
   if (action === 'restore') {
