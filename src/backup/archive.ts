@@ -40,6 +40,22 @@ export interface ManifestEntry {
   sparse?: true;
 }
 
+/** A directory under a planned path with no archived file anywhere below it: restore recreates it (the payload has nothing that would). */
+export interface ManifestDir {
+  root: string;
+  relativePath: string;
+  mode: number;
+}
+
+export type SkippedKind = 'fifo' | 'socket' | 'device';
+
+/** Something under a planned path that is not a regular file or directory: not archived (it holds no data to keep), named here and reported. */
+export interface ManifestSkipped {
+  root: string;
+  relativePath: string;
+  kind: SkippedKind;
+}
+
 export interface Manifest {
   formatVersion: 1;
   id: string;
@@ -51,6 +67,9 @@ export interface Manifest {
   originalBytes: number;
   archiveBytes: 0;
   entries: ManifestEntry[];
+  /** Present when there are any (archives before it: none recorded). */
+  emptyDirs?: ManifestDir[];
+  skipped?: ManifestSkipped[];
 }
 
 export interface SourceFile {
@@ -63,15 +82,49 @@ export class ArchiveError extends Error {
   readonly archive = true;
 }
 
-/** Regular files under each planned path (links were refused by the preflight), in stable order. */
-export async function collectFiles(paths: readonly string[], roots: { label: string; dir: string }[]): Promise<SourceFile[]> {
-  const out: SourceFile[] = [];
-  const visit = async (p: string, root: { label: string; dir: string }): Promise<void> => {
+export interface CollectedEntries {
+  /** Regular files, archived. */
+  files: SourceFile[];
+  /** Directories with no regular file below them, recorded in the manifest (parents first). */
+  emptyDirs: ManifestDir[];
+  /** FIFOs, sockets and devices: not archived, recorded in the manifest, and each reported (`path` is for the report). */
+  skipped: (ManifestSkipped & { path: string })[];
+}
+
+const relPath = (rootDir: string, p: string): string => relative(rootDir, p).split(sep).join('/');
+
+function skippedKind(st: { isFIFO(): boolean; isSocket(): boolean }): SkippedKind {
+  return st.isFIFO() ? 'fifo' : st.isSocket() ? 'socket' : 'device';
+}
+
+const KIND_TEXT: Record<SkippedKind, string> = { fifo: 'a FIFO (named pipe)', socket: 'a socket', device: 'a device file' };
+
+/** One plain sentence per entry the backup does not hold. */
+export function skippedWarning(e: { path: string; kind: SkippedKind }): string {
+  return `Not in the backup: ${e.path} is ${KIND_TEXT[e.kind]}, which holds no data to keep; a restore will not bring it back.`;
+}
+
+/** Everything under each planned path (links were refused by the preflight, and are again here), in stable order. */
+export async function collectEntries(paths: readonly string[], roots: { label: string; dir: string }[]): Promise<CollectedEntries> {
+  const out: CollectedEntries = { files: [], emptyDirs: [], skipped: [] };
+  // Returns how many regular files lie at or below p.
+  const visit = async (p: string, root: { label: string; dir: string }): Promise<number> => {
     const st = await fsp.lstat(p);
     if (st.isSymbolicLink()) throw new ArchiveError(`${p} is a symbolic link; backups never follow links.`);
     if (st.isDirectory()) {
-      for (const name of (await fsp.readdir(p)).sort()) await visit(`${p}${sep}${name}`, root);
-    } else if (st.isFile()) out.push({ root: root.label, rootDir: root.dir, path: p });
+      const at = out.emptyDirs.length;
+      let n = 0;
+      for (const name of (await fsp.readdir(p)).sort()) n += await visit(`${p}${sep}${name}`, root);
+      // Parents first: inserted where this directory's walk began.
+      if (n === 0) out.emptyDirs.splice(at, 0, { root: root.label, relativePath: relPath(root.dir, p), mode: st.mode & 0o777 });
+      return n;
+    }
+    if (st.isFile()) {
+      out.files.push({ root: root.label, rootDir: root.dir, path: p });
+      return 1;
+    }
+    out.skipped.push({ root: root.label, relativePath: relPath(root.dir, p), kind: skippedKind(st), path: p });
+    return 0;
   };
   for (const p of paths) {
     const root = roots.find((r) => p.startsWith(r.dir + sep));
@@ -79,6 +132,11 @@ export async function collectFiles(paths: readonly string[], roots: { label: str
     await visit(p, root);
   }
   return out;
+}
+
+/** Only the regular files of collectEntries. */
+export async function collectFiles(paths: readonly string[], roots: { label: string; dir: string }[]): Promise<SourceFile[]> {
+  return (await collectEntries(paths, roots)).files;
 }
 
 export interface WriteOptions {
@@ -90,6 +148,9 @@ export interface WriteOptions {
   itemCount: number;
   retentionDays: number;
   files: SourceFile[];
+  /** Recorded in the manifest (from collectEntries). */
+  emptyDirs?: ManifestDir[];
+  skipped?: ManifestSkipped[];
   onBytes?: (done: number, total: number) => void;
 }
 
@@ -347,7 +408,7 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
   }
   // Sizes first: with fixed-width hashes they fix the manifest's length before any file is read.
   const { sizes, modes, sparse } = await lstatSizes(o.files);
-  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relative(f.rootDir, f.path).split(sep).join('/'), sha256: '0'.repeat(64), sizeBytes: sizes[i]!, mode: modes[i]!, ...(sparse[i] ? { sparse: true as const } : {}) }));
+  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relPath(f.rootDir, f.path), sha256: '0'.repeat(64), sizeBytes: sizes[i]!, mode: modes[i]!, ...(sparse[i] ? { sparse: true as const } : {}) }));
   const now = new Date();
   const mtime = Math.floor(now.getTime() / 1000);
   const manifest: Manifest = {
@@ -361,6 +422,8 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     originalBytes: entries.reduce((a, e) => a + e.sizeBytes, 0),
     archiveBytes: 0,
     entries,
+    ...(o.emptyDirs?.length ? { emptyDirs: o.emptyDirs.map(({ root, relativePath, mode }) => ({ root, relativePath, mode })) } : {}),
+    ...(o.skipped?.length ? { skipped: o.skipped.map(({ root, relativePath, kind }) => ({ root, relativePath, kind })) } : {}),
   };
   const manifestEntry = (): Buffer => {
     const m = Buffer.from(JSON.stringify(manifest, null, 2));
@@ -448,6 +511,18 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
     const key = `${e.root}/${e.relativePath}`;
     if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} twice.`);
     seen.add(key);
+  }
+  const safeRef = (e: { root?: unknown; relativePath?: unknown }): boolean => typeof e.root === 'string' && /^[a-z_]+$/.test(e.root) && typeof e.relativePath === 'string' && e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s));
+  if (m.emptyDirs !== undefined) {
+    if (!Array.isArray(m.emptyDirs)) throw new ArchiveError('The manifest has an invalid list of empty directories.');
+    for (const d of m.emptyDirs) {
+      if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777) throw new ArchiveError('The manifest names an invalid or unsafe empty directory.');
+      if (seen.has(`${d.root}/${d.relativePath}`)) throw new ArchiveError(`The manifest names ${d.root}/${d.relativePath} as a file and a directory.`);
+    }
+  }
+  if (m.skipped !== undefined) {
+    if (!Array.isArray(m.skipped)) throw new ArchiveError('The manifest has an invalid list of skipped entries.');
+    for (const k of m.skipped) if (!k || !safeRef(k) || !['fifo', 'socket', 'device'].includes(k.kind)) throw new ArchiveError('The manifest names an invalid skipped entry.');
   }
   return m;
 }

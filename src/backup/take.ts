@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { SessionExportEntry } from '../engine/adapter.js';
 import type { Journal, JournalStore } from '../engine/journal.js';
 import type { CleanupPlan, ExecuteProgress } from '../engine/model.js';
-import { collectFiles, newBackupId, readArchive, writeArchive } from './archive.js';
+import { collectEntries, collectFiles, newBackupId, readArchive, skippedWarning, writeArchive } from './archive.js';
 import { addRecord, archivePathFor, backupsDir } from './catalog.js';
 import { ensurePrivateDir } from '../engine/atomic.js';
 import { promises as fsp } from 'node:fs';
@@ -29,6 +29,8 @@ export interface TakenBackup {
   id: string;
   /** The store revision an official export left (the delete that follows expects it). */
   revisionAfterExport?: string;
+  /** One sentence per entry the backup does not hold (FIFOs, sockets, devices under a planned path), for the result. */
+  warnings: string[];
 }
 
 export async function takeBackup(o: TakeBackupOptions): Promise<TakenBackup> {
@@ -53,7 +55,7 @@ export const sessionExportRoot = (agent: string): string => `${agent}_session_ex
 
 async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staging: string | undefined): Promise<TakenBackup> {
   const { store, journal: j } = o;
-  const files = await collectFiles(o.plan.items.flatMap((i) => i.paths), o.roots);
+  const { files, emptyDirs, skipped } = await collectEntries(o.plan.items.flatMap((i) => i.paths), o.roots);
   let revisionAfterExport: string | undefined;
   if (staging && o.exportSessions) {
     await ensurePrivateDir(join(o.dataDir, 'export-staging'));
@@ -82,6 +84,8 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
       itemCount: o.plan.items.length,
       retentionDays: o.retentionDays,
       files,
+      emptyDirs,
+      skipped,
       onBytes: (done, total) => o.progress({ phase: 'backup', bytesDone: done, bytesTotal: total, current: 'writing the encrypted archive' }),
     });
   } catch (e) {
@@ -117,5 +121,5 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     x.backupId = id;
     x.status = 'backupWritten';
   }, 'backup:committed');
-  return { id, revisionAfterExport };
+  return { id, revisionAfterExport, warnings: skipped.map(skippedWarning) };
 }

@@ -18,6 +18,10 @@ import { addRecord, archivePathFor, backupsDir, deleteBackup, loadCatalog, type 
 import { createIdentity, exportIdentity, identityPath, keyStatus, passphraseProblem, unlockIdentity } from '../../src/backup/keystore.js';
 import { restoreArchive } from '../../src/backup/restore.js';
 import { ZstdFrameWriter } from '../../src/backup/zstd-frames.js';
+import { takeBackup } from '../../src/backup/take.js';
+import { JournalStore, type Journal } from '../../src/engine/journal.js';
+import type { CleanupPlan } from '../../src/engine/model.js';
+import { createServer } from 'node:net';
 import { ownDirs } from '../../src/engine/own-dirs.js';
 import { Engine } from '../../src/engine/engine.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
@@ -140,6 +144,67 @@ describe('key store', () => {
     const key = lines.filter((l) => /^AGE-SECRET-KEY-1[0-9A-Z]+$/.test(l));
     expect(key).toHaveLength(1);
     expect(await identityToRecipient(key[0]!)).toBe(rcpt);
+  });
+});
+
+// ---- what is not a regular file: empty dirs and FIFOs/sockets, never dropped without a word ----
+
+describe('backup of empty dirs, FIFOs and sockets', () => {
+  it('records empty dirs (parents first) and skipped entries in the manifest, and reports each skipped one', async () => {
+    const src = t.env.PI_CODING_AGENT_DIR!;
+    const s = join(src, 'sessions', '--home-u-src-api--');
+    writeFile(join(s, 'a.jsonl'), '{"type":"session"}\n');
+    mkdirSync(join(s, 'empty', 'inner', 'deeper'), { recursive: true });
+    chmodSync(join(s, 'empty'), 0o750);
+    mkdirSync(join(s, 'only-fifo'), { recursive: true });
+    execFileSync('mkfifo', [join(s, 'only-fifo', 'pipe')]);
+    execFileSync('mkfifo', [join(s, 'beside.fifo')]);
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(join(s, 'agent.sock'), r));
+    try {
+      const stateDir = ownDirs(t.env).state;
+      const store = new JournalStore(stateDir);
+      const plan = { id: 'plan-1', snapshotId: 'snap', agent: 'pi', createdAt: new Date().toISOString(), selectedItemIds: ['session:a'], expandedSessionIds: [], items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }], operations: [], estimatedBytes: 1, estimatedBackupBytes: 1, backupEligible: true, irreversible: false, routeNotes: [], blockers: [] } as unknown as CleanupPlan;
+      const j = { formatVersion: 2, operationId: randomUUID(), agent: 'pi', snapshotId: 'snap', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), createBackup: true, plan, itemCategories: {}, status: 'planned', backupStatus: 'none', mutations: [] } as unknown as Journal;
+      await store.create(j);
+      const taken = await takeBackup({ plan, journal: j, store, dataDir, key: { identity, recipient }, roots: [{ label: 'pi_home', dir: src }], retentionDays: 1, progress: () => undefined });
+      expect(taken.warnings).toEqual([
+        `Not in the backup: ${join(s, 'agent.sock')} is a socket, which holds no data to keep; a restore will not bring it back.`,
+        `Not in the backup: ${join(s, 'beside.fifo')} is a FIFO (named pipe), which holds no data to keep; a restore will not bring it back.`,
+        `Not in the backup: ${join(s, 'only-fifo', 'pipe')} is a FIFO (named pipe), which holds no data to keep; a restore will not bring it back.`,
+      ]);
+      const m = await readArchive(archivePathFor(dataDir, taken.id), identity);
+      const rel = 'sessions/--home-u-src-api--';
+      expect(m.entries.map((e) => e.relativePath)).toEqual([`${rel}/a.jsonl`]);
+      expect(m.emptyDirs).toEqual([
+        { root: 'pi_home', relativePath: `${rel}/empty`, mode: 0o750 },
+        { root: 'pi_home', relativePath: `${rel}/empty/inner`, mode: statSync(join(s, 'empty', 'inner')).mode & 0o777 },
+        { root: 'pi_home', relativePath: `${rel}/empty/inner/deeper`, mode: statSync(join(s, 'empty', 'inner', 'deeper')).mode & 0o777 },
+        { root: 'pi_home', relativePath: `${rel}/only-fifo`, mode: statSync(join(s, 'only-fifo')).mode & 0o777 },
+      ]);
+      expect(m.skipped).toEqual([
+        { root: 'pi_home', relativePath: `${rel}/agent.sock`, kind: 'socket' },
+        { root: 'pi_home', relativePath: `${rel}/beside.fifo`, kind: 'fifo' },
+        { root: 'pi_home', relativePath: `${rel}/only-fifo/pipe`, kind: 'fifo' },
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a manifest whose empty-dir or skipped list is unsafe', async () => {
+    const src = t.env.PI_CODING_AGENT_DIR!;
+    writeFile(join(src, 'sessions/x/a.jsonl'), 'a');
+    const files = await collectFiles([join(src, 'sessions')], [{ label: 'pi_home', dir: src }]);
+    for (const [opts, why] of [
+      [{ emptyDirs: [{ root: 'pi_home', relativePath: '../escape', mode: 0o700 }] }, /unsafe empty directory/],
+      [{ emptyDirs: [{ root: 'pi_home', relativePath: 'sessions/x/a.jsonl', mode: 0o700 }] }, /as a file and a directory/],
+      [{ skipped: [{ root: 'pi_home', relativePath: 'sessions/x/p', kind: 'symlink' as never }] }, /invalid skipped entry/],
+    ] as const) {
+      const archivePath = join(t.root, `${randomUUID()}.cxb`);
+      await writeArchive({ archivePath, recipient, agent: 'pi', operationId: 'op', id: randomUUID(), itemCount: 1, retentionDays: 1, files, ...opts });
+      await expect(readArchive(archivePath, identity)).rejects.toThrow(why);
+    }
   });
 });
 
