@@ -6,6 +6,7 @@ import { isAbsolute, join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
 import { AGENT_KINDS, type AgentKind } from './model.js';
+import { cleanText } from './text.js';
 
 export interface Settings {
   version: 1;
@@ -26,6 +27,7 @@ export const DEFAULT_SETTINGS: Settings = {
 
 export interface LoadedSettings {
   settings: Settings;
+  /** Set when the file exists but could not be used and the defaults are in effect: one sentence naming the file, why, and "using defaults". `scan` and `doctor` print it. */
   warning?: string;
   path: string;
 }
@@ -70,7 +72,8 @@ export function validateSettings(v: unknown): Settings {
   if (typeof ho !== 'object' || ho === null || Array.isArray(ho)) throw new Error('homeOverrides must be an object');
   const homeOverrides: Partial<Record<AgentKind, string>> = {};
   for (const [k, val] of Object.entries(ho)) {
-    if (!AGENT_KINDS.includes(k as AgentKind)) throw new Error(`unknown agent "${k}" in homeOverrides`);
+    // The key is outside data: never echoed raw (an escape sequence in config.json must not reach the terminal).
+    if (!AGENT_KINDS.includes(k as AgentKind)) throw new Error(`unknown agent "${cleanText(k, 40)}" in homeOverrides`);
     if (val === undefined || val === null || val === '') continue;
     if (typeof val !== 'string' || !isAbsolute(val)) throw new Error(`home override for ${k} must be an absolute path`);
     homeOverrides[k as AgentKind] = val;

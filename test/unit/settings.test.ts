@@ -60,6 +60,15 @@ describe('loadSettings', () => {
     });
   }
 
+  it('never echoes an escape sequence from config.json in its warning', async () => {
+    const dir = configDir();
+    writeConfig(dir, JSON.stringify({ version: 1, homeOverrides: { '\u001b]0;PWNED\u0007\u009b31m': '/x' } }));
+    const loaded = await loadSettings(dir);
+    expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+    expect(loaded.warning).toMatch(/unknown agent ".*" in homeOverrides\); using defaults until you save\./);
+    expect(loaded.warning).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
   it('warns about a config path that is a directory or too large', async () => {
     const dir = configDir();
     mkdirSync(join(dir, 'config.json'), { recursive: true });
