@@ -15,14 +15,17 @@ import { Marks } from './screens/marks.js';
 import { ProgressModal } from './screens/progress.js';
 import { RecoveryModal } from './screens/recovery.js';
 import { ReviewModal, type Modal } from './screens/review.js';
+import { appKeys } from './screens/app-keys.js';
 import { OverviewScreen } from './screens/overview.js';
-import type { AppContext, HelpKey, Screen } from './screens/screen.js';
+import { dispatch, footerHints, helpSections, keyId, type KeyContext } from './widgets/bindings.js';
+import type { AppContext, Screen } from './screens/screen.js';
 import { SessionsScreen } from './screens/sessions.js';
 import { SettingsScreen } from './screens/settings.js';
 import { Deck, type DeckAgent } from './widgets/deck.js';
 import { Dialog } from './widgets/dialog.js';
 import { TabBar } from './widgets/tab-bar.js';
 import { TextInput, type KeyEvent, type TextInputOptions } from './widgets/text-input.js';
+import { fitWidth } from './engine/text.js';
 import { PerfLog } from './perf-log.js';
 import { braces, makeTheme } from './widgets/theme.js';
 
@@ -103,6 +106,8 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   let executing = false;
   let message: { text: string; kind: 'info' | 'error'; at: number } | null = null;
   let selectorFocused = false;
+  /** A dialog is on its way (the plan, the key's state): keys typed meanwhile wait for it. */
+  let hold: { title: string; queue: [string | undefined, KeyEvent][]; box: Dialog } | null = null;
   let current = 1;
   let renderQueued = false;
 
@@ -155,6 +160,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       dialog = new Dialog(screen, theme, title, lines, footer);
       requestRender();
     },
+    hold: (title, p, then) => holdKeys(title, p, then),
     redetect: async (save?: Settings) => {
       if (save) await engine.saveSettings(save);
       settings = await engine.loadSettings();
@@ -241,6 +247,35 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       );
   }
 
+  /**
+   * First start (no agent chosen yet): scan every detected agent and open on
+   * the one with the most data, not on the first one that has none.
+   */
+  async function openOnLargest(): Promise<void> {
+    const gen = ++scanGen;
+    let best: ScanSummary | null = null;
+    for (const e of selector) {
+      scanning = { files: 0, phase: `Looking at ${AGENT_NAMES[e.agent]}` };
+      requestRender();
+      const s = await engine
+        .scan(e.agent, (p) => {
+          if (gen === scanGen) scanning = { files: p.files, phase: p.phase };
+          requestRender();
+        })
+        .catch(() => null);
+      if (gen !== scanGen) return;
+      if (s && (!best || s.totals.bytes > best.totals.bytes)) best = s;
+    }
+    scanning = null;
+    agent = best?.agent ?? selector[0]?.agent ?? null;
+    // The winner's scan is the newest of its agent: show it without scanning again.
+    if (!best) return startScan();
+    summary = best;
+    marks.rebase(best);
+    for (const sc of screens) sc.onSummary();
+    requestRender();
+  }
+
   async function switchAgent(delta: number): Promise<void> {
     if (selector.length === 0) {
       ctx.message('No agent to choose: nothing was detected (see Settings).');
@@ -275,16 +310,84 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     return `Last scan ${formatAgo(summary.scannedAt, Date.now())} · ${formatCount(summary.totals.items)} items · ${formatBytes(summary.totals.bytes)}${ro}${warn}`;
   }
 
-  function globalKeys(): HelpKey[] {
-    return [
-      { keys: '1–6', does: 'switch tab' },
-      { keys: '[ ]', does: 'previous / next agent' },
-      { keys: 'r', does: 'rescan', hint: true },
-      { keys: 'x', does: 'review the cleanup of the marked items', hint: true, disabled: flags.readOnly ? 'read-only mode' : undefined },
-      { keys: '?', does: 'help', hint: true },
-      { keys: 'q', does: 'quit', hint: true },
-    ];
+  const keys = appKeys({
+    quit: () => quit(),
+    quitBlocked: () => (executing ? 'a cleanup is running; q or Esc asks to stop it after the current step' : undefined),
+    repaintAll: () => repaintAll(),
+    suspend: () => suspend(),
+    showTab: (i) => (current = i),
+    switchAgent: (d) => void switchAgent(d),
+    focusNext: () => focusNext(),
+    rescan: () => startScan(),
+    review: () => openReview(),
+    reviewBlocked: () => (flags.readOnly ? 'read-only mode (--read-only): no cleanup route is offered' : undefined),
+    help: () => openHelp(),
+    leaveSelector: () => (selectorFocused = false),
+    cancelHold: () => releaseHold(),
+  });
+  const alwaysContext = keys.always;
+
+  function dialogContext(d: Dialog): KeyContext {
+    return keys.dialog(d, () => {
+      d.destroy();
+      if (dialog === d) dialog = null;
+    });
   }
+
+  /** What has the keyboard now, first asked first; the footer and help show the same. */
+  function focusedContexts(): KeyContext[] {
+    if (hold) return [keys.hold, alwaysContext];
+    if (input) return [input.keyContext(), alwaysContext];
+    if (modal) return [modal.keyContext(), alwaysContext];
+    if (dialog) return [dialogContext(dialog), alwaysContext];
+    if (selectorFocused) return [keys.selector, alwaysContext];
+    return [screens[current]!.keyContext(), keys.global, alwaysContext];
+  }
+
+  function focusNext(): void {
+    const sc = screens[current]!;
+    if (!sc.focusNext || !sc.focusNext()) selectorFocused = true;
+  }
+
+  function repaintAll(): void {
+    // Forget what blessed believes is on the terminal, so every cell is written again.
+    screen.program.clear();
+    screen.realloc();
+    paint();
+  }
+
+  function suspend(): void {
+    (screen as unknown as { sigtstp(cb: () => void): void }).sigtstp(() => repaintAll());
+  }
+
+  function holdKeys<T>(title: string, p: Promise<T>, then: (v: T) => void): void {
+    hold?.box.destroy();
+    const h = { title, queue: [] as [string | undefined, KeyEvent][], box: new Dialog(screen, theme, title, [`${braces(title)}…`], 'Esc cancels') };
+    hold = h;
+    requestRender();
+    p.then(
+      (v) => {
+        if (hold !== h) return;
+        releaseHold();
+        then(v);
+        for (const [ch, k] of h.queue) onKey(ch, k);
+        requestRender();
+      },
+      (e: Error) => {
+        if (hold !== h) return;
+        releaseHold();
+        ctx.openDialog(title, [braces(e.message)]);
+      },
+    );
+  }
+
+  function releaseHold(): void {
+    hold?.box.destroy();
+    hold = null;
+    requestRender();
+  }
+
+  let quit: () => void = () => undefined;
 
   function paint(): void {
     renderQueued = false;
@@ -299,19 +402,27 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     screens.forEach((s, i) => (i === current ? s.root.show() : s.root.hide()));
     screens[current]!.paint();
     const agents: DeckAgent[] = selector.map((e) => ({ label: AGENT_NAMES[e.agent], note: e.note }));
-    const hintKeys = [...screens[current]!.keys(), ...globalKeys()].filter((k) => k.hint && !k.disabled);
+    const focused = focusedContexts();
     deck.paint({
       agents,
       current: Math.max(0, selector.findIndex((e) => e.agent === agent)),
       selectorFocused,
       status: deckStatus(),
       marks: marks.count ? `${formatCount(marks.count)} marked · ${formatBytes(marks.bytes)}` : '',
-      hints: selectorFocused ? [['← →', 'choose agent'], ['Enter', 'scan it'], ['Esc', 'back']] : hintKeys.map((k) => [k.keys.split(' ')[0]!, k.does.split(/[,(]/)[0]!.trim()]),
+      focus: focused[0]!.title,
+      hints: footerHints(focused),
       message: message ? { text: message.text, kind: message.kind } : undefined,
       inputLine: input ? input.render(W - 2) : undefined,
     });
     if (modal) modal.paint();
-    if (dialog) dialog.box.setFront();
+    if (dialog) {
+      dialog.layout();
+      dialog.box.setFront();
+    }
+    if (hold) {
+      hold.box.layout();
+      hold.box.box.setFront();
+    }
     screen.render();
     if (perf.enabled) {
       const st = screens[current]!.paintState?.() ?? { rows: 0, settled: true };
@@ -321,16 +432,19 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   }
 
   function openHelp(): void {
-    const sc = screens[current]!;
+    const sections = helpSections(focusedContexts());
+    const W = Math.max(30, ((screen.width as number) || 80) - 10);
     const lines: string[] = [];
-    const fmt = (k: HelpKey): string =>
-      `  ${theme.bold(braces(k.keys.padEnd(16)))}${braces(k.does)}${k.disabled ? theme.dim(braces(`  — unavailable: ${k.disabled}`)) : ''}`;
-    lines.push(theme.accent(braces(sc.title)));
-    for (const k of sc.keys()) lines.push(fmt(k));
-    lines.push('', theme.accent('Everywhere'));
-    for (const k of globalKeys()) lines.push(fmt(k));
-    lines.push(fmt({ keys: 'Tab', does: 'focus the agent selector in the deck' }));
-    ctx.openDialog('Help', lines, 'Esc, Enter or ? closes · ↑↓ scroll');
+    for (const sec of sections) {
+      if (lines.length) lines.push('');
+      lines.push(theme.accent(braces(sec.title)));
+      for (const r of sec.rows) {
+        const why = r.disabled ? `  — unavailable: ${r.disabled}` : '';
+        const does = fitWidth(`${r.does}${why}`, Math.max(10, W - 18));
+        lines.push(`  ${theme.bold(braces(r.keys.padEnd(16)))}${r.disabled ? theme.dim(braces(does)) : braces(does)}`);
+      }
+    }
+    ctx.openDialog('Help', lines, 'Esc, Enter or ? closes · ↑↓ PgUp PgDn scroll');
   }
 
   function openReview(): void {
@@ -347,23 +461,18 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       return;
     }
     const ids = marks.list();
-    engine.plan(summary.snapshotId, ids).then(
-      (plan) => {
-        const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
-        modal = new ReviewModal(screen, theme, plan, blockers, (backup) => {
-          if (!backup) return void runCleanup(plan.id, {});
-          askPassphrase('backup', (passphrase) => void runCleanup(plan.id, { backup: true, passphrase }));
-        });
-        requestRender();
-      },
-      (e: Error) => ctx.openDialog('Review', [braces(e.message)]),
-    );
+    holdKeys('Preparing the review', engine.plan(summary.snapshotId, ids), (plan) => {
+      const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
+      modal = new ReviewModal(screen, theme, plan, blockers, (backup) => {
+        if (!backup) return void runCleanup(plan.id, {});
+        askPassphrase('backup', (passphrase) => void runCleanup(plan.id, { backup: true, passphrase }));
+      });
+    });
   }
 
   /** Asks for the backup key's passphrase (twice when the key is created now); never stored. */
   function askPassphrase(purpose: string, then: (passphrase: string) => void): void {
-    engine.keyInfo().then(
-      (k) => {
+    holdKeys('Reading the backup key', engine.keyInfo(), (k) => {
         if (!k.needsPassphrase) return then('');
         if (k.problem) return ctx.openDialog('Backup key', [braces(k.problem)]);
         const ask = (label: string, done: (v: string) => void): void =>
@@ -376,9 +485,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
             then(first);
           });
         });
-      },
-      (e: Error) => ctx.openDialog('Backup key', [braces(e.message)]),
-    );
+    });
   }
 
   async function runCleanup(planId: string, opts: { backup?: boolean; passphrase?: string }): Promise<void> {
@@ -440,9 +547,32 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     requestRender();
   }
 
+  function onKey(ch: string | undefined, k: KeyEvent): void {
+    // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
+    if (k.name === 'return') return;
+    if (hold) {
+      const id = keyId(ch, k);
+      // Everything typed after the key that opened a dialog belongs to that dialog, even before it is there.
+      if (id !== 'escape' && !alwaysContext.bindings.some((b) => b.keys.includes(id))) {
+        hold.queue.push([ch, k]);
+        return;
+      }
+    }
+    if (message && k.name !== undefined && !input) message = null;
+    const m = modal;
+    const r = dispatch(focusedContexts(), ch, k);
+    if (r.kind === 'disabled') ctx.message(`${r.why[0]!.toUpperCase()}${r.why.slice(1)}.`);
+    // A confirm may open the next modal (progress) from inside its binding.
+    if (m?.closed) {
+      m.destroy();
+      if (modal === m) modal = null;
+    }
+    requestRender();
+  }
+
   return new Promise<number>((resolve) => {
     let quitting = false;
-    const quit = (): void => {
+    quit = (): void => {
       if (quitting) return;
       quitting = true;
       screen.destroy();
@@ -452,59 +582,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     screen.on('keypress', (ch: string | undefined, key: KeyEvent | undefined) => {
       const k: KeyEvent = key ?? {};
       perf.key(k.name ?? ch);
-      // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
-      if (k.name === 'return') return;
-      if (k.ctrl && k.name === 'c' && !executing) return quit();
-      // An open text input (a passphrase asked by a modal, too) takes every key.
-      if (input) {
-        input.handle(ch, k);
-        requestRender();
-        return;
-      }
-      if (modal) {
-        const m = modal;
-        // A confirm may open the next modal (progress) from inside handleKey.
-        if (!m.handleKey(ch, k) && !(executing && m === modal)) {
-          m.destroy();
-          if (modal === m) modal = null;
-        }
-        requestRender();
-        return;
-      }
-      if (dialog) {
-        if (k.name === 'escape' || k.name === 'enter' || ch === '?' || ch === 'q') {
-          dialog.destroy();
-          dialog = null;
-        } else if (k.name === 'down' || ch === 'j') dialog.scroll(1);
-        else if (k.name === 'up' || ch === 'k') dialog.scroll(-1);
-        requestRender();
-        return;
-      }
-      if (message && k.name !== undefined) message = null;
-      if (selectorFocused) {
-        if (k.name === 'left' || ch === 'h' || ch === '[') void switchAgent(-1);
-        else if (k.name === 'right' || ch === 'l' || ch === ']') void switchAgent(1);
-        else if (k.name === 'escape' || k.name === 'tab' || k.name === 'enter') selectorFocused = false;
-        else if (ch === 'q') return quit();
-        requestRender();
-        return;
-      }
-      const sc = screens[current]!;
-      if (k.name === 'tab') {
-        if (!sc.focusNext || !sc.focusNext()) selectorFocused = true;
-        requestRender();
-        return;
-      }
-      if (sc.handleKey(ch, k)) return;
-      if (ch && ch >= '1' && ch <= '6') current = Number(ch) - 1;
-      else if (ch === '[') void switchAgent(-1);
-      else if (ch === ']') void switchAgent(1);
-      else if (ch === 'r') startScan();
-      else if (ch === 'x') openReview();
-      else if (ch === '?') openHelp();
-      else if (ch === 'q') return quit();
-      else return;
-      requestRender();
+      onKey(ch, k);
     });
     screen.on('resize', () => requestRender());
     screen.on('cleanerx:repaint', () => requestRender());
@@ -522,9 +600,15 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
         installs = await engine.detect();
         perf.mark('detected');
         buildSelector();
-        const preferred = settings.settings.targetAgent;
-        agent = selector.find((e) => e.agent === preferred)?.agent ?? selector[0]?.agent ?? null;
-        startScan();
+        const asked = flags.initialAgent;
+        const preferred = asked ?? settings.settings.targetAgent;
+        agent = selector.find((e) => e.agent === preferred)?.agent ?? null;
+        if (asked && !agent) ctx.message(`${AGENT_NAMES[asked]} was not detected here; see Settings (6).`, 'error');
+        if (!agent && !asked && selector.length > 1) await openOnLargest();
+        else {
+          agent ??= selector[0]?.agent ?? null;
+          startScan();
+        }
         void checkRecovery();
         // Versions cost a process each; they arrive after the first scan has started.
         const withVersions = await engine.detect({ versions: true });

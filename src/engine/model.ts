@@ -333,6 +333,9 @@ export interface PlanItem {
   /** Present for items the route removes because of another selected item. */
   includedBecause?: string;
   depth: number;
+  /** Sessions: the agent's id and last update, so a fork and its parent of one title can be told apart. */
+  sessionId?: string;
+  updatedAt?: number | null;
 }
 
 /**

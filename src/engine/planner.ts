@@ -77,7 +77,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
       cur.sessionIds.push(s.id);
       cur.rootSessionIds?.push(s.id);
       expanded.add(s.id);
-      add({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: s.bytes, paths: s.paths, recoverable: s.recoverable, depth: 0 }, s.selectable, s.blockedReason, s.metadata.requiresAgentExit === true);
+      add({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: s.bytes, paths: s.paths, recoverable: s.recoverable, depth: 0, sessionId: s.id, updatedAt: s.updatedAt }, s.selectable, s.blockedReason, s.metadata.requiresAgentExit === true);
       for (const d of s.deletionDescendantIds) {
         const dn = snap.forest.nodeById.get(d);
         if (!dn) continue;
@@ -85,7 +85,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
         cur.itemIds.push(dn.s.itemId);
         expanded.add(d);
         add(
-          { id: dn.s.itemId, label: dn.s.title, category: 'session', bytes: dn.s.bytes, paths: dn.s.paths, recoverable: dn.s.recoverable, depth: 1, includedBecause: `removed with ${s.title} by ${AGENT_NAMES[snap.agent]}` },
+          { id: dn.s.itemId, label: dn.s.title, category: 'session', bytes: dn.s.bytes, paths: dn.s.paths, recoverable: dn.s.recoverable, depth: 1, includedBecause: `removed with ${s.title} by ${AGENT_NAMES[snap.agent]}`, sessionId: dn.s.id, updatedAt: dn.s.updatedAt },
           dn.s.selectable,
           dn.s.blockedReason,
           dn.s.metadata.requiresAgentExit === true,

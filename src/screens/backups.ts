@@ -1,15 +1,15 @@
 // Backups: the catalog of verified, encrypted archives. v verifies
-// (decrypts and hash-checks everything), r restores (preflight first, then a
+// (decrypts and hash-checks everything), Enter restores (preflight first, then a
 // typed confirm), D deletes forever (its own typed confirm).
 
 import blessed from 'blessed';
 import { formatBytes, formatDate } from '../engine/format.js';
 import { AGENT_NAMES, type BackupSummary, type KeyInfo } from '../engine/model.js';
 import { padWidth } from '../engine/text.js';
-import type { KeyEvent } from '../widgets/text-input.js';
 import { braces, cell } from '../widgets/theme.js';
 import { VirtualList } from '../widgets/virtual-list.js';
-import type { AppContext, HelpKey, Screen } from './screen.js';
+import type { KeyContext } from '../widgets/bindings.js';
+import type { AppContext, Screen } from './screen.js';
 
 export class BackupsScreen implements Screen {
   readonly title = 'Backups';
@@ -78,17 +78,50 @@ export class BackupsScreen implements Screen {
     return selected ? this.app.theme.cursor(text) : text;
   }
 
-  handleKey(ch: string | undefined, key: KeyEvent): boolean {
-    const b = this.rows[this.list.cursor];
-    if (key.name === 'up' || ch === 'k') this.list.move(-1);
-    else if (key.name === 'down' || ch === 'j') this.list.move(1);
-    else if (!b && (ch === 'v' || ch === 'r' || ch === 'D')) this.app.message('No backup selected.');
-    else if (ch === 'v') this.withPassphrase('Passphrase to verify:', (p) => this.verify(b!, p));
-    else if (ch === 'r') this.withPassphrase('Passphrase to restore:', (p) => this.restore(b!, p));
-    else if (ch === 'D') this.confirmDelete(b!);
-    else return false;
+  private readonly context: KeyContext = {
+    title: 'Backups',
+    bindings: [
+      { keys: ['up', 'k'], label: '↑ k', does: 'previous backup', run: () => this.then(() => this.list.move(-1)) },
+      { keys: ['down', 'j'], label: '↓ j', does: 'next backup', run: () => this.then(() => this.list.move(1)) },
+      {
+        keys: ['v'],
+        does: 'verify: decrypt and hash-check everything',
+        footer: 'verify',
+        disabled: () => this.noneSelected(),
+        run: () => this.then(() => this.withPassphrase('Passphrase to verify:', (p) => this.verify(this.selected()!, p))),
+      },
+      {
+        keys: ['enter'],
+        does: 'restore (preflight, then a typed confirm)',
+        footer: 'restore',
+        disabled: () => this.noneSelected(),
+        run: () => this.then(() => this.withPassphrase('Passphrase to restore:', (p) => this.restore(this.selected()!, p))),
+      },
+      {
+        keys: ['D'],
+        does: 'delete forever (typed confirm)',
+        footer: 'delete',
+        disabled: () => this.noneSelected(),
+        run: () => this.then(() => this.confirmDelete(this.selected()!)),
+      },
+    ],
+  };
+
+  keyContext(): KeyContext {
+    return this.context;
+  }
+
+  private selected(): BackupSummary | undefined {
+    return this.rows[this.list.cursor];
+  }
+
+  private noneSelected(): string | undefined {
+    return this.selected() ? undefined : 'no backup selected';
+  }
+
+  private then(f: () => void): void {
+    f();
     this.app.requestRender();
-    return true;
   }
 
   /** The key ring (when chosen in Settings) unlocks the key without asking. */
@@ -149,12 +182,4 @@ export class BackupsScreen implements Screen {
     });
   }
 
-  keys(): HelpKey[] {
-    return [
-      { keys: '↑↓', does: 'choose a backup' },
-      { keys: 'v', does: 'verify: decrypt and hash-check everything', hint: true },
-      { keys: 'r', does: 'restore (preflight, then a typed confirm)', hint: true },
-      { keys: 'D', does: 'delete forever (typed confirm)', hint: true },
-    ];
-  }
 }

@@ -6,10 +6,10 @@ import { formatBytes } from '../engine/format.js';
 import { AGENT_NAMES, type Category, type Detail, type ItemSummary, type Preview } from '../engine/model.js';
 import { padWidth } from '../engine/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
-import type { KeyEvent } from '../widgets/text-input.js';
 import { braces, cell } from '../widgets/theme.js';
 import { place, VirtualList } from '../widgets/virtual-list.js';
-import type { AppContext, HelpKey, Screen } from './screen.js';
+import type { KeyContext } from '../widgets/bindings.js';
+import type { AppContext, Screen } from './screen.js';
 
 export class ItemsScreen implements Screen {
   readonly root: blessed.Widgets.BoxElement;
@@ -81,24 +81,39 @@ export class ItemsScreen implements Screen {
     return it.category === 'protected' ? t.dim(line) : line;
   }
 
-  handleKey(ch: string | undefined, key: KeyEvent): boolean {
-    const name = key.name;
-    if (name === 'up' || ch === 'k') this.list.move(-1);
-    else if (name === 'down' || ch === 'j') this.list.move(1);
-    else if (ch === 'g') this.list.setCursor(0);
-    else if (ch === 'G') this.list.setCursor(this.items.length - 1);
-    else if (name === 'space' || ch === ' ') {
-      const it = this.items[this.list.cursor];
-      if (!it) return true;
-      if (this.app.readOnly) this.app.message('Read-only mode: nothing can be marked for cleanup.');
-      else if (!it.selectable) this.app.message(it.blockedReason ?? 'This item cannot be marked.');
-      else this.app.marks.toggle(it.id);
-    } else if (ch === 'p') {
-      void this.preview();
-      return true;
-    } else return false;
+  private context: KeyContext | null = null;
+
+  keyContext(): KeyContext {
+    this.context ??= {
+      title: this.title,
+      bindings: [
+        { keys: ['up', 'k'], label: '↑ k', does: 'move up', run: () => this.moved(() => this.list.move(-1)) },
+        { keys: ['down', 'j'], label: '↓ j', does: 'move down', run: () => this.moved(() => this.list.move(1)) },
+        { keys: ['g'], does: 'first item', run: () => this.moved(() => this.list.setCursor(0)) },
+        { keys: ['G'], does: 'last item', run: () => this.moved(() => this.list.setCursor(this.items.length - 1)) },
+        {
+          keys: ['space'],
+          does: 'mark',
+          footer: 'mark',
+          disabled: () => (this.app.readOnly ? 'read-only mode: nothing can be marked for cleanup' : undefined),
+          run: () => this.moved(() => this.markCursor()),
+        },
+        { keys: ['p'], does: 'details and a bounded read-only preview', footer: 'preview', run: () => void this.preview() },
+      ],
+    };
+    return this.context;
+  }
+
+  private moved(f: () => void): void {
+    f();
     this.app.requestRender();
-    return true;
+  }
+
+  private markCursor(): void {
+    const it = this.items[this.list.cursor];
+    if (!it) return;
+    if (!it.selectable) this.app.message(it.blockedReason ?? 'This item cannot be marked.');
+    else this.app.marks.toggle(it.id);
   }
 
   private async preview(): Promise<void> {
@@ -114,11 +129,4 @@ export class ItemsScreen implements Screen {
     this.app.requestRender();
   }
 
-  keys(): HelpKey[] {
-    return [
-      { keys: '↑↓ j k', does: 'move' },
-      { keys: 'Space', does: 'mark', disabled: this.app.readOnly ? 'read-only mode' : undefined, hint: true },
-      { keys: 'p', does: 'details and a bounded read-only preview', hint: true },
-    ];
-  }
 }

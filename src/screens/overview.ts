@@ -6,9 +6,9 @@ import { formatBytes, formatCount } from '../engine/format.js';
 import { AGENT_NAMES, CATEGORIES, CATEGORY_LABELS } from '../engine/model.js';
 import { padWidth } from '../engine/text.js';
 import { bar } from '../widgets/bars.js';
-import type { KeyEvent } from '../widgets/text-input.js';
 import { braces, cell } from '../widgets/theme.js';
-import type { AppContext, HelpKey, Screen } from './screen.js';
+import type { KeyContext } from '../widgets/bindings.js';
+import type { AppContext, Screen } from './screen.js';
 
 export class OverviewScreen implements Screen {
   readonly title = 'Overview';
@@ -62,16 +62,20 @@ export class OverviewScreen implements Screen {
     this.root.setContent(L.join('\n'));
   }
 
-  handleKey(_ch: string | undefined, key: KeyEvent): boolean {
-    if (key.name === 'down' || key.name === 'up') {
-      this.root.scroll(key.name === 'down' ? 1 : -1);
-      this.app.requestRender();
-      return true;
-    }
-    return false;
+  private readonly context: KeyContext = {
+    title: 'Overview',
+    bindings: [
+      { keys: ['up', 'k'], label: '↑ k', does: 'scroll up', run: () => this.scroll(-1) },
+      { keys: ['down', 'j'], label: '↓ j', does: 'scroll down', run: () => this.scroll(1) },
+    ],
+  };
+
+  keyContext(): KeyContext {
+    return this.context;
   }
 
-  keys(): HelpKey[] {
-    return [{ keys: '↑↓', does: 'scroll' }, { keys: '2', does: 'browse sessions', hint: true }];
+  private scroll(n: number): void {
+    this.root.scroll(n);
+    this.app.requestRender();
   }
 }

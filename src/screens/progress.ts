@@ -5,7 +5,8 @@ import blessed from 'blessed';
 import { formatBytes } from '../engine/format.js';
 import type { ExecuteProgress } from '../engine/model.js';
 import { bar } from '../widgets/bars.js';
-import type { KeyEvent } from '../widgets/text-input.js';
+import type { KeyContext } from '../widgets/bindings.js';
+import { fitTagged } from '../widgets/tagged.js';
 import { cell, type Theme } from '../widgets/theme.js';
 import type { Modal } from './review.js';
 
@@ -23,13 +24,14 @@ export class ProgressModal implements Modal {
   note = '';
 
   private asking = false;
+  readonly closed = false;
 
   constructor(
     private screen: blessed.Widgets.Screen,
     private theme: Theme,
     private requestStop: () => void,
   ) {
-    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', height: 8, tags: true, border: { type: 'line' }, label: ' Cleaning ' });
+    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', height: 8, tags: true, border: { type: 'line' }, label: ' Cleaning ', wrap: false });
   }
 
   paint(): void {
@@ -45,24 +47,41 @@ export class ProgressModal implements Modal {
         ` ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`,
         ` ${p.current ? cell(p.current, inner) : ''}`,
         ` ${t.dim(this.note || 'The journal records every step; an interruption is recovered at the next start.')}`,
-      ].join('\n'),
+      ]
+        .map((l) => fitTagged(l, W - 2))
+        .join('\n'),
     );
     this.box.setFront();
   }
 
-  handleKey(ch: string | undefined, key: KeyEvent): boolean {
-    if (this.asking && ch === 'y') {
-      this.requestStop();
-      this.note = 'Stopping after the current step…';
-      this.asking = false;
-    } else if (this.asking) {
-      this.asking = false;
-      this.note = 'Continuing.';
-    } else if ((key.ctrl && key.name === 'c') || ch === 'q' || key.name === 'escape') {
+  private context: KeyContext | null = null;
+
+  /** It never closes itself: Esc, q and Ctrl-C ask whether to stop after the current step. */
+  keyContext(): KeyContext {
+    const ask = (): void => {
+      if (this.asking) return this.answer(false);
       this.asking = true;
       this.note = 'Stop after the current step? y stops, any other key continues.';
-    }
-    return true;
+    };
+    this.context ??= {
+      title: 'Cleaning',
+      modal: true,
+      bindings: [
+        { keys: ['escape', 'q', 'C-c'], label: 'Esc q Ctrl-C', does: 'ask to stop after the current step', footer: 'stop', run: ask },
+        { keys: ['y'], does: 'stop (after the question)', run: () => this.answer(true) },
+      ],
+      text: { does: 'any other key: continue', run: () => this.answer(false) },
+    };
+    return this.context;
+  }
+
+  private answer(stop: boolean): void {
+    if (!this.asking) return;
+    this.asking = false;
+    if (stop) {
+      this.requestStop();
+      this.note = 'Stopping after the current step…';
+    } else this.note = 'Continuing.';
   }
 
   destroy(): void {

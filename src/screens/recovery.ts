@@ -5,13 +5,16 @@
 
 import blessed from 'blessed';
 import { AGENT_NAMES, type RecoveryOperation } from '../engine/model.js';
-import type { KeyEvent } from '../widgets/text-input.js';
+import type { KeyContext } from '../widgets/bindings.js';
+import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { Modal } from './review.js';
 
 export class RecoveryModal implements Modal {
   readonly box: blessed.Widgets.BoxElement;
   private note = '';
+  closed = false;
+  private context: KeyContext | null = null;
 
   constructor(
     private screen: blessed.Widgets.Screen,
@@ -19,7 +22,7 @@ export class RecoveryModal implements Modal {
     private ops: RecoveryOperation[],
     private act: (op: RecoveryOperation, action: 'accept' | 'close' | 'rescan' | 'restore') => Promise<RecoveryOperation[]>,
   ) {
-    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, border: { type: 'line' }, label: ' Recovery ' });
+    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, border: { type: 'line' }, label: ' Recovery ', wrap: false });
   }
 
   paint(): void {
@@ -46,40 +49,59 @@ export class RecoveryModal implements Modal {
       L.push(`  ${op.unknown ? t.dim('R') : t.bold('R')} Rescan and look again`);
     }
     if (this.note) L.push('', ` ${t.warn(braces(this.note))}`);
-    this.box.height = L.length + 2;
-    this.box.setContent(L.join('\n'));
+    const sh = (this.screen.height as number) || 24;
+    this.box.height = Math.min(sh, L.length + 2);
+    this.box.setContent(L.map((l) => fitTagged(l, W - 2)).join('\n'));
     this.box.setFront();
   }
 
-  handleKey(ch: string | undefined, key: KeyEvent): boolean {
-    const op = this.ops[0];
-    if (key.name === 'escape' || key.name === 'enter' || !op) return false;
-    const run = (action: 'accept' | 'close' | 'rescan' | 'restore', label: string): void => {
-      this.note = `${label}…`;
-      this.act(op, action).then(
-        (ops) => {
-          this.ops = ops;
-          this.note = ops.length ? `${label}: done.` : '';
-          this.screen.emit('cleanerx:repaint');
+  keyContext(): KeyContext {
+    const op = (): RecoveryOperation | undefined => this.ops[0];
+    this.context ??= {
+      title: 'Recovery',
+      modal: true,
+      bindings: [
+        { keys: ['escape', 'enter'], label: 'Esc Enter', does: 'continue browsing (cleanup of that agent stays blocked)', footer: 'continue browsing', run: () => (this.closed = true) },
+        {
+          keys: ['a'],
+          does: 'accept the verified result',
+          footer: 'accept',
+          disabled: () => (!op() ? 'nothing to recover' : op()!.canAccept ? undefined : 'accept needs every planned item observed gone'),
+          run: () => this.run(op()!, 'accept', 'Accepting'),
         },
-        (e: Error) => {
-          this.note = e.message;
-          this.screen.emit('cleanerx:repaint');
+        {
+          keys: ['r'],
+          does: 'restore the verified backup',
+          footer: 'restore',
+          disabled: () => (!op() ? 'nothing to recover' : op()!.canRestore ? undefined : op()!.restoreWhyNot || 'no verified backup'),
+          run: () => this.run(op()!, 'restore', 'Restoring'),
         },
-      );
+        {
+          keys: ['s'],
+          does: 'safely close (ends the workflow only; does not undo changes already made)',
+          footer: 'close',
+          disabled: () => (!op() ? 'nothing to recover' : op()!.canClose ? undefined : 'a journal cleanerx cannot read cannot be closed here'),
+          run: () => this.run(op()!, 'close', 'Closing'),
+        },
+        { keys: ['R'], does: 'rescan and look again', footer: 'rescan', disabled: () => (op() ? undefined : 'nothing to recover'), run: () => this.run(op()!, 'rescan', 'Rescanning') },
+      ],
     };
-    if (ch === 'a') {
-      if (op.canAccept) run('accept', 'Accepting');
-      else this.note = 'Accept needs every planned item observed gone.';
-    } else if (ch === 's') {
-      if (op.canClose) run('close', 'Closing');
-      else this.note = 'A journal cleanerx cannot read cannot be closed here.';
-    } else if (ch === 'R') run('rescan', 'Rescanning');
-    else if (ch === 'r') {
-      if (op.canRestore) run('restore', 'Restoring');
-      else this.note = op.restoreWhyNot;
-    }
-    return true;
+    return this.context;
+  }
+
+  private run(op: RecoveryOperation, action: 'accept' | 'close' | 'rescan' | 'restore', label: string): void {
+    this.note = `${label}…`;
+    this.act(op, action).then(
+      (ops) => {
+        this.ops = ops;
+        this.note = ops.length ? `${label}: done.` : '';
+        this.screen.emit('cleanerx:repaint');
+      },
+      (e: Error) => {
+        this.note = e.message;
+        this.screen.emit('cleanerx:repaint');
+      },
+    );
   }
 
   destroy(): void {

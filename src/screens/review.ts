@@ -1,29 +1,47 @@
 // Review (x): the expanded plan, its blockers, the backup line, one
 // irreversible warning, and a typed confirmation. Focus starts on Cancel:
-// Enter on an empty line cancels; executing needs `delete` (or the number of
-// items) typed first. Esc always cancels.
+// Enter on an empty line cancels; executing needs the word `delete` typed
+// first (never a number: digits are tab keys). Esc always cancels.
+//
+// The warning, the backup line, the totals and the confirmation line are
+// laid out first and never scroll away; the item list gets the rows left
+// and scrolls inside the box. No line wraps (each is cut with an ellipsis),
+// so what the user types is always on screen before Enter runs anything.
 
 import blessed from 'blessed';
-import { formatBytes, formatCount } from '../engine/format.js';
-import { AGENT_NAMES, CATEGORY_LABELS, type CleanupPlan } from '../engine/model.js';
+import { formatBytes, formatCount, formatDate, plural } from '../engine/format.js';
+import { AGENT_NAMES, CATEGORY_LABELS, type CleanupPlan, type PlanItem } from '../engine/model.js';
 import { padWidth } from '../engine/text.js';
-import type { KeyEvent } from '../widgets/text-input.js';
+import type { KeyContext } from '../widgets/bindings.js';
+import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 
 export interface Modal {
   readonly box: blessed.Widgets.BoxElement;
-  /** Returns false when the modal wants to close. */
-  handleKey(ch: string | undefined, key: KeyEvent): boolean;
+  /** The modal's keys: dispatch, footer and help read the same table. */
+  keyContext(): KeyContext;
+  /** Set by a binding when the modal is done; the app then destroys it. */
+  readonly closed: boolean;
   paint(): void;
   destroy(): void;
 }
 
+/** The smallest terminal the review is offered on; below it the box says so and refuses to confirm. */
+export const REVIEW_MIN = { cols: 80, rows: 24 } as const;
+export const CONFIRM_WORD = 'delete';
+/** Box title and the lines that must be on screen whenever the review is (the PTY invariants look for them). */
+export const REVIEW_TITLE = 'Review cleanup';
+export const REVIEW_TOO_SMALL = 'enlarge the terminal to review';
+
 export class ReviewModal implements Modal {
   readonly box: blessed.Widgets.BoxElement;
+  closed = false;
   private typed = '';
   backup = false;
   private scroll = 0;
+  private room = 1;
   private note = '';
+  private readonly context: KeyContext;
 
   constructor(
     private screen: blessed.Widgets.Screen,
@@ -32,32 +50,96 @@ export class ReviewModal implements Modal {
     private blockers: string[],
     private onConfirm: (backup: boolean) => void,
   ) {
-    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, border: { type: 'line' }, label: ' Review cleanup ' });
+    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, wrap: false, border: { type: 'line' }, label: ` ${REVIEW_TITLE} ` });
+    const scroll = (n: () => number) => () => (this.scroll += n());
+    this.context = {
+      title: 'Review',
+      modal: true,
+      bindings: [
+        { keys: ['escape'], does: 'cancel: nothing is removed', footer: 'cancel', run: () => (this.closed = true) },
+        { keys: ['enter'], does: `clean, once ${CONFIRM_WORD} is typed (on an empty line: cancel)`, footer: 'confirm', run: () => this.enter() },
+        {
+          keys: ['b'],
+          does: 'backup on / off',
+          footer: 'backup',
+          disabled: () => (this.plan.backupEligible ? undefined : `no backup: ${this.plan.backupWhyNot ?? 'not offered for this plan'}`),
+          run: () => (this.backup = !this.backup),
+        },
+        { keys: ['up'], does: 'scroll the items up', footer: 'scroll', run: scroll(() => -1) },
+        { keys: ['down'], does: 'scroll the items down', run: scroll(() => 1) },
+        { keys: ['pageup'], does: 'a page of items up', run: scroll(() => -this.room) },
+        { keys: ['pagedown'], does: 'a page of items down', run: scroll(() => this.room) },
+        { keys: ['home'], does: 'first item', run: () => (this.scroll = 0) },
+        { keys: ['end'], does: 'last item', run: () => (this.scroll = this.plan.items.length) },
+        { keys: ['backspace'], does: 'delete the last typed letter', run: () => (this.typed = this.typed.slice(0, -1)) },
+        { keys: ['C-u'], does: 'clear what was typed', run: () => (this.typed = '') },
+      ],
+      text: {
+        does: `type ${CONFIRM_WORD} to confirm`,
+        run: (ch) => {
+          this.note = '';
+          if (!this.blockers.length && this.typed.length < 16) this.typed += ch;
+        },
+      },
+    };
+  }
+
+  keyContext(): KeyContext {
+    return this.context;
+  }
+
+  private tooSmall(): boolean {
+    return ((this.screen.width as number) || 80) < REVIEW_MIN.cols || ((this.screen.height as number) || 24) < REVIEW_MIN.rows;
+  }
+
+  private enter(): void {
+    if (this.blockers.length || this.typed === '') {
+      this.closed = true;
+      return;
+    }
+    if (this.tooSmall()) {
+      this.note = `${REVIEW_TOO_SMALL} (at least ${REVIEW_MIN.cols}×${REVIEW_MIN.rows})`;
+      return;
+    }
+    if (this.typed.trim().toLowerCase() !== CONFIRM_WORD) {
+      this.note = `type ${CONFIRM_WORD} to confirm`;
+      return;
+    }
+    this.closed = true;
+    this.onConfirm(this.backup);
   }
 
   paint(): void {
+    const sw = (this.screen.width as number) || 80;
+    const sh = (this.screen.height as number) || 24;
+    this.box.width = Math.max(10, Math.min(100, sw - 4));
+    const lines = this.tooSmall() ? this.smallLines(sw, sh) : this.lines(Math.max(1, sh - 2));
+    this.box.height = Math.min(sh, lines.length + 2);
+    const inner = (this.box.width as number) - 2;
+    this.box.setContent(lines.map((l) => fitTagged(l, inner)).join('\n'));
+    this.box.setFront();
+  }
+
+  private smallLines(sw: number, sh: number): string[] {
     const t = this.theme;
-    const W = Math.min(100, Math.max(40, ((this.screen.width as number) || 80) - 4));
-    const maxH = Math.max(12, ((this.screen.height as number) || 24) - 2);
-    this.box.width = W;
-    const inner = W - 4;
-    const p = this.plan;
-    const head = [
-      ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${formatCount(p.items.length)} items · ${formatBytes(p.estimatedBytes)} · estimated reclaimed ${formatBytes(p.estimatedBytes)}`,
-      ...p.routeNotes.map((n) => ` ${t.dim(braces(cell(n, inner - 1)))}`),
-      '',
+    return [
+      ` ${t.warn('⚠')} The terminal is ${sw}×${sh}: ${REVIEW_TOO_SMALL}`,
+      ` (at least ${REVIEW_MIN.cols}×${REVIEW_MIN.rows}). Nothing runs until it fits.`,
+      ` ${t.dim('Esc cancels')}`,
     ];
-    const rows = p.items.map((i) => {
-      const indent = i.depth ? '   └ ' : ' ';
-      const cat = padWidth(CATEGORY_LABELS[i.category], 12);
-      const why = i.includedBecause ? t.dim(braces(` (${i.includedBecause})`)) : '';
-      return `${indent}${cat} ${cell(i.label, Math.max(10, inner - 26 - indent.length))} ${padWidth(formatBytes(i.bytes), 10, 'right')}${why}`;
-    });
-    const tail: string[] = [''];
+  }
+
+  /** Every line of the box, the list cut to the rows the fixed lines leave (at most `maxLines`). */
+  private lines(maxLines: number): string[] {
+    const t = this.theme;
+    const p = this.plan;
+    const inner = Math.max(8, ((this.box.width as number) || 80) - 2);
+    const total = ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${plural(p.items.length, 'item')} · estimated reclaimed ${formatBytes(p.estimatedBytes)}`;
+    const tail: string[] = [];
+    const blockerLines: string[] = [];
     if (this.blockers.length) {
-      tail.push(t.danger(' Blocked — nothing can run until these are resolved:'));
-      for (const b of this.blockers.slice(0, 4)) tail.push(`  ${t.danger('•')} ${cell(b, inner - 4)}`);
-      if (this.blockers.length > 4) tail.push(t.dim(`  … ${this.blockers.length - 4} more`));
+      blockerLines.push(t.danger(' Blocked — nothing can run until these are resolved:'));
+      for (const b of this.blockers) blockerLines.push(`  ${t.danger('•')} ${braces(b)}`);
     }
     if (p.backupEligible) {
       tail.push(` Backup: ${this.backup ? t.ok(`on — an encrypted, verified archive of ${formatBytes(p.estimatedBackupBytes)} is written first`) : 'off'} ${t.dim('(b toggles)')}`);
@@ -67,43 +149,51 @@ export class ReviewModal implements Modal {
         ? ` ${t.warn('⚠')} The data is removed from ${braces(AGENT_NAMES[p.agent])}; only the backup can bring it back.`
         : ` ${t.warn('⚠ Irreversible:')} without a backup, the removed data cannot be brought back.`,
     );
-    tail.push('');
     if (this.blockers.length) {
       tail.push(` ${t.inverse(' Cancel ')}  ${t.dim('Esc or Enter closes')}`);
     } else {
-      tail.push(` ${this.typed ? '[ Cancel ]' : t.inverse(' Cancel ')}  Type ${t.bold('delete')} (or ${formatCount(p.items.length)}) and Enter to clean · Esc cancels`);
+      tail.push(` ${this.typed ? '[ Cancel ]' : t.inverse(' Cancel ')}  Type ${t.bold(CONFIRM_WORD)} and Enter to clean · Esc cancels`);
       tail.push(` > ${braces(this.typed)}${t.inverse(' ')}${this.note ? `  ${t.warn(braces(this.note))}` : ''}`);
     }
-    const H = Math.min(maxH, head.length + rows.length + tail.length + 2);
-    this.box.height = H;
-    const room = Math.max(1, H - 2 - head.length - tail.length);
-    this.scroll = Math.max(0, Math.min(this.scroll, rows.length - room));
-    const visible = rows.slice(this.scroll, this.scroll + room);
-    if (rows.length > room) visible[visible.length - 1] = t.dim(`  … ${rows.length - room} more (↑↓ scroll)`);
-    this.box.setContent([...head, ...visible, ...tail].join('\n'));
-    this.box.setFront();
+    // Fixed: totals, the list's header, the tail; then what fits of notes, blockers and spacing, list rows first.
+    const fixed = 1 + 1 + tail.length;
+    let spare = maxLines - fixed - 3;
+    const take = <T>(xs: T[], n: number): T[] => xs.slice(0, Math.max(0, Math.min(xs.length, n)));
+    const fitList = (xs: string[], more: (n: number) => string): string[] => {
+      if (xs.length <= spare) {
+        spare -= xs.length;
+        return xs;
+      }
+      const kept = take(xs, spare - 1);
+      spare -= kept.length + 1;
+      return [...kept, more(xs.length - kept.length)];
+    };
+    const blockersShown = blockerLines.length ? fitList(blockerLines, (n) => t.danger(`  … ${n} more blockers`)) : [];
+    const notes = fitList(
+      p.routeNotes.map((n) => ` ${t.dim(braces(n))}`),
+      (n) => t.dim(`  … ${n} more notes`),
+    );
+    const gapBefore = spare > 0 ? (spare--, ['']) : [];
+    const gapAfter = spare > 0 ? (spare--, ['']) : [];
+    const room = Math.max(3, Math.min(p.items.length, maxLines - fixed - blockersShown.length - notes.length - gapBefore.length - gapAfter.length));
+    this.room = room;
+    this.scroll = Math.max(0, Math.min(this.scroll, p.items.length - room));
+    const rows = p.items.slice(this.scroll, this.scroll + room).map((i) => this.row(i, inner));
+    const range = p.items.length > room ? ` ${this.scroll + 1}–${this.scroll + rows.length} of ${formatCount(p.items.length)} ${t.dim('(↑↓ PgUp PgDn scroll)')}` : '';
+    const header = ` ${t.dim('Items')}${range}`;
+    return [total, ...notes, header, ...rows, ...gapBefore, ...blockersShown, ...tail.slice(0, 2), ...gapAfter, ...tail.slice(2)];
   }
 
-  handleKey(ch: string | undefined, key: KeyEvent): boolean {
-    if (key.name === 'escape') return false;
-    if (key.name === 'enter') {
-      if (this.blockers.length || this.typed === '') return false;
-      if (this.typed.trim().toLowerCase() === 'delete' || this.typed.trim() === String(this.plan.items.length)) {
-        this.onConfirm(this.backup);
-        return false;
-      }
-      this.note = 'type delete to confirm';
-      return true;
-    }
-    if (key.name === 'up') this.scroll--;
-    else if (key.name === 'down') this.scroll++;
-    else if (key.name === 'backspace') this.typed = this.typed.slice(0, -1);
-    else if (ch === 'b' && this.typed === '') {
-      if (this.plan.backupEligible) this.backup = !this.backup;
-      else this.note = this.plan.backupWhyNot ?? '';
-    }
-    else if (ch && ch.length === 1 && ch >= ' ' && !key.ctrl && this.typed.length < 16 && !this.blockers.length) this.typed += ch;
-    return true;
+  /** One plan item: forks and their parents share titles, so sessions show their date and id too. */
+  private row(i: PlanItem, inner: number): string {
+    const t = this.theme;
+    const indent = i.depth ? '   └ ' : ' ';
+    const cat = padWidth(CATEGORY_LABELS[i.category], 12);
+    const size = padWidth(formatBytes(i.bytes), 10, 'right');
+    const who = i.sessionId ? `${formatDate(i.updatedAt)} · …${i.sessionId.slice(-8)}` : '';
+    const whoW = who ? who.length + 2 : 0;
+    const labelW = Math.max(6, inner - indent.length - 13 - whoW - 11);
+    return `${indent}${cat} ${cell(i.label, labelW)}${who ? `  ${t.dim(braces(who))}` : ''} ${size}`;
   }
 
   destroy(): void {

@@ -5,18 +5,10 @@ import type blessed from 'blessed';
 import type { EngineApi } from '../engine/api.js';
 import type { AgentKind, Installation, ScanSummary } from '../engine/model.js';
 import type { LoadedSettings } from '../engine/settings.js';
-import type { KeyEvent, TextInputOptions } from '../widgets/text-input.js';
+import type { TextInputOptions } from '../widgets/text-input.js';
+import type { KeyContext } from '../widgets/bindings.js';
 import type { Theme } from '../widgets/theme.js';
 import type { Marks } from './marks.js';
-
-export interface HelpKey {
-  keys: string;
-  does: string;
-  /** Why the key does nothing right now (shown in help). */
-  disabled?: string;
-  /** Shown in the deck's hint line. */
-  hint?: boolean;
-}
 
 export interface AppContext {
   engine: EngineApi;
@@ -35,6 +27,12 @@ export interface AppContext {
   message(text: string, kind?: 'info' | 'error'): void;
   openInput(opts: TextInputOptions): void;
   openDialog(title: string, lines: string[], footer?: string): void;
+  /**
+   * Waits for `p` before opening the dialog it leads to (`then` opens it):
+   * keys typed meanwhile are kept and go to that dialog, not to the screen
+   * underneath. A failure is shown in a dialog titled `title`.
+   */
+  hold<T>(title: string, p: Promise<T>, then: (v: T) => void): void;
   /** Re-reads settings, re-detects and rescans (after Settings → Save). */
   redetect(save?: LoadedSettings['settings']): Promise<void>;
   rescan(): void;
@@ -47,8 +45,12 @@ export interface Screen {
   onSummary(): void;
   /** Lays out and fills the widgets; cheap, called on every render. */
   paint(): void;
-  handleKey(ch: string | undefined, key: KeyEvent): boolean;
-  keys(): HelpKey[];
+  /**
+   * The bindings of the focused widget (the list, the detail pane): they
+   * drive dispatch, the footer and help. Keys the table does not bind go
+   * on to the app's (tabs, agent, rescan, review, help, quit).
+   */
+  keyContext(): KeyContext;
   /** Tab cycles focus inside the screen; false when focus should leave it. */
   focusNext?(): boolean;
   /**

@@ -9,7 +9,7 @@ import { displayWidth, fitWidth, padWidth } from '../engine/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
 import { braces, cell } from '../widgets/theme.js';
 import { place, VirtualList, type RowSource } from '../widgets/virtual-list.js';
-import type { KeyContext } from './bindings.js';
+import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 
 const PAGE = 50;

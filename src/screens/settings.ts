@@ -5,9 +5,9 @@ import blessed from 'blessed';
 import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engine/model.js';
 import { padWidth } from '../engine/text.js';
 import type { Settings } from '../engine/settings.js';
-import type { KeyEvent } from '../widgets/text-input.js';
 import { braces, cell } from '../widgets/theme.js';
-import type { AppContext, HelpKey, Screen } from './screen.js';
+import type { KeyContext } from '../widgets/bindings.js';
+import type { AppContext, Screen } from './screen.js';
 
 const STATE_LABEL = { installed: 'Installed', dataOnly: 'Local data only', notFound: 'Not detected' } as const;
 
@@ -74,21 +74,36 @@ export class SettingsScreen implements Screen {
     this.root.setContent(L.join('\n'));
   }
 
-  handleKey(ch: string | undefined, key: KeyEvent): boolean {
-    const name = key.name;
-    if (name === 'up' || ch === 'k') this.cursor = Math.max(0, this.cursor - 1);
-    else if (name === 'down' || ch === 'j') this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1);
-    else if (name === 'enter' || ch === 'e') this.editOverride(AGENT_KINDS[this.cursor]!);
-    else if (ch === 'D') void this.detectAgain(null);
-    else if (ch === 'S') void this.save();
-    else if (ch === 'X') this.exportKey();
-    else if (ch === 'K') this.switchKeyStore();
-    else if (name === 'escape' && this.draft) {
-      this.draft = null;
-      this.app.message('Discarded unsaved settings.');
-    } else return false;
+  private readonly context: KeyContext = {
+    title: 'Settings',
+    bindings: [
+      { keys: ['up', 'k'], label: '↑ k', does: 'previous agent', run: () => this.then(() => (this.cursor = Math.max(0, this.cursor - 1))) },
+      { keys: ['down', 'j'], label: '↓ j', does: 'next agent', run: () => this.then(() => (this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1))) },
+      { keys: ['enter', 'e'], does: 'edit its home override', footer: 'edit home', run: () => this.then(() => this.editOverride(AGENT_KINDS[this.cursor]!)) },
+      { keys: ['D'], does: 'detect again', footer: 'detect', run: () => this.then(() => void this.detectAgain(null)) },
+      { keys: ['S'], does: 'save (atomic) and detect again', footer: 'save', run: () => this.then(() => void this.save()) },
+      {
+        keys: ['escape'],
+        does: 'discard unsaved changes',
+        disabled: () => (this.draft ? undefined : 'there are no unsaved changes'),
+        run: () =>
+          this.then(() => {
+            this.draft = null;
+            this.app.message('Discarded unsaved settings.');
+          }),
+      },
+      { keys: ['X'], does: 'export the backup key (after a passphrase check)', run: () => this.then(() => this.exportKey()) },
+      { keys: ['K'], does: 'unlock the backup key by the OS key ring / by its passphrase', run: () => this.then(() => this.switchKeyStore()) },
+    ],
+  };
+
+  keyContext(): KeyContext {
+    return this.context;
+  }
+
+  private then(f: () => void): void {
+    f();
     this.app.requestRender();
-    return true;
   }
 
   private editOverride(kind: AgentKind): void {
@@ -174,15 +189,4 @@ export class SettingsScreen implements Screen {
     await this.detectAgain(s);
   }
 
-  keys(): HelpKey[] {
-    return [
-      { keys: '↑↓', does: 'choose an agent' },
-      { keys: 'Enter', does: 'edit its home override', hint: true },
-      { keys: 'D', does: 'detect again', hint: true },
-      { keys: 'S', does: 'save (atomic) and detect again', hint: true },
-      { keys: 'Esc', does: 'discard unsaved changes' },
-      { keys: 'X', does: 'export the backup key (after a passphrase check)' },
-      { keys: 'K', does: 'unlock the backup key by the OS key ring / by its passphrase' },
-    ];
-  }
 }

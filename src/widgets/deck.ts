@@ -1,9 +1,11 @@
 // The bottom deck on every screen: the Agent selector at its left, the scan
-// state, the marks, then the keys that matter here (or the open text input,
-// or a one-line message).
+// state, the marks, then the focused widget's name and its keys (or the open
+// text input, or a one-line message). Neither line ever wraps: each is cut
+// to the terminal's width with an ellipsis, so the input line stays on screen.
 
 import blessed from 'blessed';
 import { displayWidth, fitWidth } from '../engine/text.js';
+import { fitTagged } from './tagged.js';
 import { braces, type Theme } from './theme.js';
 
 export interface DeckAgent {
@@ -17,6 +19,8 @@ export interface DeckState {
   selectorFocused: boolean;
   status: string;
   marks: string;
+  /** The focused widget's name; the hints after it are its keys. */
+  focus: string;
   hints: [string, string][];
   message?: { text: string; kind: 'info' | 'error' };
   inputLine?: string;
@@ -26,21 +30,21 @@ export class Deck {
   readonly box: blessed.Widgets.BoxElement;
 
   constructor(parent: blessed.Widgets.Node, private theme: Theme) {
-    this.box = blessed.box({ parent, bottom: 0, left: 0, width: '100%', height: 2, tags: true });
+    this.box = blessed.box({ parent, bottom: 0, left: 0, width: '100%', height: 2, tags: true, wrap: false });
   }
 
   paint(s: DeckState): void {
     const width = Math.max(20, (this.box.width as number) || 80);
     const t = this.theme;
     const cur = s.agents[s.current];
-    const name = cur ? `${cur.label}${cur.note ? ` (${cur.note})` : ''}` : 'no agent';
+    const name = fitWidth(cur ? `${cur.label}${cur.note ? ` (${cur.note})` : ''}` : 'no agent', Math.max(8, Math.floor(width / 3)));
     const sel = s.selectorFocused ? t.inverse(` ◂ ${braces(name)} ▸ `) : t.accent(`[${braces(name)}]`);
     const left = ` Agent ${sel}`;
     const leftWidth = 7 + displayWidth(name) + (s.selectorFocused ? 6 : 2);
-    const right = s.marks ? `${s.marks} ` : '';
+    const right = fitWidth(s.marks ? `${s.marks} ` : '', Math.max(0, width - leftWidth - 4));
     const room = Math.max(0, width - leftWidth - displayWidth(right) - 3);
     const status = fitWidth(s.status, room);
-    const line1 = `${left}  ${t.dim(braces(status))}{|}${t.bold(braces(right))}`;
+    const line1 = `${left}  ${t.dim(braces(status))}${' '.repeat(Math.max(0, room - displayWidth(status)))} ${t.bold(braces(right))}`;
     let line2: string;
     if (s.inputLine !== undefined) {
       line2 = ` ${s.inputLine}`;
@@ -48,9 +52,10 @@ export class Deck {
       const m = braces(fitWidth(s.message.text, width - 2));
       line2 = ` ${s.message.kind === 'error' ? t.danger(m) : t.warn(m)}`;
     } else {
-      line2 = ` ${this.hints(s.hints, width - 2)}`;
+      const label = `${fitWidth(s.focus, 24)} ›`;
+      line2 = ` ${t.accent(braces(label))} ${this.hints(s.hints, width - 4 - displayWidth(label))}`;
     }
-    this.box.setContent(`${line1}\n${line2}`);
+    this.box.setContent(`${fitTagged(line1, width)}\n${fitTagged(line2, width)}`);
   }
 
   private hints(hints: [string, string][], width: number): string {

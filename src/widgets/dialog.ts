@@ -1,34 +1,64 @@
 // A centred modal box: a title, lines of text, and the keys that close it.
-// While open it takes the keyboard (the app routes keys to it first).
+// While open it takes the keyboard (the app routes keys to it first). Lines
+// never wrap (each is cut with an ellipsis) and the text scrolls inside the
+// box, so a long help is never cut off at the bottom of a small terminal.
 
 import blessed from 'blessed';
 import { displayWidth } from '../engine/text.js';
+import { fitTagged, taggedWidth } from './tagged.js';
 import type { Theme } from './theme.js';
 
 export class Dialog {
   readonly box: blessed.Widgets.BoxElement;
+  private offset = 0;
 
-  constructor(parent: blessed.Widgets.Screen, private theme: Theme, title: string, lines: string[], footer: string) {
-    const visible = (l: string): number => displayWidth(l.replace(/\{\/?[a-z-]+\}/g, ''));
-    const width = Math.min(Math.max(40, ...lines.map((l) => visible(l) + 4), title.length + 6), Math.max(30, (parent.width as number) - 4));
-    const height = Math.min(lines.length + 4, Math.max(6, (parent.height as number) - 2));
+  constructor(
+    private parent: blessed.Widgets.Screen,
+    private theme: Theme,
+    readonly title: string,
+    private lines: string[],
+    private footer: string,
+  ) {
     this.box = blessed.box({
       parent,
       top: 'center',
       left: 'center',
-      width,
-      height,
       tags: true,
+      wrap: false,
       border: { type: 'line' },
       label: ` ${this.theme.bold(title)} `,
-      scrollable: true,
-      content: [...lines, '', this.theme.dim(footer)].join('\n'),
       style: { border: { fg: theme.color ? 'cyan' : undefined } },
     });
+    this.layout();
+  }
+
+  /** Lines of text the box shows at once. */
+  page(): number {
+    return Math.max(1, (this.box.height as number) - 3);
   }
 
   scroll(n: number): void {
-    this.box.scroll(n);
+    this.offset += n;
+    this.layout();
+  }
+
+  /** Sizes the box to the terminal (also after a resize) and fills it. */
+  layout(): void {
+    const sw = (this.parent.width as number) || 80;
+    const sh = (this.parent.height as number) || 24;
+    const visible = taggedWidth;
+    const width = Math.max(10, Math.min(Math.max(40, ...this.lines.map((l) => visible(l) + 4), displayWidth(this.title) + 6), sw - 2));
+    const height = Math.max(4, Math.min(this.lines.length + 4, sh - 2));
+    this.box.width = width;
+    this.box.height = height;
+    const inner = width - 2;
+    const room = height - 3;
+    const max = Math.max(0, this.lines.length - room);
+    this.offset = Math.max(0, Math.min(this.offset, max));
+    const shown = this.lines.slice(this.offset, this.offset + room);
+    const more = max > 0 ? ` (${this.offset + 1}–${this.offset + shown.length} of ${this.lines.length})` : '';
+    const foot = this.theme.dim(fitTagged(`${this.footer}${more}`, inner));
+    this.box.setContent([...shown.map((l) => fitTagged(l, inner)), ...Array(room - shown.length).fill(''), foot].join('\n'));
   }
 
   destroy(): void {

@@ -1,6 +1,7 @@
 // The top tab bar: number keys 1–6 switch; the current tab is inverse.
 
 import blessed from 'blessed';
+import { displayWidth } from '../engine/text.js';
 import type { Theme } from './theme.js';
 
 export class TabBar {
@@ -15,6 +16,13 @@ export class TabBar {
       const label = ` ${i + 1} ${t} `;
       return i === current ? this.theme.inverse(this.theme.bold(label)) : label;
     });
-    this.box.setContent(`${parts.join('')}{|}${right} `);
+    // The right side's badges are whole words or nothing ("read-onl" read as a typo): the first ones go first.
+    // blessed's {|} keeps at least 3 columns before the right side and cuts that side's end when short of room.
+    const width = (this.box.width as number) || 80;
+    const used = tabs.reduce((w, t, i) => w + displayWidth(` ${i + 1} ${t} `), 0);
+    const words = right ? right.split(' ') : [];
+    const plain = (x: string): number => displayWidth(x.replace(/\{[^{}]*\}/g, ''));
+    while (words.length && used + 3 + words.reduce((w, x) => w + plain(x) + 1, 0) > width) words.shift();
+    this.box.setContent(`${parts.join('')}{|}${words.join(' ')} `);
   }
 }

@@ -2,6 +2,7 @@
 // characters insert, Backspace deletes, Ctrl-U clears, Enter submits, Esc
 // cancels. It draws itself into whatever line the owner gives it.
 
+import { dispatch, type KeyContext } from './bindings.js';
 import { braces } from './theme.js';
 import { fitWidth } from '../engine/text.js';
 
@@ -33,20 +34,32 @@ export class TextInput {
 
   /** Returns true when the key was consumed (always, while open). */
   handle(ch: string | undefined, key: KeyEvent): boolean {
-    const name = key.name;
-    if (name === 'enter') {
-      this.opts.onSubmit(this.value);
-    } else if (name === 'escape') {
-      this.opts.onCancel();
-    } else if (name === 'backspace') {
-      this.set(Array.from(this.value).slice(0, -1).join(''));
-    } else if (key.ctrl && name === 'u') {
-      this.set('');
-    } else if (ch && !key.ctrl && !key.meta && ch >= ' ' && ch !== '\x7f') {
-      const max = this.opts.maxLength ?? 512;
-      if (Array.from(this.value).length < max) this.set(this.value + ch);
-    }
+    dispatch([this.keyContext()], ch, key);
     return true;
+  }
+
+  private context: KeyContext | null = null;
+
+  /** The same keys as handle(), as a table for the footer and help. */
+  keyContext(): KeyContext {
+    this.context ??= {
+      title: this.opts.label.replace(/:$/, ''),
+      modal: true,
+      bindings: [
+        { keys: ['enter'], does: 'submit', footer: 'submit', run: () => this.opts.onSubmit(this.value) },
+        { keys: ['escape'], does: 'cancel', footer: 'cancel', run: () => this.opts.onCancel() },
+        { keys: ['backspace'], does: 'delete the last character', run: () => this.set(Array.from(this.value).slice(0, -1).join('')) },
+        { keys: ['C-u'], does: 'clear', run: () => this.set('') },
+        { keys: ['space'], does: 'type a space', run: () => this.insert(' ') },
+      ],
+      text: { does: this.opts.mask ? 'type (shown as •)' : 'type', run: (ch) => this.insert(ch) },
+    };
+    return this.context;
+  }
+
+  private insert(ch: string): void {
+    const max = this.opts.maxLength ?? 512;
+    if (Array.from(this.value).length < max) this.set(this.value + ch);
   }
 
   private set(v: string): void {

@@ -114,7 +114,7 @@ it('mark → review with backup → passphrase twice → clean → Backups tab �
   const row = await pty.waitForLine(new RegExp(`pi\\s+2\\s+.*${backupId.slice(0, 8)}`));
   expect(row).toMatch(/^\s+\d{4}-\d\d-\d\d/);
 
-  pty.press('r');
+  pty.press(KEYS.enter);
   await pty.waitFor('Passphrase to restore:');
   pty.type(PASS);
   pty.press(KEYS.enter);

@@ -39,7 +39,7 @@ describe('Claude Code journey at 100×30', () => {
     await pty.waitFor(`Sessions (${manifest.sessions.length})`);
 
     pty.press('2');
-    await pty.waitFor(/of \d+ sessions/);
+    await pty.waitFor(/\d+ sessions · /);
     // The cursor starts on the first project (its detail shows); the next row is a session of it.
     await pty.waitFor('Project id');
     pty.press('j');
@@ -85,7 +85,7 @@ describe('Claude Code journey at 100×30', () => {
     pty = new PtyScreen([], t.env, 100, 30);
     await pty.waitFor(`Sessions (${manifest.sessions.length})`);
     pty.press('2');
-    await pty.waitFor(/of \d+ sessions/);
+    await pty.waitFor(/\d+ sessions · /);
     pty.press('/');
     pty.type('evil');
     pty.press(KEYS.enter);

@@ -42,7 +42,7 @@ describe('journey at 100×30', () => {
     await pty.waitFor(`Sessions (${sessions})`);
     await pty.waitFor(/Agent \[pi\]/);
     pty.press('2');
-    await pty.waitFor(/of \d+ sessions/);
+    await pty.waitFor(/\d+ sessions · /);
     // Every root has a fork (forkRate 1): walk the cursor down to the first collapsed root.
     await pty.waitForLine(/^\[ \]   ▸ /);
     const screenRow = pty.lines().findIndex((l) => /^\[ \]   ▸ /.test(l));
@@ -66,9 +66,9 @@ describe('journey at 100×30', () => {
     pty.press('j', KEYS.space);
     await pty.waitFor(/1 marked · /);
     pty.press('a');
-    await pty.waitFor(/Marked \d+ sessions in this filter/);
+    await pty.waitFor(/Marked \d+ sessions? in this filter/);
     pty.press(KEYS.esc);
-    await pty.waitFor(/any time {2,}\d+ of/);
+    await pty.waitFor(/any time {2,}\d+ sessions · /);
 
     pty.press('4');
     await pty.waitFor('pi model catalog cache');
@@ -148,7 +148,7 @@ describe('journey at 80×24', () => {
     pty = new PtyScreen([], t.env, 80, 24);
     await pty.waitFor('Sessions (');
     pty.press('2');
-    await pty.waitFor(/of \d+ sessions/);
+    await pty.waitFor(/\d+ sessions · /);
     const lines = pty.lines();
     expect(lines[0]).toContain('1 Overview');
     expect(lines[22]).toMatch(/Agent \[pi\]/);
@@ -165,7 +165,7 @@ describe('journey at 80×24', () => {
     pty = new PtyScreen([], { ...t.env, NO_COLOR: '1' }, 80, 24);
     await pty.waitFor('Sessions (');
     pty.press('2');
-    await pty.waitFor(/of \d+ sessions/);
+    await pty.waitFor(/\d+ sessions · /);
     // No foreground/background colour selections (30–37, 40–47, 90–97, 38;5) in what was drawn.
     expect(pty.raw).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|38;5;\d+)(?:;[0-9;]*)?m/);
     pty.press('q');
