@@ -339,7 +339,7 @@ export class Engine implements EngineApi {
     return { entries: m.entries.length, bytes: m.originalBytes };
   }
 
-  async backupRestore(id: string, passphrase: string, dryRun = false): Promise<{ restored: number; bytes: number; paths: string[]; unit: 'files' | 'sessions' }> {
+  async backupRestore(id: string, passphrase: string, dryRun = false, onlyPaths?: readonly string[]): Promise<{ restored: number; bytes: number; paths: string[]; unit: 'files' | 'sessions' }> {
     const r = await this.record(id);
     const adapter = this.adapter(r.agent);
     const route = adapter.fileRoute;
@@ -367,7 +367,7 @@ export class Engine implements EngineApi {
           },
         }
       : undefined;
-    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun, expectId: r.id, sessionImport });
+    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun, expectId: r.id, sessionImport, onlyPaths });
     const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(r.agent)) ? 'sessions' : 'files';
     return { restored: res.restored.length, bytes: res.manifest.originalBytes, paths: res.restored, unit };
   }
@@ -399,8 +399,9 @@ export class Engine implements EngineApi {
       rescan: (agent) => this.scan(agent),
       snapshot: (id) => this.snapshot(id),
       boundBackup: async (operationId, agent) => (await (await import('../backup/catalog.js')).loadCatalog(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
-      restore: async (backupId, passphrase) => {
-        await this.backupRestore(backupId, passphrase);
+      restore: async (backupId, passphrase, scope) => {
+        // Only what the cleanup took: intact paths are left alone.
+        await this.backupRestore(backupId, passphrase, false, scope.paths.filter((x) => x.state !== 'intact').map((x) => x.path));
       },
       discardCandidate: async (backupId) => {
         const { archivePathFor } = await import('../backup/catalog.js');
