@@ -6,6 +6,7 @@
 import type { EngineApi } from './engine/api.js';
 import { AGENT_KINDS, type AgentKind } from './engine/model.js';
 import { checkEnvDirs, ownDirs, UsageError } from './engine/own-dirs.js';
+import { printError } from './terminal-out.js';
 
 const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
 const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
@@ -90,16 +91,8 @@ async function startApp(flags: AppFlags): Promise<number> {
 }
 
 function fail(e: unknown): void {
-  const err = e as Error & { usage?: boolean; request?: boolean };
-  if (process.env.CLEANERX_DEBUG === '1') process.stderr.write(`${err?.stack ?? String(e)}\n`);
-  // A request the engine refused (unknown id, protected item) is bad input too.
-  if (err?.usage || err?.request) {
-    process.stderr.write(`cleanerx: ${err.message}\n`);
-    process.exitCode = 2;
-  } else {
-    process.stderr.write(`cleanerx: ${err?.message ?? String(e)}\n`);
-    process.exitCode = 1;
-  }
+  // The one error printer: the message is sanitized (it may quote a path, a process name or settings text).
+  process.exitCode = printError(e);
 }
 
 // `cleanerx scan --json | head` closes the pipe early: that is not an error.

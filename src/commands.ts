@@ -9,7 +9,10 @@ import { formatBytes, formatCount } from './engine/format.js';
 import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category } from './engine/model.js';
 import { ownDirs, UsageError } from './engine/own-dirs.js';
 import { buildScanReport } from './engine/scan-report.js';
+import type { LoadedSettings } from './engine/settings.js';
+import { joinSafe, safe, safeJson, safeText, type SafeText } from './engine/text.js';
 import { hostContextFromEnv } from './host.js';
+import { printErr, printOut, printProgress, printPrompt } from './terminal-out.js';
 
 export function packageVersion(): string {
   try {
@@ -103,59 +106,83 @@ function engineForCli(readOnly: boolean): Engine {
 
 async function scanCommand(agent: AgentKind | undefined, json: boolean, readOnly: boolean): Promise<number> {
   const engine = engineForCli(readOnly);
+  const settings = await engine.loadSettings();
   const report = await buildScanReport(engine, agent ? [agent] : [...AGENT_KINDS]);
   if (json) {
     // Compact: 100k sessions would be megabytes of indentation for a machine reader.
-    process.stdout.write(JSON.stringify(report) + '\n');
+    printOut(safeJson(report));
+    // stdout stays the contract; the settings problem goes beside it.
+    if (settings.warning) printErr(settingsLine(settings));
     return 0;
   }
-  const out: string[] = [];
+  const out: SafeText[] = [];
+  if (settings.warning) out.push(settingsLine(settings), safe``);
   for (const a of report.agents) {
-    out.push(`${AGENT_NAMES[a.agent]} — ${stateLabel(a.state)}${a.version ? ` ${a.version}` : ''}`);
-    out.push(`  home      ${a.home}`);
+    out.push(safe`${AGENT_NAMES[a.agent]} — ${stateLabel(a.state)}${a.version ? safe` ${safeText(a.version)}` : ''}`);
+    out.push(safe`  home      ${safeText(a.home)}`);
     if (a.state === 'notFound') {
-      out.push('');
+      out.push(safe``);
       continue;
     }
-    out.push(`  total     ${formatBytes(a.totals.bytes)} in ${formatCount(a.totals.items)} items, ${formatCount(a.sessions.length)} sessions`);
+    out.push(safe`  total     ${formatBytes(a.totals.bytes)} in ${formatCount(a.totals.items)} items, ${formatCount(a.sessions.length)} sessions`);
     for (const [cat, t] of Object.entries(a.totals.byCategory)) {
-      out.push(`    ${CATEGORY_LABELS[cat as Category].padEnd(18)} ${formatBytes(t.bytes).padStart(9)}  ${formatCount(t.items)}`);
+      out.push(safe`    ${CATEGORY_LABELS[cat as Category].padEnd(18)} ${formatBytes(t.bytes).padStart(9)}  ${formatCount(t.items)}`);
     }
-    if (a.writers.length) out.push(`  running   ${a.writers.map((w) => `${w.name} (pid ${w.pid})`).join(', ')}`);
+    if (a.writers.length) out.push(safe`  running   ${writerList(a.writers)}`);
     const top = a.projects.slice(0, 10);
-    if (top.length) out.push('  largest projects');
-    for (const p of top) out.push(`    ${formatBytes(p.bytes).padStart(9)}  ${String(p.sessions).padStart(5)} sessions  ${p.label}`);
-    if (a.warnings.length) out.push(`  warnings  ${a.warnings.length} (see --json)`);
-    out.push('');
+    if (top.length) out.push(safe`  largest projects`);
+    for (const p of top) out.push(safe`    ${formatBytes(p.bytes).padStart(9)}  ${String(p.sessions).padStart(5)} sessions  ${safeText(p.label)}`);
+    if (a.warnings.length) out.push(safe`  warnings  ${a.warnings.length} (see --json)`);
+    out.push(safe``);
   }
-  process.stdout.write(out.join('\n'));
+  // The last agent's blank line ends the output.
+  printOut(joinSafe(out.slice(0, -1), safe`\n`));
   return 0;
+}
+
+/** Writers as "name (pid N)", names cleaned (another user's process names its own comm). */
+function writerList(writers: readonly { pid: number; name: string }[]): SafeText {
+  return joinSafe(
+    writers.map((w) => safe`${safeText(w.name, 64)} (pid ${w.pid})`),
+    safe`, `,
+  );
+}
+
+/** The settings file was unusable: say so, and that the defaults are in use. */
+function settingsLine(s: LoadedSettings): SafeText {
+  return safe`settings    ${safeText(s.warning)}`;
 }
 
 async function doctorCommand(readOnly: boolean): Promise<number> {
   const engine = engineForCli(readOnly);
+  const settings = await engine.loadSettings();
   const installs = await engine.detect({ versions: true });
   const dirs = ownDirs(process.env);
-  const lines: string[] = [];
+  const lines: SafeText[] = [];
   for (const i of installs) {
-    lines.push(`${AGENT_NAMES[i.agent].padEnd(12)} ${stateLabel(i.state)}`);
-    lines.push(`  home        ${i.home} (${i.homeSource === 'override' ? 'settings override' : i.homeSource === 'env' ? 'environment' : 'default'})`);
-    lines.push(`  executable  ${i.executable ?? 'not found'}`);
-    lines.push(`  version     ${i.version ?? '—'}`);
+    lines.push(safe`${AGENT_NAMES[i.agent].padEnd(12)} ${stateLabel(i.state)}`);
+    lines.push(safe`  home        ${safeText(i.home)} (${i.homeSource === 'override' ? 'settings override' : i.homeSource === 'env' ? 'environment' : 'default'})`);
+    lines.push(safe`  executable  ${safeText(i.executable ?? 'not found')}`);
+    lines.push(safe`  version     ${safeText(i.version ?? '—')}`);
     if (i.state !== 'notFound') {
       const s = await engine.scan(i.agent);
-      lines.push(`  writers     ${s.writers.length ? s.writers.map((w) => `${w.name} (pid ${w.pid})`).join(', ') : 'none running'}`);
+      lines.push(safe`  writers     ${s.writers.length ? writerList(s.writers) : 'none running'}`);
     }
-    for (const w of i.warnings) lines.push(`  warning     ${w}`);
+    for (const w of i.warnings) lines.push(safe`  warning     ${safeText(w)}`);
   }
-  lines.push('cleanerx');
-  lines.push(`  config      ${dirs.config}`);
-  lines.push(`  state       ${dirs.state}`);
-  lines.push(`  data        ${dirs.data}`);
+  lines.push(safe`cleanerx`);
+  lines.push(safe`  config      ${safeText(dirs.config)}`);
+  if (settings.warning) lines.push(safe`  ${settingsLine(settings)}`);
+  lines.push(safe`  state       ${safeText(dirs.state)}`);
+  lines.push(safe`  data        ${safeText(dirs.data)}`);
   const key = await engine.keyInfo();
-  lines.push(`  backup key  ${key.exists ? `${key.path}${key.problem ? ` — ${key.problem}` : ' (passphrase-protected age identity)'}` : `not created yet; the first backup creates ${key.path}`}`);
-  lines.push(`  key store   ${key.store === 'keyring' ? 'the OS key ring unlocks the backup key (the file stays the recovery path)' : `the passphrase-protected file${process.env.DBUS_SESSION_BUS_ADDRESS ? '; a desktop session bus is present: `cleanerx backups key-store keyring` (or Settings → K) can hand the unlock to the OS key ring' : ' (no desktop session bus here)'}`}`);
-  process.stdout.write(lines.join('\n') + '\n');
+  lines.push(
+    key.exists
+      ? safe`  backup key  ${safeText(key.path)}${key.problem ? safe` — ${safeText(key.problem)}` : ' (passphrase-protected age identity)'}`
+      : safe`  backup key  not created yet; the first backup creates ${safeText(key.path)}`,
+  );
+  lines.push(safe`  key store   ${key.store === 'keyring' ? 'the OS key ring unlocks the backup key (the file stays the recovery path)' : `the passphrase-protected file${process.env.DBUS_SESSION_BUS_ADDRESS ? '; a desktop session bus is present: `cleanerx backups key-store keyring` (or Settings → K) can hand the unlock to the OS key ring' : ' (no desktop session bus here)'}`}`);
+  printOut(...lines);
   return 0;
 }
 
@@ -166,13 +193,16 @@ async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readO
   const known = new Set([...summary.selection.map((s) => s.id), ...summary.items.map((i) => i.id)]);
   const itemIds = ids.map((id) => (known.has(id) || id.includes(':') ? id : `session:${id}`));
   const plan = await engine.plan(summary.snapshotId, itemIds);
-  const out = process.stdout;
-  out.write(`${AGENT_NAMES[agent]}: ${formatCount(plan.items.length)} items, ${formatBytes(plan.estimatedBytes)}\n`);
-  for (const i of plan.items) out.write(`  ${i.depth ? '  └ ' : ''}${i.id}  ${formatBytes(i.bytes)}  ${i.label}${i.includedBecause ? ` (${i.includedBecause})` : ''}\n`);
-  for (const n of plan.routeNotes) out.write(`${n}\n`);
+  // The home comes from the environment or a settings override: say which tree this is before anything else.
+  printOut(safe`${AGENT_NAMES[agent]} home: ${safeText(summary.installation.home)}`);
+  printOut(safe`${AGENT_NAMES[agent]}: ${formatCount(plan.items.length)} items, ${formatBytes(plan.estimatedBytes)}`);
+  for (const i of plan.items) {
+    printOut(safe`  ${i.depth ? '  └ ' : ''}${safeText(i.id)}  ${formatBytes(i.bytes)}  ${safeText(i.label)}${i.includedBecause ? safe` (${safeText(i.includedBecause)})` : ''}`);
+  }
+  for (const n of plan.routeNotes) printOut(safeText(n));
   const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
   if (blockers.length) {
-    for (const b of blockers) process.stderr.write(`blocked: ${b}\n`);
+    for (const b of blockers) printErr(safe`blocked: ${safeText(b)}`);
     return 1;
   }
   if (backup && !plan.backupEligible) throw new UsageError(`No backup possible: ${plan.backupWhyNot}`);
@@ -180,13 +210,13 @@ async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readO
   let passphrase: string | undefined;
   if (backup && (await engine.keyInfo()).needsPassphrase) {
     const key = await engine.keyInfo();
-    passphrase = await readPassphrase(key.exists ? 'Backup key passphrase: ' : 'New backup key passphrase (8+ characters): ');
-    if (!key.exists && process.stdin.isTTY && (await readPassphrase('Repeat the passphrase: ')) !== passphrase) throw new UsageError('The passphrases differ; nothing was removed.');
+    passphrase = await readPassphrase(key.exists ? safe`Backup key passphrase: ` : safe`New backup key passphrase (8+ characters): `);
+    if (!key.exists && process.stdin.isTTY && (await readPassphrase(safe`Repeat the passphrase: `)) !== passphrase) throw new UsageError('The passphrases differ; nothing was removed.');
   }
   const r = await engine.execute(plan.id, { backup, passphrase }, (p) => {
-    if (p.phase === 'deleting' && p.current && process.stderr.isTTY) process.stderr.write(`\rremoving ${p.done + 1}/${p.total} `);
+    if (p.phase === 'deleting' && p.current) printProgress(safe`removing ${p.done + 1}/${p.total} `);
   });
-  out.write(`${r.status === 'complete' ? 'complete' : 'failed'}: ${r.message} (operation ${r.operationId})\n`);
+  printOut(safe`${r.status === 'complete' ? 'complete' : 'failed'}: ${safeText(r.message)} (operation ${safeText(r.operationId)})`);
   return r.status === 'complete' ? 0 : 1;
 }
 
@@ -195,19 +225,24 @@ async function recoveryCommand(action: string, operation: string | undefined): P
   if (action !== 'list') {
     if (!operation) throw new UsageError(`recovery ${action} needs an operation id (see cleanerx recovery list).`);
     // Restore brings back the verified backup bound to the operation (asks for the key passphrase unless the key ring unlocks it).
-    const passphrase = action === 'restore' && (await engine.keyInfo()).needsPassphrase ? await readPassphrase('Backup key passphrase: ') : undefined;
+    const passphrase = action === 'restore' && (await engine.keyInfo()).needsPassphrase ? await readPassphrase(safe`Backup key passphrase: `) : undefined;
     await engine.recoveryAction(operation, action as 'accept' | 'close' | 'restore', passphrase);
   }
   const ops = await engine.recoveryList();
-  if (!ops.length) process.stdout.write('No interrupted cleanup.\n');
+  if (!ops.length) printOut(safe`No interrupted cleanup.`);
   for (const o of ops) {
-    process.stdout.write(`${o.operationId}  ${o.agent ? AGENT_NAMES[o.agent] : 'unknown'}  ${o.status}\n  recorded: ${o.recorded}\n  observed: ${o.observed} — ${o.reason}\n  can: ${[o.canAccept && 'accept', o.canClose && 'close', o.canRestore && 'restore'].filter(Boolean).join(', ') || 'nothing (inspect the journal)'}\n`);
+    printOut(
+      safe`${safeText(o.operationId)}  ${o.agent ? AGENT_NAMES[o.agent] : 'unknown'}  ${safeText(o.status)}`,
+      safe`  recorded: ${safeText(o.recorded)}`,
+      safe`  observed: ${safeText(o.observed)} — ${safeText(o.reason)}`,
+      safe`  can: ${[o.canAccept && 'accept', o.canClose && 'close', o.canRestore && 'restore'].filter(Boolean).join(', ') || 'nothing (inspect the journal)'}`,
+    );
   }
   return 0;
 }
 
 /** The passphrase from the terminal without echo, or the first line of standard input. Never from argv or env. */
-async function readPassphrase(prompt: string): Promise<string> {
+async function readPassphrase(prompt: SafeText): Promise<string> {
   const stdin = process.stdin;
   if (!stdin.isTTY) {
     let data = '';
@@ -217,7 +252,7 @@ async function readPassphrase(prompt: string): Promise<string> {
     }
     return data.split('\n')[0]!.replace(/\r$/, '');
   }
-  process.stderr.write(prompt);
+  printPrompt(prompt);
   stdin.setRawMode(true);
   stdin.resume();
   return new Promise((resolve, reject) => {
@@ -240,7 +275,7 @@ async function readPassphrase(prompt: string): Promise<string> {
       stdin.off('data', onData);
       stdin.setRawMode(false);
       stdin.pause();
-      process.stderr.write('\n');
+      printErr(safe``);
     };
     stdin.on('data', onData);
   });
@@ -250,17 +285,17 @@ async function readPassphrase(prompt: string): Promise<string> {
 async function keyStoreCommand(engine: ReturnType<typeof engineForCli>, to: string | undefined): Promise<number> {
   const k = await engine.keyInfo();
   if (to === undefined) {
-    process.stdout.write(`${k.store === 'keyring' ? 'The OS key ring unlocks the backup key.' : 'The backup key is unlocked by its passphrase (the file).'}\n`);
+    printOut(k.store === 'keyring' ? safe`The OS key ring unlocks the backup key.` : safe`The backup key is unlocked by its passphrase (the file).`);
     return 0;
   }
   if (to !== 'file' && to !== 'keyring') throw new UsageError('backups key-store takes "file" or "keyring".');
   let passphrase = '';
   if (to === 'keyring') {
-    passphrase = await readPassphrase(k.exists ? 'Backup key passphrase: ' : 'New backup key passphrase (8+ characters): ');
-    if (!k.exists && process.stdin.isTTY && (await readPassphrase('Repeat the passphrase: ')) !== passphrase) throw new UsageError('The passphrases differ; nothing changed.');
+    passphrase = await readPassphrase(k.exists ? safe`Backup key passphrase: ` : safe`New backup key passphrase (8+ characters): `);
+    if (!k.exists && process.stdin.isTTY && (await readPassphrase(safe`Repeat the passphrase: `)) !== passphrase) throw new UsageError('The passphrases differ; nothing changed.');
   }
   await engine.keyStoreSet(to, passphrase);
-  process.stdout.write(to === 'keyring' ? 'The backup key is now unlocked by the OS key ring.\n' : 'The backup key is unlocked by its passphrase again.\n');
+  printOut(to === 'keyring' ? safe`The backup key is now unlocked by the OS key ring.` : safe`The backup key is unlocked by its passphrase again.`);
   return 0;
 }
 
@@ -268,8 +303,10 @@ async function backupsCommand(action: string, id: string | undefined, yes: boole
   const engine = engineForCli(false);
   if (action === 'list') {
     const list = await engine.backupsList();
-    if (!list.length) process.stdout.write('No backups.\n');
-    for (const b of list) process.stdout.write(`${b.id}  ${AGENT_NAMES[b.agent]}  ${b.createdAt}  ${b.itemCount} items  ${formatBytes(b.originalBytes)} → ${formatBytes(b.archiveBytes)}  verified ${b.verifiedAt}\n`);
+    if (!list.length) printOut(safe`No backups.`);
+    for (const b of list) {
+      printOut(safe`${safeText(b.id)}  ${AGENT_NAMES[b.agent] ?? safeText(b.agent)}  ${safeText(b.createdAt)}  ${b.itemCount} items  ${formatBytes(b.originalBytes)} → ${formatBytes(b.archiveBytes)}  verified ${safeText(b.verifiedAt)}`);
+    }
     return 0;
   }
   if (action === 'key-store') return keyStoreCommand(engine, id);
@@ -277,21 +314,21 @@ async function backupsCommand(action: string, id: string | undefined, yes: boole
   if (action === 'delete') {
     if (!yes) throw new UsageError('Nothing was deleted: add --yes to delete this backup forever.');
     await engine.backupDelete(id);
-    process.stdout.write(`Deleted backup ${id}.\n`);
+    printOut(safe`Deleted backup ${safeText(id)}.`);
     return 0;
   }
-  const passphrase = (await engine.keyInfo()).needsPassphrase ? await readPassphrase('Backup key passphrase: ') : '';
+  const passphrase = (await engine.keyInfo()).needsPassphrase ? await readPassphrase(safe`Backup key passphrase: `) : '';
   if (action === 'verify') {
     const r = await engine.backupVerify(id, passphrase);
-    process.stdout.write(`Verified: all ${r.entries} entries (${formatBytes(r.bytes)}) match the manifest.\n`);
+    printOut(safe`Verified: all ${r.entries} entries (${formatBytes(r.bytes)}) match the manifest.`);
     return 0;
   }
   const dry = await engine.backupRestore(id, passphrase, true);
   const what = dry.unit;
-  process.stdout.write(`Restore would create ${dry.restored} ${what} (${formatBytes(dry.bytes)}):\n${dry.paths.map((p) => `  ${p}`).join('\n')}\n`);
+  printOut(safe`Restore would create ${dry.restored} ${safeText(what)} (${formatBytes(dry.bytes)}):`, ...dry.paths.map((p) => safe`  ${safeText(p)}`));
   if (!yes) throw new UsageError(`Nothing was restored: add --yes to restore these ${what}.`);
   const r = await engine.backupRestore(id, passphrase);
-  process.stdout.write(`Restored ${r.restored} ${what}.\n`);
+  printOut(safe`Restored ${r.restored} ${safeText(what)}.`);
   return 0;
 }
 

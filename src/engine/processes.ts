@@ -3,6 +3,7 @@
 
 import { promises as fsp } from 'node:fs';
 import { basename, join } from 'node:path';
+import { cleanText } from './text.js';
 
 export interface ProcessInfo {
   pid: number;
@@ -55,9 +56,18 @@ async function readSmall(p: string, max: number): Promise<string | null> {
   }
 }
 
-/** The process's own name as a user would recognize it. */
+/**
+ * The process's own name as a user would recognize it, made safe to show:
+ * any user can name a process (prctl, argv[0]) `\e]0;…\a`, and this name is
+ * printed by scan, doctor and clean and drawn by the TUI.
+ */
 export function processName(p: ProcessInfo): string {
-  return p.comm || (p.argv[0] ? basename(p.argv[0]) : String(p.pid));
+  return cleanText(p.comm, 64) || cleanText(p.argv[0] ? basename(p.argv[0]) : '', 64) || String(p.pid);
+}
+
+/** The command line as display text (cleaned, bounded), for naming the writer that was seen. */
+export function processCommandLine(p: ProcessInfo, maxChars = 256): string {
+  return cleanText(p.argv.join(' '), maxChars);
 }
 
 /** Basename equality, case-insensitive, with and without a Windows suffix. */

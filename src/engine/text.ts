@@ -26,10 +26,10 @@
 
 import stringWidth from 'string-width';
 
-// CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings and two-byte ESC sequences.
+// CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings and two-byte ESC sequences, in their 7-bit and 8-bit (C1) forms.
 const ESCAPES =
   // eslint-disable-next-line no-control-regex
-  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x9b[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|\x1b./gs;
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x9b[0-?]*[ -/]*[@-~]|[\x90\x98\x9d-\x9f][^\x07\x1b\x9c]*(?:\x07|\x9c|\x1b\\)?|\x1b[@-Z\\-_]|\x1b./gs;
 // C0, DEL, C1, and the bidi controls that can reorder what the user reads.
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

@@ -64,7 +64,7 @@ describe('usage errors and plain commands', () => {
   it('a relative cleanerx dir override is refused with what to do', () => {
     const r = run(['scan', '--json'], { ...t.env, CLEANERX_CONFIG_DIR: 'relative/dir' });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/CLEANERX_CONFIG_DIR must be an absolute path/);
+    expect(r.stderr).toMatch(/CLEANERX_CONFIG_DIR .*absolute path/);
     expect(r.stderr).not.toMatch(/at .*\.js/);
   });
 

@@ -27,7 +27,10 @@ describe('cleanText', () => {
 
   it('strips 8-bit C1 controls and CSI', () => {
     expect(cleanText('a\x9b31mred')).toBe('a red');
-    expect(cleanText('a\x85b\x90c')).toBe('a b c');
+    expect(cleanText('a\x85b\x90c')).toBe('a b');
+    // 8-bit OSC / DCS / APC strings go whole, as the terminal would consume them.
+    expect(cleanText('a\x9d0;PWNED\x9cb')).toBe('a b');
+    expect(cleanText('a\x9d52;c;SGVsbG8=\x07b\x9fapc\x1b\\c')).toBe('a b c');
   });
 
   it('removes bidi controls that could reorder text', () => {

@@ -1,0 +1,38 @@
+// The CLI's only way to the terminal. Every function takes SafeText, which
+// only engine/text.ts makes (the sanitizer, or the `safe` template whose
+// interpolated values it cleans), so a process name, a path from a settings
+// file or an error message cannot reach stdout or stderr raw.
+
+import { safe, safeLines, safeText, type SafeText } from './engine/text.js';
+
+/** Each line, then a newline, on standard output. */
+export function printOut(...lines: SafeText[]): void {
+  process.stdout.write(lines.map((l) => `${l}\n`).join(''));
+}
+
+/** Each line, then a newline, on standard error. */
+export function printErr(...lines: SafeText[]): void {
+  process.stderr.write(lines.map((l) => `${l}\n`).join(''));
+}
+
+/** Text without a newline on standard error (a prompt, or the end of a progress line). */
+export function printPrompt(text: SafeText): void {
+  process.stderr.write(text);
+}
+
+/** Rewrites the current line of standard error (progress), only on a terminal. */
+export function printProgress(text: SafeText): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r${text}`);
+}
+
+/**
+ * The error that ended a command: one line on stderr (and the stack with
+ * CLEANERX_DEBUG=1). Returns the exit code: 2 for a usage error or a request
+ * the engine refused, else 1.
+ */
+export function printError(e: unknown, debug = process.env.CLEANERX_DEBUG === '1'): number {
+  const err = e as (Error & { usage?: boolean; request?: boolean }) | undefined;
+  if (debug) printErr(safeLines(err?.stack ?? String(e)));
+  printErr(safe`cleanerx: ${safeText(err?.message ?? e)}`);
+  return err?.usage || err?.request ? 2 : 1;
+}
