@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { charWidth, cleanMultiline, cleanText, displayWidth, fitWidth, padWidth, truncateChars } from '../../src/engine/text.js';
+import { charWidth, cleanMultiline, cleanText, displayForm, displayWidth, fitWidth, padWidth, safe, safeJson, safeText, truncateChars } from '../../src/engine/text.js';
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
@@ -55,6 +55,73 @@ describe('cleanText', () => {
         const out = cleanText(s, max);
         expect(out).not.toMatch(UNSAFE);
         expect(Array.from(out).length).toBeLessThanOrEqual(max + 1);
+      }),
+    );
+  });
+});
+
+describe('invisible characters (one rule with the width)', () => {
+  it('removes zero-width and format characters: U+200B, U+200C, U+200D, U+00AD, U+FEFF, U+2060, tags, fillers', () => {
+    expect(cleanText('a\u200bb\u200cc\u200dd\u00ade\ufefff\u2060g\u{e0041}h\u3164i\u034fj')).toBe('abcdefghij');
+    expect(displayWidth(cleanText('a\u200bb\u00adc'))).toBe(3);
+  });
+
+  it('turns bidi controls, U+061C included, into a space like other controls', () => {
+    expect(cleanText('a\u061cb\u202ec\u2067d')).toBe('a b c d');
+  });
+
+  it('shows a ZWJ sequence as its parts, drops VS16, VS15 and skin tones', () => {
+    expect(cleanText('👨\u200d👩\u200d👧')).toBe('👨👩👧');
+    expect(displayWidth(cleanText('👨\u200d👩\u200d👧'))).toBe(6);
+    expect(cleanText('❤\ufe0f ☔\ufe0e 👍🏽')).toBe('❤ ☔ 👍');
+    expect(displayWidth(cleanText('❤\ufe0f'))).toBe(1);
+  });
+
+  it('keeps flags, shows half a flag as its letter, never cuts a flag in two', () => {
+    expect(cleanText('🇩🇪🇯')).toBe('🇩🇪J');
+    expect(displayWidth('🇩🇪')).toBe(2);
+    expect(truncateChars('ab🇩🇪', 3)).toBe('ab…');
+  });
+
+  it('unassigned code points and lone surrogates become U+FFFD; a mark without a base goes', () => {
+    expect(cleanText('a\u{50000}b\ud800c')).toBe('a\ufffdb\ufffdc');
+    expect(cleanText('\u0301x \u0308y')).toBe('x y');
+    expect(cleanText('e\u0301')).toBe('\u00e9');
+  });
+
+  it('the display form keeps newlines and tags, and is idempotent (property)', () => {
+    expect(displayForm('{bold}a\u200b{/bold}\nb\x1b]0;t\x07c')).toBe('{bold}a{/bold}\nb c');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => {
+        const once = displayForm(s);
+        expect(displayForm(once)).toBe(once);
+        expect(cleanText(cleanText(s))).toBe(cleanText(s));
+        // Newline and tab are layout (blessed turns tabs into spaces).
+        expect(once.replace(/[\n\t]/g, '')).not.toMatch(UNSAFE);
+      }),
+    );
+  });
+});
+
+describe('SafeText', () => {
+  it('safe`` cleans every interpolated value and keeps the literal and the padding', () => {
+    const name = '\x1b]0;PWNED\x07pi\u009b31m';
+    expect(safe`  running   ${name} (pid ${42})`).toBe('  running    pi  (pid 42)');
+    expect(safe`${'a'.padEnd(4)}|${'7'.padStart(3)}`).toBe('a   |  7');
+    expect(safe`x ${'a\nb'} y`).toBe('x a b y');
+    expect(safeText(new Error('bad \x1b[2Jthing'))).toBe('bad thing');
+    expect(safeText(undefined)).toBe('');
+  });
+
+  it('safeJson keeps the data exact and carries no raw control, C1, bidi or invisible character (property)', () => {
+    const hostile = '\x1b]0;PWNED\x07\u009b31m\u009d52;c;x\u009c\u202e\u200b\u00ad\ufeff\u2028';
+    expect(safeJson({ hostile })).toBe('{"hostile":"\\u001b]0;PWNED\\u0007\\u009b31m\\u009d52;c;x\\u009c\\u202e\\u200b\\u00ad\\ufeff\\u2028"}');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => {
+        const out = safeJson({ s });
+        // eslint-disable-next-line no-control-regex
+        expect(out).not.toMatch(/[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad]/);
+        expect(JSON.parse(out)).toEqual({ s });
       }),
     );
   });
