@@ -7,13 +7,19 @@
 // blocked by the hostile writer) and the error printer. Nothing but printable
 // text and newlines may come out; JSON keeps the data exact as \u escapes.
 
+import blessed from 'blessed';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
-import { CLI } from '../helpers/pty-screen.js';
+import { installTerminalWidths } from '../../src/widgets/terminal-width.js';
+import { braces } from '../../src/widgets/theme.js';
+import { CLI, PtyScreen } from '../helpers/pty-screen.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+installTerminalWidths();
 
 // C0 but newline, DEL, C1, and the bidi / invisible characters the display form removes.
 // eslint-disable-next-line no-control-regex
@@ -152,6 +158,55 @@ describe('hostile process names, paths and settings never reach the terminal raw
         expect(r.stderr).toMatch(/cleanerx: /);
         if (debug === '0') expect(r.stderr.trim().split('\n')).toHaveLength(1);
       }
+    }
+  });
+});
+
+// What the full-screen app may write itself: CSI sequences, charset and keypad
+// switches, and its own window title. Anything else (OSC, DCS, APC, C1, BEL) came from data.
+// eslint-disable-next-line no-control-regex
+const FOREIGN_IN_TUI = /\x1b\](?!0;cleanerx\x07)|\x1b[P_^X]|[\u0080-\u009f]|(?<!\x1b\]0;cleanerx)\x07|PWNED|\x1b\[5;8m/u;
+
+describe('the TUI draws hostile text inert', () => {
+  it('blessed content (error messages, dialogs) passes the display form before it is drawn', () => {
+    const output = Object.assign(new PassThrough(), { isTTY: true, columns: 80, rows: 6 });
+    const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => undefined });
+    let written = '';
+    output.on('data', (d: Buffer) => (written += d.toString('utf8')));
+    const origError = console.error;
+    console.error = () => undefined;
+    const screen = blessed.screen({ input: input as never, output: output as never, terminal: 'xterm-256color', warnings: false, fullUnicode: true, forceUnicode: true });
+    console.error = origError;
+    try {
+      // As the deck and the dialogs show an engine error: brace-escaped, not cleaned.
+      const message = `Cannot read ${OSC_TITLE}${C1_TITLE}/x: EACCES ${OSC_CLIPBOARD}\x1b[5;8m hidden ${INVISIBLE}\x1bPq#0\x1b\\`;
+      blessed.box({ parent: screen, top: 0, left: 0, width: 80, height: 6, tags: true, content: `{red-fg}${braces(message)}{/red-fg}` });
+      screen.render();
+      (screen.program as unknown as { flush(): void }).flush();
+      const m = FOREIGN_IN_TUI.exec(written);
+      expect(m && JSON.stringify(written.slice(Math.max(0, m.index - 20), m.index + 20))).toBeNull();
+      expect(written).toContain('EACCES');
+    } finally {
+      screen.destroy();
+    }
+  });
+
+  it('the real app in a terminal: hostile writer names and homes never set the title or reach the terminal raw', async () => {
+    hostileWriters();
+    const pty = new PtyScreen(['--agent', 'pi'], t.env, 100, 30);
+    try {
+      await pty.waitFor(/pi running/, 15_000);
+      pty.press('1');
+      await pty.waitFor(/pid 4242/);
+      pty.press('6');
+      await pty.waitFor(/0;PWNED|override/);
+      pty.press('q');
+      await pty.waitExit(8000).catch(() => undefined);
+      expect(pty.titles.filter((x) => x !== 'cleanerx')).toEqual([]);
+      const m = FOREIGN_IN_TUI.exec(pty.raw);
+      expect(m && JSON.stringify(pty.raw.slice(Math.max(0, m.index - 30), m.index + 30))).toBeNull();
+    } finally {
+      pty.dispose();
     }
   });
 });
