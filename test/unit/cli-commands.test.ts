@@ -2,6 +2,7 @@
 // errors (exit 2, one line), and the refusal to start the app without a TTY.
 
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
@@ -90,5 +91,36 @@ describe('usage errors and plain commands', () => {
     for (const name of ['Codex', 'Claude Code', 'OpenCode', 'pi']) expect(r.stdout).toContain(name);
     expect(r.stdout).toContain(t.env.CLEANERX_CONFIG_DIR);
     expect(r.stdout).toContain(`backup key  not created yet; the first backup creates ${t.env.CLEANERX_DATA_DIR}/identity.age`);
+  });
+
+  it('clean prints the home it will clean first, from the environment or the settings override', () => {
+    buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 1, forkRate: 0, config: false, cwdRoot: join(t.env.HOME!, 'src') });
+    const id = JSON.parse(run(['scan', '--agent', 'pi', '--json']).stdout).agents[0].sessions[0].id as string;
+    const r = run(['clean', '--agent', 'pi', '--id', id]);
+    expect(r.status).toBe(2);
+    expect(r.stdout.split('\n')[0]).toBe(`pi home: ${t.env.PI_CODING_AGENT_DIR}`);
+    const other = join(t.root, 'other-pi');
+    buildPiFixture({ agentDir: other, projects: 1, sessionsPerProject: 1, forkRate: 0, config: false, cwdRoot: join(t.env.HOME!, 'src') });
+    mkdirSync(t.env.CLEANERX_CONFIG_DIR!, { recursive: true });
+    writeFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, homeOverrides: { pi: other } }));
+    const id2 = JSON.parse(run(['scan', '--agent', 'pi', '--json']).stdout).agents[0].sessions[0].id as string;
+    const r2 = run(['clean', '--agent', 'pi', '--id', id2]);
+    expect(r2.stdout.split('\n')[0]).toBe(`pi home: ${other}`);
+  });
+
+  it('scan and doctor say when the settings were invalid and the defaults are used', () => {
+    mkdirSync(t.env.CLEANERX_CONFIG_DIR!, { recursive: true });
+    writeFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), '{"version": 2}');
+    const scan = run(['scan']);
+    expect(scan.status).toBe(0);
+    expect(scan.stdout.split('\n')[0]).toMatch(/^settings +.*config\.json is invalid \(unknown version\); using defaults/);
+    const json = run(['scan', '--json']);
+    expect(JSON.parse(json.stdout).version).toBe(1);
+    expect(json.stderr).toMatch(/^settings +.*config\.json is invalid/);
+    const doctor = run(['doctor']);
+    expect(doctor.stdout).toMatch(/\n  settings +.*config\.json is invalid \(unknown version\); using defaults/);
+    writeFileSync(join(t.env.CLEANERX_CONFIG_DIR!, 'config.json'), '{"version": 1}');
+    expect(run(['scan']).stdout).not.toMatch(/settings/);
+    expect(run(['doctor']).stdout).not.toMatch(/invalid/);
   });
 });
