@@ -3,9 +3,9 @@
 // typed confirm), D deletes forever (its own typed confirm).
 
 import blessed from 'blessed';
-import { formatBytes, formatDate } from '../engine/format.js';
+import { fitPath, formatBytes, formatDate, plural } from '../engine/format.js';
 import { AGENT_NAMES, type BackupSummary, type KeyInfo } from '../engine/model.js';
-import { padWidth } from '../engine/text.js';
+import { fitWidth, padWidth } from '../engine/text.js';
 import { braces, cell } from '../widgets/theme.js';
 import { VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
@@ -19,10 +19,12 @@ export class BackupsScreen implements Screen {
   private rows: BackupSummary[] = [];
   private key: KeyInfo | null = null;
   private error = '';
+  /** What runs now (verify, restore preflight), shown until it ends, not left in the footer. */
+  private busy = '';
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
-    this.head = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 3, tags: true });
+    this.head = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 3, tags: true, wrap: false });
     this.list = new VirtualList(
       this.root,
       { top: 3, left: 0, width: '100%', bottom: 0 },
@@ -53,11 +55,23 @@ export class BackupsScreen implements Screen {
 
   paint(): void {
     const t = this.app.theme;
-    const key = this.key ? (this.key.exists ? `${this.key.path}${this.key.problem ? ` — ${this.key.problem}` : ''}` : 'not created yet (the first backup creates it)') : '…';
+    const W = Math.max(20, ((this.app.screen.width as number) || 80) - 1);
+    const room = W - 12;
+    const problem = this.key?.problem ? ` — ${this.key.problem}` : '';
+    const key = !this.key
+      ? '…'
+      : this.key.exists
+        ? fitWidth(fitPath(this.key.path, Math.max(12, room - problem.length)) + problem, room)
+        : fitWidth('not created yet (the first backup creates it)', room);
+    const second = this.busy
+      ? ` ${t.warn(braces(fitWidth(this.busy, W - 1)))}`
+      : this.error
+        ? ` ${t.danger(braces(fitWidth(this.error, W - 1)))}`
+        : ` ${t.dim(braces(fitWidth('Readable without cleanerx: age -d -i <exported key> <id>.cxb | zstd -d | tar -t', W - 1)))}`;
     this.head.setContent(
       [
         ` ${t.dim('Backup key')} ${braces(key)}`,
-        this.error ? ` ${t.danger(braces(this.error))}` : ` ${t.dim('Readable without cleanerx: age -d -i <exported key> <id>.cxb | zstd -d | tar -t')}`,
+        second,
         t.dim(`    ${padWidth('Created', 17)}${padWidth('Agent', 12)}${padWidth('Items', 7, 'right')}${padWidth('Original', 11, 'right')}${padWidth('Archive', 11, 'right')}  Id`),
       ].join('\n'),
     );
@@ -132,35 +146,59 @@ export class BackupsScreen implements Screen {
     );
   }
 
+  /** Runs a long call with its state in the header; the footer gets the outcome, never a stale "…ing". */
+  private running<T>(what: string, call: Promise<T>): Promise<T> {
+    this.busy = what;
+    this.app.requestRender();
+    const done = (): void => {
+      this.busy = '';
+      this.app.requestRender();
+    };
+    call.then(done, done);
+    return call;
+  }
+
   private verify(b: BackupSummary, passphrase: string): void {
-    this.app.message('Verifying: decrypting and hashing every entry…');
-    this.app.engine.backupVerify(b.id, passphrase).then(
-      (r) => this.app.openDialog('Backup verified', [`All ${r.entries} entries (${formatBytes(r.bytes)}) match the manifest.`]),
-      (e: Error) => this.app.openDialog('Verification failed', [braces(e.message)]),
+    this.running(`Verifying backup ${b.id.slice(0, 8)}: decrypting and hashing every entry…`, this.app.engine.backupVerify(b.id, passphrase)).then(
+      (r) => {
+        const what = r.entries === 1 ? `The 1 entry (${formatBytes(r.bytes)}) matches` : `All ${plural(r.entries, 'entry', 'entries')} (${formatBytes(r.bytes)}) match`;
+        this.app.message(`Backup ${b.id.slice(0, 8)} verified.`);
+        this.app.openDialog('Backup verified', [`${what} the manifest.`]);
+      },
+      (e: Error) => {
+        this.app.message(`Backup ${b.id.slice(0, 8)} failed verification.`, 'error');
+        this.app.openDialog('Verification failed', [braces(e.message)]);
+      },
     );
   }
 
   private restore(b: BackupSummary, passphrase: string): void {
-    this.app.message('Checking every destination first…');
-    this.app.engine.backupRestore(b.id, passphrase, true).then(
+    this.running(`Checking every destination of backup ${b.id.slice(0, 8)} first…`, this.app.engine.backupRestore(b.id, passphrase, true)).then(
       (dry) => {
         this.app.openInput({
-          label: `Restore ${dry.restored} ${dry.unit} (${formatBytes(dry.bytes)}) into ${AGENT_NAMES[b.agent]}? Type restore:`,
+          label: `Restore ${unitCount(dry.restored, dry.unit)} (${formatBytes(dry.bytes)}) into ${AGENT_NAMES[b.agent]}? Type restore:`,
           maxLength: 16,
           onSubmit: (v) => {
             if (v.trim().toLowerCase() !== 'restore') return this.app.message('Not restored: type restore to confirm.');
-            this.app.engine.backupRestore(b.id, passphrase).then(
+            this.running(`Restoring backup ${b.id.slice(0, 8)}…`, this.app.engine.backupRestore(b.id, passphrase)).then(
               (r) => {
-                this.app.openDialog('Restore complete', [`${r.restored} ${r.unit} are back.`, '', 'A rescan follows.']);
+                this.app.message(`Restored ${unitCount(r.restored, r.unit)}.`);
+                this.app.openDialog('Restore complete', [`${unitCount(r.restored, r.unit)} ${r.restored === 1 ? 'is' : 'are'} back.`, '', 'A rescan follows.']);
                 this.app.rescan();
               },
-              (e: Error) => this.app.openDialog('Restore failed', [braces(e.message), '', 'Nothing was left half-restored: every file this restore created was removed again.']),
+              (e: Error) => {
+                this.app.message('Restore failed; nothing was left half-restored.', 'error');
+                this.app.openDialog('Restore failed', [braces(e.message), '', 'Nothing was left half-restored: every file this restore created was removed again.']);
+              },
             );
           },
           onCancel: () => this.app.message('Restore cancelled.'),
         });
       },
-      (e: Error) => this.app.openDialog('Restore not possible', [braces(e.message), '', 'Nothing was written.']),
+      (e: Error) => {
+        this.app.message('Restore not possible; nothing was written.', 'error');
+        this.app.openDialog('Restore not possible', [braces(e.message), '', 'Nothing was written.']);
+      },
     );
   }
 
@@ -182,4 +220,9 @@ export class BackupsScreen implements Screen {
     });
   }
 
+}
+
+/** "1 file", "3 sessions": the restore's unit agreeing with its count. */
+function unitCount(n: number, unit: 'files' | 'sessions'): string {
+  return plural(n, unit === 'files' ? 'file' : 'session', unit);
 }

@@ -2,13 +2,14 @@
 // sessions, an age histogram, and a line for every other agent.
 
 import blessed from 'blessed';
-import { formatBytes, formatCount } from '../engine/format.js';
+import { fitPath, formatBytes, formatCount, plural } from '../engine/format.js';
 import { AGENT_NAMES, CATEGORIES, CATEGORY_LABELS } from '../engine/model.js';
-import { padWidth } from '../engine/text.js';
+import { fitWidth, padWidth } from '../engine/text.js';
 import { bar } from '../widgets/bars.js';
 import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
+import { openWarnings } from './warnings.js';
 
 export class OverviewScreen implements Screen {
   readonly title = 'Overview';
@@ -28,8 +29,10 @@ export class OverviewScreen implements Screen {
     if (!s) {
       L.push(t.dim(this.app.scanning() ? ' Scanning…' : this.app.agent() ? ' Waiting for scan data' : ' No agent data was found. See Settings (6) for what was detected.'));
     } else {
-      L.push(` ${t.bold(braces(AGENT_NAMES[s.agent]))}  ${formatBytes(s.totals.bytes)} managed in ${formatCount(s.totals.items)} items · ${formatCount(s.sessionCount)} sessions · ${formatCount(s.projects.length)} projects`);
-      if (s.writers.length) L.push(' ' + t.warn(braces(`Running: ${s.writers.map((w) => `${w.name} (pid ${w.pid})`).join(', ')} — its data is read-only until it exits.`)));
+      const name = AGENT_NAMES[s.agent];
+      const facts = `${formatBytes(s.totals.bytes)} managed in ${plural(s.totals.items, 'item')} · ${plural(s.sessionCount, 'session')} · ${plural(s.projects.length, 'project')}`;
+      L.push(` ${t.bold(braces(name))}  ${braces(fitWidth(facts, W - name.length - 2))}`);
+      if (s.writers.length) L.push(' ' + t.warn(braces(fitWidth(`Running: ${s.writers.map((w) => `${w.name} (pid ${w.pid})`).join(', ')} — its data is read-only until it exits.`, W))));
       if (s.readOnly) L.push(' ' + t.warn('Read-only mode: no cleanup route is offered.'));
       L.push('');
       const cats = CATEGORIES.filter((c) => (s.byCategory[c]?.items ?? 0) > 0);
@@ -51,13 +54,18 @@ export class OverviewScreen implements Screen {
       const amax = Math.max(1, ...s.ageHistogram.map((a) => a.bytes));
       L.push(t.accent(' Sessions by last update'));
       for (const a of s.ageHistogram) L.push(`  ${padWidth(a.label, 12)} ${t.accent(bar(a.bytes, amax, barW))} ${padWidth(formatBytes(a.bytes), 9, 'right')} ${padWidth(formatCount(a.sessions), 7, 'right')}`);
-      if (s.warnings.length) L.push('', ` ${t.warn(`${s.warnings.length} warnings`)} ${t.dim(braces(`— first: ${s.warnings[0]!.reason}`))}`);
+      if (s.warnings.length) {
+        const count = plural(s.warnings.length, 'warning');
+        const tail = ' · w lists them all';
+        const first = fitWidth(`— first: ${s.warnings[0]!.reason}`, Math.max(10, W - count.length - tail.length - 2));
+        L.push('', ` ${t.warn(count)} ${t.dim(braces(first + tail))}`);
+      }
     }
     L.push('', t.accent(' All agents'));
     for (const i of this.app.installations()) {
       const state = i.state === 'installed' ? 'Installed' : i.state === 'dataOnly' ? 'Local data only' : 'Not detected';
       const cur = i.agent === this.app.agent() ? t.bold('›') : ' ';
-      L.push(` ${cur} ${padWidth(AGENT_NAMES[i.agent], 12)} ${padWidth(state, 16)} ${t.dim(cell(i.home, Math.max(10, W - 34)))}`);
+      L.push(` ${cur} ${padWidth(AGENT_NAMES[i.agent], 12)} ${padWidth(state, 16)} ${t.dim(cell(fitPath(i.home, Math.max(10, W - 34)), Math.max(10, W - 34)))}`);
     }
     this.root.setContent(L.join('\n'));
   }
@@ -67,6 +75,13 @@ export class OverviewScreen implements Screen {
     bindings: [
       { keys: ['up', 'k'], label: '↑ k', does: 'scroll up', run: () => this.scroll(-1) },
       { keys: ['down', 'j'], label: '↓ j', does: 'scroll down', run: () => this.scroll(1) },
+      {
+        keys: ['w'],
+        does: 'list every warning of this scan',
+        footer: 'warnings',
+        disabled: () => (this.app.summary()?.warnings.length ? undefined : 'this scan raised no warnings'),
+        run: () => openWarnings(this.app),
+      },
     ],
   };
 

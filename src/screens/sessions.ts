@@ -3,7 +3,7 @@
 // engine in pages of 50; only the visible window is drawn.
 
 import blessed from 'blessed';
-import { formatAge, formatBytes, formatCount, plural } from '../engine/format.js';
+import { fitPath, formatAge, formatBytes, formatCount, plural } from '../engine/format.js';
 import type { Detail, ExpansionSpec, PageResult, Preview, Row, SessionFilter, SortKey, UpdatedFilter } from '../engine/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
@@ -11,6 +11,7 @@ import { braces, cell } from '../widgets/theme.js';
 import { place, VirtualList, type RowSource } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
+import { openWarnings } from './warnings.js';
 
 const PAGE = 50;
 const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
@@ -269,7 +270,12 @@ export class SessionsScreen implements Screen {
     const glyph = r.expandable ? (r.expanded ? '▾ ' : '▸ ') : '  ';
     const prefix = indent + glyph;
     const titleRoom = Math.max(1, cols.title - displayWidth(prefix));
-    const label = r.kind === 'project' && r.source ? `${r.title}  ${r.source}` : r.title;
+    let label = r.title;
+    // A project's root path is cut in the middle (its end names the project), after the label.
+    if (r.kind === 'project' && r.source) {
+      const room = titleRoom - 1 - displayWidth(r.title) - 2;
+      if (room >= 8) label = `${r.title}  ${fitPath(r.source, room)}`;
+    }
     const title = prefix + cell(label, titleRoom - 1) + ' ';
     const source = cell(r.kind === 'project' ? '' : r.state === 'archived' ? 'archived' : r.source, cols.source);
     const age = padWidth(formatAge(r.updatedAt, now), cols.age, 'right');
@@ -413,11 +419,26 @@ export class SessionsScreen implements Screen {
       },
       {
         keys: ['s'],
-        does: 'sort: updated · size · title',
+        does: 'sort by: updated · size · title',
+        footer: 'sort',
         run: () => {
           this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length]!;
           this.changed(true);
         },
+      },
+      {
+        keys: ['S'],
+        does: 'reverse the order (oldest, smallest, Z→A first)',
+        run: () => {
+          this.reverse = !this.reverse;
+          this.changed(true);
+        },
+      },
+      {
+        keys: ['w'],
+        does: 'list every warning of this scan',
+        disabled: () => (this.app.summary()?.warnings.length ? undefined : 'this scan raised no warnings'),
+        run: () => openWarnings(this.app),
       },
       {
         keys: ['t'],

@@ -3,7 +3,9 @@
 
 import blessed from 'blessed';
 import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engine/model.js';
+import { fitPath } from '../engine/format.js';
 import { padWidth } from '../engine/text.js';
+import { wrapWords } from '../widgets/detail-pane.js';
 import type { Settings } from '../engine/settings.js';
 import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
@@ -17,19 +19,22 @@ export class SettingsScreen implements Screen {
   private cursor = 0;
   private draft: Settings | null = null;
   private busy = false;
-  private keyLine = '…';
+  private keyPath = '…';
+  private keyNote = '';
   private storeLine = '…';
   private key: KeyInfo | null = null;
 
   constructor(private app: AppContext) {
-    this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, scrollable: true, hidden: true });
+    // Lines are laid out here (paths cut in the middle, prose wrapped at spaces): blessed's wrap would break a path mid-word.
+    this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, scrollable: true, hidden: true, wrap: false });
   }
 
   onSummary(): void {
     this.app.engine.keyInfo().then(
       (k) => {
         this.key = k;
-        this.keyLine = k.exists ? `${k.path} (passphrase-protected age identity${k.problem ? `; ${k.problem}` : ''}) · X exports it` : `none yet; the first backup creates ${k.path}`;
+        this.keyPath = k.path;
+        this.keyNote = k.exists ? `passphrase-protected age identity${k.problem ? `; ${k.problem}` : ''} · X exports it` : 'none yet; the first backup creates it';
         this.storeLine =
           k.store === 'keyring'
             ? 'OS key ring (no passphrase asked; the file stays the recovery path) · K switches back to the file'
@@ -51,6 +56,7 @@ export class SettingsScreen implements Screen {
     const s = this.current();
     const L: string[] = [` ${t.accent('Agents')} ${t.dim(this.busy ? '· detecting…' : '')}`];
     const installs = this.app.installations();
+    const room = Math.max(10, W - 17);
     AGENT_KINDS.forEach((kind, i) => {
       const inst = installs.find((x) => x.agent === kind);
       const sel = i === this.cursor;
@@ -58,19 +64,30 @@ export class SettingsScreen implements Screen {
       const head = `${sel ? '›' : ' '} ${padWidth(AGENT_NAMES[kind], 12)} ${padWidth(state, 16)} ${inst?.version ? braces(inst.version) : ''}`;
       L.push(sel ? t.cursor(padWidth(head, W)) : head);
       const override = s?.homeOverrides[kind];
-      const field = (label: string, value: string): string => `     ${t.dim(padWidth(label, 12))}${cell(value, Math.max(10, W - 17))}`;
-      L.push(field('home', inst ? `${inst.home}${inst.homeSource === 'override' ? ' (override)' : inst.homeSource === 'env' ? ' (environment)' : ''}` : '…'));
-      if (override !== undefined || this.draft) L.push(field('override', override ?? '— (none)'));
-      L.push(field('executable', inst?.executable ?? 'not found'));
-      for (const w of inst?.warnings ?? []) L.push(`     ${t.warn(braces(w))}`);
+      const source = inst?.homeSource === 'override' ? ' (override)' : inst?.homeSource === 'env' ? ' (environment)' : '';
+      L.push(path('home', inst ? inst.home : '…', source));
+      if (override !== undefined || this.draft) L.push(override === undefined ? text('override', '— (none)')[0]! : path('override', override));
+      L.push(inst?.executable ? path('executable', inst.executable) : text('executable', 'not found')[0]!);
+      for (const w of inst?.warnings ?? []) L.push(...warnLines(w));
     });
+    // Labels padded to 12 after 5 columns; a path is cut in the middle (suffix kept), prose wraps at spaces.
+    function path(label: string, value: string, suffix = ''): string {
+      return `     ${t.dim(padWidth(label, 12))}${cell(fitPath(value, Math.max(8, room - suffix.length)) + suffix, room)}`;
+    }
+    function text(label: string, value: string): string[] {
+      return wrapWords(value, room).map((l, i) => `     ${t.dim(padWidth(i === 0 ? label : '', 12))}${braces(l)}`);
+    }
+    function warnLines(w: string): string[] {
+      return wrapWords(w, W - 6).map((l) => `     ${t.warn(braces(l))}`);
+    }
     L.push('', ` ${t.accent('cleanerx')}`);
-    L.push(`     ${t.dim(padWidth('config', 12))}${braces(loaded?.path ?? '…')}`);
-    if (loaded?.warning) L.push(`     ${t.warn(braces(loaded.warning))}`);
-    if (s) L.push(`     ${t.dim(padWidth('retention', 12))}backups ${s.retention.backupDays} d · logs ${s.retention.logDays} d · temporary ${s.retention.tempHours} h`);
-    L.push(`     ${t.dim(padWidth('backup key', 12))}${braces(this.keyLine)}`);
-    L.push(`     ${t.dim(padWidth('unlocked by', 12))}${braces(this.storeLine)}`);
-    if (this.draft) L.push('', ` ${t.warn('Unsaved changes — S saves (and detects again), Esc discards.')}`);
+    L.push(path('config', loaded?.path ?? '…'));
+    if (loaded?.warning) L.push(...warnLines(loaded.warning));
+    if (s) L.push(...text('retention', `backups ${s.retention.backupDays} d · logs ${s.retention.logDays} d · temporary ${s.retention.tempHours} h`));
+    L.push(path('backup key', this.keyPath));
+    if (this.keyNote) L.push(...text('', this.keyNote));
+    L.push(...text('unlocked by', this.storeLine));
+    if (this.draft) L.push('', ...warnLines('Unsaved changes — S saves (and detects again), Esc discards.'));
     this.root.setContent(L.join('\n'));
   }
 

@@ -2,7 +2,7 @@
 // and the deck have room for the count and the first one only). Reasons and
 // paths come from agent data: cleaned and made inert before they are shown.
 
-import { fitPath, plural } from '../engine/format.js';
+import { fitPath, formatCount, plural } from '../engine/format.js';
 import type { ScanWarning } from '../engine/model.js';
 import { cleanText } from '../engine/text.js';
 import { wrapWords } from '../widgets/detail-pane.js';
@@ -13,7 +13,7 @@ import type { AppContext } from './screen.js';
 export const MAX_LISTED = 500;
 
 export function warningsTitle(n: number): string {
-  return n === 0 ? 'Warnings' : `Warnings (${plural(n, 'warning')})`;
+  return n === 0 ? 'Warnings' : `Warnings (${formatCount(n)})`;
 }
 
 /** The dialog's lines at `width` columns: each reason wrapped at spaces, its path cut in the middle. */

@@ -19,8 +19,8 @@ describe('warnings view', () => {
       expect(lines.some((l) => l.includes(`/${i}.jsonl`))).toBe(true);
     }
     expect(lines[0]).toContain('7 warnings');
-    expect(warningsTitle(7)).toBe('Warnings (7 warnings)');
-    expect(warningsTitle(1)).toBe('Warnings (1 warning)');
+    expect(warningsTitle(7)).toBe('Warnings (7)');
+    expect(warningsTitle(1234)).toBe('Warnings (1,234)');
     expect(warningLines([{ path: '/x', reason: 'r' }], theme, 60).map(untag)[0]).toContain('1 warning in');
   });
 
