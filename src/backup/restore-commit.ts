@@ -122,6 +122,41 @@ export class AnchoredTree {
     return cur;
   }
 
+  /**
+   * Walks to `rel` afresh (no cached handle) and checks every dir on the way
+   * is the one seen before: after the commits, a dir that was swapped away
+   * while its handle kept the writes in the real dir is noticed, not reported
+   * as restored under a path that now leads elsewhere.
+   */
+  verify(label: string, rel: string): void {
+    if (!rel) return;
+    const root = this.root(label);
+    const comps = rel.split('/');
+    const opened: DirHandle[] = [];
+    try {
+      let cur = root.h;
+      for (let i = 0; i < comps.length; i++) {
+        const sub = comps.slice(0, i + 1).join('/');
+        const where = this.display(label, sub);
+        const st = lstatAt(cur, comps[i]!);
+        if (!st || st.isSymbolicLink() || !st.isDirectory()) throw swapped(where);
+        let h: DirHandle;
+        try {
+          h = openChildDir(cur, comps[i]!);
+        } catch (e) {
+          throw swapped(where, e);
+        }
+        opened.push(h);
+        const hs = h.stat();
+        const seen = this.ids.get(key(label, sub));
+        if (!seen || seen.dev !== hs.dev || seen.ino !== hs.ino || hs.ino !== st.ino) throw swapped(where);
+        cur = h;
+      }
+    } finally {
+      for (const h of opened) closeQuietly(h);
+    }
+  }
+
   pin(label: string, rel: string, h: DirHandle): void {
     if (!rel || this.pinned.size >= PINNED) return;
     this.pinned.set(key(label, rel), h);

@@ -276,6 +276,10 @@ async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
       crashPoint(`restore:${i}:after`);
       failPoint(`restore:${i}:after`);
     }
+    for (const k of new Set(committed.map((c) => `${c.root}\0${c.dir}`))) {
+      const [root, dir] = k.split('\0') as [string, string];
+      tree.verify(root, dir);
+    }
     return null;
   } catch (err) {
     const left = await undo(tree, committed, created);
