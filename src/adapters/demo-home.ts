@@ -42,8 +42,10 @@ export function createDemoHome(now = Date.now(), onRoot?: (root: string) => void
   const root = mkdtempSync(join(tmp, DEMO_PREFIX));
   writeOwner(root);
   onRoot?.(root);
-  const env = isolatedEnv(root);
+  // The agents' own temp files (OpenCode makes $TMPDIR/opencode even for --version) go with the home.
+  const env = { ...isolatedEnv(root), TMPDIR: join(root, 'tmp') };
   mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
+  mkdirSync(env.TMPDIR, { recursive: true, mode: 0o700 });
   buildPiFixture({
     agentDir: env.PI_CODING_AGENT_DIR!,
     projects: 24,

@@ -3,9 +3,9 @@
 // than on PATH: the installed `cleanerx` bin is started without npm, which is
 // what put node_modules/.bin on PATH for `npm start`.
 
-import { accessSync, constants, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AgentKind } from '../engine/model.js';
 
 const PINNED: { agent: AgentKind; pkg: string; bin: string }[] = [
@@ -30,27 +30,28 @@ function executable(p: string): boolean {
   }
 }
 
-/** The node_modules/.bin that holds `bin` for the package whose package.json is `pkgJson`. */
-function binDirOf(pkgJson: string, bin: string): string | null {
-  let dir = dirname(pkgJson);
-  while (dir !== dirname(dir)) {
-    if (dir.endsWith(`${sep}node_modules`)) return executable(join(dir, '.bin', bin)) ? join(dir, '.bin') : null;
+/**
+ * The node_modules/.bin that holds `bin` for `pkg`, looked up as Node looks
+ * up a package (node_modules of each ancestor of `from`); a package's
+ * "exports" may hide its package.json from require.resolve, so the
+ * directories are read directly.
+ */
+function binDirOf(from: string, pkg: string, bin: string): string | null {
+  let dir = dirname(from);
+  for (;;) {
+    const nm = basename(dir) === 'node_modules' ? dir : join(dir, 'node_modules');
+    if (existsSync(join(nm, pkg, 'package.json'))) return executable(join(nm, '.bin', bin)) ? join(nm, '.bin') : null;
+    if (dir === dirname(dir)) return null;
     dir = dirname(dir);
   }
-  return null;
 }
 
 export function findDemoTools(resolveFrom: string = import.meta.url): DemoTools {
-  const req = createRequire(resolveFrom);
+  const from = fileURLToPath(resolveFrom);
   const dirs: string[] = [];
   const missing: DemoTools['missing'] = [];
   for (const p of PINNED) {
-    let dir: string | null = null;
-    try {
-      dir = binDirOf(req.resolve(`${p.pkg}/package.json`), p.bin);
-    } catch {
-      dir = null;
-    }
+    const dir = binDirOf(from, p.pkg, p.bin);
     if (dir) dirs.push(dir);
     else missing.push({ agent: p.agent, pkg: p.pkg });
   }
