@@ -43,9 +43,9 @@ export function createDemoHome(now = Date.now(), onRoot?: (root: string) => void
   writeOwner(root);
   onRoot?.(root);
   // The agents' own temp files (OpenCode makes $TMPDIR/opencode even for --version) go with the home.
-  const env = { ...isolatedEnv(root), TMPDIR: join(root, 'tmp') };
+  const env: Record<string, string> = { ...isolatedEnv(root), TMPDIR: join(root, 'tmp') };
   mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
-  mkdirSync(env.TMPDIR, { recursive: true, mode: 0o700 });
+  mkdirSync(env.TMPDIR!, { recursive: true, mode: 0o700 });
   buildPiFixture({
     agentDir: env.PI_CODING_AGENT_DIR!,
     projects: 24,
