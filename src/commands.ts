@@ -28,7 +28,7 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
   let code = 0;
   const parser = yargs(argv)
     .scriptName('cleanerx')
-    .usage('$0 [--demo [--keep]] [--read-only]\n\nInventory and safely clean the local data of Codex, Claude Code, OpenCode and pi.')
+    .usage('$0 [--demo [--keep]] [--read-only] [--agent A]\n\nInventory and safely clean the local data of Codex, Claude Code, OpenCode and pi.')
     .option('read-only', { type: 'boolean', default: false, describe: 'Never offer any mutation route' })
     .option('demo', { type: 'boolean', default: false, describe: 'Open the app on a generated throw-away home' })
     .option('keep', { type: 'boolean', default: false, describe: 'With --demo: keep the demo home on exit' })
@@ -82,8 +82,8 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
     .command('doctor', 'Report what was detected for each agent', {}, async (a) => {
       code = await doctorCommand(Boolean(a['read-only']));
     })
-    .command('$0', false, {}, async (a) => {
-      code = await startApp({ demo: Boolean(a.demo), keep: Boolean(a.keep), readOnly: Boolean(a['read-only']) });
+    .command('$0', false, (y) => y.option('agent', { choices: [...AGENT_KINDS], describe: 'Open the app on this agent' }), async (a) => {
+      code = await startApp({ demo: Boolean(a.demo), keep: Boolean(a.keep), readOnly: Boolean(a['read-only']), initialAgent: a.agent as AgentKind | undefined });
     })
     .strict()
     .help()
