@@ -196,7 +196,7 @@ async function executeLocked(plan: CleanupPlan, deps: ExecutorDeps, onProgress: 
         if (!owner || !gone.has(owner) || !lstatSyncOrNull(idn.path)) return;
         revalidate(idn, safety);
         crashPoint(`remove:${op.index}:${k}:before`);
-        removeAnchored(idn, safety);
+        removeAnchored(idn, safety, () => crashPoint(`remove:${op.index}:${k}:partial`));
         crashPoint(`remove:${op.index}:${k}:after`);
       });
     } catch (e) {
@@ -243,7 +243,7 @@ async function executeLocked(plan: CleanupPlan, deps: ExecutorDeps, onProgress: 
           revalidate(idn, safety);
           crashPoint(`remove:${op.index}:${k}:before`);
           mutated = true;
-          removeAnchored(idn, safety);
+          removeAnchored(idn, safety, () => crashPoint(`remove:${op.index}:${k}:partial`));
           crashPoint(`remove:${op.index}:${k}:after`);
         });
       } catch (e) {

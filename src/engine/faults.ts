@@ -15,7 +15,12 @@ export function injectedFault(tag: string): NodeJS.ErrnoException | null {
   return Object.assign(new Error(`${code}: injected fault on ${tag} write`), { code });
 }
 
-/** Every crash point an execution of this shape passes, in order. */
+/**
+ * Every crash point an execution of this shape passes, in order. A directory
+ * tree also passes `remove:<op>:<path>:partial` right after its first entry
+ * is removed (a kill inside one path); it is not listed here, as the shape
+ * does not say which paths are trees.
+ */
 export function crashPointsFor(pathsPerMutation: number[], backup = false): string[] {
   const out = ['journal:created', 'journal:preflight'];
   if (backup) out.push(...['writing', 'archiveCommitted', 'verifying', 'verified', 'catalogWriting', 'committed'].map((p) => `backup:${p}`));

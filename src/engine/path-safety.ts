@@ -83,7 +83,7 @@ export function revalidate(id: FileIdentity, ctx: SafetyContext): void {
  * any ancestor mid-run can therefore not redirect it; the removal stops
  * with a plain error instead, having removed only entries of the planned tree.
  */
-export function removeAnchored(id: FileIdentity, ctx: SafetyContext): void {
+export function removeAnchored(id: FileIdentity, ctx: SafetyContext, afterFirstEntry?: () => void): void {
   const root = ctx.roots.find((r) => within(id.path, r) && id.path !== r);
   if (!root) throw new UnsafePathError(`${id.path} is outside the allowed roots.`);
   const rel = id.path.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep);
@@ -106,14 +106,19 @@ export function removeAnchored(id: FileIdentity, ctx: SafetyContext): void {
       anchored(() => unlinkAt(parent, name));
       return;
     }
-    removeDirAt(parent, name, st, dev);
+    let first = afterFirstEntry;
+    removeDirAt(parent, name, st, dev, () => {
+      const f = first;
+      first = undefined;
+      f?.();
+    });
   } finally {
     for (const h of held.reverse()) h.close();
   }
 }
 
 /** Empties and removes the directory `name` of `parent`, which must still be the one seen as `seen`. */
-function removeDirAt(parent: DirHandle, name: string, seen: { dev: number; ino: number }, dev: number): void {
+function removeDirAt(parent: DirHandle, name: string, seen: { dev: number; ino: number }, dev: number, removed: () => void): void {
   const h = anchored(() => openChildDir(parent, name));
   try {
     if (!sameIdentity(h.stat(), seen)) throw new UnsafePathError(`${h.display} was swapped during the removal; it stopped there.`);
@@ -121,8 +126,11 @@ function removeDirAt(parent: DirHandle, name: string, seen: { dev: number; ino: 
       const cst = lstatAt(h, child);
       if (!cst) continue;
       if (cst.dev !== dev) throw new UnsafePathError(`${h.display}/${child} is on another filesystem; the removal stopped there.`);
-      if (cst.isDirectory()) removeDirAt(h, child, cst, dev);
-      else anchored(() => unlinkAt(h, child));
+      if (cst.isDirectory()) removeDirAt(h, child, cst, dev, removed);
+      else {
+        anchored(() => unlinkAt(h, child));
+        removed();
+      }
     }
   } finally {
     h.close();

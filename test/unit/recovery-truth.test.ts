@@ -98,6 +98,32 @@ describe('recovery truth', () => {
     expect(journal(t).status).toBe('recovered');
   }, 60_000);
 
+  it('a kill inside one directory tree (remove:0:<k>:partial): that path is "changed", the item partial; restore fills in only the missing entries', async () => {
+    const { t, id, paths } = threePathSession();
+    const fh = paths[2]!;
+    writeFileSync(join(fh, 'fedcba9876543210@v1'), 'a third backup\n');
+    // Review in-process to learn at which position of the operation file-history comes.
+    const engine = new Engine(ADAPTERS, t.ctx);
+    const plan = await engine.plan((await engine.scan('claude')).snapshotId, [id]);
+    const k = plan.operations[0]!.paths.indexOf(fh);
+    expect(k).toBeGreaterThanOrEqual(0);
+    const before = home(t);
+    killed(cli(t, ['clean', '--agent', 'claude', '--id', id, '--yes', '--backup'], { CLEANERX_CRASH_AT: `remove:0:${k}:partial` }, PASS));
+    const left = readdirSync(fh);
+    expect(left).toHaveLength(2);
+    const keptIno = new Map(left.map((n) => [n, lstatSync(join(fh, n)).ino]));
+    const op = await listed(t);
+    expect(op.observed).toBe('Partially applied');
+    expect(op.items[0]!.paths.find((p) => p.path === fh)!.state).toBe('changed');
+    expect(op.canRestore).toBe(true);
+    const r = cli(t, ['recovery', 'restore', op.operationId], {}, PASS);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(agentDiff(t, before, home(t))).toEqual([]);
+    for (const [n, i] of keptIno) expect(lstatSync(join(fh, n)).ino, n).toBe(i);
+    expect(journal(t).status).toBe('recovered');
+  }, 60_000);
+
   it('the journal records a mutation applied but every path is back as a copy: never "Not applied"', async () => {
     const { t, id, paths } = threePathSession();
     const save = join(t.root, 'saved');
