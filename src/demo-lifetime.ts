@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { createDemoHome, type DemoHome } from './adapters/demo-home.js';
 import { releaseOwner, sweepStaleDemoHomes } from './adapters/demo-owner.js';
 import type { EngineApi } from './engine/api.js';
+import { safe } from './engine/text.js';
+import { printOut } from './terminal-out.js';
 
 const SIGNALS = ['SIGHUP', 'SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
 const CLOSE_WAIT_MS = 2000;
@@ -60,7 +62,7 @@ export class DemoLifetime {
     }
     if (this.keep) {
       releaseOwner(this.root);
-      process.stdout.write(`Demo home kept at ${this.root}\n`);
+      printOut(safe`Demo home kept at ${this.root}`);
       return;
     }
     try {
