@@ -9,7 +9,7 @@
 
 import blessed from 'blessed';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -208,5 +208,26 @@ describe('the TUI draws hostile text inert', () => {
     } finally {
       pty.dispose();
     }
+  });
+});
+
+describe('one way to the terminal', () => {
+  it('no source file writes to stdout or stderr except through terminal-out.ts (which takes SafeText only)', () => {
+    const root = new URL('../../src/', import.meta.url).pathname;
+    // keyring-child answers its parent over a pipe in JSON, never a terminal.
+    const allowed = new Set(['terminal-out.ts', 'backup/keyring-child.ts']);
+    const offenders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+        const rel = dir ? `${dir}/${e.name}` : e.name;
+        if (e.isDirectory()) walk(rel);
+        else if (rel.endsWith('.ts') && !allowed.has(rel)) {
+          const src = readFileSync(join(root, rel), 'utf8');
+          if (/process\.(stdout|stderr)\.write\(|console\.(log|info|warn)\(/.test(src)) offenders.push(rel);
+        }
+      }
+    };
+    walk('');
+    expect(offenders).toEqual([]);
   });
 });
