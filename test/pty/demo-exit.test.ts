@@ -86,4 +86,13 @@ describe('the demo runs the agents pinned beside cleanerx', () => {
     pty.type('q');
     await pty.waitExit(20_000);
   }, 60_000);
+
+  it('--agent codex opens on Codex, not on the saved agent (pi)', async () => {
+    const { env } = demoIn();
+    pty = new PtyScreen(['--demo', '--agent', 'codex'], env, 100, 30);
+    await pty.waitFor(/Agent \[Codex\]\s+Last scan/, 30_000);
+    expect(pty.text()).not.toMatch(/Agent \[pi\]/);
+    pty.type('q');
+    await pty.waitExit(20_000);
+  }, 60_000);
 });

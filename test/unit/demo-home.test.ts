@@ -85,6 +85,24 @@ describe('demo home ownership', () => {
   });
 });
 
+describe('every exit path removes the home', () => {
+  const LIFETIME = new URL('../../dist/demo-lifetime.js', import.meta.url).href;
+  it.each([
+    ['an uncaught error', "setTimeout(() => { throw new Error('boom'); }, 10);", 1],
+    ['process.exit', 'setTimeout(() => process.exit(3), 10);', 3],
+    ['SIGTERM', "setTimeout(() => process.kill(process.pid, 'SIGTERM'), 10); setInterval(() => {}, 1000);", 143],
+    ['SIGHUP', "setTimeout(() => process.kill(process.pid, 'SIGHUP'), 10); setInterval(() => {}, 1000);", 129],
+  ])('%s', (_name, then, code) => {
+    t = makeTempEnv();
+    const tmp = join(t.root, 'tmp');
+    mkdirSync(tmp);
+    const script = `import { DemoLifetime } from ${JSON.stringify(LIFETIME)}; new DemoLifetime(false).create(); ${then}`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...t.env, TMPDIR: tmp }, encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(code);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
 describe('the pinned agents beside the install', () => {
   it('finds codex and pi in cleanerx\u2019s own node_modules/.bin, and the node that runs cleanerx', () => {
     const tools = findDemoTools();
