@@ -6,6 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
+import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
 import { crashPoint } from './faults.js';
 import type { AgentKind, Category, CleanupPlan } from './model.js';
 
@@ -130,7 +131,19 @@ export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
         out.push({ kind: 'unknown', path, reason: 'The journal is larger than 8 MiB.' });
         continue;
       }
-      const v = JSON.parse(await fsp.readFile(path, 'utf8')) as Partial<Journal> & { formatVersion?: unknown; status?: unknown };
+      // Opened again without following a link or waiting on a FIFO swapped in since the lstat.
+      let text: string;
+      try {
+        text = await readRegularTextAsync(path, MAX_JOURNAL_BYTES);
+      } catch (e) {
+        if (e instanceof BoundedReadError && e.code === 'ENOENT') continue;
+        if (e instanceof BoundedReadError) {
+          out.push({ kind: 'unknown', path, reason: `The journal cannot be read safely: ${e.message}` });
+          continue;
+        }
+        throw e;
+      }
+      const v = JSON.parse(text) as Partial<Journal> & { formatVersion?: unknown; status?: unknown };
       if (isObsolete(v)) {
         await fsp.unlink(path);
         continue;

@@ -4,13 +4,13 @@
 // restore of a partially applied item brings back only what is missing.
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/engine.js';
-import { journalDir, type Journal } from '../../src/engine/journal.js';
+import { journalDir, listJournals, type Journal } from '../../src/engine/journal.js';
 import type { ObservedRecoveryOperation } from '../../src/engine/recovery.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
@@ -153,6 +153,18 @@ describe('recovery truth', () => {
     expect(done.status, done.stderr).toBe(0);
     expect(journal(t).status).toBe('terminated');
   }, 60_000);
+
+  it('a FIFO or a link in place of a journal is an unknown journal, read without blocking', async () => {
+    const t = makeTempEnv('cleanerx-truth-');
+    envs.push(t);
+    const dir = journalDir(t.env.CLEANERX_STATE_DIR!);
+    mkdirSync(dir, { recursive: true });
+    expect(spawnSync('mkfifo', [join(dir, '7d4f1e0a-0000-4000-8000-000000000002.json')]).status).toBe(0);
+    writeFileSync(join(t.root, 'elsewhere.json'), '{}');
+    symlinkSync(join(t.root, 'elsewhere.json'), join(dir, '7d4f1e0a-0000-4000-8000-000000000003.json'));
+    const all = await listJournals(t.env.CLEANERX_STATE_DIR!);
+    expect(all.map((e) => e.kind)).toEqual(['unknown', 'unknown']);
+  });
 
   it('a kill before anything was removed: "Not applied", every path intact', async () => {
     const { t, id, paths } = threePathSession();
