@@ -165,7 +165,10 @@ next();
 
 describe('display width agrees with tmux', () => {
   it('tmux puts the cursor where the app measured (random titles, as displayed)', () => {
-    const shown = fc.sample(title, { numRuns: 300, seed: 1213 }).map((s) => cleanText(s));
+    // Emoji newer than xterm.js's Unicode 11 table (🫠 14, 🥹 14, 🧋 13): string-width and tmux draw them wide.
+    // (Unicode 15 ones such as 🪿 are unknown to Debian 12's glibc, and tmux draws them in no column at all: see README.)
+    const newer = ['🫠', '🥹', '🧋', 'a🫠b'];
+    const shown = [...newer, ...fc.sample(title, { numRuns: 300, seed: 1213 }).map((s) => cleanText(s))];
     const cols = tmuxColumns(shown);
     const wrong = shown.map((s, i) => ({ s, app: displayWidth(s), tmux: cols[i] })).filter((x) => x.app !== x.tmux);
     expect(wrong).toEqual([]);
