@@ -367,7 +367,11 @@ export class Engine implements EngineApi {
           },
         }
       : undefined;
-    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), dryRun, expectId: r.id, sessionImport, onlyPaths });
+    if (!dryRun) {
+      const stuck = (await this.settleRestores(r.agent)).find((x) => x.outcome === 'pending' || x.outcome === 'unknown');
+      if (stuck) throw new RequestError(stuck.message);
+    }
+    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), journalDir: join(this.dirs.state, 'restores'), dryRun, expectId: r.id, sessionImport, onlyPaths });
     const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(r.agent)) ? 'sessions' : 'files';
     return { restored: res.restored.length, bytes: res.manifest.originalBytes, paths: res.restored, unit };
   }
@@ -414,11 +418,34 @@ export class Engine implements EngineApi {
     };
   }
 
+  /** Finishes (or rolls back) restores a kill interrupted; a running agent's is left for later. Loads the backup code only when one exists. */
+  private async settleRestores(agent?: AgentKind): Promise<{ outcome: string; message: string }[]> {
+    const journalDir = join(this.dirs.state, 'restores');
+    if (!(await fsp.readdir(journalDir).catch(() => [] as string[])).some((n) => n.startsWith('restore-'))) return [];
+    const { settlePendingRestores } = await import('../backup/restore.js');
+    const s = await this.settings();
+    return settlePendingRestores({
+      journalDir,
+      stagingParent: join(this.dirs.data, 'restore-staging'),
+      agent,
+      rootsFor: async (a) => {
+        const adapter = this.adapter(a);
+        const inst = await detectOne(adapter, this.ctx, s.homeOverrides[a], false);
+        const writers = adapter.fileRoute ? await adapter.fileRoute.writers(inst, this.ctx) : [];
+        if (writers.length) return `Quit ${AGENT_NAMES[a]} so cleanerx can finish an interrupted restore (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`;
+        return Object.fromEntries(this.backupRoots(a, inst).map((x) => [x.label, x.dir]));
+      },
+    });
+  }
+
   async recoveryList(): Promise<RecoveryOperation[]> {
+    // An interrupted restore is finished first, so what recovery observes is not a half-restored item.
+    await this.settleRestores().catch(() => undefined);
     return listRecovery(this.recoveryDeps());
   }
 
   async recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<RecoveryOperation[]> {
+    await this.settleRestores().catch(() => undefined);
     await recoveryAction(this.recoveryDeps(), operationId, action, passphrase);
     return this.recoveryList();
   }

@@ -10,14 +10,25 @@
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectFiles, writeArchive } from '../../src/backup/archive.js';
 import { restoreArchive, settlePendingRestores, type RestoreOptions } from '../../src/backup/restore.js';
+import { addRecord, archivePathFor, backupsDir } from '../../src/backup/catalog.js';
+import { createIdentity } from '../../src/backup/keystore.js';
+import { ADAPTERS } from '../../src/adapters/registry.js';
+import { Engine } from '../../src/engine/engine.js';
+import { ownDirs } from '../../src/engine/own-dirs.js';
+import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+
+// Only in test mode does the key store accept a cheaper scrypt.
+process.env.CLEANERX_TEST_MODE = '1';
+process.env.CLEANERX_SCRYPT_LOG_N = '12';
+const envs: TempEnv[] = [];
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const CHILD = join(REPO, 'test/helpers/restore-child.ts');
@@ -80,7 +91,10 @@ beforeAll(async () => {
   archivePath = join(work, 'backup.cxb');
   await writeArchive({ archivePath, recipient: await identityToRecipient(identity), agent: 'pi', operationId: 'op-1', id: randomUUID(), itemCount: FILES.length, retentionDays: 30, files });
 });
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  for (const t of envs.splice(0)) t.cleanup();
+});
 
 interface Home {
   dir: string;
@@ -220,5 +234,51 @@ describe('sparse restore', () => {
     // Two 4 KiB data blocks; fully allocated it would be 16 MiB.
     expect(st.blocks * 512).toBeLessThanOrEqual(256 * 1024);
     expect(hashTree(h.agentDir).get(FILES[4]!.rel)).toBe(full.get(FILES[4]!.rel));
+  });
+});
+
+describe('through the engine (`cleanerx backups restore`, the next start)', () => {
+  const pass = 'correct horse battery';
+  async function catalogHome(name: string): Promise<{ t: TempEnv; id: string; engine: Engine }> {
+    const t = makeTempEnv(`cleanerx-restore-engine-${name}-`);
+    envs.push(t);
+    const data = ownDirs(t.env).data;
+    const { recipient } = await createIdentity(data, pass);
+    const agentDir = t.env.PI_CODING_AGENT_DIR!;
+    writeBase(agentDir);
+    const src = join(t.root, 'source');
+    writeBase(src);
+    writePlanned(src);
+    const id = randomUUID();
+    mkdirSync(backupsDir(data), { recursive: true, mode: 0o700 });
+    const files = await collectFiles(FILES.map((f) => join(src, f.rel)), [{ label: 'pi_home', dir: src }]);
+    const { manifest, archiveBytes } = await writeArchive({ archivePath: archivePathFor(data, id), recipient, agent: 'pi', operationId: 'op-e', id, itemCount: FILES.length, retentionDays: 30, files });
+    await addRecord(data, { id, createdAt: manifest.createdAt, expiresAt: manifest.expiresAt, archivePath: archivePathFor(data, id), archiveBytes, originalBytes: manifest.originalBytes, itemCount: FILES.length, operationId: 'op-e', agent: 'pi', verifiedAt: manifest.createdAt });
+    return { t, id, engine: new Engine(ADAPTERS, t.ctx) };
+  }
+  const killEngineRestore = (t: TempEnv, id: string, point: string): void => {
+    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify({ engine: { id, passphrase: pass } })], { cwd: REPO, env: { ...t.env, CLEANERX_CRASH_AT: point }, encoding: 'utf8', timeout: 120_000 });
+    expect(r.signal, r.stderr).toBe('SIGKILL');
+  };
+  const leftovers = (t: TempEnv): string[] => [...hashTree(t.root).keys()].filter((k) => /\.partial$|cleanerx-restore-|restore-[0-9a-f-]{36}/.test(k));
+
+  it('killed after its third file, the next start (recovery list) finishes it; the backup still restores', async () => {
+    const { t, id, engine } = await catalogHome('start');
+    killEngineRestore(t, id, 'restore:2:after');
+    expect(existsSync(join(t.env.PI_CODING_AGENT_DIR!, FILES[3]!.rel))).toBe(false);
+    await engine.recoveryList();
+    expect(treeDiff(full, hashTree(t.env.PI_CODING_AGENT_DIR!))).toEqual([]);
+    expect(leftovers(t)).toEqual([]);
+    expect((await engine.backupRestore(id, pass)).restored).toBe(FILES.length);
+    await engine.close();
+  });
+
+  it('killed before its fifth file, `backups restore` again finishes it and reports every file', async () => {
+    const { t, id, engine } = await catalogHome('again');
+    killEngineRestore(t, id, 'restore:4:before');
+    expect((await engine.backupRestore(id, pass)).restored).toBe(FILES.length);
+    expect(treeDiff(full, hashTree(t.env.PI_CODING_AGENT_DIR!))).toEqual([]);
+    expect(leftovers(t)).toEqual([]);
+    await engine.close();
   });
 });
