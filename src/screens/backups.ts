@@ -6,7 +6,7 @@ import blessed from 'blessed';
 import { fitPath, formatBytes, formatDate, plural } from '../engine/format.js';
 import { AGENT_NAMES, type BackupSummary, type KeyInfo } from '../engine/model.js';
 import { fitWidth, padWidth } from '../engine/text.js';
-import { braces, cell } from '../widgets/theme.js';
+import { braces, cell, esc } from '../widgets/theme.js';
 import { VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
@@ -167,7 +167,7 @@ export class BackupsScreen implements Screen {
       },
       (e: Error) => {
         this.app.message(`Backup ${b.id.slice(0, 8)} failed verification.`, 'error');
-        this.app.openDialog('Verification failed', [braces(e.message)]);
+        this.app.openDialog('Verification failed', [esc(e.message)]);
       },
     );
   }
@@ -188,7 +188,7 @@ export class BackupsScreen implements Screen {
               },
               (e: Error) => {
                 this.app.message('Restore failed; nothing was left half-restored.', 'error');
-                this.app.openDialog('Restore failed', [braces(e.message), '', 'Nothing was left half-restored: every file this restore created was removed again.']);
+                this.app.openDialog('Restore failed', [esc(e.message), '', 'Nothing was left half-restored: every file this restore created was removed again.']);
               },
             );
           },
@@ -197,7 +197,7 @@ export class BackupsScreen implements Screen {
       },
       (e: Error) => {
         this.app.message('Restore not possible; nothing was written.', 'error');
-        this.app.openDialog('Restore not possible', [braces(e.message), '', 'Nothing was written.']);
+        this.app.openDialog('Restore not possible', [esc(e.message), '', 'Nothing was written.']);
       },
     );
   }
@@ -213,7 +213,7 @@ export class BackupsScreen implements Screen {
             this.app.message('Backup deleted.');
             this.reload();
           },
-          (e: Error) => this.app.openDialog('Delete failed', [braces(e.message)]),
+          (e: Error) => this.app.openDialog('Delete failed', [esc(e.message)]),
         );
       },
       onCancel: () => this.app.message('Delete cancelled.'),

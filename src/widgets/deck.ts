@@ -4,7 +4,7 @@
 // to the terminal's width with an ellipsis, so the input line stays on screen.
 
 import blessed from 'blessed';
-import { displayWidth, fitWidth } from '../engine/text.js';
+import { cleanText, displayWidth, fitWidth } from '../engine/text.js';
 import { fitTagged } from './tagged.js';
 import { braces, type Theme } from './theme.js';
 
@@ -49,7 +49,7 @@ export class Deck {
     if (s.inputLine !== undefined) {
       line2 = ` ${s.inputLine}`;
     } else if (s.message) {
-      const m = braces(fitWidth(s.message.text, width - 2));
+      const m = braces(fitWidth(cleanText(s.message.text), width - 2));
       line2 = ` ${s.message.kind === 'error' ? t.danger(m) : t.warn(m)}`;
     } else {
       const label = `${fitWidth(s.focus, 24)} ›`;
