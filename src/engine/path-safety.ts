@@ -70,7 +70,7 @@ export function revalidate(id: FileIdentity, ctx: SafetyContext): void {
     throw e;
   }
   if (now.dev !== id.dev || now.ino !== id.ino || now.size !== id.size || now.mtimeMs !== id.mtimeMs || now.revision !== id.revision) {
-    throw new UnsafePathError(`Target changed after scan: ${id.path}`);
+    throw new UnsafePathError(`Target changed after scan: ${id.path}.`);
   }
 }
 

@@ -18,8 +18,8 @@ import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const FLIPPER = fileURLToPath(new URL('../helpers/flipper.py', import.meta.url));
-const CLAUDE_FILES = 3000;
-const CLAUDE_RUNS = 3;
+/** Files in file-history/<id> per run: the issue's 20,000 once, then smaller runs for more races. */
+const CLAUDE_FILES = [20_000, 3000, 3000];
 const PI_SESSIONS = 24;
 const PI_RUNS = 30;
 
@@ -107,8 +107,8 @@ async function expectTruth(t: TempEnv, engine: Engine, plan: CleanupPlan, result
 }
 
 describe('removal under a renameat2 exchange race', () => {
-  it(`Claude Code: file-history/<id> with ${CLAUDE_FILES} files exchanged with a symlink to a decoy outside the home (${CLAUDE_RUNS} runs)`, async () => {
-    const RUNS = CLAUDE_RUNS;
+  it(`Claude Code: file-history/<id> with ${CLAUDE_FILES.join(' / ')} files exchanged with a symlink to a decoy outside the home (${CLAUDE_FILES.length} runs)`, async () => {
+    const RUNS = CLAUDE_FILES.length;
     let raced = 0;
     for (let run = 0; run < RUNS; run++) {
       const t = makeTempEnv('cleanerx-race-');
@@ -120,7 +120,7 @@ describe('removal under a renameat2 exchange race', () => {
       const decoy = join(t.root, 'decoy');
       mkdirSync(decoy);
       const names: string[] = [];
-      for (let i = 0; i < CLAUDE_FILES; i++) names.push(`${i.toString(16).padStart(16, '0')}@v1`);
+      for (let i = 0; i < CLAUDE_FILES[run]!; i++) names.push(`${i.toString(16).padStart(16, '0')}@v1`);
       for (const n of names) {
         writeFileSync(join(fh, n), 'backup\n');
         writeFileSync(join(decoy, n), 'decoy: never delete\n');
