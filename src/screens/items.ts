@@ -2,10 +2,10 @@
 // category, size, risk and blocker; the same marks as the session tree.
 
 import blessed from 'blessed';
-import { formatBytes } from '../engine/format.js';
+import { fitPath, formatBytes } from '../engine/format.js';
 import { AGENT_NAMES, type Category, type Detail, type ItemSummary, type Preview } from '../engine/model.js';
-import { padWidth } from '../engine/text.js';
-import { DetailPane } from '../widgets/detail-pane.js';
+import { cleanText, fitWidth, padWidth } from '../engine/text.js';
+import { DetailPane, wrapWords } from '../widgets/detail-pane.js';
 import { braces, cell } from '../widgets/theme.js';
 import { place, VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
@@ -51,7 +51,8 @@ export class ItemsScreen implements Screen {
     const H = Math.max(6, ((this.app.screen.height as number) || 24) - 3);
     const s = this.app.summary();
     const agent = s ? AGENT_NAMES[s.agent] : 'this agent';
-    this.notice.setContent(` ${t.dim(braces(this.emptyNotice(agent)))}`);
+    const nw = Math.max(20, ((this.app.screen.width as number) || 80) - 2);
+    this.notice.setContent(wrapWords(this.emptyNotice(agent), nw).slice(0, 2).map((l) => ` ${t.dim(braces(l))}`).join('\n'));
     const paneH = Math.max(4, Math.floor(H * 0.35));
     place(this.list.box, { height: Math.max(2, H - 2 - paneH) });
     place(this.pane.box, { top: H - paneH, height: paneH });
@@ -61,13 +62,15 @@ export class ItemsScreen implements Screen {
     if (it && this.shown?.id === it.id) {
       this.pane.show(this.shown.detail, this.app.marks.has(it.id), this.shown.preview);
     } else if (it) {
+      // The pane does not wrap: prose wraps at spaces here, the path is cut in the middle (p shows it whole).
+      const w = Math.max(20, ((this.app.screen.width as number) || 80) - 1);
       this.pane.showText([
-        t.bold(braces(it.label)),
-        ...(it.subtitle ? [braces(it.subtitle)] : []),
-        `${t.dim('Path          ')}${braces(it.pathLabel)}`,
+        t.bold(braces(fitWidth(cleanText(it.label), w))),
+        ...(it.subtitle ? wrapWords(cleanText(it.subtitle), w).map(braces) : []),
+        `${t.dim('Path          ')}${braces(fitPath(cleanText(it.pathLabel), w - 14))}`,
         `${t.dim('Size          ')}${formatBytes(it.bytes)}`,
         `${t.dim('Risk          ')}${it.risk}`,
-        ...(it.blockedReason ? [t.warn(braces(it.blockedReason))] : []),
+        ...(it.blockedReason ? wrapWords(cleanText(it.blockedReason), w).map((l) => t.warn(braces(l))) : []),
       ]);
     } else this.pane.showText([]);
   }
