@@ -12,7 +12,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { closeSync, constants as C, fstatSync, promises as fsp } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ensurePrivateDir } from '../engine/atomic.js';
 import type { DirHandle } from '../engine/anchored-fs.js';
 import { crashPoint, failPoint } from '../engine/faults.js';
@@ -82,7 +82,8 @@ function selector(o: RestoreOptions): (e: ManifestEntry) => boolean {
 export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> {
   const journalDir = o.journalDir ?? o.stagingParent;
   await ensurePrivateDir(o.stagingParent);
-  await ensurePrivateDir(journalDir);
+  // A restore that ends (done or refused) leaves no dir of its own behind: the ones made here go again if empty.
+  const made = await fsp.mkdir(journalDir, { recursive: true, mode: 0o700 });
   const id = randomUUID();
   const staging = join(o.stagingParent, stagingDirName(id));
   const now = new Date().toISOString();
@@ -167,7 +168,16 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       await fsp.rm(staging, { recursive: true, force: true });
       crashPoint('restore:unstaged');
       await removeRestoreJournal(journalDir, id);
+      if (made) await removeEmptyDirs(journalDir, made);
     }
+  }
+}
+
+/** rmdir from `dir` up to and including `top` while they are empty. */
+async function removeEmptyDirs(dir: string, top: string): Promise<void> {
+  for (let cur = dir; cur.length >= top.length && cur.startsWith(top); cur = dirname(cur)) {
+    if (!(await fsp.rmdir(cur).then(() => true, () => false))) return;
+    if (cur === top) return;
   }
 }
 
