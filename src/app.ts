@@ -89,6 +89,10 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   } finally {
     console.error = origError;
   }
+  // Borders and bullets go out as UTF-8, never through the alternate character
+  // set: terminfo's ACS (tmux-256color, screen, xterm) puts shift-in/out state
+  // on the wire, and a multiplexer or a capture sees q/x/~ instead of ─│·.
+  (screen.tput as unknown as { brokenACS: boolean }).brokenACS = true;
 
   const engine: EngineApi = deferred(new Promise<EngineApi>(() => undefined));
   const marks = new Marks();
@@ -336,7 +340,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
 
   /** What has the keyboard now, first asked first; the footer and help show the same. */
   function focusedContexts(): KeyContext[] {
-    if (hold) return [keys.hold, alwaysContext];
+    if (hold) return [{ ...keys.hold, title: hold.title }, alwaysContext];
     if (input) return [input.keyContext(), alwaysContext];
     if (modal) return [modal.keyContext(), alwaysContext];
     if (dialog) return [dialogContext(dialog), alwaysContext];
@@ -357,7 +361,16 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   }
 
   function suspend(): void {
-    (screen as unknown as { sigtstp(cb: () => void): void }).sigtstp(() => repaintAll());
+    // blessed's pause buffers its "leave the alternate screen, show the cursor"
+    // and then silences the output before the buffer goes out: the shell's
+    // prompt would land on our frame. Unbuffered, those reach the terminal.
+    const program = screen.program as unknown as { useBuffer: boolean; flush(): void };
+    program.flush();
+    program.useBuffer = false;
+    (screen as unknown as { sigtstp(cb: () => void): void }).sigtstp(() => {
+      program.useBuffer = true;
+      repaintAll();
+    });
   }
 
   function holdKeys<T>(title: string, p: Promise<T>, then: (v: T) => void): void {
@@ -551,14 +564,15 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
     if (k.name === 'return') return;
     if (hold) {
-      const id = keyId(ch, k);
       // Everything typed after the key that opened a dialog belongs to that dialog, even before it is there.
-      if (id !== 'escape' && !alwaysContext.bindings.some((b) => b.keys.includes(id))) {
+      if (keyId(ch, k) !== 'escape' && !alwaysContext.bindings.some((b) => b.keys.includes(keyId(ch, k)))) {
         hold.queue.push([ch, k]);
         return;
       }
     }
-    if (message && k.name !== undefined && !input) message = null;
+    const always = alwaysContext.bindings.some((b) => b.keys.includes(keyId(ch, k)));
+    // A redraw or a suspend keeps the message the user is reading.
+    if (message && k.name !== undefined && !input && !always) message = null;
     const m = modal;
     const r = dispatch(focusedContexts(), ch, k);
     if (r.kind === 'disabled') ctx.message(`${r.why[0]!.toUpperCase()}${r.why.slice(1)}.`);

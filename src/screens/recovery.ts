@@ -50,7 +50,8 @@ export class RecoveryModal implements Modal {
     }
     if (this.note) L.push('', ` ${t.warn(braces(this.note))}`);
     const sh = (this.screen.height as number) || 24;
-    this.box.height = Math.min(sh, L.length + 2);
+    this.box.height = Math.min(Math.max(3, sh - 3), L.length + 2);
+    this.box.top = Math.max(1, Math.floor((sh - 2 - (this.box.height as number)) / 2));
     this.box.setContent(L.map((l) => fitTagged(l, W - 2)).join('\n'));
     this.box.setFront();
   }

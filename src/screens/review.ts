@@ -50,7 +50,7 @@ export class ReviewModal implements Modal {
     private blockers: string[],
     private onConfirm: (backup: boolean) => void,
   ) {
-    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, wrap: false, border: { type: 'line' }, label: ` ${REVIEW_TITLE} ` });
+    this.box = blessed.box({ parent: screen, top: 1, left: 'center', tags: true, wrap: false, border: { type: 'line' }, label: ` ${REVIEW_TITLE} ` });
     const scroll = (n: () => number) => () => (this.scroll += n());
     this.context = {
       title: 'Review',
@@ -113,8 +113,10 @@ export class ReviewModal implements Modal {
     const sw = (this.screen.width as number) || 80;
     const sh = (this.screen.height as number) || 24;
     this.box.width = Math.max(10, Math.min(100, sw - 4));
-    const lines = this.tooSmall() ? this.smallLines(sw, sh) : this.lines(Math.max(1, sh - 2));
-    this.box.height = Math.min(sh, lines.length + 2);
+    // Between the tab bar and the deck, whose footer names the review's keys.
+    const lines = this.tooSmall() ? this.smallLines(sw, sh) : this.lines(Math.max(1, sh - 5));
+    this.box.height = Math.min(Math.max(3, sh - 3), lines.length + 2);
+    this.box.top = Math.max(1, Math.floor((sh - 2 - (this.box.height as number)) / 2));
     const inner = (this.box.width as number) - 2;
     this.box.setContent(lines.map((l) => fitTagged(l, inner)).join('\n'));
     this.box.setFront();
@@ -126,6 +128,7 @@ export class ReviewModal implements Modal {
       ` ${t.warn('⚠')} The terminal is ${sw}×${sh}: ${REVIEW_TOO_SMALL}`,
       ` (at least ${REVIEW_MIN.cols}×${REVIEW_MIN.rows}). Nothing runs until it fits.`,
       ` ${t.dim('Esc cancels')}`,
+      ...(this.note ? [` ${t.warn(braces(this.note))}`] : []),
     ];
   }
 

@@ -21,7 +21,7 @@ export class Dialog {
   ) {
     this.box = blessed.box({
       parent,
-      top: 'center',
+      top: 1,
       left: 'center',
       tags: true,
       wrap: false,
@@ -48,9 +48,11 @@ export class Dialog {
     const sh = (this.parent.height as number) || 24;
     const visible = taggedWidth;
     const width = Math.max(10, Math.min(Math.max(40, ...this.lines.map((l) => visible(l) + 4), displayWidth(this.title) + 6), sw - 2));
-    const height = Math.max(4, Math.min(this.lines.length + 4, sh - 2));
+    // The tab bar and the deck (its footer names this dialog's keys) stay visible around it.
+    const height = Math.max(4, Math.min(this.lines.length + 4, sh - 3));
     this.box.width = width;
     this.box.height = height;
+    this.box.top = Math.max(1, Math.floor((sh - 2 - height) / 2));
     const inner = width - 2;
     const room = height - 3;
     const max = Math.max(0, this.lines.length - room);

@@ -1,0 +1,210 @@
+// What tmux and screen users see. The core journey — every tab, the detail
+// pane, help, the review — runs in real tmux under tmux-256color,
+// screen-256color, xterm and xterm-256color and in a headless xterm, at
+// 80×24, 100×30 and 160×45; the screen invariants (screen-invariants.ts) and
+// the redraw check run after every step. Then, in one terminal each: keys
+// typed in one write with the key that opens the review, the word `delete`
+// as the only confirmation, a terminal too small to review, Ctrl-Z and
+// resume, and the agent the app opens on.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
+import { KEYS, type ScreenDriver } from '../helpers/pty-screen.js';
+import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { fullMatrix, HEADLESS_100x30, openScreen, TMUX_80x24 } from '../helpers/terminals.js';
+import { TmuxScreen } from '../helpers/tmux-screen.js';
+import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+
+let t: TempEnv;
+let s: ScreenDriver | null = null;
+let manifest: PiFixtureManifest;
+
+beforeEach(() => {
+  t = makeTempEnv();
+  manifest = buildPiFixture({
+    agentDir: t.env.PI_CODING_AGENT_DIR!,
+    projects: 3,
+    sessionsPerProject: 8,
+    seed: 5,
+    forkRate: 0.5,
+    config: true,
+    cwdRoot: join(t.env.HOME!, 'src'),
+  });
+  fakeAgentBins(t, { pi: '0.73.1', claude: '2.1.332 (Claude Code)' });
+  mkdirSync(join(t.env.CLAUDE_CONFIG_DIR!, 'projects'), { recursive: true });
+});
+
+afterEach(() => {
+  s?.dispose();
+  s = null;
+  t.cleanup();
+});
+
+const footer = (x: ScreenDriver): string => x.lines()[x.rows - 1] ?? '';
+
+describe('the core journey in every terminal', () => {
+  for (const c of fullMatrix()) {
+    it(c.name, { timeout: 90_000 }, async () => {
+      targetAgent(t, 'pi');
+      s = openScreen(c, [], t.env);
+      await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
+      await s.waitFor(/Agent \[pi\]/);
+      s.press('1');
+      await s.waitFor('All agents');
+      s.press('2');
+      await s.waitFor(/\d+ sessions · /);
+      s.press('j', 'j', KEYS.space);
+      await s.waitFor(/1 marked · /);
+      // The footer follows the focus: Tab to the detail pane, Down scrolls it and the footer still names it.
+      s.press(KEYS.tab);
+      await s.waitFor(/^ Details › /m);
+      s.press(KEYS.down);
+      await s.waitFor(/^ Details › /m);
+      s.press(KEYS.esc);
+      await s.waitFor(/^ Sessions › /m);
+      s.press('a');
+      await s.waitFor(/Marked \d+ sessions? in all sessions/);
+      s.press('3');
+      await s.waitFor('pi keeps no automatic memory');
+      s.press('4');
+      await s.waitFor('pi model catalog cache');
+      s.press('5');
+      await s.waitFor('Backup key');
+      s.press('6');
+      await s.waitFor(/OpenCode\s+Not detected/);
+      s.press('2');
+      await s.waitFor(/^ Sessions › /m);
+
+      // Help scrolls inside its box and is never cut off.
+      s.press('?');
+      await s.waitFor(/^ Help › /m);
+      s.press(KEYS.pageDown);
+      await s.waitFor('Always');
+      s.press(KEYS.esc);
+      await s.waitForNot('┌─ Help');
+
+      // The review: totals, backup line, warning and confirmation on screen (the invariants check them), the list scrolls.
+      s.press('x');
+      await s.waitFor('Type delete and Enter');
+      await s.waitFor(/^ Review › /m);
+      s.press(KEYS.pageDown);
+      await s.waitFor(/Items \d+–\d+ of \d+/);
+      s.type('del');
+      await s.waitFor('│ > del');
+      s.press(KEYS.esc);
+      await s.waitForNot('Review cleanup');
+      s.press('q');
+      expect(await s.waitExit()).toBe(0);
+    });
+  }
+});
+
+describe('keys typed with the key that opens the review', () => {
+  it('go to the review: x b delete in one write turns the backup on and fills the confirmation; x 1 Enter deletes nothing', { timeout: 60_000 }, async () => {
+    targetAgent(t, 'pi');
+    const own = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!];
+    s = openScreen(TMUX_80x24, [], t.env);
+    await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
+    const before = hashTree(t.env.HOME!, own);
+    s.press('2');
+    await s.waitFor(/\d+ sessions · /);
+    s.press('j', KEYS.space);
+    await s.waitFor(/1 marked · /);
+    s.type('xbdelete');
+    await s.waitFor('Backup: on');
+    await s.waitFor('│ > delete');
+    expect(s.text()).toMatch(/1 marked · /);
+    s.press(KEYS.esc);
+    await s.waitForNot('Review cleanup');
+
+    // The item count is not a confirmation: 1 is typed into the review, not a tab switch.
+    s.type(`x1${KEYS.enter}`);
+    await s.waitFor('type delete to confirm');
+    await s.waitFor('│ > 1');
+    s.press(KEYS.esc);
+    await s.waitForNot('Review cleanup');
+    expect(treeDiff(before, hashTree(t.env.HOME!, own))).toEqual([]);
+
+    // The whole confirmation in one write runs exactly the reviewed cleanup.
+    s.type(`xdelete${KEYS.enter}`);
+    await s.waitFor('Cleanup complete', 20000);
+    await s.waitFor('Removed 1 item');
+    s.press(KEYS.enter);
+    s.press('q');
+    expect(await s.waitExit()).toBe(0);
+    expect(treeDiff(before, hashTree(t.env.HOME!, own))).toHaveLength(1);
+  });
+});
+
+describe('a review on a small terminal', () => {
+  it('keeps its warning and confirmation on screen at 80×24 with every session marked, and refuses to confirm below 80×24', { timeout: 60_000 }, async () => {
+    targetAgent(t, 'pi');
+    const own = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!];
+    s = openScreen(TMUX_80x24, [], t.env);
+    await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
+    const before = hashTree(t.env.HOME!, own);
+    s.press('2');
+    await s.waitFor(/\d+ sessions · /);
+    s.press('a');
+    await s.waitFor(/Marked \d+ sessions in all sessions/);
+    s.press('x');
+    await s.waitFor('Type delete and Enter');
+    s.press(KEYS.pageDown, KEYS.pageDown, KEYS.down);
+    await s.waitFor(/Items \d+–\d+ of /);
+    s.resize(72, 20);
+    await s.waitFor('enlarge the terminal to review');
+    s.type(`delete${KEYS.enter}`);
+    await s.waitFor('enlarge the terminal to review (at least 80×24)');
+    expect(treeDiff(before, hashTree(t.env.HOME!, own))).toEqual([]);
+    s.resize(80, 24);
+    await s.waitFor('│ > delete');
+    s.press(KEYS.esc);
+    await s.waitForNot('Review cleanup');
+    s.press('q');
+    expect(await s.waitExit()).toBe(0);
+    expect(treeDiff(before, hashTree(t.env.HOME!, own))).toEqual([]);
+  });
+});
+
+describe('Ctrl-Z', () => {
+  it('suspends the app and gives the terminal back; on resume the whole screen is drawn again', { timeout: 60_000 }, async () => {
+    targetAgent(t, 'pi');
+    const tm = openScreen(TMUX_80x24, [], t.env) as TmuxScreen;
+    s = tm;
+    await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
+    s.press('2');
+    await s.waitFor(/\d+ sessions · /);
+    s.checkInvariants = false;
+    s.press(KEYS.ctrlZ);
+    // Stopped: the shell got the terminal back (job status 148), the app's frame is gone from the pane.
+    for (let i = 0; i < 200 && !tm.stopped(); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(tm.stopped()).toBe(true);
+    await s.waitForNot('Sessions (');
+    tm.resume();
+    s.checkInvariants = true;
+    await s.waitFor(/\d+ sessions · /);
+    await s.waitFor(/^ Sessions › /m);
+    s.press('q');
+    expect(await s.waitExit()).toBe(0);
+  });
+});
+
+describe('the agent the app opens on', () => {
+  it('is the one with the most data on a first start, not the first installed one that has none', { timeout: 60_000 }, async () => {
+    s = openScreen(HEADLESS_100x30, [], t.env);
+    await s.waitFor(/Agent \[pi\]/, 20000);
+    await s.waitFor(`Sessions (${manifest.sessions.length})`);
+    s.press('q');
+    expect(await s.waitExit()).toBe(0);
+  });
+
+  it('is the one --agent names', { timeout: 60_000 }, async () => {
+    targetAgent(t, 'pi');
+    s = openScreen(HEADLESS_100x30, ['--agent', 'claude'], t.env);
+    await s.waitFor(/Agent \[Claude Code\]/, 15000);
+    s.press('q');
+    expect(await s.waitExit()).toBe(0);
+  });
+});
