@@ -4,9 +4,11 @@
 // checked for black text and for lines wider than the terminal.
 
 import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/pty-screen.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let sock = '';
@@ -25,10 +27,10 @@ function tmux(...args: string[]): string {
   return execFileSync('tmux', ['-L', sock, ...args], { encoding: 'utf8', env: { ...t.env, TMUX: '' } });
 }
 
-function start(term: string, cols: number, rows: number, extra: Record<string, string> = {}): void {
+function start(term: string, cols: number, rows: number, extra: Record<string, string> = {}, args = ['--demo']): void {
   const env = { ...t.env, TMPDIR: t.root, TERM: term, LANG: 'C.UTF-8', ...extra };
   const assign = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
-  tmux('-f', '/dev/null', 'new-session', '-d', '-s', 's', '-x', String(cols), '-y', String(rows), `env -i ${assign.join(' ')} ${shellQuote(process.execPath)} ${shellQuote(CLI)} --demo`);
+  tmux('-f', '/dev/null', 'new-session', '-d', '-s', 's', '-x', String(cols), '-y', String(rows), `env -i ${assign.join(' ')} ${shellQuote(process.execPath)} ${shellQuote(CLI)} ${args.map(shellQuote).join(' ')}`);
 }
 
 function shellQuote(s: string): string {
@@ -147,4 +149,33 @@ describe('sessions views in tmux', () => {
     start('tmux-256color', 100, 30, { NO_COLOR: '1' });
     await journey(100, 30, true);
   }, 90_000);
+});
+
+describe('Backups tab in tmux', () => {
+  it('a verify that ends leaves its outcome in the footer, not "Verifying…"', async () => {
+    const PASS = 'correct horse battery staple';
+    const test = { CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
+    const manifest = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 3, forkRate: 0, config: true, cwdRoot: join(t.env.HOME!, 'src') });
+    targetAgent(t, 'pi');
+    const victim = manifest.sessions.find((x) => x.kind === 'root')!;
+    const clean = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--backup', '--yes', '--id', victim.id], { env: { ...t.env, ...test }, input: `${PASS}\n`, encoding: 'utf8', timeout: 60_000 });
+    expect(clean.status, clean.stderr).toBe(0);
+    start('tmux-256color', 80, 24, test, []);
+    await waitFor(/Agent \[pi/, 40_000);
+    keys('5');
+    await waitFor(/^ {4}\d{4}-\d\d-\d\d .* pi /m);
+    keys('v');
+    await waitFor(/Passphrase to verify/);
+    keys('-l', PASS);
+    keys('Enter');
+    const done = await waitFor(/Backup verified/, 30_000);
+    expect(done).toMatch(/The 1 entry|All \d+ entries/);
+    expect(done).not.toMatch(/Verifying/);
+    expect(done).toMatch(/Backup [0-9a-f]{8} verified\./);
+    checkInvariants(80, false);
+    keys('Escape');
+    await waitForNot(/Backup verified\s/);
+    expect(plain()).not.toMatch(/Verifying/);
+    await quit();
+  }, 120_000);
 });
