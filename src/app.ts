@@ -6,7 +6,7 @@ import blessed from 'blessed';
 import './widgets/terminal-width.js'; // blessed measures with the terminal's widths (before any screen exists)
 import type { AppFlags } from './cli.js';
 import type { EngineApi } from './engine/api.js';
-import { formatAgo, formatBytes, formatCount } from './engine/format.js';
+import { formatAgo, formatBytes, formatCount, plural } from './engine/format.js';
 import { AGENT_NAMES, type AgentKind, type Installation, type ScanSummary } from './engine/model.js';
 import type { LoadedSettings, Settings } from './engine/settings.js';
 import { BackupsScreen } from './screens/backups.js';
@@ -306,12 +306,12 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   }
 
   function deckStatus(): string {
-    if (scanning && summary?.provisional) return `Scanning… ${formatCount(scanning.files)} files · partial view (read-only until the scan finishes)`;
-    if (scanning) return `Scanning… ${formatCount(scanning.files)} files`;
+    if (scanning && summary?.provisional) return `Scanning… ${plural(scanning.files, 'file')} · partial view (read-only until the scan finishes)`;
+    if (scanning) return `Scanning… ${plural(scanning.files, 'file')}`;
     if (!summary) return agent ? 'Waiting for scan data' : 'No agent selected';
-    const warn = summary.warnings.length ? ` · ${summary.warnings.length} warnings` : '';
+    const warn = summary.warnings.length ? ` · ${plural(summary.warnings.length, 'warning')}` : '';
     const ro = flags.readOnly ? ' · read-only' : summary.writers.length ? ` · ${AGENT_NAMES[summary.agent]} running` : '';
-    return `Last scan ${formatAgo(summary.scannedAt, Date.now())} · ${formatCount(summary.totals.items)} items · ${formatBytes(summary.totals.bytes)}${ro}${warn}`;
+    return `Last scan ${formatAgo(summary.scannedAt, Date.now())} · ${plural(summary.totals.items, 'item')} · ${formatBytes(summary.totals.bytes)}${ro}${warn}`;
   }
 
   const keys = appKeys({
@@ -520,7 +520,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       modal = null;
       if (r.status === 'complete') {
         ctx.openDialog('Cleanup complete', [
-          `Removed ${formatCount(r.removedItems)} items · ${formatBytes(r.removedBytes)}.`,
+          `Removed ${plural(r.removedItems, 'item')} · ${formatBytes(r.removedBytes)}.`,
           '',
           'A fresh scan confirmed that none of them is listed any more.',
           ...(r.backupId ? ['', `Backup ${r.backupId} is verified; restore it from the Backups tab (5).`] : []),
