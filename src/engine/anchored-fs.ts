@@ -8,7 +8,8 @@
 // Off Linux there is no such anchor: anchoredSupported() is false and
 // callers refuse to mutate.
 
-import { constants as C, closeSync, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { constants as C, closeSync, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { normalize } from 'node:path';
 
 /** A refused or failed anchored operation; `code` is the errno name (ELOOP for a link, ENOTDIR…). */
 export class AnchoredError extends Error {
@@ -118,6 +119,48 @@ export function openRootDir(absPath: string): DirHandle {
     throw wrap(e, '/');
   }
   return descend(cur, parts);
+}
+
+/**
+ * Like openRootDir, but a symbolic link on the way is followed when only
+ * root could have made or swapped it (owned by uid 0, in a root-owned
+ * directory nobody else may write), as /home → /var/home on some systems;
+ * its target is then walked with the same rule. Any other link is refused,
+ * and every link when cleanerx itself runs as root.
+ */
+export function openTrustedDir(absPath: string): DirHandle {
+  let path = absPath;
+  for (let hops = 0; hops < 40; hops++) {
+    const parts = path.split('/').filter((p) => p !== '');
+    if (!path.startsWith('/') || parts.some((p) => p === '.' || p === '..')) throw new AnchoredError(`Refusing the path ${absPath}: it must be absolute, without "." or "..".`, 'EINVAL');
+    let cur = openRootDir('/');
+    let i = 0;
+    let redirected: string | null = null;
+    try {
+      for (; i < parts.length; i++) {
+        const st = lstatAt(cur, parts[i]!);
+        if (st?.isSymbolicLink()) {
+          const dir = cur.stat();
+          // Running as root, a root-owned link proves nothing: anyone with our rights made it.
+          if (process.geteuid?.() === 0 || st.uid !== 0 || dir.uid !== 0 || (dir.mode & 0o022) !== 0) throw new AnchoredError(`${join(cur.display, parts[i]!)} is a symbolic link.`, 'ELOOP');
+          const target = readlinkSync(cur.at(parts[i]!));
+          const base = target.startsWith('/') ? target : `${cur.display === '/' ? '' : cur.display}/${target}`;
+          redirected = normalize([base, ...parts.slice(i + 1)].join('/'));
+          break;
+        }
+        const next = openChildDir(cur, parts[i]!);
+        cur.close();
+        cur = next;
+      }
+    } catch (e) {
+      cur.close();
+      throw e;
+    }
+    if (redirected === null) return cur;
+    cur.close();
+    path = redirected;
+  }
+  throw new AnchoredError(`${absPath} has too many symbolic links on the way.`, 'ELOOP');
 }
 
 /** Opens `relComponents` below `root` one handle at a time; `root` stays open and owned by the caller. */

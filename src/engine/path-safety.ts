@@ -8,7 +8,7 @@
 
 import { lstatSync, type Stats } from 'node:fs';
 import { isAbsolute, normalize, sep } from 'node:path';
-import { AnchoredError, lstatAt as lstatAtRaw, openChildDir, openRootDir, readdirAt, rmdirAt, sameIdentity, unlinkAt, type DirHandle } from './anchored-fs.js';
+import { AnchoredError, anchoredSupported, lstatAt as lstatAtRaw, openChildDir, openTrustedDir, readdirAt, rmdirAt, sameIdentity, unlinkAt, type DirHandle } from './anchored-fs.js';
 import { walkOwned } from './revision.js';
 
 export class UnsafePathError extends Error {
@@ -90,7 +90,7 @@ export function removeAnchored(id: FileIdentity, ctx: SafetyContext, afterFirstE
   const name = rel.pop()!;
   const held: DirHandle[] = [];
   try {
-    const rootH = anchored(() => openRootDir(root));
+    const rootH = anchored(() => openTrustedDir(root));
     held.push(rootH);
     const dev = rootH.stat().dev;
     let parent = rootH;
@@ -161,11 +161,12 @@ function anchored<T>(f: () => T): T {
 export type PathState = 'intact' | 'missing' | 'changed' | 'replaced';
 
 export function observePath(path: string, pre: { dev: number; ino: number; revision?: string } | undefined, uid: number): PathState {
+  if (!anchoredSupported()) return observeByPath(path, pre, uid);
   const cut = path.lastIndexOf(sep);
   const name = path.slice(cut + 1);
   let parent: DirHandle;
   try {
-    parent = openRootDir(path.slice(0, cut) || sep);
+    parent = openTrustedDir(path.slice(0, cut) || sep);
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'ENOENT') return 'missing';
@@ -182,6 +183,30 @@ export function observePath(path: string, pre: { dev: number; ino: number; revis
   } finally {
     parent.close();
   }
+}
+
+/** Where handles cannot anchor (no /proc): the same answer from lstat of every component; read-only, so a race only blurs it. */
+function observeByPath(path: string, pre: { dev: number; ino: number; revision?: string } | undefined, uid: number): PathState {
+  const parts = path.split(sep).filter(Boolean);
+  let cur = '';
+  for (let i = 0; i < parts.length; i++) {
+    cur += sep + parts[i];
+    let st: Stats;
+    try {
+      st = lstatSync(cur);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+      throw e;
+    }
+    if (i < parts.length - 1 && (st.isSymbolicLink() || !st.isDirectory())) return 'replaced';
+    if (i === parts.length - 1) {
+      if (!pre) return 'intact';
+      if (!sameIdentity(st, pre)) return 'replaced';
+      if (pre.revision === undefined) return 'intact';
+      return walkOwned([path], { uid }).revision === pre.revision ? 'intact' : 'changed';
+    }
+  }
+  return 'missing';
 }
 
 const lstatAt = (dir: DirHandle, name: string): Stats | null => anchored(() => lstatAtRaw(dir, name));
