@@ -19,8 +19,9 @@
 //   - a lone regional indicator (half a flag) becomes its letter; a pair
 //     stays a flag, two columns everywhere;
 //   - unassigned code points and lone surrogates become U+FFFD;
-//   - NFC (Hangul jamo compose into syllables, e + ◌́ into é), and a
-//     combining mark with no base before it is dropped.
+//   - NFC (Hangul jamo compose into syllables, e + ◌́ into é); a combining
+//     mark with no base before it, or after a wide character (tmux 3.3 drops
+//     those, xterm draws them), is dropped.
 // Widths then come per code point from string-width (`charWidth`), the same
 // function the TUI's blessed uses (widgets/terminal-width.ts).
 
@@ -42,6 +43,8 @@ const UNASSIGNED = /[\p{Cn}\p{Cs}]/gu;
 // Runs of white space collapse to one space; U+FEFF (which \s includes) is an invisible character instead.
 const SPACES = /[^\S\ufeff]+/g;
 const LONE_MARKS = /(^|[\s\n])\p{M}+/gu;
+const MARK = /\p{M}/u;
+const MARKED_WIDE = /([\u1100-\u{10ffff}])\p{M}+/gu;
 const REGIONAL = /\p{Regional_Indicator}/u;
 const REGIONAL_RUN = /\p{Regional_Indicator}+/gu;
 // Fast path: printable ASCII (and layout whitespace) needs none of the work below.
@@ -64,7 +67,10 @@ function visibleForm(s: string): string {
       return cps.join('') + String.fromCharCode(0x41 + last.codePointAt(0)! - 0x1f1e6);
     });
   }
-  return out.replace(LONE_MARKS, '$1');
+  out = out.replace(LONE_MARKS, '$1');
+  // tmux draws a wide character without the marks after it, xterm with them: no terminal gets them.
+  if (MARK.test(out)) out = out.replace(MARKED_WIDE, (m, base: string) => (charWidth(base.codePointAt(0)!) === 2 ? base : m));
+  return out;
 }
 
 /**
