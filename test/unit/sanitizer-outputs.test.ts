@@ -159,6 +159,11 @@ describe('hostile process names, paths and settings never reach the terminal raw
         if (debug === '0') expect(r.stderr.trim().split('\n')).toHaveLength(1);
       }
     }
+    // A relative directory override quoted back in the usage error.
+    const rel = run(['scan'], { ...t.env, PI_CODING_AGENT_DIR: `rel${OSC_TITLE}${C1_TITLE}` });
+    expect(rel.status).toBe(2);
+    expectClean(rel, 'relative PI_CODING_AGENT_DIR');
+    expect(rel.stderr).toMatch(/PI_CODING_AGENT_DIR/);
   });
 });
 
