@@ -250,7 +250,8 @@ export class SessionsScreen implements Screen {
   }
 
   private columns(width: number) {
-    const source = width >= 90 ? 9 : 6;
+    // 8 columns hold the state badge and the usual sources whole (archived, subagent, unknown, vscode).
+    const source = width >= 90 ? 9 : 8;
     const age = 8;
     const size = 10;
     const kids = 6;
