@@ -27,13 +27,31 @@ export class DemoLifetime {
   build: Promise<void> | null = null;
   engine: EngineApi | null = null;
   private removed = false;
-  private signalled = false;
+  private leaving = false;
   private readonly onExit = (): void => this.removeNow();
-  private readonly onSignal = (sig: NodeJS.Signals): void => {
-    if (this.signalled) return;
-    this.signalled = true;
-    void this.finish().finally(() => process.exit(128 + (constants.signals[sig] ?? 1)));
+  private readonly onSignal = (sig: NodeJS.Signals): void => this.leave(128 + (constants.signals[sig] ?? 1));
+  // A closed terminal makes every screen write fail (EIO) while the agents the
+  // engine runs still write into the home. blessed's own handler would exit
+  // at once (and write to the dead terminal again from inside the handler,
+  // where a throw ends node without 'exit' handlers); with this one present
+  // blessed's steps aside, and the home is removed in order, as for a signal.
+  private readonly onUncaught = (err: unknown): void => {
+    if (!this.leaving) {
+      try {
+        process.stderr.write(`cleanerx: ${(err as Error)?.message ?? String(err)}\n`);
+      } catch {
+        // no terminal left to tell
+      }
+    }
+    this.leave(1);
   };
+
+  /** Stops the engine, removes the home, exits; once, whatever asks first (bounded: see finish). */
+  private leave(code: number): void {
+    if (this.leaving) return;
+    this.leaving = true;
+    void this.finish().finally(() => process.exit(code));
+  }
 
   constructor(private readonly keep: boolean) {}
 
@@ -42,6 +60,7 @@ export class DemoLifetime {
     return createDemoHome(now, (root) => {
       this.root = root;
       process.on('exit', this.onExit);
+      process.on('uncaughtException', this.onUncaught);
       for (const s of SIGNALS) process.on(s, this.onSignal);
     });
   }
@@ -56,8 +75,9 @@ export class DemoLifetime {
   private removeNow(): void {
     if (this.removed || !this.root) return;
     this.removed = true;
-    if (!this.signalled) {
+    if (!this.leaving) {
       process.off('exit', this.onExit);
+      process.off('uncaughtException', this.onUncaught);
       for (const s of SIGNALS) process.off(s, this.onSignal);
     }
     if (this.keep) {
