@@ -23,13 +23,13 @@ export class DetailPane {
     const w = Math.max(10, ((this.box.width as number) || 40) - 1);
     const lines: string[] = [t.bold(braces(fitWidth(cleanText(d.title), w)))];
     const labelW = 14;
+    // The whole reason, wrapped, first: it names the writer seen (pid, command line) so the user can check it.
+    if (d.blockedReason) lines.push(...wrapWords(`Blocked: ${cleanText(d.blockedReason, 8192)}`, w).map((l) => t.warn(braces(l))));
     for (const sec of d.sections) {
       lines.push(t.accent(braces(sec.heading)));
       for (const f of sec.fields) lines.push(...this.field(f.label, f.value, labelW, w));
     }
     if (d.selectable || d.kind === 'session') lines.push(...this.field('Marked', d.selectable ? (marked ? 'yes' : 'no') : 'not selectable', labelW, w));
-    // The whole reason, wrapped: it names the writer seen (pid, command line) so the user can check it.
-    if (d.blockedReason) lines.push(...wrapWords(`Blocked: ${cleanText(d.blockedReason, 8192)}`, w).map((l) => t.warn(braces(l))));
     if (d.paths.length) {
       lines.push(t.accent('Paths'));
       for (const p of d.paths.slice(0, 20)) lines.push(...wrapText(cleanText(p), w).map(braces));

@@ -48,7 +48,10 @@ describe('detail pane', () => {
     for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(39);
     const start = lines.findIndex((l) => l.startsWith('Blocked:'));
     expect(start).toBeGreaterThanOrEqual(0);
-    const text = lines.slice(start).join(' ').replace(/\s+/g, ' ');
+    // Right below the title, before the facts: visible without scrolling.
+    expect(start).toBe(1);
+    const end = lines.findIndex((l, i) => i > start && l === 'Facts');
+    const text = lines.slice(start, end).join(' ').replace(/\s+/g, ' ');
     expect(text.replace(/ /g, '')).toContain(`Blocked:${reason}`.replace(/ /g, ''));
     expect(text).toContain('pid 48213');
     expect(text).not.toContain('…');
