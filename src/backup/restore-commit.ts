@@ -12,6 +12,7 @@ import { constants as C, closeSync, fstatSync, fsyncSync, openSync, read, write,
 import type { FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { AnchoredError, DirHandle, linkAt, lstatAt, mkdirAt, openChildDir, openFileAt, openRootDir, rmdirAt, unlinkAt } from '../engine/anchored-fs.js';
+import { crashPoint } from '../engine/faults.js';
 import { ArchiveError } from './archive.js';
 import { partialName } from './restore-journal.js';
 
@@ -335,6 +336,7 @@ export async function commitFile(stage: DirHandle, staged: string, parent: DirHa
     } finally {
       closeSync(out);
     }
+    crashPoint(`restore:${index}:copied`);
     linkAt(parent, partial, parent, name);
     const st = lstatAt(parent, name);
     const p = lstatAt(parent, partial);

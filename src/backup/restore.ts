@@ -438,13 +438,16 @@ async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOut
       j.status = 'rollingBack';
       await saveRestoreJournal(o.journalDir, j, 'restore:rollingBack');
     }
-    const left = await rollbackJournal(j, tree, stage);
+    const { left, kept } = await rollbackJournal(j, tree, stage);
     if (left.length) return { ...base, outcome: 'pending', restored: [], message: `The interrupted restore ${j.restoreId} is being rolled back, but ${left.length} item(s) could not be removed yet (first: ${left[0]}); cleanerx retries at the next start.` };
     tree.close(true);
     stage?.close();
     stage = null;
     await finish();
-    return { ...base, outcome: 'rolledBack', restored: [], message: `The interrupted restore ${j.restoreId} was rolled back${j.message ? ` (${j.message})` : ''}: nothing it had put back is left; the backup can be restored again.` };
+    const what = kept.length
+      ? `${kept.length} file(s) byte-identical to the backup stay in place (its staging was gone, so they cannot be told from yours), e.g. ${kept[0]}; a restore again counts them as restored`
+      : 'nothing it had put back is left; the backup can be restored again';
+    return { ...base, outcome: 'rolledBack', restored: [], message: `The interrupted restore ${j.restoreId} was rolled back${j.message ? ` (${j.message})` : ''}: ${what}.` };
   } finally {
     stage?.close();
     tree.close(false);
@@ -511,8 +514,9 @@ async function dirFor(tree: AnchoredTree, root: string, dir: string): Promise<Di
 }
 
 /** Undoes an interrupted restore: its files (proven its own), its partials, then its empty dirs. Returns what is left. */
-async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle | null): Promise<string[]> {
+async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle | null): Promise<{ left: string[]; kept: string[] }> {
   const left: string[] = [];
+  const kept: string[] = [];
   for (let i = j.entries.length - 1; i >= 0; i--) {
     const e = j.entries[i]!;
     if (e.present) continue;
@@ -528,7 +532,11 @@ async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: Dir
       continue;
     }
     const st = h ? lstatAt(h, name) : null;
-    if (!h || !st || !s) continue;
+    if (!h || !st) continue;
+    if (!s) {
+      if (await holdsContent(h, name, j.uid, e)) kept.push(destOf(j.roots, e.root, e.path));
+      continue;
+    }
     // Ours: the very inode of the staged copy; or, when staging is on another filesystem (a copy was made), the manifest's content.
     if ((s.dev === st.dev && s.ino === st.ino) || (s.dev !== st.dev && (await holdsContent(h, name, j.uid, e)))) unlinkAt(h, name);
   }
@@ -536,5 +544,5 @@ async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: Dir
     const { dir, name } = splitPath(d.path);
     await withDir(tree, d.root, dir, (h) => removeCreatedDir(h, name));
   }
-  return left;
+  return { left, kept };
 }

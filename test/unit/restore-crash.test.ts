@@ -285,3 +285,44 @@ describe('through the engine (`cleanerx backups restore`, the next start)', () =
     await engine.close();
   });
 });
+
+describe('staging on another filesystem (/dev/shm): a sparse copy under the partial name the journal announces', () => {
+  const shm: string[] = [];
+  afterAll(() => shm.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  function crossHome(name: string): Home {
+    const h = home(name);
+    const d = mkdtempSync('/dev/shm/cleanerx-restore-');
+    shm.push(d);
+    h.opts.stagingParent = join(d, 'restore-staging');
+    return h;
+  }
+
+  it('the control: staging and home really are on different filesystems', () => {
+    expect(statSync('/dev/shm').dev).not.toBe(statSync(work).dev);
+  });
+
+  it('restores byte for byte, holes kept, no partial left', async () => {
+    const h = crossHome('cross');
+    await restoreArchive(h.opts);
+    expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
+    expect(statSync(join(h.agentDir, FILES[4]!.rel)).blocks * 512).toBeLessThanOrEqual(256 * 1024);
+    expectNoLeftovers(h);
+  });
+
+  it('killed with a copied partial beside its destination: the next start removes it and finishes', async () => {
+    const h = crossHome('cross-copied');
+    killedAt(h, 'restore:1:copied');
+    expect(strays(h.agentDir)).toHaveLength(1); // the one announced partial, beside s2.bin
+    expect((await settle(h)).map((x) => x.outcome)).toEqual(['completed']);
+    expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
+    expectNoLeftovers(h);
+  });
+
+  it('killed after its third file and rolled back: the copies go (their content is the manifest’s), the rest stays', async () => {
+    const h = crossHome('cross-rollback');
+    killedAt(h, 'restore:2:after');
+    expect((await settle(h, 'rollback')).map((x) => x.outcome)).toEqual(['rolledBack']);
+    expect(treeDiff(base, hashTree(h.agentDir))).toEqual([]);
+    expectNoLeftovers(h);
+  });
+});
