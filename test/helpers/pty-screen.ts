@@ -5,6 +5,7 @@
 // same state.
 
 import { spawn, type IPty } from '@lydell/node-pty';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
 import xterm from '@xterm/headless';
 import { fileURLToPath } from 'node:url';
 import { describe as describeProblems, screenProblems, type Grab } from './screen-invariants.js';
@@ -103,11 +104,11 @@ export abstract class ScreenDriver {
   }
 
   /** Waits until two grabs 60 ms apart agree (at most `max` ms); returns the last grab and whether it settled. */
-  async settle(max = 1500): Promise<{ grab: Grab; settled: boolean }> {
+  async settle(quiet = 60, max = 1500): Promise<{ grab: Grab; settled: boolean }> {
     const end = Date.now() + max;
     let last = await this.grab();
     for (;;) {
-      await sleep(60);
+      await sleep(quiet);
       const next = await this.grab();
       if (next.signature === last.signature) return { grab: next, settled: true };
       last = next;
@@ -119,7 +120,8 @@ export abstract class ScreenDriver {
   async step(where: string): Promise<void> {
     this.steps++;
     if (!this.checkInvariants || this.exitCode !== null) return;
-    const before = await this.settle();
+    // A longer quiet spell first: a detail or a page still on its way is a change of state, not a stale cell.
+    const before = await this.settle(150);
     const problems = screenProblems(before.grab);
     if (problems.length) throw new Error(describeProblems(problems, before.grab, `${where} (${this.where})`));
     if (!before.settled) return;
@@ -130,7 +132,11 @@ export abstract class ScreenDriver {
     this.write(KEYS.ctrlL);
     const again = await this.settle();
     if (again.settled && again.grab.signature === after.grab.signature) {
-      const diff = before.grab.lines.map((l, i) => (l === after.grab.lines[i] ? null : `  line ${i + 1}: drawn  |${l}|\n          redrawn|${after.grab.lines[i]}|`)).filter(Boolean);
+      const a = before.grab.signature.split('\n');
+      const b = after.grab.signature.split('\n');
+      const diff = a
+        .map((row, i) => (row === b[i] ? null : `  line ${i + 1}: drawn  |${before.grab.lines[i]?.trimEnd()}|\n          redrawn|${after.grab.lines[i]?.trimEnd()}|`))
+        .filter(Boolean);
       throw new Error(
         `the screen differs from a full redraw of the same state ${where} (${this.where}): stale cells\n${diff.join('\n') || '  (attributes differ)'}`,
       );
@@ -150,6 +156,9 @@ export class PtyScreen extends ScreenDriver {
     super(cols, rows);
     this.where = `xterm headless TERM=${termName} ${cols}×${rows}`;
     this.term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
+    // Emoji are two columns wide, as in tmux and every current terminal (xterm.js defaults to Unicode 6).
+    this.term.loadAddon(new Unicode11Addon());
+    this.term.unicode.activeVersion = '11';
     this.term.onTitleChange((t) => this.titles.push(t));
     this.pty = spawn(process.execPath, [CLI, ...args], {
       name: termName,
