@@ -4,6 +4,7 @@
 // checked for black text and for lines wider than the terminal.
 
 import { execFileSync, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,6 +21,8 @@ beforeEach(() => {
 
 afterEach(() => {
   spawnSync('tmux', ['-L', sock, 'kill-server'], { stdio: 'ignore' });
+  // tmux leaves its socket file behind a killed server.
+  rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid!()}`, sock), { force: true });
   t.cleanup();
 });
 
