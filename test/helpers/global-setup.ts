@@ -1,9 +1,11 @@
 // Before any test: the system tools the tests run for real are present (or
 // installed, or the run stops at once with one line saying how), then dist/
-// is built once so PTY and CLI tests run the real `cleanerx` binary.
+// is built — only when stale — so PTY and CLI tests run the real `cleanerx`.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+// @ts-expect-error plain ESM scripts, shared with `npm run build` / `npm start`
+import { inputsKey, isStale, writeStamp } from '../../scripts/build-stamp.mjs';
 // @ts-expect-error plain ESM script shared with `node scripts/ensure-system-tools.mjs`
 import { ensureSystemTools } from '../../scripts/ensure-system-tools.mjs';
 
@@ -14,11 +16,18 @@ export default function setup(): void {
     process.exit(1);
   }
   const root = fileURLToPath(new URL('../..', import.meta.url));
+  if (!(isStale as (r: string) => boolean)(root)) return;
+  const key = (inputsKey as (r: string) => string)(root);
   const r = spawnSync(process.execPath, [`${root}/node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (r.status === 0) {
+    chmodSync(`${root}/dist/cli.js`, 0o755);
+    (writeStamp as (r: string, k: string) => void)(root, key);
+    return;
+  }
   // tsc emits even with type errors (status 2); `npm run typecheck` is where those fail. Anything else is no build.
   if (r.status === 2 && existsSync(`${root}/dist/cli.js`)) {
     process.stderr.write('dist/ was built with type errors (see above; npm run typecheck); the tests run on what tsc emitted.\n');
-  } else if (r.status !== 0) {
+  } else {
     process.stderr.write(`Building dist/ failed (tsc exit ${r.status ?? r.signal}); fix the build and run the tests again.\n`);
     process.exit(1);
   }
