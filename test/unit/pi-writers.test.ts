@@ -6,6 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findClaudeWriters } from '../../src/adapters/claude/writers.js';
+import { findCodexWriters } from '../../src/adapters/codex/writers.js';
+import { findOpencodeWriters } from '../../src/adapters/opencode/writers.js';
 import { scanPiWriters } from '../../src/adapters/pi/writers.js';
 import { VERSION_PROBE_ENV } from '../../src/engine/detect.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -73,5 +76,31 @@ describe('pi writers', () => {
     }
     expect(found.writers.map((w) => w.pid)).not.toContain(ownChild.pid);
     expect(found.reason).toMatch(new RegExp(`pid \\d+: ${pi.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} 31`));
+  });
+});
+
+describe('version probes of the other agents', () => {
+  function environ(pid: number, vars: Record<string, string>): void {
+    writeFileSync(join(t.procRoot, String(pid), 'environ'), Object.entries(vars).map(([k, v]) => `${k}=${v}\0`).join(''));
+  }
+
+  it('claude, codex and opencode --version started by detection block nothing; the same programs without the marker do', async () => {
+    t = makeTempEnv();
+    const codexHome = t.env.CODEX_HOME!;
+    for (const [pid, comm, probe] of [
+      [7000, 'claude', true],
+      [7001, 'claude', false],
+      [7010, 'codex', true],
+      [7011, 'codex', false],
+      [7020, 'opencode', true],
+      [7021, 'opencode', false],
+    ] as const) {
+      fakeProcess(t.procRoot, pid, comm, [comm, ...(probe ? ['--version'] : [])]);
+      fakeStat(pid, comm, 1);
+      environ(pid, { CODEX_HOME: codexHome, ...(probe ? { [VERSION_PROBE_ENV]: '1' } : {}) });
+    }
+    expect((await findClaudeWriters(t.ctx, t.env.CLAUDE_CONFIG_DIR!, [])).writers.map((w) => w.pid)).toEqual([7001]);
+    expect((await findCodexWriters(t.ctx, codexHome)).writers.map((w) => w.pid)).toEqual([7011]);
+    expect((await findOpencodeWriters(t.ctx, null)).map((w) => w.pid)).toEqual([7021]);
   });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
 import type { ScanWarning, Writer } from '../../engine/model.js';
 import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
+import { isVersionProbe } from '../version-probe.js';
 
 export const CLAUDE_RUNNING_REASON = 'Claude Code is running; quit it before deleting local session data.';
 
@@ -31,7 +32,8 @@ export async function findClaudeWriters(ctx: HostContext, home: string, warnings
   const out: ClaudeWriters = { writers: [], activeSessions: new Map() };
   if (ctx.platform !== 'linux') return out;
   const procs = await listProcesses(ctx.procRoot);
-  for (const p of procs) if (isClaudeProcess(p)) out.writers.push({ pid: p.pid, name: processName(p) });
+  // Our own `claude --version` is no writer.
+  for (const p of procs) if (isClaudeProcess(p) && !(await isVersionProbe(ctx.procRoot, p.pid))) out.writers.push({ pid: p.pid, name: processName(p) });
   const dir = join(home, 'sessions');
   let names: string[] = [];
   try {

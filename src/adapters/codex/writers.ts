@@ -11,6 +11,7 @@ import type { HostContext } from '../../engine/adapter.js';
 import { canonicalPath } from '../../engine/fsx.js';
 import type { Writer } from '../../engine/model.js';
 import { listProcesses, readProcessEnviron, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
+import { VERSION_PROBE_ENV } from '../../engine/detect.js';
 import { ownCodexPids } from './child-process.js';
 import { beneath, ROLLOUT_NAME, THREAD_ID } from './paths.js';
 
@@ -80,7 +81,9 @@ export async function findCodexWriters(ctx: HostContext, home: string): Promise<
       // Another user's process cannot write a store this user owns.
       if (st && st.uid !== ctx.uid && ctx.uid !== 0) continue;
     }
-    if (!targetsHome(await readProcessEnviron(ctx.procRoot, p.pid), home)) continue;
+    const env = await readProcessEnviron(ctx.procRoot, p.pid);
+    // Our own `codex --version` (the npm launcher and the binary it starts) is no writer.
+    if (env?.get(VERSION_PROBE_ENV) === '1' || !targetsHome(env, home)) continue;
     const w = { pid: p.pid, name: processName(p) };
     out.writers.push(w);
     const held = await heldThreads(ctx.procRoot, p.pid, home);

@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
 import { canonicalPath } from '../../engine/fsx.js';
 import type { Writer } from '../../engine/model.js';
+import { VERSION_PROBE_ENV } from '../../engine/detect.js';
 import { listProcesses, readProcessEnviron, processName, type ProcessInfo } from '../../engine/processes.js';
 
 export interface Endpoint {
@@ -99,7 +100,10 @@ export async function findOpencodeWriters(ctx: HostContext, db: string | null): 
   const out: OpencodeWriter[] = [];
   for (const p of procs) {
     if (!isOpencodeProcess(p)) continue;
-    if (db !== null && !targetsDatabase(await readProcessEnviron(ctx.procRoot, p.pid), db)) continue;
+    const env = await readProcessEnviron(ctx.procRoot, p.pid);
+    // Our own `opencode --version` is no writer.
+    if (env?.get(VERSION_PROBE_ENV) === '1') continue;
+    if (db !== null && !targetsDatabase(env, db)) continue;
     const { endpoint, reason } = parseEndpoint(p.argv);
     out.push({ pid: p.pid, name: processName(p), endpoint, ...(reason ? { noEndpoint: reason } : {}) });
   }

@@ -9,10 +9,10 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
-import { VERSION_PROBE_ENV } from '../../engine/detect.js';
 import type { Writer } from '../../engine/model.js';
-import { listProcesses, nameIs, processName, readProcessEnviron, type ProcessInfo } from '../../engine/processes.js';
+import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
 import { cleanText } from '../../engine/text.js';
+import { isVersionProbe } from '../version-probe.js';
 
 export const PI_RUNNING_REASON = 'pi is running; quit it before deleting local session data.';
 
@@ -59,10 +59,9 @@ function commandLine(p: ProcessInfo): string {
   return p.argv.length ? p.argv.join(' ') : processName(p);
 }
 
+/** cleanerx starts pi only to ask its version: a pi whose parent is this process is that probe. */
 async function isOurVersionProbe(procRoot: string, pid: number): Promise<boolean> {
-  if ((await parentPid(procRoot, pid)) === process.pid) return true;
-  const env = await readProcessEnviron(procRoot, pid);
-  return env?.get(VERSION_PROBE_ENV) === '1';
+  return (await parentPid(procRoot, pid)) === process.pid || isVersionProbe(procRoot, pid);
 }
 
 /** Field 4 of /proc/<pid>/stat (after the parenthesized comm, which may hold spaces and parentheses). */
