@@ -103,6 +103,22 @@ describe('every exit path removes the home', () => {
   });
 });
 
+describe('--keep', () => {
+  it('keeps the home on exit, says where, and gives up the owner file so no sweep takes it', () => {
+    t = makeTempEnv();
+    const tmp = join(t.root, 'tmp');
+    mkdirSync(tmp);
+    const lifetime = new URL('../../dist/demo-lifetime.js', import.meta.url).href;
+    const script = `import { DemoLifetime } from ${JSON.stringify(lifetime)}; new DemoLifetime(true).create(); setTimeout(() => process.kill(process.pid, 'SIGTERM'), 10); setInterval(() => {}, 1000);`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...t.env, TMPDIR: tmp }, encoding: 'utf8', timeout: 20_000 });
+    const [kept] = readdirSync(tmp);
+    expect(kept).toMatch(/^cleanerx-demo-/);
+    expect(r.stdout).toBe(`Demo home kept at ${join(tmp, kept!)}\n`);
+    expect(existsSync(join(tmp, kept!, OWNER_FILE))).toBe(false);
+    expect(sweepStaleDemoHomes(tmp)).toEqual([]);
+  });
+});
+
 describe('the pinned agents beside the install', () => {
   it('finds codex and pi in cleanerx\u2019s own node_modules/.bin, and the node that runs cleanerx', () => {
     const tools = findDemoTools();
