@@ -10,7 +10,7 @@ import { createDemoHome, type DemoHome } from './adapters/demo-home.js';
 import { releaseOwner, sweepStaleDemoHomes } from './adapters/demo-owner.js';
 import type { EngineApi } from './engine/api.js';
 import { safe } from './engine/text.js';
-import { printOut } from './terminal-out.js';
+import { printError, printOut } from './terminal-out.js';
 
 const SIGNALS = ['SIGHUP', 'SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
 const CLOSE_WAIT_MS = 2000;
@@ -38,7 +38,7 @@ export class DemoLifetime {
   private readonly onUncaught = (err: unknown): void => {
     if (!this.leaving) {
       try {
-        process.stderr.write(`cleanerx: ${(err as Error)?.message ?? String(err)}\n`);
+        printError(err);
       } catch {
         // no terminal left to tell
       }
