@@ -144,6 +144,9 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       const restored = j.entries.map((e) => destOf(o.roots, e.root, e.path));
       const alreadyPresent = j.entries.filter((e) => e.present).map((e) => destOf(o.roots, e.root, e.path));
       if (o.dryRun) return { manifest, restored, alreadyPresent };
+      if (j.entries.length && alreadyPresent.length === j.entries.length) {
+        throw new ArchiveError(`Every destination already exists; a restore never overwrites anything (all ${j.entries.length} files are byte-identical to the backup, so nothing was written).`);
+      }
       j.status = 'committing';
       await saveRestoreJournal(journalDir, j, 'restore:committing');
       stage = openStaging(staging);

@@ -368,8 +368,12 @@ export class Engine implements EngineApi {
         }
       : undefined;
     if (!dryRun) {
-      const stuck = (await this.settleRestores(r.agent)).find((x) => x.outcome === 'pending' || x.outcome === 'unknown');
+      const settled = await this.settleRestores(r.agent);
+      const stuck = settled.find((x) => x.outcome === 'pending' || x.outcome === 'unknown');
       if (stuck) throw new RequestError(stuck.message);
+      // This very backup's interrupted restore was just finished: that is the answer.
+      const done = settled.find((x) => x.outcome === 'completed' && x.backupId === r.id && !onlyPaths);
+      if (done) return { restored: done.restored.length, bytes: r.originalBytes, paths: done.restored, unit: 'files' };
     }
     const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), journalDir: join(this.dirs.state, 'restores'), dryRun, expectId: r.id, sessionImport, onlyPaths });
     const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(r.agent)) ? 'sessions' : 'files';
@@ -419,7 +423,7 @@ export class Engine implements EngineApi {
   }
 
   /** Finishes (or rolls back) restores a kill interrupted; a running agent's is left for later. Loads the backup code only when one exists. */
-  private async settleRestores(agent?: AgentKind): Promise<{ outcome: string; message: string }[]> {
+  private async settleRestores(agent?: AgentKind): Promise<{ outcome: string; message: string; backupId: string | null; restored: string[] }[]> {
     const journalDir = join(this.dirs.state, 'restores');
     if (!(await fsp.readdir(journalDir).catch(() => [] as string[])).some((n) => n.startsWith('restore-'))) return [];
     const { settlePendingRestores } = await import('../backup/restore.js');

@@ -146,6 +146,17 @@ function expectNoLeftovers(h: Home): void {
   expect(listed(h.opts.journalDir!)).toEqual([]);
 }
 
+/**
+ * The backup is still usable: restored again, it puts everything back; when
+ * everything is back already it says so and writes nothing.
+ */
+async function expectRestoresAgain(h: Home, allBack: boolean): Promise<void> {
+  if (allBack) await expect(restoreArchive(h.opts)).rejects.toThrow(/Every destination already exists; a restore never overwrites anything \(all 6 files are byte-identical/);
+  else expect((await restoreArchive(h.opts)).restored).toHaveLength(FILES.length);
+  expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
+  expectNoLeftovers(h);
+}
+
 const POINTS = ['restore:journal', 'restore:staged', 'restore:committing', ...FILES.flatMap((_, i) => [`restore:${i}:before`, `restore:${i}:after`]), 'restore:committed', 'restore:unstaged'];
 
 describe('a restore killed at every point', () => {
@@ -168,11 +179,7 @@ describe('a restore killed at every point', () => {
     expectNoLeftovers(h);
     if (outcomes[0]!.outcome === 'discarded') expect(treeDiff(base, hashTree(h.agentDir))).toEqual([]);
     else expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
-    // `backups restore` again: whatever the interrupted run put back counts as restored.
-    const r = await restoreArchive(h.opts);
-    expect(r.restored).toHaveLength(FILES.length);
-    expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
-    expectNoLeftovers(h);
+    await expectRestoresAgain(h, outcomes[0]!.outcome === 'completed');
   });
 
   it.each(POINTS)('%s: rolled back instead, the agent dir is exactly as the cleanup left it; then it restores', async (point) => {
@@ -186,9 +193,7 @@ describe('a restore killed at every point', () => {
     expect(outcomes[0]!.outcome).toBe(expected);
     expect(treeDiff(done ? full : base, hashTree(h.agentDir))).toEqual([]);
     expectNoLeftovers(h);
-    await restoreArchive(h.opts);
-    expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
-    expectNoLeftovers(h);
+    await expectRestoresAgain(h, done);
   });
 });
 
@@ -265,14 +270,14 @@ describe('through the engine (`cleanerx backups restore`, the next start)', () =
   };
   const leftovers = (t: TempEnv): string[] => [...hashTree(t.root).keys()].filter((k) => /\.partial$|cleanerx-restore-|restore-[0-9a-f-]{36}/.test(k));
 
-  it('killed after its third file, the next start (recovery list) finishes it; the backup still restores', async () => {
+  it('killed after its third file, the next start (recovery list) finishes it; restoring again writes nothing', async () => {
     const { t, id, engine } = await catalogHome('start');
     killEngineRestore(t, id, 'restore:2:after');
     expect(existsSync(join(t.env.PI_CODING_AGENT_DIR!, FILES[3]!.rel))).toBe(false);
     await engine.recoveryList();
     expect(treeDiff(full, hashTree(t.env.PI_CODING_AGENT_DIR!))).toEqual([]);
     expect(leftovers(t)).toEqual([]);
-    expect((await engine.backupRestore(id, pass)).restored).toBe(FILES.length);
+    await expect(engine.backupRestore(id, pass)).rejects.toThrow(/Every destination already exists/);
     await engine.close();
   });
 
