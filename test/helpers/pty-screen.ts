@@ -30,6 +30,9 @@ export const KEYS = {
   backspace: '\x7f',
 };
 
+/** The app's placeholders for what is still loading. */
+const PENDING = /Loading details…|Scanning…|Waiting for scan data|Preparing the review|Reading the backup key/;
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A terminal running cleanerx: what every journey drives, whichever terminal it is. */
@@ -120,22 +123,30 @@ export abstract class ScreenDriver {
   async step(where: string): Promise<void> {
     this.steps++;
     if (!this.checkInvariants || this.exitCode !== null) return;
-    // A longer quiet spell first: a detail or a page still on its way is a change of state, not a stale cell.
-    const before = await this.settle(150);
-    const problems = screenProblems(before.grab);
-    if (problems.length) throw new Error(describeProblems(problems, before.grab, `${where} (${this.where})`));
-    if (!before.settled) return;
+    // While something is still on its way (a scan, a detail) the screen is checked as it is, without waiting
+    // (the journey may be watching that very moment); the redraw comparison needs a state that holds still.
+    const now = await this.grab();
+    if (PENDING.test(now.lines.join('\n'))) {
+      const problems = screenProblems(now);
+      if (problems.length) throw new Error(describeProblems(problems, now, `${where} (${this.where})`));
+      return;
+    }
+    // A longer quiet spell first: a page still on its way is a change of state, not a stale cell.
+    const base = await this.settle(150);
+    const problems = screenProblems(base.grab);
+    if (problems.length) throw new Error(describeProblems(problems, base.grab, `${where} (${this.where})`));
+    if (!base.settled || PENDING.test(base.grab.lines.join('\n'))) return;
     this.write(KEYS.ctrlL);
     const after = await this.settle();
-    if (!after.settled || after.grab.signature === before.grab.signature) return;
+    if (!after.settled || after.grab.signature === base.grab.signature) return;
     // The state may have moved on by itself (a clock, a scan): a second redraw tells a stale cell from a change.
     this.write(KEYS.ctrlL);
     const again = await this.settle();
     if (again.settled && again.grab.signature === after.grab.signature) {
-      const a = before.grab.signature.split('\n');
+      const a = base.grab.signature.split('\n');
       const b = after.grab.signature.split('\n');
       const diff = a
-        .map((row, i) => (row === b[i] ? null : `  line ${i + 1}: drawn  |${before.grab.lines[i]?.trimEnd()}|\n          redrawn|${after.grab.lines[i]?.trimEnd()}|`))
+        .map((row, i) => (row === b[i] ? null : `  line ${i + 1}: drawn  |${base.grab.lines[i]?.trimEnd()}|\n          redrawn|${after.grab.lines[i]?.trimEnd()}|`))
         .filter(Boolean);
       throw new Error(
         `the screen differs from a full redraw of the same state ${where} (${this.where}): stale cells\n${diff.join('\n') || '  (attributes differ)'}`,

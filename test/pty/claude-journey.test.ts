@@ -51,7 +51,7 @@ describe('Claude Code journey at 100×30', () => {
     expect(pty.text()).toContain(shown.expectedTitle.slice(0, 8));
     // Tab focuses the detail pane; j scrolls it down to the session's working dir.
     pty.press(KEYS.tab);
-    await pty.waitFor('Detail pane: ↑/↓ scroll');
+    await pty.waitFor(/^ Details › /m);
     for (let i = 0; i < 20 && !pty.text().includes('Working dir'); i++) {
       pty.press('j');
       await new Promise((r) => setTimeout(r, 60));
@@ -60,8 +60,11 @@ describe('Claude Code journey at 100×30', () => {
     const cwd = (shown.cwd ?? 'No working directory').slice(0, 30);
     expect(detail.split('\n').find((l) => l.startsWith('Working dir'))).toMatch(new RegExp(`^Working dir\\s+${cwd.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
 
+    // The pane's table has no p: back to the list, whose p opens the preview.
+    pty.press(KEYS.esc);
+    await pty.waitFor(/^ Sessions › /m);
     pty.press('p');
-    await pty.waitFor('claudeTranscript.readOnly');
+    await pty.waitFor('Preview · the Claude transcript, read-only');
 
     pty.press('3');
     const mem = manifest.buckets.filter((b) => b.memory).length;
@@ -72,7 +75,7 @@ describe('Claude Code journey at 100×30', () => {
     expect(rows.some((l) => /Unlinked Claude project memory/.test(l))).toBe(true);
     pty.press('p');
     await pty.waitFor('MEMORY.md');
-    await pty.waitFor('claudeMemoryMarkdown.readOnly');
+    await pty.waitFor('Preview · the memory file, read-only');
 
     pty.press('q');
     expect(await pty.waitExit()).toBe(0);

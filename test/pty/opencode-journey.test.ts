@@ -78,7 +78,7 @@ it('mark a root → review with backup → clean through OpenCode → Backups ta
   await pty.waitForNot('Cleanup complete');
   pty.press('5');
   await pty.waitForLine(new RegExp(`OpenCode\\s+${removed.length}\\s+.*${backupId.slice(0, 8)}`));
-  pty.press('r');
+  pty.press(KEYS.enter);
   await pty.waitFor('Passphrase to restore:');
   pty.type(PASS);
   pty.press(KEYS.enter);
