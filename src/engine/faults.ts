@@ -34,6 +34,12 @@ export function crashPointsFor(pathsPerMutation: number[], backup = false): stri
   return out;
 }
 
+/** Every crash point a restore of `files` files passes, in order (`restore:<i>:copied` only when staging is on another filesystem). */
+export function restoreCrashPointsFor(files: number): string[] {
+  const each = Array.from({ length: files }, (_, i) => [`restore:${i}:before`, `restore:${i}:after`]).flat();
+  return ['restore:journal', 'restore:staged', 'restore:committing', ...each, 'restore:committed', 'restore:unstaged'];
+}
+
 /** CLEANERX_FAIL_AT=<point>: an in-process error at that point (rollback paths are tested with it). */
 export function failPoint(name: string): void {
   if (process.env.CLEANERX_FAIL_AT === name) throw new Error(`injected failure at ${name}`);

@@ -21,6 +21,7 @@ import { addRecord, archivePathFor, backupsDir } from '../../src/backup/catalog.
 import { createIdentity } from '../../src/backup/keystore.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/engine.js';
+import { restoreCrashPointsFor } from '../../src/engine/faults.js';
 import { ownDirs } from '../../src/engine/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
@@ -157,7 +158,7 @@ async function expectRestoresAgain(h: Home, allBack: boolean): Promise<void> {
   expectNoLeftovers(h);
 }
 
-const POINTS = ['restore:journal', 'restore:staged', 'restore:committing', ...FILES.flatMap((_, i) => [`restore:${i}:before`, `restore:${i}:after`]), 'restore:committed', 'restore:unstaged'];
+const POINTS = restoreCrashPointsFor(FILES.length);
 
 describe('a restore killed at every point', () => {
   it('passes every point when it is not killed (so the kills below are real)', async () => {
