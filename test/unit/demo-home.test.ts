@@ -92,6 +92,7 @@ describe('every exit path removes the home', () => {
     ['process.exit', 'setTimeout(() => process.exit(3), 10);', 3],
     ['SIGTERM', "setTimeout(() => process.kill(process.pid, 'SIGTERM'), 10); setInterval(() => {}, 1000);", 143],
     ['SIGHUP', "setTimeout(() => process.kill(process.pid, 'SIGHUP'), 10); setInterval(() => {}, 1000);", 129],
+    ['SIGQUIT', "setTimeout(() => process.kill(process.pid, 'SIGQUIT'), 10); setInterval(() => {}, 1000);", 131],
   ])('%s', (_name, then, code) => {
     t = makeTempEnv();
     const tmp = join(t.root, 'tmp');
