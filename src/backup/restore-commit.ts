@@ -37,6 +37,8 @@ export class AnchoredTree {
   /** Parents of committed files stay open so a rollback needs no fresh walk (bounded; beyond, it walks again). */
   private readonly pinned = new Map<string, DirHandle>();
   private readonly ids = new Map<string, DirId>();
+  /** Dirs that gained an entry (a link or a mkdir): fsync'd before their handle closes. */
+  private readonly dirty = new Set<DirHandle>();
 
   constructor(
     private readonly rootDirs: Record<string, string>,
@@ -79,7 +81,7 @@ export class AnchoredTree {
     while (this.cache.size >= CACHED) {
       const [k, h] = this.cache.entries().next().value as [string, DirHandle];
       this.cache.delete(k);
-      if (![...this.pinned.values()].includes(h)) closeQuietly(h);
+      if (![...this.pinned.values()].includes(h)) this.release(h, true);
     }
     const comps = rel.split('/');
     let cur = root.h;
@@ -97,6 +99,7 @@ export class AnchoredTree {
       if (!st) {
         if (!mayCreate?.(sub)) return null;
         mkdirAt(cur, name, 0o700);
+        this.dirty.add(cur);
         created?.(sub);
         st = lstatAt(cur, name);
         if (!st) throw new ArchiveError(`${where} vanished right after it was created; the restore stopped.`);
@@ -158,9 +161,23 @@ export class AnchoredTree {
     }
   }
 
+  /** Marks `h` as holding a commit; keeps it open for a rollback while there is room. */
   pin(label: string, rel: string, h: DirHandle): void {
+    this.dirty.add(h);
     if (!rel || this.pinned.size >= PINNED) return;
     this.pinned.set(key(label, rel), h);
+  }
+
+  private release(h: DirHandle, sync: boolean): void {
+    if (sync && this.dirty.has(h)) {
+      try {
+        fsyncSync(h.fd);
+      } catch {
+        // best effort: the dir may have been removed by a rollback
+      }
+    }
+    this.dirty.delete(h);
+    closeQuietly(h);
   }
 
   /** A dir this restore has seen (for rollback without a walk). */
@@ -168,27 +185,18 @@ export class AnchoredTree {
     return rel ? this.pinned.get(key(label, rel)) : this.roots.get(label)?.h;
   }
 
-  /** fsyncs every open dir handle (the links and mkdirs in them become durable), then closes all. */
+  /** Closes every handle; with `sync`, the dirs that gained entries are fsync'd first (the links and mkdirs become durable). */
   close(sync: boolean): void {
     const all = new Set<DirHandle>([...this.cache.values(), ...this.pinned.values(), ...[...this.roots.values()].map((r) => r.h)]);
-    for (const h of all) {
-      if (sync) {
-        try {
-          fsyncSync(h.fd);
-        } catch {
-          // best effort: the handle's dir may have been removed by a rollback
-        }
-      }
-      closeQuietly(h);
-    }
+    for (const h of all) this.release(h, sync);
     this.cache.clear();
     this.pinned.clear();
     this.roots.clear();
   }
 
-  /** Drops cached handles below `label` without syncing (after a failed walk, so a retry walks afresh). */
+  /** Drops the cached (unpinned) handles after a failed walk, so a retry walks afresh. */
   forget(): void {
-    for (const h of this.cache.values()) if (![...this.pinned.values()].includes(h)) closeQuietly(h);
+    for (const h of this.cache.values()) if (![...this.pinned.values()].includes(h)) this.release(h, true);
     this.cache.clear();
   }
 }
