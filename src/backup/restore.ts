@@ -23,6 +23,7 @@ import {
   listRestoreJournals,
   partialName,
   removeRestoreJournal,
+  restoreJournalPath,
   safeRelative,
   saveRestoreJournal,
   stagingDirName,
@@ -379,7 +380,9 @@ export interface SettleOutcome {
 /** Finishes or rolls back every restore a kill interrupted. Never throws for one restore; each outcome says what happened. */
 export async function settlePendingRestores(o: SettleOptions): Promise<SettleOutcome[]> {
   const out: SettleOutcome[] = [];
-  for (const f of await listRestoreJournals(o.journalDir)) {
+  const journals = await listRestoreJournals(o.journalDir);
+  if (!journals.some((f) => f.kind === 'unknown')) await removeOrphanStaging(o.stagingParent, o.journalDir);
+  for (const f of journals) {
     if (f.kind === 'unknown') {
       out.push({ restoreId: f.path, agent: null, backupId: null, outcome: 'unknown', restored: [], message: `${f.reason} Inspect ${f.path} and move it away; cleanerx leaves it alone.` });
       continue;
@@ -393,6 +396,25 @@ export async function settlePendingRestores(o: SettleOptions): Promise<SettleOut
     }
   }
   return out;
+}
+
+/**
+ * Staging dirs no journal names hold decrypted data nothing will use (left
+ * by a restore killed before restores were journaled): removed. A journal is
+ * written before its staging dir and removed after it, so the staging dir of
+ * a restore running in another process always has its journal.
+ */
+async function removeOrphanStaging(parent: string, journalDir: string): Promise<void> {
+  const names = await fsp.readdir(parent).catch(() => [] as string[]);
+  for (const n of names) {
+    const m = /^restore-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(n);
+    if (!m) continue;
+    const p = join(parent, n);
+    const st = await fsp.lstat(p).catch(() => null);
+    if (!st?.isDirectory()) continue;
+    if (await fsp.lstat(restoreJournalPath(journalDir, m[1]!)).then(() => true, () => false)) continue;
+    await fsp.rm(p, { recursive: true, force: true });
+  }
 }
 
 async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOutcome> {

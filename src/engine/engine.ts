@@ -425,12 +425,14 @@ export class Engine implements EngineApi {
   /** Finishes (or rolls back) restores a kill interrupted; a running agent's is left for later. Loads the backup code only when one exists. */
   private async settleRestores(agent?: AgentKind): Promise<{ outcome: string; message: string; backupId: string | null; restored: string[] }[]> {
     const journalDir = join(this.dirs.state, 'restores');
-    if (!(await fsp.readdir(journalDir).catch(() => [] as string[])).some((n) => n.startsWith('restore-'))) return [];
+    const stagingParent = join(this.dirs.data, 'restore-staging');
+    const names = [...(await fsp.readdir(journalDir).catch(() => [] as string[])), ...(await fsp.readdir(stagingParent).catch(() => [] as string[]))];
+    if (!names.some((n) => n.startsWith('restore-'))) return [];
     const { settlePendingRestores } = await import('../backup/restore.js');
     const s = await this.settings();
     return settlePendingRestores({
       journalDir,
-      stagingParent: join(this.dirs.data, 'restore-staging'),
+      stagingParent,
       agent,
       rootsFor: async (a) => {
         const adapter = this.adapter(a);

@@ -211,6 +211,16 @@ describe('restore of what is missing', () => {
     expectNoLeftovers(h);
   });
 
+  it('decrypted staging no journal names (left by a restore killed before restores were journaled) is removed at the next settle', async () => {
+    const h = home('orphan');
+    const orphan = join(h.opts.stagingParent, `restore-${randomUUID()}`);
+    mkdirSync(orphan, { recursive: true });
+    writeFileSync(join(orphan, '0'), 'decrypted session text');
+    writeFileSync(join(h.opts.stagingParent, 'not-ours'), 'left alone');
+    expect(await settle(h)).toEqual([]);
+    expect(listed(h.opts.stagingParent)).toEqual(['not-ours']);
+  });
+
   it('a destination holding other data is still never overwritten', async () => {
     const h = home('conflict');
     writeFileSync(join(h.agentDir, FILES[0]!.rel), 'the user wrote this since');
