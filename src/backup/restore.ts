@@ -151,10 +151,12 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       j.status = 'committing';
       await saveRestoreJournal(journalDir, j, 'restore:committing');
       stage = openStaging(staging);
-      const left = await commitAll(j, tree, stage, new Set());
+      const left = await commitAll(j, tree, stage, new Set(), async () => {
+        j.status = 'rollingBack';
+        await saveRestoreJournal(journalDir, j, 'restore:rollingBack');
+      });
       if (left) {
         tidy = false;
-        j.status = 'rollingBack';
         j.message = left.message;
         await saveRestoreJournal(journalDir, j, 'restore:rollingBack').catch(() => undefined);
         throw left.error;
@@ -260,7 +262,7 @@ interface Committed {
  * observed in place). On an error it undoes this run's commits and dirs;
  * returns what it could not undo, or null on success.
  */
-async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle, done: Set<number>): Promise<{ error: Error; message: string } | null> {
+async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle, done: Set<number>, beforeUndo?: () => Promise<void>): Promise<{ error: Error; message: string } | null> {
   const planned = new Set(j.dirs.map((d) => `${d.root}\0${d.path}`));
   const created: { root: string; path: string }[] = [];
   const committed: Committed[] = [];
@@ -296,6 +298,8 @@ async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
     }
     return null;
   } catch (err) {
+    // Recorded first: a kill during the undo is finished as a rollback, not resumed.
+    await beforeUndo?.().catch(() => undefined);
     const left = await undo(tree, committed, created);
     if (!left.length) throw err;
     return { error: new ArchiveError(`${(err as Error).message} ${left.length} restored item(s) could not be removed again (first: ${left[0]}); the next cleanerx start or \`cleanerx backups restore\` finishes the clean-up.`), message: (err as Error).message };

@@ -122,10 +122,10 @@ function home(name: string): Home {
   return { dir, agentDir, opts };
 }
 
-function killedAt(h: Home, point: string): void {
+function killedAt(h: Home, point: string, extra: Record<string, string> = {}): void {
   const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(h.opts)], {
     cwd: REPO,
-    env: { PATH: process.env.PATH, HOME: h.dir, CLEANERX_CRASH_AT: point },
+    env: { PATH: process.env.PATH, HOME: h.dir, CLEANERX_CRASH_AT: point, ...extra },
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -195,6 +195,17 @@ describe('a restore killed at every point', () => {
     expect(treeDiff(done ? full : base, hashTree(h.agentDir))).toEqual([]);
     expectNoLeftovers(h);
     await expectRestoresAgain(h, done);
+  });
+});
+
+describe('a restore killed while it undoes a failure', () => {
+  it('is rolled back by the next start, never resumed', async () => {
+    const h = home('undoing');
+    killedAt(h, 'restore:rollingBack', { CLEANERX_FAIL_AT: 'restore:3:after' });
+    expect((await settle(h)).map((x) => x.outcome)).toEqual(['rolledBack']);
+    expect(treeDiff(base, hashTree(h.agentDir))).toEqual([]);
+    expectNoLeftovers(h);
+    await expectRestoresAgain(h, false);
   });
 });
 
