@@ -142,6 +142,7 @@ export class TmuxScreen extends ScreenDriver {
     } catch {
       // Already gone with its last pane.
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    // The pane's shell may still be writing its exit file as the server goes.
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 }

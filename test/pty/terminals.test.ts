@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
-import { KEYS, type ScreenDriver } from '../helpers/pty-screen.js';
+import { KEYS, PtyScreen, type ScreenDriver } from '../helpers/pty-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { fullMatrix, HEADLESS_100x30, openScreen, TMUX_80x24 } from '../helpers/terminals.js';
 import { TmuxScreen } from '../helpers/tmux-screen.js';
@@ -54,7 +54,7 @@ describe('the core journey in every terminal', () => {
       s.press('1');
       await s.waitFor('All agents');
       s.press('2');
-      await s.waitFor(/\d+ sessions · /);
+      await s.waitFor(/\d+ sessions\b/);
       s.press('j', 'j', KEYS.space);
       await s.waitFor(/1 marked · /);
       // The footer follows the focus: Tab to the detail pane, Down scrolls it and the footer still names it.
@@ -109,7 +109,7 @@ describe('keys typed with the key that opens the review', () => {
     await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
     const before = hashTree(t.env.HOME!, own);
     s.press('2');
-    await s.waitFor(/\d+ sessions · /);
+    await s.waitFor(/\d+ sessions\b/);
     s.press('j', KEYS.space);
     await s.waitFor(/1 marked · /);
     s.type('xbdelete');
@@ -146,7 +146,7 @@ describe('a review on a small terminal', () => {
     await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
     const before = hashTree(t.env.HOME!, own);
     s.press('2');
-    await s.waitFor(/\d+ sessions · /);
+    await s.waitFor(/\d+ sessions\b/);
     s.press('a');
     await s.waitFor(/Marked \d+ sessions in all sessions/);
     s.press('x');
@@ -175,7 +175,7 @@ describe('Ctrl-Z', () => {
     s = tm;
     await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
     s.press('2');
-    await s.waitFor(/\d+ sessions · /);
+    await s.waitFor(/\d+ sessions\b/);
     s.checkInvariants = false;
     s.press(KEYS.ctrlZ);
     // Stopped: the shell got the terminal back (job status 148), the app's frame is gone from the pane.
@@ -184,7 +184,7 @@ describe('Ctrl-Z', () => {
     await s.waitForNot('Sessions (');
     tm.resume();
     s.checkInvariants = true;
-    await s.waitFor(/\d+ sessions · /);
+    await s.waitFor(/\d+ sessions\b/);
     await s.waitFor(/^ Sessions › /m);
     s.press('q');
     expect(await s.waitExit()).toBe(0);
@@ -204,6 +204,28 @@ describe('the agent the app opens on', () => {
     targetAgent(t, 'pi');
     s = openScreen(HEADLESS_100x30, ['--agent', 'claude'], t.env);
     await s.waitFor(/Agent \[Claude Code\]/, 15000);
+    s.press('q');
+    expect(await s.waitExit()).toBe(0);
+  });
+});
+
+describe('Ctrl-L', () => {
+  it('redraws every cell: text another program wrote over the frame is gone', { timeout: 60_000 }, async () => {
+    targetAgent(t, 'pi');
+    const p = new PtyScreen([], t.env, 100, 30);
+    s = p;
+    await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
+    s.press('2');
+    await s.waitFor(/\d+ sessions\b/);
+    // What a background job or a wall(1) message does to a full-screen app: bytes the app never wrote.
+    s.checkInvariants = false;
+    await new Promise<void>((r) => p.term.write('\x1b[12;20HSTRAY OUTPUT FROM ELSEWHERE\x1b[20;1Hmore stray', r));
+    expect(s.text()).toContain('STRAY OUTPUT');
+    s.press(KEYS.ctrlL);
+    await s.waitForNot('STRAY OUTPUT');
+    await s.waitForNot('more stray');
+    s.checkInvariants = true;
+    await s.waitFor(/^ Sessions › /m);
     s.press('q');
     expect(await s.waitExit()).toBe(0);
   });
