@@ -127,14 +127,18 @@ describe('keys typed with the key that opens the review', () => {
     await s.waitForNot('Review cleanup');
     expect(treeDiff(before, hashTree(t.env.HOME!, own))).toEqual([]);
 
-    // The whole confirmation in one write runs exactly the reviewed cleanup.
-    s.type(`xdelete${KEYS.enter}`);
-    await s.waitFor('Cleanup complete', 20000);
+    // The whole confirmation in one write, the new backup key's passphrase twice included, runs exactly the reviewed cleanup.
+    const pass = 'correct horse battery';
+    s.type(`xbdelete${KEYS.enter}${pass}${KEYS.enter}${pass}${KEYS.enter}`);
+    await s.waitFor('Cleanup complete', 30000);
     await s.waitFor('Removed 1 item');
+    await s.waitFor(/Backup [0-9a-f-]{36} is verified/);
     s.press(KEYS.enter);
     s.press('q');
     expect(await s.waitExit()).toBe(0);
-    expect(treeDiff(before, hashTree(t.env.HOME!, own))).toHaveLength(1);
+    // Only the reviewed session is gone (beside cleanerx's own key, catalog and backup).
+    const diff = treeDiff(before, hashTree(t.env.HOME!, [...own, t.env.CLEANERX_DATA_DIR!])).filter((d) => d !== 'added .local/share');
+    expect(diff).toEqual([expect.stringMatching(/^removed .*\.jsonl$/)]);
   });
 });
 
