@@ -33,11 +33,14 @@ export const KEYS = {
 /** The app's placeholders for what is still loading. */
 const PENDING = /Loading details…|Scanning…|Waiting for scan data|Preparing the review|Reading the backup key/;
 
+const RESIZE_SETTLE = 600;
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** A terminal running cleanerx: what every journey drives, whichever terminal it is. */
 export abstract class ScreenDriver {
   exitCode: number | null = null;
+  protected resizedAt = 0;
   /** Checked after every successful wait; a test that means to see a broken screen turns it off. */
   checkInvariants = true;
   steps = 0;
@@ -123,6 +126,9 @@ export abstract class ScreenDriver {
   async step(where: string): Promise<void> {
     this.steps++;
     if (!this.checkInvariants || this.exitCode !== null) return;
+    // blessed redraws 300 ms after a resize: until then the terminal shows the old frame, reflowed.
+    const since = Date.now() - this.resizedAt;
+    if (since < RESIZE_SETTLE) await sleep(RESIZE_SETTLE - since);
     // While something is still on its way (a scan, a detail) the screen is checked as it is, without waiting
     // (the journey may be watching that very moment); the redraw comparison needs a state that holds still.
     const now = await this.grab();
@@ -200,6 +206,7 @@ export class PtyScreen extends ScreenDriver {
     const wrapped: number[] = [];
     const black: Grab['black'] = [];
     const sig: string[] = [];
+    let currentTab = '';
     for (let row = 0; row < this.rows; row++) {
       const line = b.getLine(b.viewportY + row);
       lines.push(line?.translateToString(true) ?? '');
@@ -209,6 +216,7 @@ export class PtyScreen extends ScreenDriver {
         const c = line.getCell(col);
         if (!c) continue;
         const ch = c.getChars();
+        if (row === 0 && c.isInverse()) currentTab += ch || ' ';
         const fg = c.isFgDefault() ? 'd' : `${c.getFgColorMode()}:${c.getFgColor()}`;
         const bg = c.isBgDefault() ? 'd' : `${c.getBgColorMode()}:${c.getBgColor()}`;
         cells.push(`${fg}/${bg}/${c.isInverse() ? 'i' : ''}${c.isBold() ? 'b' : ''}:${ch || ' '}`);
@@ -218,7 +226,7 @@ export class PtyScreen extends ScreenDriver {
       while (cells.length && cells[cells.length - 1] === 'd/d/: ') cells.pop();
       sig.push(cells.join(''));
     }
-    return { cols: this.cols, rows: this.rows, lines, wrapped, black, signature: sig.join('\n') };
+    return { cols: this.cols, rows: this.rows, lines, wrapped, black, signature: sig.join('\n'), currentTab };
   }
 
   lines(): string[] {
@@ -233,6 +241,7 @@ export class PtyScreen extends ScreenDriver {
   resize(cols: number, rows: number): void {
     this.cols = cols;
     this.rows = rows;
+    this.resizedAt = Date.now();
     this.term.resize(cols, rows);
     this.pty.resize(cols, rows);
   }

@@ -19,7 +19,12 @@ export interface Grab {
   black: { row: number; col: number; ch: string }[];
   /** Text and attributes of every cell, to compare two grabs. */
   signature: string;
+  /** The top row's inverse-video text: the current tab (" 2 Sessions (34) "). */
+  currentTab: string;
 }
+
+/** Panes inside a screen that may have the keys while its tab is current. */
+const PANES = new Set(['Details', 'Agent selector']);
 
 /** The review's lines that must be visible whenever it is (or its refusal to fit). */
 const REVIEW_REQUIRED: [string, RegExp][] = [
@@ -101,6 +106,8 @@ export function screenProblems(g: Grab): string[] {
   const focus = footerFocus(g.lines);
   const dialog = open[open.length - 1];
   if (dialog && focus !== null && !dialog.label.startsWith(focus)) p.push(`the footer describes "${focus}" while the "${dialog.label}" dialog has the keys`);
+  const tab = /^\s*\d (.+?)(?: \([\d,…]+\))?\s*$/.exec(g.currentTab)?.[1];
+  if (!dialog && focus !== null && tab && focus !== tab && !PANES.has(focus)) p.push(`the footer describes "${focus}" on the ${tab} tab`);
   if (!/^ Agent /.test(g.lines[g.rows - 2] ?? '')) p.push('the deck\'s first line ("Agent …") is not on the second-to-last line');
   return p;
 }
@@ -114,6 +121,7 @@ export function parseTmuxCapture(text: string, joined: string, cols: number, row
   let fg = 'd';
   let bg = 'd';
   let inverse = false;
+  let currentTab = '';
   rowsText.forEach((raw, row) => {
     let plain = '';
     let col = 0;
@@ -151,6 +159,7 @@ export function parseTmuxCapture(text: string, joined: string, cols: number, row
       const isBlack = fg === '30' || fg === '5;0' || fg === '5;16' || fg === '2;0;0;0';
       if (isBlack && bg === 'd' && !inverse && ch.trim() !== '') black.push({ row, col, ch });
       plain += ch;
+      if (row === 0 && inverse) currentTab += ch;
       cells.push(`${fg}/${bg}${inverse ? '/i' : ''}:${ch}`);
       col += displayWidth(ch);
     }
@@ -170,7 +179,7 @@ export function parseTmuxCapture(text: string, joined: string, cols: number, row
     if (span > 1) wrapped.push(r);
     r += span;
   }
-  return { cols, rows, lines, wrapped, black, signature: sig.join('\n') };
+  return { cols, rows, lines, wrapped, black, signature: sig.join('\n'), currentTab };
 }
 
 /** Formats problems with the screen they were seen on. */

@@ -108,6 +108,7 @@ export class TmuxScreen extends ScreenDriver {
   resize(cols: number, rows: number): void {
     this.cols = cols;
     this.rows = rows;
+    this.resizedAt = Date.now();
     this.tmux(['resize-window', '-t', 'main', '-x', String(cols), '-y', String(rows)]);
   }
 

@@ -15,7 +15,7 @@ function screen(rows: string[]): string {
   return out.join('\n') + '\n';
 }
 
-const grab = (text: string, joined = text) => parseTmuxCapture(text, joined, COLS, ROWS);
+const grab = (text: string, joined = text.replace(/\x1b\[[0-9;]*m/g, '')) => parseTmuxCapture(text, joined, COLS, ROWS);
 
 const review = (lines: string[]): string[] => ['┌─ Review cleanup ────────────────┐', ...lines.map((l) => `│${l.padEnd(32)}│`), '└────────────────────────────────┘'];
 
@@ -50,6 +50,13 @@ describe('screen invariants', () => {
     expect(p).toContain('the review does not show its confirmation');
     const whole = review([' estimated reclaimed 4 KB', ' Backup: off', ' ⚠ Irreversible: no way back', ' Type delete and Enter to clean', ' > ']);
     expect(screenProblems(grab(screen(whole).replace(' Sessions ›', ' Review ›')))).toEqual([]);
+  });
+
+  it('report a footer that describes another screen than the current tab', () => {
+    const top = ' 1 Overview \x1b[7m 2 Sessions (34) \x1b[27m 3 Memory';
+    expect(screenProblems(grab(screen([top])))).toEqual([]);
+    expect(screenProblems(grab(screen([top]).replace(' Sessions ›', ' Details ›')))).toEqual([]);
+    expect(screenProblems(grab(screen([top]).replace(' Sessions ›', ' Backups ›')))).toEqual(['the footer describes "Backups" on the Sessions tab']);
   });
 
   it('report a deck pushed off its place', () => {
