@@ -30,6 +30,13 @@ export interface RestoreJournalEntry {
   present: boolean;
 }
 
+export interface RestoreJournalDir {
+  root: string;
+  path: string;
+  /** Set for an empty dir of the backup (recreated even with no file in it): its permission bits. */
+  mode?: number;
+}
+
 export interface RestoreJournal {
   formatVersion: 1;
   kind: 'cleanerx-restore';
@@ -45,8 +52,13 @@ export interface RestoreJournal {
   /** Root label → absolute dir, as allowlisted when the restore started. */
   roots: Record<string, string>;
   entries: RestoreJournalEntry[];
-  /** Parent dirs this restore may create, outermost first (root label + relative path). */
-  dirs: { root: string; path: string }[];
+  /**
+   * Dirs this restore may create, outermost first (root label + relative
+   * path): parents of planned files, and the backup's empty dirs, which carry
+   * the `mode` they get back. Each was absent at the preflight; a rollback
+   * removes them (only while empty), never a dir that was there before.
+   */
+  dirs: RestoreJournalDir[];
   message?: string;
 }
 
@@ -132,6 +144,9 @@ function checkJournal(v: unknown, id: string): RestoreJournal | string {
     if (!e || typeof e !== 'object' || !(e.root in j.roots) || !safeRelative(e.path) || !HEX64.test(String(e.sha256))) return 'The restore journal holds a malformed entry.';
     if (typeof e.sizeBytes !== 'number' || typeof e.mode !== 'number' || typeof e.present !== 'boolean' || !/^[0-9]{1,9}$/.test(String(e.staged))) return 'The restore journal holds a malformed entry.';
   }
-  for (const d of j.dirs) if (!d || !(d.root in j.roots) || !safeRelative(d.path)) return 'The restore journal holds a malformed dir.';
+  for (const d of j.dirs) {
+    if (!d || !(d.root in j.roots) || !safeRelative(d.path)) return 'The restore journal holds a malformed dir.';
+    if (d.mode !== undefined && (!Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777)) return 'The restore journal holds a malformed dir.';
+  }
   return j as RestoreJournal;
 }

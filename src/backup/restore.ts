@@ -11,13 +11,13 @@
 // finished (or, when it cannot be, rolled back) by settlePendingRestores.
 
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants as C, fstatSync, promises as fsp } from 'node:fs';
+import { closeSync, constants as C, fchmodSync, fstatSync, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ensurePrivateDir } from '../engine/atomic.js';
 import type { DirHandle } from '../engine/anchored-fs.js';
 import { crashPoint, failPoint } from '../engine/faults.js';
 import type { AgentKind } from '../engine/model.js';
-import { ArchiveError, readArchive, type Manifest, type ManifestEntry } from './archive.js';
+import { ArchiveError, readArchive, type Manifest, type ManifestDir, type ManifestEntry, type SkippedKind } from './archive.js';
 import { AnchoredTree, commitFile, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, SparseWriter, uncommit, unlinkAt } from './restore-commit.js';
 import {
   listRestoreJournals,
@@ -28,6 +28,7 @@ import {
   saveRestoreJournal,
   stagingDirName,
   type RestoreJournal,
+  type RestoreJournalDir,
   type RestoreJournalEntry,
 } from './restore-journal.js';
 
@@ -65,11 +66,21 @@ export interface RestoreResult {
   restored: string[];
   /** The subset that was already there byte-identical (e.g. put back by an interrupted restore) and was left as it was. */
   alreadyPresent: string[];
+  /** The backup's empty dirs this restore recreated (or, dry, would), with their modes; existing ones are left as they are. */
+  emptyDirs: string[];
+  /** One sentence per FIFO, socket or device that was under the backed-up paths: not in the backup, so not restored. */
+  notInBackup: string[];
+}
+
+const KIND_TEXT: Record<SkippedKind, string> = { fifo: 'a FIFO (named pipe)', socket: 'a socket', device: 'a device file' };
+
+function notInBackup(o: RestoreOptions, m: Manifest, wanted: (e: { root: string; relativePath: string }) => boolean): string[] {
+  return (m.skipped ?? []).filter((k) => o.roots[k.root] && wanted(k)).map((k) => `Not in the backup: ${destOf(o.roots, k.root, k.relativePath)} was ${KIND_TEXT[k.kind]}, which holds no data; the restore did not recreate it.`);
 }
 
 const destOf = (roots: Record<string, string>, root: string, rel: string): string => `${roots[root]}/${rel}`;
 
-function selector(o: RestoreOptions): (e: ManifestEntry) => boolean {
+function selector(o: RestoreOptions): (e: { root: string; relativePath: string }) => boolean {
   const only = o.onlyPaths?.map((p) => p.replace(/\/+$/, ''));
   if (!only) return () => true;
   return (e) => {
@@ -135,17 +146,19 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
     if (imp && manifest.entries.some((e) => e.root === imp.root)) {
       if (manifest.entries.some((e) => e.root !== imp.root)) throw new ArchiveError('The archive mixes session exports with files; cleanerx never writes such an archive.');
       const byPath = new Map(manifest.entries.map((e) => [e.relativePath, join(staging, staged.get(e)!)]));
-      return { manifest, restored: await imp.run(byPath, Boolean(o.dryRun)), alreadyPresent: [] };
+      return { manifest, restored: await imp.run(byPath, Boolean(o.dryRun)), alreadyPresent: [], emptyDirs: [], notInBackup: [] };
     }
     const tree = new AnchoredTree(o.roots, o.uid);
     let stage: DirHandle | null = null;
     try {
       const entries = manifest.entries.filter(wanted);
-      await preflight(entries, staged, o, tree, j);
+      await preflight(entries, (manifest.emptyDirs ?? []).filter(wanted), staged, o, tree, j);
       const restored = j.entries.map((e) => destOf(o.roots, e.root, e.path));
       const alreadyPresent = j.entries.filter((e) => e.present).map((e) => destOf(o.roots, e.root, e.path));
-      if (o.dryRun) return { manifest, restored, alreadyPresent };
-      if (j.entries.length && alreadyPresent.length === j.entries.length) {
+      const emptyDirs = j.dirs.filter((d) => d.mode !== undefined).map((d) => destOf(o.roots, d.root, d.path));
+      const result = { manifest, restored, alreadyPresent, emptyDirs, notInBackup: notInBackup(o, manifest, wanted) };
+      if (o.dryRun) return result;
+      if (j.entries.length && alreadyPresent.length === j.entries.length && !emptyDirs.length) {
         throw new ArchiveError(`Every destination already exists; a restore never overwrites anything (all ${j.entries.length} files are byte-identical to the backup, so nothing was written).`);
       }
       j.status = 'committing';
@@ -164,7 +177,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       tree.close(true);
       j.status = 'committed';
       await saveRestoreJournal(journalDir, j, 'restore:committed');
-      return { manifest, restored, alreadyPresent };
+      return result;
     } finally {
       stage?.close();
       tree.close(false);
@@ -207,39 +220,50 @@ const splitPath = (rel: string): { dir: string; name: string } => {
 };
 
 /** Fills j.entries and j.dirs; refuses (nothing written) whatever a restore must not touch. */
-async function preflight(entries: ManifestEntry[], staged: Map<ManifestEntry, string>, o: RestoreOptions, tree: AnchoredTree, j: RestoreJournal): Promise<void> {
+async function preflight(entries: ManifestEntry[], emptyDirs: ManifestDir[], staged: Map<ManifestEntry, string>, o: RestoreOptions, tree: AnchoredTree, j: RestoreJournal): Promise<void> {
   const dests = new Set<string>();
   const missing = new Set<string>();
-  const dirs: { root: string; path: string }[] = [];
-  for (const entry of entries) {
-    if (!o.roots[entry.root]) throw new ArchiveError(`The archive restores into "${entry.root}", which is not a root of ${o.agent}.`);
-    if (!safeRelative(entry.relativePath)) throw new ArchiveError(`${entry.relativePath} escapes its root.`);
-    const dest = destOf(o.roots, entry.root, entry.relativePath);
-    if (dests.has(dest)) throw new ArchiveError(`Two entries restore to ${dest}.`);
-    dests.add(dest);
-    const { dir, name } = splitPath(entry.relativePath);
-    tree.dir(entry.root, ''); // the root itself: a plain directory, reached without links
+  const dirs: RestoreJournalDir[] = [];
+  /**
+   * Plans every absent dir of `comps` (outermost first; the last one gets
+   * `mode` when given). Returns the handle of the full path when it exists.
+   */
+  const planDirs = (root: string, comps: string[], mode?: number): DirHandle | null => {
+    tree.dir(root, ''); // the root itself: a plain directory, reached without links
     // The deepest existing ancestor decides; below it every dir is to be created.
-    const comps = dir ? dir.split('/') : [];
-    let parent: DirHandle | null = null;
+    let found: DirHandle | null = null;
     let depth = comps.length;
     for (; depth >= 0; depth--) {
       const rel = comps.slice(0, depth).join('/');
-      if (depth > 0 && missing.has(`${entry.root}\0${rel}`)) continue;
-      const h = tree.dir(entry.root, rel);
+      if (depth > 0 && missing.has(`${root}\0${rel}`)) continue;
+      const h = tree.dir(root, rel);
       if (h) {
-        parent = depth === comps.length ? h : null;
+        found = depth === comps.length ? h : null;
         break;
       }
     }
     for (let d = Math.max(depth, 0) + 1; d <= comps.length; d++) {
       const rel = comps.slice(0, d).join('/');
-      const k = `${entry.root}\0${rel}`;
+      const k = `${root}\0${rel}`;
       if (!missing.has(k)) {
         missing.add(k);
-        dirs.push({ root: entry.root, path: rel });
+        dirs.push(d === comps.length && mode !== undefined ? { root, path: rel, mode } : { root, path: rel });
       }
     }
+    return found;
+  };
+  const check = (e: { root: string; relativePath: string }): void => {
+    if (!o.roots[e.root]) throw new ArchiveError(`The archive restores into "${e.root}", which is not a root of ${o.agent}.`);
+    if (!safeRelative(e.relativePath)) throw new ArchiveError(`${e.relativePath} escapes its root.`);
+    const dest = destOf(o.roots, e.root, e.relativePath);
+    if (dests.has(dest)) throw new ArchiveError(`Two entries restore to ${dest}.`);
+    dests.add(dest);
+  };
+  for (const entry of entries) {
+    check(entry);
+    const dest = destOf(o.roots, entry.root, entry.relativePath);
+    const { dir, name } = splitPath(entry.relativePath);
+    const parent = planDirs(entry.root, dir ? dir.split('/') : []);
     let present = false;
     if (parent && lstatAt(parent, name)) {
       present = await holdsContent(parent, name, o.uid, entry);
@@ -247,7 +271,43 @@ async function preflight(entries: ManifestEntry[], staged: Map<ManifestEntry, st
     }
     j.entries.push({ root: entry.root, path: entry.relativePath, sha256: entry.sha256, sizeBytes: entry.sizeBytes, mode: entry.mode ?? 0o600, staged: staged.get(entry)!, present });
   }
+  // Parents first (the manifest's order): a dir that exists already (as a plain dir of this user) is left as it is.
+  for (const d of emptyDirs) {
+    check(d);
+    planDirs(d.root, d.relativePath.split('/'), d.mode & 0o777);
+  }
   j.dirs = dirs;
+}
+
+/** A mode that keeps its owner from adding or removing entries: loosened before a rollback empties the dir. */
+const locksOwnerOut = (mode: number | undefined): boolean => mode !== undefined && (mode & 0o300) !== 0o300;
+
+/**
+ * Creates the backup's empty dirs (planned in j.dirs, absent at the
+ * preflight) and then gives each its mode, deepest first, so a dir without
+ * write permission for its owner does not refuse its own children.
+ */
+function makeEmptyDirs(j: RestoreJournal, tree: AnchoredTree, planned: Set<string>, created: { root: string; path: string }[], moded: Set<string>): void {
+  for (const d of j.dirs) {
+    if (d.mode === undefined) continue;
+    const h = tree.dir(d.root, d.path, (rel) => planned.has(`${d.root}\0${rel}`), (rel) => created.push({ root: d.root, path: rel }));
+    if (!h) throw new ArchiveError(`${tree.display(d.root, d.path)} could not be created; the restore stopped.`);
+  }
+  for (const d of [...j.dirs].reverse()) {
+    if (d.mode === undefined) continue;
+    const h = tree.dir(d.root, d.path);
+    if (!h) throw new ArchiveError(`${tree.display(d.root, d.path)} disappeared during the restore; the restore stopped.`);
+    fchmodSync(h.fd, d.mode);
+    if (locksOwnerOut(d.mode)) moded.add(`${d.root}\0${d.path}`);
+  }
+}
+
+/** Gives the owner back write access to the restrictive dirs a rollback is about to empty (each reached by handle). */
+async function loosen(tree: AnchoredTree, dirs: readonly RestoreJournalDir[], only?: Set<string>): Promise<void> {
+  for (const d of dirs) {
+    if (!locksOwnerOut(d.mode) || (only && !only.has(`${d.root}\0${d.path}`))) continue;
+    await withDir(tree, d.root, d.path, (h) => fchmodSync(h.fd, 0o700));
+  }
 }
 
 interface Committed {
@@ -266,6 +326,7 @@ async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
   const planned = new Set(j.dirs.map((d) => `${d.root}\0${d.path}`));
   const created: { root: string; path: string }[] = [];
   const committed: Committed[] = [];
+  const moded = new Set<string>();
   try {
     for (let i = 0; i < j.entries.length; i++) {
       const e = j.entries[i]!;
@@ -292,6 +353,8 @@ async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
       crashPoint(`restore:${i}:after`);
       failPoint(`restore:${i}:after`);
     }
+    makeEmptyDirs(j, tree, planned, created, moded);
+    failPoint('restore:emptyDirs');
     for (const k of new Set(committed.map((c) => `${c.root}\0${c.dir}`))) {
       const [root, dir] = k.split('\0') as [string, string];
       tree.verify(root, dir);
@@ -300,6 +363,7 @@ async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
   } catch (err) {
     // Recorded first: a kill during the undo is finished as a rollback, not resumed.
     await beforeUndo?.().catch(() => undefined);
+    await loosen(tree, j.dirs, moded);
     const left = await undo(tree, committed, created);
     if (!left.length) throw err;
     return { error: new ArchiveError(`${(err as Error).message} ${left.length} restored item(s) could not be removed again (first: ${left[0]}); the next cleanerx start or \`cleanerx backups restore\` finishes the clean-up.`), message: (err as Error).message };
@@ -569,6 +633,8 @@ async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: Dir
     // Ours: the very inode of the staged copy; or, when staging is on another filesystem (a copy was made), the manifest's content.
     if ((s.dev === st.dev && s.ino === st.ino) || (s.dev !== st.dev && (await holdsContent(h, name, j.uid, e)))) unlinkAt(h, name);
   }
+  // The journal cannot tell whether its modes were applied yet: a dir that locks its owner out is opened up first.
+  await loosen(tree, j.dirs);
   for (const d of [...j.dirs].reverse()) {
     const { dir, name } = splitPath(d.path);
     await withDir(tree, d.root, dir, (h) => removeCreatedDir(h, name));

@@ -1,0 +1,162 @@
+// A restore gives back the backup's empty dirs (nested, with their modes),
+// journaled with the dirs it may create: a rollback removes exactly the ones
+// it made, never a dir that was there before. FIFOs, sockets and devices are
+// not in a backup; the restore result names them.
+
+import { generateX25519Identity, identityToRecipient } from 'age-encryption';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { archivePathFor } from '../../src/backup/catalog.js';
+import { restoreArchive } from '../../src/backup/restore.js';
+import { takeBackup } from '../../src/backup/take.js';
+import { JournalStore, type Journal } from '../../src/engine/journal.js';
+import type { CleanupPlan } from '../../src/engine/model.js';
+import { ownDirs } from '../../src/engine/own-dirs.js';
+import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+let t: TempEnv;
+let identity: string;
+let recipient: string;
+beforeAll(async () => {
+  identity = await generateX25519Identity();
+  recipient = await identityToRecipient(identity);
+});
+beforeEach(() => {
+  t = makeTempEnv('cleanerx-emptydirs-');
+});
+afterEach(() => {
+  delete process.env.CLEANERX_FAIL_AT;
+  // A restored 0555 dir would keep rm from emptying it.
+  const walk = (d: string): void => {
+    for (const n of readdirSync(d)) {
+      const p = join(d, n);
+      if (lstatSync(p).isDirectory()) {
+        chmodSync(p, 0o700);
+        walk(p);
+      }
+    }
+  };
+  walk(t.root);
+  t.cleanup();
+});
+
+/** Every entry under `root` with its type and mode (dirs included, unlike hashTree). */
+function picture(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string): void => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      const st = lstatSync(p);
+      const mode = (st.mode & 0o777).toString(8);
+      if (st.isDirectory()) {
+        out[relative(root, p)] = `dir ${mode}`;
+        if (st.mode & 0o400) walk(p);
+        else out[relative(root, p)] += ' (unlisted)';
+      } else if (st.isFile()) out[relative(root, p)] = `file ${mode} ${readFileSync(p, 'utf8')}`;
+      else out[relative(root, p)] = st.isFIFO() ? 'fifo' : 'other';
+    }
+  };
+  walk(root);
+  return out;
+}
+
+async function backUp(src: string, s: string): Promise<string> {
+  const dataDir = ownDirs(t.env).data;
+  const store = new JournalStore(ownDirs(t.env).state);
+  const plan = { id: 'plan-1', snapshotId: 'snap', agent: 'pi', createdAt: new Date().toISOString(), selectedItemIds: ['session:a'], expandedSessionIds: [], items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }], operations: [], estimatedBytes: 1, estimatedBackupBytes: 1, backupEligible: true, irreversible: false, routeNotes: [], blockers: [] } as unknown as CleanupPlan;
+  const j = { formatVersion: 2, operationId: randomUUID(), agent: 'pi', snapshotId: 'snap', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), createBackup: true, plan, itemCategories: {}, status: 'planned', backupStatus: 'none', mutations: [] } as unknown as Journal;
+  await store.create(j);
+  const taken = await takeBackup({ plan, journal: j, store, dataDir, key: { identity, recipient }, roots: [{ label: 'pi_home', dir: src }], retentionDays: 1, progress: () => undefined });
+  return archivePathFor(dataDir, taken.id);
+}
+
+describe('restore of empty dirs', () => {
+  let src: string;
+  let s: string;
+  let archive: string;
+  let original: Record<string, string>;
+  const staging = (): string => join(t.root, 'staging');
+  const journals = (): string => join(t.root, 'journals');
+  const restore = () => restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid: process.getuid!(), stagingParent: staging(), journalDir: journals() });
+
+  beforeEach(async () => {
+    src = t.env.PI_CODING_AGENT_DIR!;
+    s = join(src, 'sessions', '--home-u-src-api--');
+    mkdirSync(s, { recursive: true, mode: 0o700 });
+    chmodSync(s, 0o700);
+    writeFileSync(join(s, 'a.jsonl'), '{"type":"session"}\n', { mode: 0o640 });
+    chmodSync(join(s, 'a.jsonl'), 0o640);
+    mkdirSync(join(s, 'empty', 'inner', 'deeper'), { recursive: true });
+    chmodSync(join(s, 'empty'), 0o750);
+    chmodSync(join(s, 'empty', 'inner'), 0o700);
+    chmodSync(join(s, 'empty', 'inner', 'deeper'), 0o755);
+    // A dir its owner may not write into, holding an empty dir: its mode can only be given last.
+    mkdirSync(join(s, 'locked', 'child'), { recursive: true });
+    chmodSync(join(s, 'locked', 'child'), 0o711);
+    chmodSync(join(s, 'locked'), 0o555);
+    mkdirSync(join(s, 'only-fifo'), { mode: 0o700 });
+    chmodSync(join(s, 'only-fifo'), 0o700);
+    execFileSync('mkfifo', [join(s, 'only-fifo', 'pipe')]);
+    original = picture(src);
+    archive = await backUp(src, s);
+    // The cleanup.
+    chmodSync(join(s, 'locked'), 0o700);
+    rmSync(s, { recursive: true });
+  });
+
+  it('recreates them (nested, with their modes) and names what the backup does not hold', async () => {
+    const r = await restore();
+    const want = { ...original };
+    delete want['sessions/--home-u-src-api--/only-fifo/pipe'];
+    expect(picture(src)).toEqual(want);
+    expect(r.restored).toEqual([join(s, 'a.jsonl')]);
+    expect(r.emptyDirs).toEqual(['empty', 'empty/inner', 'empty/inner/deeper', 'locked', 'locked/child', 'only-fifo'].map((d) => join(s, d)));
+    expect(r.notInBackup).toEqual([`Not in the backup: ${join(s, 'only-fifo', 'pipe')} was a FIFO (named pipe), which holds no data; the restore did not recreate it.`]);
+    // Nothing of the restore's own is left behind.
+    expect(readdirSync(staging())).toEqual([]);
+    expect(existsSync(journals())).toBe(false);
+  });
+
+  it('a dry run reports the empty dirs it would create and creates nothing', async () => {
+    const before = picture(src);
+    const r = await restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid: process.getuid!(), stagingParent: staging(), journalDir: journals(), dryRun: true });
+    expect(r.emptyDirs).toHaveLength(6);
+    expect(picture(src)).toEqual(before);
+  });
+
+  it('an existing empty dir is left as it is (mode too); only the missing ones are made', async () => {
+    mkdirSync(join(s, 'empty'), { recursive: true });
+    chmodSync(join(s, 'empty'), 0o700);
+    const r = await restore();
+    expect(r.emptyDirs).toEqual(['empty/inner', 'empty/inner/deeper', 'locked', 'locked/child', 'only-fifo'].map((d) => join(s, d)));
+    expect(picture(src)['sessions/--home-u-src-api--/empty']).toBe('dir 700');
+    expect(picture(src)['sessions/--home-u-src-api--/empty/inner/deeper']).toBe('dir 755');
+  });
+
+  it('a failing restore removes exactly the dirs it created, never one that was there', async () => {
+    // The session dir and one empty dir exist already (someone made them since the cleanup).
+    mkdirSync(join(s, 'empty'), { recursive: true });
+    chmodSync(join(s, 'empty'), 0o700);
+    const before = picture(src);
+    process.env.CLEANERX_FAIL_AT = 'restore:emptyDirs';
+    await expect(restore()).rejects.toThrow('injected failure at restore:emptyDirs');
+    expect(picture(src)).toEqual(before);
+    expect(readdirSync(staging())).toEqual([]);
+    delete process.env.CLEANERX_FAIL_AT;
+    // And then it restores completely.
+    await restore();
+    expect(picture(src)['sessions/--home-u-src-api--/locked']).toBe('dir 555');
+    expect(picture(src)['sessions/--home-u-src-api--/empty/inner/deeper']).toBe('dir 755');
+  });
+
+  it('a failing restore into a cleaned tree leaves the tree as it was (the session dir it made is gone too)', async () => {
+    const before = picture(src);
+    process.env.CLEANERX_FAIL_AT = 'restore:emptyDirs';
+    await expect(restore()).rejects.toThrow('injected failure at restore:emptyDirs');
+    expect(picture(src)).toEqual(before);
+    expect(existsSync(s)).toBe(false);
+  });
+});
