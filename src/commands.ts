@@ -9,6 +9,7 @@ import { formatBytes, formatCount } from './engine/format.js';
 import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category } from './engine/model.js';
 import { ownDirs, UsageError } from './engine/own-dirs.js';
 import { buildScanReport } from './engine/scan-report.js';
+import type { ItemObservation } from './engine/recovery.js';
 import type { LoadedSettings } from './engine/settings.js';
 import { joinSafe, safe, safeJson, safeText, type SafeText } from './engine/text.js';
 import { hostContextFromEnv } from './host.js';
@@ -216,6 +217,7 @@ async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readO
   const r = await engine.execute(plan.id, { backup, passphrase }, (p) => {
     if (p.phase === 'deleting' && p.current) printProgress(safe`removing ${p.done + 1}/${p.total} `);
   });
+  for (const w of r.warnings ?? []) printOut(safe`warning: ${safeText(w)}`);
   printOut(safe`${r.status === 'complete' ? 'complete' : 'failed'}: ${safeText(r.message)} (operation ${safeText(r.operationId)})`);
   return r.status === 'complete' ? 0 : 1;
 }
@@ -236,9 +238,26 @@ async function recoveryCommand(action: string, operation: string | undefined): P
       safe`  recorded: ${safeText(o.recorded)}`,
       safe`  observed: ${safeText(o.observed)} — ${safeText(o.reason)}`,
       safe`  can: ${[o.canAccept && 'accept', o.canClose && 'close', o.canRestore && 'restore'].filter(Boolean).join(', ') || 'nothing (inspect the journal)'}`,
+      ...itemLines(o.items ?? []),
     );
   }
   return 0;
+}
+
+/** Paths listed per partly removed item; the rest is counted. */
+const PATHS_PER_ITEM = 20;
+const PATH_STATE_TEXT: Record<string, string> = { intact: 'intact', missing: 'missing', changed: 'changed', replaced: 'replaced' };
+
+/** Each planned item's state; a partly removed one with the state of each of its paths (bounded). */
+function itemLines(items: readonly ItemObservation[]): SafeText[] {
+  const out: SafeText[] = [];
+  for (const i of items) {
+    out.push(safe`  item ${i.state.padEnd(7)} ${safeText(i.label)} (${safeText(i.itemId)})${i.listed ? '' : ', not listed by the rescan'}`);
+    if (i.state !== 'partial') continue;
+    for (const p of i.paths.slice(0, PATHS_PER_ITEM)) out.push(safe`    ${(PATH_STATE_TEXT[p.state] ?? 'unknown').padEnd(8)} ${safeText(p.path)}`);
+    if (i.paths.length > PATHS_PER_ITEM) out.push(safe`    … and ${i.paths.length - PATHS_PER_ITEM} more`);
+  }
+  return out;
 }
 
 /** The passphrase from the terminal without echo, or the first line of standard input. Never from argv or env. */
@@ -328,7 +347,9 @@ async function backupsCommand(action: string, id: string | undefined, yes: boole
   printOut(safe`Restore would create ${dry.restored} ${safeText(what)} (${formatBytes(dry.bytes)}):`, ...dry.paths.map((p) => safe`  ${safeText(p)}`));
   if (!yes) throw new UsageError(`Nothing was restored: add --yes to restore these ${what}.`);
   const r = await engine.backupRestore(id, passphrase);
-  printOut(safe`Restored ${r.restored} ${safeText(what)}.`);
+  const dirs = r.emptyDirs.length ? safe`, ${r.emptyDirs.length} empty ${r.emptyDirs.length === 1 ? 'folder' : 'folders'} recreated` : '';
+  printOut(safe`Restored ${r.restored} ${safeText(what)}${r.alreadyPresent ? safe` (${r.alreadyPresent} already in place)` : ''}${dirs}.`);
+  for (const n of r.notInBackup) printOut(safeText(n));
   return 0;
 }
 

@@ -9,16 +9,17 @@ import type {
   KeyInfo,
   ExecuteProgress,
   ExecuteResult,
-  RecoveryOperation,
   Detail,
   Installation,
   PageRequest,
   PageResult,
   Preview,
+  RestoreSummary,
   ScanProgress,
   ScanSummary,
   SessionFilter,
 } from './model.js';
+import type { ObservedRecoveryOperation } from './recovery.js';
 import type { LoadedSettings, Settings } from './settings.js';
 
 export interface EngineApi {
@@ -37,12 +38,13 @@ export interface EngineApi {
   keyStoreSet(store: 'file' | 'keyring', passphrase: string): Promise<KeyInfo>;
   backupsList(): Promise<BackupSummary[]>;
   backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }>;
-  /** `unit`: files put back by the path restore, or sessions brought back by the agent's import route. */
-  backupRestore(id: string, passphrase: string, dryRun?: boolean): Promise<{ restored: number; bytes: number; paths: string[]; unit: 'files' | 'sessions' }>;
+  /** `unit`: files put back by the path restore, or sessions brought back by the agent's import route. Takes the agent's cleanup lock (not for a dry run). */
+  backupRestore(id: string, passphrase: string, dryRun?: boolean): Promise<RestoreSummary>;
   backupDelete(id: string): Promise<void>;
   stopExecution(): Promise<void>;
-  recoveryList(): Promise<RecoveryOperation[]>;
-  recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<RecoveryOperation[]>;
+  /** Each operation with what was observed of every path of every planned item. */
+  recoveryList(): Promise<ObservedRecoveryOperation[]>;
+  recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<ObservedRecoveryOperation[]>;
   loadSettings(): Promise<LoadedSettings>;
   saveSettings(s: Settings): Promise<void>;
   close(): Promise<void>;

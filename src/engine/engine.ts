@@ -3,6 +3,7 @@
 // `scan --json`. It is handed its adapters; it never imports one.
 
 import type { AgentAdapter, HostContext } from './adapter.js';
+import { acquireAgentLock } from './agent-lock.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from './detect.js';
 import { promises as fsp } from 'node:fs';
@@ -26,13 +27,13 @@ import type {
   PageRequest,
   PageResult,
   Preview,
-  RecoveryOperation,
+  RestoreSummary,
   ScanProgress,
   ScanSummary,
   SessionFilter,
 } from './model.js';
 import { buildPlan } from './planner.js';
-import { listRecovery, recoveryAction, type RecoveryDeps } from './recovery.js';
+import { listRecovery, recoveryAction, type ObservedRecoveryOperation, type RecoveryDeps } from './recovery.js';
 import { ownDirs } from './own-dirs.js';
 import { walkOwned } from './revision.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from './settings.js';
@@ -339,7 +340,20 @@ export class Engine implements EngineApi {
     return { entries: m.entries.length, bytes: m.originalBytes };
   }
 
-  async backupRestore(id: string, passphrase: string, dryRun = false, onlyPaths?: readonly string[]): Promise<{ restored: number; bytes: number; paths: string[]; unit: 'files' | 'sessions' }> {
+  /** A restore writes into the agent's dirs: never beside a cleanup (or another restore) of the same agent. */
+  async backupRestore(id: string, passphrase: string, dryRun = false): Promise<RestoreSummary> {
+    if (dryRun) return this.restoreBackup(id, passphrase, true);
+    const r = await this.record(id);
+    const lock = acquireAgentLock(this.dirs.state, r.agent);
+    try {
+      return await this.restoreBackup(id, passphrase, false);
+    } finally {
+      lock.release();
+    }
+  }
+
+  /** The restore itself; the caller holds the agent's lock (recovery takes it for its whole action). */
+  private async restoreBackup(id: string, passphrase: string, dryRun: boolean, onlyPaths?: readonly string[]): Promise<RestoreSummary> {
     const r = await this.record(id);
     const adapter = this.adapter(r.agent);
     const route = adapter.fileRoute;
@@ -373,11 +387,11 @@ export class Engine implements EngineApi {
       if (stuck) throw new RequestError(stuck.message);
       // This very backup's interrupted restore was just finished: that is the answer.
       const done = settled.find((x) => x.outcome === 'completed' && x.backupId === r.id && !onlyPaths);
-      if (done) return { restored: done.restored.length, bytes: r.originalBytes, paths: done.restored, unit: 'files' };
+      if (done) return { restored: done.restored.length, alreadyPresent: 0, bytes: r.originalBytes, paths: done.restored, unit: 'files', emptyDirs: [], notInBackup: [] };
     }
     const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), journalDir: join(this.dirs.state, 'restores'), dryRun, expectId: r.id, sessionImport, onlyPaths });
     const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(r.agent)) ? 'sessions' : 'files';
-    return { restored: res.restored.length, bytes: res.manifest.originalBytes, paths: res.restored, unit };
+    return { restored: res.restored.length, alreadyPresent: res.alreadyPresent.length, bytes: res.manifest.originalBytes, paths: res.restored, unit, emptyDirs: res.emptyDirs, notInBackup: res.notInBackup };
   }
 
   async backupDelete(id: string): Promise<void> {
@@ -409,7 +423,7 @@ export class Engine implements EngineApi {
       boundBackup: async (operationId, agent) => (await (await import('../backup/catalog.js')).loadCatalog(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
       restore: async (backupId, passphrase, scope) => {
         // Only what the cleanup took: intact paths are left alone.
-        await this.backupRestore(backupId, passphrase, false, scope.paths.filter((x) => x.state !== 'intact').map((x) => x.path));
+        await this.restoreBackup(backupId, passphrase, false, scope.paths.filter((x) => x.state !== 'intact').map((x) => x.path));
       },
       discardCandidate: async (backupId) => {
         const { archivePathFor } = await import('../backup/catalog.js');
@@ -444,13 +458,13 @@ export class Engine implements EngineApi {
     });
   }
 
-  async recoveryList(): Promise<RecoveryOperation[]> {
+  async recoveryList(): Promise<ObservedRecoveryOperation[]> {
     // An interrupted restore is finished first, so what recovery observes is not a half-restored item.
     await this.settleRestores().catch(() => undefined);
     return listRecovery(this.recoveryDeps());
   }
 
-  async recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<RecoveryOperation[]> {
+  async recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<ObservedRecoveryOperation[]> {
     await this.settleRestores().catch(() => undefined);
     await recoveryAction(this.recoveryDeps(), operationId, action, passphrase);
     return this.recoveryList();

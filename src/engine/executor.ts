@@ -66,6 +66,13 @@ export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgr
 }
 
 async function executeLocked(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, backup?: BackupRequest): Promise<ExecuteResult> {
+  // The backup's warnings (entries it cannot hold) belong to every result after it, failed or not.
+  const warnings: string[] = [];
+  const r = await executeSteps(plan, deps, onProgress, warnings, backup);
+  return warnings.length ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r;
+}
+
+async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, warnings: string[], backup?: BackupRequest): Promise<ExecuteResult> {
   const snap = deps.snapshot(plan.snapshotId);
   await assertNoPendingJournal(deps.stateDir, plan.agent);
 
@@ -154,6 +161,7 @@ async function executeLocked(plan: CleanupPlan, deps: ExecutorDeps, onProgress: 
       const taken = await takeBackup({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress, exportSessions });
       backupId = taken.id;
       revisionAfterExport = taken.revisionAfterExport;
+      warnings.push(...taken.warnings);
     } catch (e) {
       return fail(`${(e as Error).message} Nothing was removed.`, false);
     }

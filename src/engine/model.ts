@@ -396,6 +396,23 @@ export interface ExecuteResult {
   /** The fresh scan after the cleanup (also the new snapshot). */
   summary?: ScanSummary;
   backupId?: string;
+  /** One sentence per entry under a planned path that the backup does not hold (a FIFO, socket or device). */
+  warnings?: string[];
+}
+
+/** What a backup restore put back (or, dry, would). */
+export interface RestoreSummary {
+  /** Files (or sessions) now holding their backed-up content, `alreadyPresent` of them already byte-identical before. */
+  restored: number;
+  /** Of `restored`: the ones that were already in place and left as they were. */
+  alreadyPresent: number;
+  bytes: number;
+  paths: string[];
+  unit: 'files' | 'sessions';
+  /** The backup's empty dirs that were recreated. */
+  emptyDirs: string[];
+  /** One sentence per FIFO, socket or device the backup does not hold, so not restored. */
+  notInBackup: string[];
 }
 
 export interface ExecuteOptions {
