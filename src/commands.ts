@@ -249,7 +249,7 @@ const PATHS_PER_ITEM = 20;
 const PATH_STATE_TEXT: Record<string, string> = { intact: 'intact', missing: 'missing', changed: 'changed', replaced: 'replaced' };
 
 /** Each planned item's state; a partly removed one with the state of each of its paths (bounded). */
-function itemLines(items: readonly ItemObservation[]): SafeText[] {
+export function itemLines(items: readonly ItemObservation[]): SafeText[] {
   const out: SafeText[] = [];
   for (const i of items) {
     out.push(safe`  item ${i.state.padEnd(7)} ${safeText(i.label)} (${safeText(i.itemId)})${i.listed ? '' : ', not listed by the rescan'}`);
