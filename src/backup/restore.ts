@@ -354,6 +354,7 @@ async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
       failPoint(`restore:${i}:after`);
     }
     makeEmptyDirs(j, tree, planned, created, moded);
+    crashPoint('restore:emptyDirs');
     failPoint('restore:emptyDirs');
     for (const k of new Set(committed.map((c) => `${c.root}\0${c.dir}`))) {
       const [root, dir] = k.split('\0') as [string, string];

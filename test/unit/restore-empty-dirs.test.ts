@@ -4,18 +4,22 @@
 // not in a backup; the restore result names them.
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { archivePathFor } from '../../src/backup/catalog.js';
-import { restoreArchive } from '../../src/backup/restore.js';
+import { restoreArchive, settlePendingRestores } from '../../src/backup/restore.js';
 import { takeBackup } from '../../src/backup/take.js';
 import { JournalStore, type Journal } from '../../src/engine/journal.js';
 import type { CleanupPlan } from '../../src/engine/model.js';
 import { ownDirs } from '../../src/engine/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CHILD = join(REPO, 'test/helpers/restore-child.ts');
 
 let t: TempEnv;
 let identity: string;
@@ -159,4 +163,22 @@ describe('restore of empty dirs', () => {
     expect(picture(src)).toEqual(before);
     expect(existsSync(s)).toBe(false);
   });
+
+  it.each(['rollback', 'resume'] as const)('killed right after the empty dirs were made and given their modes: a settle %s leaves the tree as before, or whole', async (mode) => {
+    const before = picture(src);
+    const opts = { archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid: process.getuid!(), stagingParent: staging(), journalDir: journals() };
+    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts)], { cwd: REPO, env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: 'restore:emptyDirs' }, encoding: 'utf8', timeout: 120_000 });
+    expect(r.signal, r.stderr).toBe('SIGKILL');
+    expect(picture(src)['sessions/--home-u-src-api--/locked']).toBe('dir 555');
+    const out = await settlePendingRestores({ journalDir: journals(), stagingParent: staging(), mode, rootsFor: async () => opts.roots });
+    expect(out.map((o) => o.outcome)).toEqual([mode === 'rollback' ? 'rolledBack' : 'completed']);
+    if (mode === 'rollback') expect(picture(src)).toEqual(before);
+    else {
+      const want = { ...original };
+      delete want['sessions/--home-u-src-api--/only-fifo/pipe'];
+      expect(picture(src)).toEqual(want);
+    }
+    expect(readdirSync(staging())).toEqual([]);
+    expect(readdirSync(journals())).toEqual([]);
+  }, 120_000);
 });
