@@ -6,7 +6,7 @@
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -180,5 +180,48 @@ describe('restore of empty dirs', () => {
     }
     expect(readdirSync(staging())).toEqual([]);
     expect(readdirSync(journals())).toEqual([]);
+  }, 120_000);
+});
+
+// Root passes every permission check: the restore runs as an unprivileged user
+// (nobody, through setpriv, when the tests run as root), so a 0555 dir really
+// refuses its owner's rmdir of its child unless the rollback opens it up first.
+describe('restore of empty dirs without root privileges', () => {
+  const asRoot = process.getuid!() === 0;
+  const uid = asRoot ? 65534 : process.getuid!();
+  const run = (child: string, arg: unknown, env: Record<string, string>): ReturnType<typeof spawnSync> => {
+    const cmd = [process.execPath, '--import', 'jiti/register', join(REPO, 'test/helpers', child), JSON.stringify(arg)];
+    const full = asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...cmd] : cmd;
+    return spawnSync(full[0]!, full.slice(1), { cwd: REPO, env: { PATH: process.env.PATH!, HOME: t.env.HOME, ...env }, encoding: 'utf8', timeout: 120_000 });
+  };
+
+  it.each([
+    ['restore:emptyDirs', 'fail', 'undone in the same run'],
+    ['restore:emptyDirs', 'crash', 'rolled back by the next settle'],
+  ] as const)('%s (%s): a dir that locks its owner out is %s all the same', async (point, how) => {
+    const src = t.env.PI_CODING_AGENT_DIR!;
+    const s = join(src, 'sessions', '--home-u-src-api--');
+    mkdirSync(join(s, 'locked', 'child'), { recursive: true });
+    writeFileSync(join(s, 'a.jsonl'), 'x\n', { mode: 0o600 });
+    chmodSync(join(s, 'locked'), 0o555);
+    const archived = await backUp(src, s);
+    chmodSync(join(s, 'locked'), 0o700);
+    rmSync(s, { recursive: true });
+    const archive = join(t.root, 'a.cxb');
+    copyFileSync(archived, archive);
+    chmodSync(t.root, 0o755);
+    if (asRoot) execFileSync('chown', ['-R', `${uid}:${uid}`, t.root]);
+    const before = picture(src);
+    const opts = { archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid, stagingParent: join(t.root, 'staging'), journalDir: join(t.root, 'journals') };
+    const r = run('restore-child.ts', opts, how === 'fail' ? { CLEANERX_FAIL_AT: point } : { CLEANERX_CRASH_AT: point });
+    if (how === 'fail') expect(r.stderr, String(r.stderr)).toMatch(/injected failure at restore:emptyDirs/);
+    else {
+      expect(r.signal, String(r.stderr)).toBe('SIGKILL');
+      expect(picture(src)['sessions/--home-u-src-api--/locked']).toBe('dir 555');
+      const st = run('settle-child.ts', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots }, {});
+      expect(st.stdout, String(st.stderr)).toBe('["rolledBack"]\n');
+    }
+    expect(picture(src)).toEqual(before);
+    expect(existsSync(s)).toBe(false);
   }, 120_000);
 });
