@@ -344,10 +344,15 @@ async function backupsCommand(action: string, id: string | undefined, yes: boole
   }
   const dry = await engine.backupRestore(id, passphrase, true);
   const what = dry.unit;
-  printOut(safe`Restore would create ${dry.restored} ${safeText(what)} (${formatBytes(dry.bytes)}):`, ...dry.paths.map((p) => safe`  ${safeText(p)}`));
+  const folders = (n: number): string => `${n} empty ${n === 1 ? 'folder' : 'folders'}`;
+  printOut(
+    safe`Restore would create ${dry.restored} ${safeText(what)} (${formatBytes(dry.bytes)})${dry.alreadyPresent ? safe`, ${dry.alreadyPresent} of them already in place` : ''}${dry.emptyDirs.length ? safe` and ${folders(dry.emptyDirs.length)}` : ''}:`,
+    ...dry.paths.map((p) => safe`  ${safeText(p)}`),
+    ...dry.emptyDirs.map((p) => safe`  ${safeText(p)}/`),
+  );
   if (!yes) throw new UsageError(`Nothing was restored: add --yes to restore these ${what}.`);
   const r = await engine.backupRestore(id, passphrase);
-  const dirs = r.emptyDirs.length ? safe`, ${r.emptyDirs.length} empty ${r.emptyDirs.length === 1 ? 'folder' : 'folders'} recreated` : '';
+  const dirs = r.emptyDirs.length ? safe`, ${folders(r.emptyDirs.length)} recreated` : '';
   printOut(safe`Restored ${r.restored} ${safeText(what)}${r.alreadyPresent ? safe` (${r.alreadyPresent} already in place)` : ''}${dirs}.`);
   for (const n of r.notInBackup) printOut(safeText(n));
   return 0;

@@ -5,7 +5,7 @@
 // list` shows a partly removed item path by path (bounded).
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
@@ -27,7 +27,7 @@ function cli(t: TempEnv, args: string[], extra: Record<string, string> = {}, inp
   return spawnSync(process.execPath, [CLI, ...args], { env: { ...t.env, ...SECRET, ...extra }, encoding: 'utf8', input, timeout: 30_000 });
 }
 
-/** A Claude Code session owning its transcript and tasks/<id>, which holds a task and a FIFO. */
+/** A Claude Code session owning its transcript and tasks/<id>, which holds a task, an empty dir and a FIFO. */
 function sessionWithFifo(): { t: TempEnv; id: string; transcript: string; tasks: string; fifo: string } {
   const t = makeTempEnv('cleanerx-followups-');
   envs.push(t);
@@ -38,6 +38,8 @@ function sessionWithFifo(): { t: TempEnv; id: string; transcript: string; tasks:
   const tasks = join(dir, 'tasks', s.id);
   mkdirSync(tasks, { recursive: true });
   writeFileSync(join(tasks, '1.json'), '{"id":"1","subject":"a task"}\n');
+  mkdirSync(join(tasks, 'notes'));
+  chmodSync(join(tasks, 'notes'), 0o750);
   const fifo = join(tasks, 'events.pipe');
   expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
   return { t, id: `session:${s.id}`, transcript: s.file, tasks, fifo };
@@ -67,7 +69,10 @@ describe('backup warnings and restore results on the command line', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const out = r.stdout.trim().split('\n');
-    expect(out).toContain('Restored 2 files (1 already in place).');
+    expect(out[0]).toMatch(/^Restore would create 2 files \(.*\), 1 of them already in place and 1 empty folder:$/);
+    expect(out).toContain(`  ${join(tasks, 'notes')}/`);
+    expect(out).toContain('Restored 2 files (1 already in place), 1 empty folder recreated.');
+    expect(statSync(join(tasks, 'notes')).mode & 0o777).toBe(0o750);
     expect(out.at(-1)).toBe(`Not in the backup: ${fifo} was a FIFO (named pipe), which holds no data; the restore did not recreate it.`);
     expect(readFileSync(join(tasks, '1.json'), 'utf8')).toBe('{"id":"1","subject":"a task"}\n');
     expect(existsSync(fifo)).toBe(false);
@@ -94,6 +99,7 @@ describe('backup warnings and restore results on the command line', () => {
     const ok = await engine.backupRestore(bid, 'passphrase-123');
     expect(ok.restored).toBe(2);
     expect(ok.alreadyPresent).toBe(0);
+    expect(ok.emptyDirs).toEqual([join(tasks, 'notes')]);
     expect(existsSync(join(tasks, '1.json'))).toBe(true);
     expect(existsSync(join(t.env.CLEANERX_STATE_DIR!, 'locks', 'claude.lock'))).toBe(false);
   }, 60_000);
