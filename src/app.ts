@@ -405,7 +405,8 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   function paint(): void {
     renderQueued = false;
     perf.paintStart();
-    if (message && Date.now() - message.at > 6000 && !input) message = null;
+    // A notice fades after 6 s; an error stays until the next key, so one that left the app without an agent is read.
+    if (message?.kind === 'info' && Date.now() - message.at > 6000 && !input) message = null;
     const W = (screen.width as number) || 80;
     tabs.paint(
       screens.map((s) => (s.title === 'Sessions' && summary ? `Sessions (${formatCount(summary.sessionCount)}${summary.provisional ? '…' : ''})` : s.title)),
@@ -441,7 +442,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       const st = screens[current]!.paintState?.() ?? { rows: 0, settled: true };
       perf.painted({ rows: st.rows, settled: st.settled, scanning: scanning !== null });
     }
-    if (message) setTimeout(requestRender, 6100).unref();
+    if (message?.kind === 'info') setTimeout(requestRender, 6100).unref();
   }
 
   function openHelp(): void {
