@@ -7,7 +7,7 @@ import { acquireAgentLock } from './agent-lock.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from './detect.js';
 import { promises as fsp } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 // Backups, key stores and the executor load on first use: a scan (the CLI's
 // `scan --json`, the worker's first answer) never pays for age, zstd and tar.
 import type { BackupRecord } from '../backup/catalog.js';
@@ -39,6 +39,13 @@ import { walkOwned } from './revision.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from './settings.js';
 import { Snapshot } from './snapshot.js';
 import { RequestError } from './validate.js';
+
+/** rmdir from `dir` up to and including `top` while they are empty (another process's lock keeps them). */
+async function removeEmptyDirsUpTo(dir: string, top: string): Promise<void> {
+  for (let cur = dir; cur.startsWith(top); cur = dirname(cur)) {
+    if (!(await fsp.rmdir(cur).then(() => true, () => false)) || cur === top) return;
+  }
+}
 
 /** The shortest gap between two provisional snapshots of one scan. */
 const PROVISIONAL_MIN_MS = 750;
@@ -344,11 +351,18 @@ export class Engine implements EngineApi {
   async backupRestore(id: string, passphrase: string, dryRun = false): Promise<RestoreSummary> {
     if (dryRun) return this.restoreBackup(id, passphrase, true);
     const r = await this.record(id);
-    const lock = acquireAgentLock(this.dirs.state, r.agent);
+    // A refused restore leaves cleanerx's state dir as it was: the lock's dirs made here go again once empty.
+    const locks = join(this.dirs.state, 'locks');
+    const made = await fsp.mkdir(locks, { recursive: true, mode: 0o700 });
     try {
-      return await this.restoreBackup(id, passphrase, false);
+      const lock = acquireAgentLock(this.dirs.state, r.agent);
+      try {
+        return await this.restoreBackup(id, passphrase, false);
+      } finally {
+        lock.release();
+      }
     } finally {
-      lock.release();
+      if (made) await removeEmptyDirsUpTo(locks, made);
     }
   }
 
