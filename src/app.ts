@@ -8,6 +8,7 @@ import type { AppFlags } from './cli.js';
 import type { EngineApi } from './engine/api.js';
 import { formatAgo, formatBytes, formatCount, plural } from './engine/format.js';
 import { AGENT_NAMES, type AgentKind, type Installation, type ScanSummary } from './engine/model.js';
+import { passphraseProblem } from './engine/passphrase-rule.js';
 import type { LoadedSettings, Settings } from './engine/settings.js';
 import { BackupsScreen } from './screens/backups.js';
 import { ItemsScreen } from './screens/items.js';
@@ -493,7 +494,8 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
           ctx.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => ctx.message(`No ${purpose}: cancelled.`) });
         if (k.exists) return ask('Backup key passphrase:', then);
         ask('New backup key passphrase (8+ characters):', (first) => {
-          if (first.length < 8) return ctx.message('The passphrase needs at least 8 characters; nothing was done.', 'error');
+          const problem = passphraseProblem(first);
+          if (problem) return ctx.message(`${problem} Nothing was done.`, 'error');
           ask('Repeat the passphrase:', (second) => {
             if (second !== first) return ctx.message('The passphrases differ; nothing was done.', 'error');
             then(first);

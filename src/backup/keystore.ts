@@ -9,11 +9,11 @@ import { constants, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../engine/atomic.js';
 import { readRegularFileAsync } from '../engine/bounded-read.js';
+import { passphraseProblem } from '../engine/passphrase-rule.js';
+
+export { MAX_PASSPHRASE, MIN_PASSPHRASE, passphraseProblem } from '../engine/passphrase-rule.js';
 
 export const IDENTITY_FILE = 'identity.age';
-export const MIN_PASSPHRASE = 8;
-/** The TUI prompt's own bound (TextInput's maxLength); stdin is held to the same. */
-export const MAX_PASSPHRASE = 512;
 /** An encrypted identity is ~400 bytes. */
 const MAX_IDENTITY_BYTES = 64 * 1024;
 
@@ -42,27 +42,6 @@ export async function keyStatus(dataDir: string): Promise<KeyStatus> {
   } catch {
     return { path, exists: false };
   }
-}
-
-/**
- * The one rule for a new passphrase, wherever it is typed (stdin or the TUI
- * prompt), so a key can always be unlocked where it was created:
- * - no control characters (tab, line breaks, escape, DEL, C1): the prompt
- *   cannot type them, and a terminal may turn them into something else;
- * - at least 8 characters, counted in code points, after trimming the
- *   whitespace at both ends ("sp" and six spaces is two characters);
- * - at most 512 code points.
- * Returns the sentence that says what to change, or null when it is fine.
- * Only creation applies it: an existing key unlocks with whatever it has.
- */
-export function passphraseProblem(p: string): string | null {
-  if (/\p{Cc}/u.test(p)) return 'A passphrase cannot hold control characters such as tabs or line breaks; choose one without them.';
-  // A lone surrogate (possible from a JS string, not from UTF-8 input) cannot be encoded as typed.
-  if (/\p{Cs}/u.test(p)) return 'The passphrase holds an invalid character; choose another one.';
-  const n = Array.from(p.trim()).length;
-  if (n < MIN_PASSPHRASE) return `Choose a passphrase of at least ${MIN_PASSPHRASE} characters, not counting spaces at its start and end.`;
-  if (Array.from(p).length > MAX_PASSPHRASE) return `Choose a passphrase of at most ${MAX_PASSPHRASE} characters.`;
-  return null;
 }
 
 /** scrypt cost: 2^18 for real keys; tests may lower it (never raise the risk of a real key). */

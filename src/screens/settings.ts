@@ -6,6 +6,7 @@ import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engin
 import { fitPath } from '../engine/format.js';
 import { padWidth } from '../engine/text.js';
 import { wrapWords } from '../widgets/detail-pane.js';
+import { passphraseProblem } from '../engine/passphrase-rule.js';
 import type { Settings } from '../engine/settings.js';
 import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
@@ -166,9 +167,11 @@ export class SettingsScreen implements Screen {
     if (to === 'file') return run('');
     const ask = (label: string, done: (v: string) => void): void => this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => this.app.message('Cancelled.') });
     if (k.exists) return ask('Backup key passphrase (to put the key in the OS key ring):', run);
-    ask('New backup key passphrase (8+ characters):', (first) =>
-      ask('Repeat the passphrase:', (second) => (second === first ? run(first) : this.app.message('The passphrases differ; nothing was done.', 'error'))),
-    );
+    ask('New backup key passphrase (8+ characters):', (first) => {
+      const problem = passphraseProblem(first);
+      if (problem) return this.app.message(`${problem} Nothing was done.`, 'error');
+      ask('Repeat the passphrase:', (second) => (second === first ? run(first) : this.app.message('The passphrases differ; nothing was done.', 'error')));
+    });
   }
 
   private exportKey(): void {

@@ -1,0 +1,28 @@
+// The rule for a new backup-key passphrase. Pure (no I/O), so the TUI's
+// prompt checks it as it is typed and the key store applies the same rule to
+// standard input.
+
+export const MIN_PASSPHRASE = 8;
+export const MAX_PASSPHRASE = 512;
+
+/**
+ * The one rule for a new passphrase, wherever it is typed (stdin or the TUI
+ * prompt), so a key can always be unlocked where it was created:
+ * - no control characters (tab, line breaks, escape, DEL, C1): the prompt
+ *   cannot type them, and a terminal may turn them into something else;
+ * - at least 8 characters, counted in code points, after trimming the
+ *   whitespace at both ends ("sp" and six spaces is two characters);
+ * - at most 512 code points.
+ * Returns the sentence that says what to change, or null when it is fine.
+ * Only creation applies it: an existing key unlocks with whatever it has.
+ */
+export function passphraseProblem(p: string): string | null {
+  if (/\p{Cc}/u.test(p)) return 'A passphrase cannot hold control characters such as tabs or line breaks; choose one without them.';
+  // A lone surrogate (possible from a JS string, not from UTF-8 input) cannot be encoded as typed.
+  if (/\p{Cs}/u.test(p)) return 'The passphrase holds an invalid character; choose another one.';
+  const n = Array.from(p.trim()).length;
+  if (n < MIN_PASSPHRASE) return `Choose a passphrase of at least ${MIN_PASSPHRASE} characters, not counting spaces at its start and end.`;
+  if (Array.from(p).length > MAX_PASSPHRASE) return `Choose a passphrase of at most ${MAX_PASSPHRASE} characters.`;
+  return null;
+}
+
