@@ -99,6 +99,8 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   const marks = new Marks();
   const perf = new PerfLog(env.CLEANERX_PERF_LOG);
   let installs: Installation[] = [];
+  /** Until the first detection answers, the deck says so (not "No agent selected"). */
+  let detected = false;
   let selector: SelectorEntry[] = [];
   let agent: AgentKind | null = null;
   let summary: ScanSummary | null = null;
@@ -309,7 +311,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   function deckStatus(): string {
     if (scanning && summary?.provisional) return `Scanning… ${plural(scanning.files, 'file')} · partial view (read-only until the scan finishes)`;
     if (scanning) return `Scanning… ${plural(scanning.files, 'file')}`;
-    if (!summary) return agent ? 'Waiting for scan data' : 'No agent selected';
+    if (!summary) return agent ? 'Waiting for scan data' : detected ? 'No agent selected' : 'Detecting agents…';
     const warn = summary.warnings.length ? ` · ${plural(summary.warnings.length, 'warning')}` : '';
     const ro = flags.readOnly ? ' · read-only' : summary.writers.length ? ` · ${AGENT_NAMES[summary.agent]} running` : '';
     return `Last scan ${formatAgo(summary.scannedAt, Date.now())} · ${plural(summary.totals.items, 'item')} · ${formatBytes(summary.totals.bytes)}${ro}${warn}`;
@@ -615,6 +617,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
         perf.mark('engineReady');
         if (settings.warning) ctx.message(settings.warning, 'error');
         installs = await engine.detect();
+        detected = true;
         perf.mark('detected');
         buildSelector();
         const asked = flags.initialAgent;
