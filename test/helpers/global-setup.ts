@@ -8,9 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { inputsKey, isStale, writeStamp } from '../../scripts/build-stamp.mjs';
 // @ts-expect-error plain ESM script shared with `node scripts/ensure-system-tools.mjs`
 import { ensureSystemTools } from '../../scripts/ensure-system-tools.mjs';
+// @ts-expect-error plain ESM script shared with `node scripts/ensure-peer-pi1.mjs`
+import { ensurePeerPi1 } from '../../scripts/ensure-peer-pi1.mjs';
 
 export default function setup(): void {
-  const problem = (ensureSystemTools as () => string | null)();
+  const problem = (ensureSystemTools as () => string | null)() ?? (ensurePeerPi1 as () => string | null)();
   if (problem) {
     process.stderr.write(`${problem}\n`);
     process.exit(1);
