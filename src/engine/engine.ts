@@ -136,7 +136,15 @@ export class Engine implements EngineApi {
     this.latestByAgent.set(agent, snap.id);
     const summary = snap.summary(Boolean(this.opts.compactSelection));
     summary.readOnly = this.opts.readOnly;
+    if (inst.state !== 'notFound') await this.addGrowth(summary);
     return summary;
+  }
+
+  /** Growth since an earlier scan from cleanerx's own history (read only in read-only mode); never fails the scan. */
+  private async addGrowth(summary: ScanSummary): Promise<void> {
+    const { recordScan } = await import('./scan-history.js');
+    summary.growth = await recordScan(this.dirs.state, summary.agent, summary.installation.home, summary.scannedAt, summary.byCategory, !this.opts.readOnly);
+    if (summary.growth.warning) summary.warnings.push({ path: this.dirs.state, reason: summary.growth.warning });
   }
 
   // ---- provisional snapshots (published while a scan runs) ------------------

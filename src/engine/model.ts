@@ -124,6 +124,8 @@ export interface Inventory {
   projects: ProjectGroup[];
   warnings: ScanWarning[];
   writers: Writer[];
+  /** What the agent deletes by itself (read from its settings, read only). */
+  sweep?: import('./agent-sweep.js').AgentSweep;
 }
 
 export const NO_PROJECT_ID = '__no_project';
@@ -202,6 +204,8 @@ export interface ScanSummary {
    * from it (its selection is empty); the final summary replaces it.
    */
   provisional?: boolean;
+  /** Change since an earlier scan and the trend of the last ones (cleanerx's own scan history). */
+  growth?: import('./scan-history.js').GrowthSummary;
 }
 
 export interface ScanProgress {
