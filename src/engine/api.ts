@@ -20,6 +20,8 @@ import type {
   SessionFilter,
 } from './model.js';
 import type { ObservedRecoveryOperation } from './recovery.js';
+import type { PlanFile } from './retention/plan-file.js';
+import type { RetentionRules } from './retention/rules.js';
 import type { LoadedSettings, Settings } from './settings.js';
 
 export interface EngineApi {
@@ -31,6 +33,12 @@ export interface EngineApi {
   detail(snapshotId: string, id: string): Promise<Detail>;
   preview(snapshotId: string, id: string): Promise<Preview>;
   plan(snapshotId: string, ids: string[]): Promise<CleanupPlan>;
+  /** The sessions a retention rule set selects (blocked ones only counted): what the Select menu shows before it marks. */
+  matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }>;
+  /** The expanded retention plan as its versioned file (and the reviewed plan behind it, null when nothing matches). */
+  retentionPlan(snapshotId: string, rules: RetentionRules): Promise<{ file: PlanFile; plan: CleanupPlan | null }>;
+  /** A plan file checked against this snapshot: the same items, none new, every revision unchanged (else a refusal); then the plan to execute. */
+  planFromFile(snapshotId: string, file: PlanFile): Promise<CleanupPlan>;
   execute(planId: string, opts?: ExecuteOptions, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;
   keyInfo(): Promise<KeyInfo>;
   keyExport(passphrase: string): Promise<string>;

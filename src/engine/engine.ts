@@ -33,6 +33,8 @@ import type {
   SessionFilter,
 } from './model.js';
 import { buildPlan } from './planner.js';
+import { assertPlanUnchanged, planFileFrom, PlanRefusedError, selectedIds, validatePlanFile, type PlanFile } from './retention/plan-file.js';
+import { evaluateRules, type RetentionRules } from './retention/rules.js';
 import { listRecovery, recoveryAction, type ObservedRecoveryOperation, type RecoveryDeps } from './recovery.js';
 import { ownDirs } from './own-dirs.js';
 import { walkOwned } from './revision.js';
@@ -260,6 +262,40 @@ export class Engine implements EngineApi {
     await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
     this.plans.clear();
     this.plans.set(plan.id, plan);
+    return plan;
+  }
+
+  // ---- retention rules ----------------------------------------------------
+
+  async matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }> {
+    const m = evaluateRules(this.snapshot(snapshotId), rules);
+    return { ids: m.matched.map((x) => x.id), bytes: m.bytes, skipped: m.skipped.length, notes: m.notes };
+  }
+
+  async retentionPlan(snapshotId: string, rules: RetentionRules): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
+    const snap = this.snapshot(snapshotId);
+    const m = evaluateRules(snap, rules);
+    const plan = m.matched.length ? await this.plan(snapshotId, m.matched.map((x) => x.id)) : null;
+    return { file: planFileFrom(snap, rules, m, plan), plan };
+  }
+
+  async planFromFile(snapshotId: string, file: PlanFile): Promise<CleanupPlan> {
+    const doc = validatePlanFile(file);
+    const snap = this.snapshot(snapshotId);
+    if (doc.agent !== snap.agent) throw new RequestError(`The plan is for ${AGENT_NAMES[doc.agent]}, not ${AGENT_NAMES[snap.agent]}.`);
+    let plan: CleanupPlan;
+    try {
+      plan = await this.plan(snapshotId, selectedIds(doc));
+    } catch (e) {
+      // An id the fresh scan does not know: the session is gone since the plan was made.
+      throw new PlanRefusedError(`The plan is out of date: ${(e as Error).message} Nothing was removed; make a new plan.`);
+    }
+    try {
+      assertPlanUnchanged(doc, snap, plan);
+    } catch (e) {
+      this.plans.delete(plan.id);
+      throw e;
+    }
     return plan;
   }
 
