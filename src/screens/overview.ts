@@ -2,11 +2,12 @@
 // sessions, an age histogram, and a line for every other agent.
 
 import blessed from 'blessed';
-import { fitPath, formatBytes, formatCount, plural } from '../engine/format.js';
+import { fitPath, formatBytes, formatCount, formatDate, plural } from '../engine/format.js';
 import { AGENT_NAMES, CATEGORIES, CATEGORY_LABELS } from '../engine/model.js';
-import { fitWidth, padWidth } from '../engine/text.js';
+import { displayWidth, fitWidth, padWidth } from '../engine/text.js';
 import { bar } from '../widgets/bars.js';
-import { braces, cell } from '../widgets/theme.js';
+import { sparkline } from '../widgets/sparkline.js';
+import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 import { openWarnings } from './warnings.js';
@@ -37,12 +38,23 @@ export class OverviewScreen implements Screen {
       L.push('');
       const cats = CATEGORIES.filter((c) => (s.byCategory[c]?.items ?? 0) > 0);
       const max = Math.max(1, ...cats.filter((c) => c !== 'protected').map((c) => s.byCategory[c]!.bytes));
-      const barW = Math.max(8, Math.min(40, W - 44));
-      L.push(t.accent(' Storage by category'));
+      const g = s.growth?.since != null ? s.growth : null;
+      // The growth column takes its room from the bar, so a line still fits 80 columns.
+      const barW = Math.max(8, Math.min(40, W - 44 - (g ? GROWTH_W + 1 : 0)));
+      L.push(t.accent(' Storage by category') + (g ? t.dim(braces(fitWidth(` · change since ${formatDate(g.since)} UTC`, Math.max(0, W - 20)))) : ''));
       for (const c of cats) {
         const v = s.byCategory[c]!;
         const b = c === 'protected' ? t.dim(padWidth('(never cleaned)', barW)) : t.accent(bar(v.bytes, max, barW));
-        L.push(`  ${padWidth(CATEGORY_LABELS[c], 18)} ${b} ${padWidth(formatBytes(v.bytes), 9, 'right')} ${padWidth(formatCount(v.items), 7, 'right')}`);
+        const d = g ? ' ' + growthCell(g.byCategory[c]?.bytes ?? 0, t) : '';
+        L.push(`  ${padWidth(CATEGORY_LABELS[c], 18)} ${b} ${padWidth(formatBytes(v.bytes), 9, 'right')} ${padWidth(formatCount(v.items), 7, 'right')}${d}`);
+      }
+      const trend = s.growth?.trend ?? [];
+      if (trend.length >= 2) {
+        const first = trend[0]!;
+        const last = trend[trend.length - 1]!;
+        const tail = ` ${formatBytes(first.bytes)} → ${formatBytes(last.bytes)} over ${plural(trend.length, 'scan')} since ${formatDate(first.at).slice(0, 10)}`;
+        const spark = sparkline(trend.map((x) => x.bytes), Math.max(4, Math.min(trend.length, W - 24 - displayWidth(tail))));
+        L.push(`  ${padWidth('Trend', 18)} ${t.accent(spark)}${t.dim(braces(fitWidth(tail, Math.max(0, W - 21 - displayWidth(spark)))))}`);
       }
       const half = Math.floor((W - 4) / 2);
       const pmax = Math.max(1, ...s.projects.map((p) => p.bytes));
@@ -93,4 +105,13 @@ export class OverviewScreen implements Screen {
     this.root.scroll(n);
     this.app.requestRender();
   }
+}
+
+const GROWTH_W = 9;
+
+/** "+1.2 MB", "-300 KB" or a dim "±0", right-aligned in GROWTH_W cells. */
+function growthCell(bytes: number, t: Theme): string {
+  if (bytes === 0) return t.dim(padWidth('±0', GROWTH_W, 'right'));
+  const text = padWidth(`${bytes > 0 ? '+' : '-'}${formatBytes(Math.abs(bytes))}`, GROWTH_W, 'right');
+  return bytes > 0 ? t.warn(text) : t.ok(text);
 }
