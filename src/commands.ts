@@ -6,13 +6,14 @@ import { ADAPTERS } from './adapters/registry.js';
 import type { AppFlags } from './cli.js';
 import { Engine } from './engine/engine.js';
 import { formatBytes, formatCount } from './engine/format.js';
-import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category } from './engine/model.js';
+import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category, type CleanupPlan } from './engine/model.js';
 import { ownDirs, UsageError } from './engine/own-dirs.js';
 import { buildScanReport } from './engine/scan-report.js';
 import type { ItemObservation } from './engine/recovery.js';
 import type { LoadedSettings } from './engine/settings.js';
 import { joinSafe, safe, safeJson, safeText, type SafeText } from './engine/text.js';
 import { hostContextFromEnv } from './host.js';
+import type { RuleArgs } from './plan-command.js';
 import { printErr, printOut, printProgress, printPrompt } from './terminal-out.js';
 
 export function packageVersion(): string {
@@ -45,16 +46,42 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
       },
     )
     .command(
-      'clean',
-      'Remove items without the UI (review with scan --json first)',
+      'plan',
+      'Print the cleanup that retention rules select (nothing is removed; --json for clean --plan)',
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: 'The agent whose items are removed' })
-          .option('id', { type: 'string', array: true, demandOption: true, describe: 'Item id from scan --json (session:<id>, cache:…); repeatable' })
+          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: 'The agent whose sessions the rules select' })
+          .option('older-than', { type: 'string', describe: 'Whole trees last used longer ago than D (30d, 2w, 48h)' })
+          .option('larger-than', { type: 'string', describe: 'Sessions freeing more than SIZE (500M, 1.5G)' })
+          .option('keep-latest', { type: 'string', describe: 'Keep the N most recently used trees of each project' })
+          .option('empty', { type: 'boolean', describe: 'Sessions without a user message (where the agent records it)' })
+          .option('orphans', { type: 'boolean', describe: 'Sessions whose parent is gone' })
+          .option('project', { type: 'string', describe: 'Only this project (its id or root path)' })
+          .option('source', { type: 'string', describe: 'Only this source (cli, vscode, exec, …)' })
+          .option('state', { choices: ['current', 'archived'], describe: 'Only current or archived sessions' })
+          .option('json', { type: 'boolean', default: false, describe: 'The versioned plan file (see README)' }),
+      async (a) => {
+        const { planCommand, rulesFromArgs } = await import('./plan-command.js');
+        const rules = rulesFromArgs(a as RuleArgs);
+        code = await planCommand(engineForCli(Boolean(a['read-only'])), a.agent as AgentKind, rules, a.json);
+      },
+    )
+    .command(
+      'clean',
+      'Remove items without the UI (review with scan --json or plan first)',
+      (y) =>
+        y
+          .option('agent', { choices: [...AGENT_KINDS], describe: 'The agent whose items are removed (with --plan: taken from the file)' })
+          .option('id', { type: 'string', array: true, describe: 'Item id from scan --json (session:<id>, cache:…); repeatable' })
+          .option('plan', { type: 'string', describe: 'Run exactly this plan file from cleanerx plan --json (refused when anything in it changed)' })
           .option('yes', { type: 'boolean', default: false, describe: 'Confirm: without it nothing is removed' })
           .option('backup', { type: 'boolean', default: false, describe: 'Take an encrypted, verified backup first (asks for the key passphrase)' }),
       async (a) => {
-        code = await cleanCommand(a.agent as AgentKind, (a.id as string[]).map(String), a.yes, Boolean(a['read-only']), a.backup);
+        const ids = ((a.id as string[] | undefined) ?? []).map(String);
+        if (a.plan !== undefined && ids.length) throw new UsageError('clean takes either --id or --plan, not both.');
+        if (a.plan === undefined && !ids.length) throw new UsageError('clean needs --id ITEM (repeatable) or --plan FILE.');
+        if (a.plan === undefined && !a.agent) throw new UsageError('clean --id needs --agent.');
+        code = await cleanCommand(a.agent as AgentKind | undefined, a.plan === undefined ? { ids } : { file: String(a.plan) }, a.yes, Boolean(a['read-only']), a.backup);
       },
     )
     .command(
@@ -187,13 +214,26 @@ async function doctorCommand(readOnly: boolean): Promise<number> {
   return 0;
 }
 
-async function cleanCommand(agent: AgentKind, ids: string[], yes: boolean, readOnly: boolean, backup: boolean): Promise<number> {
+async function cleanCommand(agentArg: AgentKind | undefined, what: { ids: string[] } | { file: string }, yes: boolean, readOnly: boolean, backup: boolean): Promise<number> {
   const engine = engineForCli(readOnly);
-  const summary = await engine.scan(agent);
-  // Bare session ids are accepted as well as item ids.
-  const known = new Set([...summary.selection.map((s) => s.id), ...summary.items.map((i) => i.id)]);
-  const itemIds = ids.map((id) => (known.has(id) || id.includes(':') ? id : `session:${id}`));
-  const plan = await engine.plan(summary.snapshotId, itemIds);
+  let plan: CleanupPlan;
+  if ('file' in what) {
+    const { planFromFileCommand, printRefusal } = await import('./plan-command.js');
+    try {
+      plan = await planFromFileCommand(engine, what.file, agentArg);
+    } catch (e) {
+      if ((e as { refused?: boolean }).refused) return printRefusal(e as Error);
+      throw e;
+    }
+  } else {
+    const summary = await engine.scan(agentArg!);
+    // Bare session ids are accepted as well as item ids.
+    const known = new Set([...summary.selection.map((s) => s.id), ...summary.items.map((i) => i.id)]);
+    const itemIds = what.ids.map((id) => (known.has(id) || id.includes(':') ? id : `session:${id}`));
+    plan = await engine.plan(summary.snapshotId, itemIds);
+  }
+  const agent = plan.agent;
+  const summary = { installation: engine.snapshot(plan.snapshotId).installation };
   // The home comes from the environment or a settings override: say which tree this is before anything else.
   printOut(safe`${AGENT_NAMES[agent]} home: ${safeText(summary.installation.home)}`);
   printOut(safe`${AGENT_NAMES[agent]}: ${formatCount(plan.items.length)} items, ${formatBytes(plan.estimatedBytes)}`);
