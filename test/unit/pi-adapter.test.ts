@@ -3,6 +3,7 @@ import { walkOwned } from '../../src/engine/revision.js';
 // The pi adapter against hand-written and generated agent dirs in a temp home:
 // titles, fork parents, projects, skips, items, writers, preview, bounds.
 
+import { spawnSync } from 'node:child_process';
 import fs, { chownSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -132,17 +133,24 @@ describe('titles', () => {
     expect(r.s('exact').title).toBe('y'.repeat(96));
   });
 
-  it('falls back to "pi · date time UTC · id8" without a name or user text', async () => {
+  it('shows pi\'s "(no messages)" without a name or user text; the id stays the row\'s id', async () => {
     t = makeTempEnv();
     const id = '01a227bd-75a8-76a9-a5ed-74d604883872';
     writeSession('/src/app', id, []);
     writeSession('/src/app', 'assistant-only-session', [assistant('I started on my own.')]);
-    writeSession('/src/app', 'blank-user', [user(' \t\u0007 ')]);
     writeSession('/src/app', 'notime', [], { raw: `${JSON.stringify({ type: 'session', version: 3, id: 'notime-id-123', cwd: '/src/app' })}\n` });
     const r = await scan();
-    expect(r.s(id).title).toBe('pi · 2026-11-29 14:37 UTC · 01a227bd');
+    expect(r.s(id).title).toBe('(no messages)');
     expect(r.s(id).named).toBe(false);
-    expect(r.s('assistant-only-session').title).toBe('pi · 2026-11-29 14:37 UTC · assistan');
+    expect(r.s('assistant-only-session').title).toBe('(no messages)');
+    expect(r.s('notime-id-123').title).toBe('(no messages)');
+  });
+
+  it('falls back to "pi · date time UTC · id8" where pi\'s title would be blank', async () => {
+    t = makeTempEnv();
+    writeSession('/src/app', 'blank-user', [user(' \t\u0007 ')]);
+    writeSession('/src/app', 'notime', [user('\u0007')], { raw: `${JSON.stringify({ type: 'session', version: 3, id: 'notime-id-123', cwd: '/src/app' })}\n${user('\u0007')}\n` });
+    const r = await scan();
     expect(r.s('blank-user').title).toBe('pi · 2026-11-29 14:37 UTC · blank-us');
     expect(r.s('notime-id-123').title).toBe('pi · notime-i');
   });
@@ -298,14 +306,18 @@ describe('skips with warnings', () => {
     writeFileSync(join(dir, 'notes.txt'), 'not a session');
     writeFileSync(join(agentDir(), 'sessions', 'stray.jsonl'), header('stray', '/src/app'));
     const r = await scan();
-    expect(r.sum.sessionCount).toBe(1);
+    // The good session and the read-only row of the link to it.
+    expect(r.sum.sessionCount).toBe(2);
     expect(r.s('good').title).toBe('fine');
     expect(warningFor(r.sum, bad)).toMatch(/unrecognized header/);
     expect(warningFor(r.sum, badId)).toMatch(/unrecognized header/);
     expect(warningFor(r.sum, empty)).toMatch(/empty/);
     expect(warningFor(r.sum, blank)).toMatch(/empty/);
     expect(warningFor(r.sum, folder)).toMatch(/not a regular file/);
-    expect(warningFor(r.sum, link)).toMatch(/symbolic link/);
+    const linkRow = r.snap.forest.nodes.find((n) => n.s.paths[0] === link)!.s;
+    expect(linkRow.selectable).toBe(false);
+    expect(linkRow.blockedReason).toBe('A symbolic link: never followed, never removed.');
+    expect(warningFor(r.sum, link)).toBeUndefined(); // the row itself says why
     // pi ignores non-.jsonl files and files directly in sessions/: so does the scan, silently.
     expect(r.sum.warnings.some((w) => w.path.endsWith('notes.txt') || w.path.endsWith('stray.jsonl'))).toBe(false);
   });
@@ -319,18 +331,63 @@ describe('skips with warnings', () => {
     const linked = join(agentDir(), 'sessions', '--linked--');
     symlinkSync(outside, linked);
     const r = await scan();
+    // Never followed: nothing behind the link is read, the link itself is one read-only row.
     expect(r.snap.forest.nodeById.has('behind-link')).toBe(false);
-    expect(warningFor(r.sum, linked)).toMatch(/symlinked pi session bucket/);
+    const row = r.snap.forest.nodes.find((n) => n.s.paths[0] === linked)!.s;
+    expect(row.title).toBe(`Linked pi project folder --linked-- → ${outside}`);
+    expect(row.selectable).toBe(false);
+    expect(row.recoverable).toBe(false);
+    expect(row.blockedReason).toBe('A symbolic link: never followed, never removed.');
+    expect(r.sum.projects.some((p) => p.label === '--linked--')).toBe(true);
   });
 
-  it('keeps the first of two files with the same session id', async () => {
+  it('a linked session file is described from lstat and readlink only: a FIFO target is never opened', async () => {
+    t = makeTempEnv();
+    const fifo = join(t.root, 'pipe.jsonl');
+    spawnSync('mkfifo', [fifo]);
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    const link = join(bucket('/src/app'), '2026-11-29T14-37-37-577Z_piped.jsonl');
+    symlinkSync(fifo, link);
+    writeSession('/src/app', 'real', [user('hello')]);
+    const r = await scan(); // would hang on open(2) of the FIFO without a writer, were the link followed
+    const row = r.snap.forest.nodes.find((n) => n.s.paths[0] === link)!.s;
+    expect(row.title).toBe(`Linked pi session 2026-11-29T14-37-37-577Z_piped.jsonl → ${fifo}`);
+    expect(row.selectable).toBe(false);
+    expect(r.s('real').selectable).toBe(true);
+  });
+
+  it('read-only rows (a link, a duplicate id) are refused by the planner; the rest of a plan is not', async () => {
+    t = makeTempEnv();
+    const good = writeSession('/src/app', 'good', [user('fine')]);
+    const link = join(bucket('/src/app'), 'link.jsonl');
+    symlinkSync(good, link);
+    const copy = writeSession('/src/app', 'good', [user('copy')], { name: 'copy.jsonl' });
+    const r = await scan();
+    const linkRow = r.snap.forest.nodes.find((n) => n.s.paths[0] === link)!.s;
+    const dupRow = r.snap.forest.nodes.find((n) => n.s.paths[0] === copy)!.s;
+    for (const row of [linkRow, dupRow]) {
+      const plan = await r.engine.plan(r.sum.snapshotId, [row.itemId]);
+      expect(plan.operations.flatMap((o) => o.blockers).join(' '), row.title).toMatch(/never removed/);
+    }
+    const ok = await r.engine.plan(r.sum.snapshotId, [r.s('good').itemId]);
+    expect(ok.operations.flatMap((o) => o.blockers)).toEqual([]);
+    expect(ok.items.flatMap((i) => i.paths)).toEqual([good]);
+  });
+
+  it('shows both files with the same session id: the second read-only, with its reason', async () => {
     t = makeTempEnv();
     const first = writeSession('/src/app', 'dup', [user('original')], { name: 'a.jsonl' });
     const second = writeSession('/src/app', 'dup', [user('copy')], { name: 'b.jsonl' });
     const r = await scan();
     expect(r.s('dup').paths).toEqual([first]);
     expect(r.s('dup').title).toBe('original');
-    expect(warningFor(r.sum, second)).toMatch(/duplicate pi session ID dup/);
+    expect(r.s('dup').selectable).toBe(true);
+    const copy = r.snap.forest.nodes.find((n) => n.s.paths[0] === second)!.s;
+    expect(copy.id).toMatch(/^dup#[0-9a-f]{8}$/);
+    expect(copy.title).toBe('copy');
+    expect(copy.selectable).toBe(false);
+    expect(copy.blockedReason).toMatch(/same session ID.*read-only, never removed/);
+    expect(warningFor(r.sum, second)).toBeUndefined();
   });
 
   it('prefers the file pi named for the id over a copy that sorts first', async () => {
@@ -342,7 +399,7 @@ describe('skips with warnings', () => {
     const r = await scan();
     expect(r.s('dup2').paths).toEqual([real]);
     expect(r.s('dup2').title).toBe('the real one');
-    expect(warningFor(r.sum, copy)).toMatch(/duplicate/);
+    expect(r.snap.forest.nodes.find((n) => n.s.paths[0] === copy)!.s.selectable).toBe(false);
     expect(r.s('kid').parentId).toBe('dup2');
   });
 
@@ -366,12 +423,18 @@ describe('skips with warnings', () => {
     const manifest = buildPiFixture({ agentDir: agentDir(), projects: 2, sessionsPerProject: 4, seed: 3, hostile: true, cwdRoot: join(t.root, 'src') });
     expect(manifest.skipped.length).toBeGreaterThanOrEqual(6);
     const r = await scan();
-    const listed = new Set(r.snap.forest.nodes.flatMap((n) => n.s.paths));
+    const rows = new Map(r.snap.forest.nodes.map((n) => [n.s.paths[0]!, n.s]));
+    const readOnly = ['symlink', 'duplicate id', 'symlinked bucket'];
     for (const sk of manifest.skipped) {
+      if (readOnly.includes(sk.why)) {
+        expect(rows.get(sk.file)?.selectable, `${sk.why}: ${sk.file}`).toBe(false);
+        expect(rows.get(sk.file)?.blockedReason).toMatch(/never removed/);
+        continue;
+      }
       expect(warningFor(r.sum, sk.file), `${sk.why}: ${sk.file}`).toBeDefined();
-      expect(listed.has(sk.file)).toBe(false);
+      expect(rows.has(sk.file)).toBe(false);
     }
-    expect(r.sum.sessionCount).toBe(manifest.sessions.length);
+    expect(r.sum.sessionCount).toBe(manifest.sessions.length + readOnly.length);
   });
 });
 
@@ -568,7 +631,7 @@ describe('the 2 MiB prefix bound', () => {
     return { file, size: statSync(file).size };
   }
 
-  it('ignores a name that appears after 2 MiB and never reads past the bound', async () => {
+  it('ignores a name in the unread middle (after 2 MiB, before the last 256 KiB) and never reads past the bound', async () => {
     t = makeTempEnv();
     const { file, size } = bigSession('big', PI_PREFIX_BYTES + 4096);
     expect(size).toBeGreaterThanOrEqual(3 * 1024 * 1024);
@@ -590,11 +653,61 @@ describe('the 2 MiB prefix bound', () => {
     expect(r.s('straddle').title).toBe('first words');
   });
 
+  it('reads a name written late, in the last 256 KiB of a long session (pi reads the whole file)', async () => {
+    t = makeTempEnv();
+    const { file } = bigSession('renamed-late', PI_PREFIX_BYTES + 4096);
+    fs.appendFileSync(file, `${assistant('more')}\n${info('renamed at the end')}\n${assistant('after the rename')}\n`);
+    const r = await scan();
+    expect(r.s('renamed-late').title).toBe('renamed at the end');
+    expect(r.s('renamed-late').named).toBe(true);
+  });
+
+  it('a late rename that clears the name falls back to the first message', async () => {
+    t = makeTempEnv();
+    const { file } = bigSession('cleared-late', PI_PREFIX_BYTES - 200);
+    fs.appendFileSync(file, `${info('   ')}\n`);
+    const r = await scan();
+    expect(r.s('cleared-late').title).toBe('first words');
+  });
+
   it('uses a name that ends just before the bound', async () => {
     t = makeTempEnv();
     bigSession('before', PI_PREFIX_BYTES - 200);
     const r = await scan();
     expect(r.s('before').title).toBe('late name');
+  });
+});
+
+describe('Updated: pi\'s `modified`, not the file mtime', () => {
+  const at = (iso: string): number => Date.parse(iso);
+  it('is the last user/assistant message\'s time: message.timestamp, else the entry\'s; else the header\'s; else the mtime', async () => {
+    t = makeTempEnv();
+    const msg = (role: string, ts: string, msgTs?: number): string =>
+      JSON.stringify({ type: 'message', id: `m${++seq}`, parentId: null, timestamp: ts, message: { role, content: [{ type: 'text', text: 'x' }], ...(msgTs === undefined ? {} : { timestamp: msgTs }) } });
+    const a = writeSession('/src/app', 'numeric', [msg('user', '2026-11-01T00:00:00.000Z', at('2026-11-02T00:00:00.000Z')), msg('assistant', '2026-11-03T00:00:00.000Z', at('2026-11-04T05:06:07.000Z'))]);
+    const b = writeSession('/src/app', 'entry-time', [msg('user', '2026-10-01T00:00:00.000Z'), msg('assistant', '2026-10-05T01:02:03.000Z'), JSON.stringify({ type: 'message', id: 'tr', parentId: null, timestamp: '2026-12-30T00:00:00.000Z', message: { role: 'toolResult', content: [] } }), info('named after')]);
+    const c = writeSession('/src/app', 'header-only', []);
+    const d = writeSession('/src/app', 'no-time', [], { raw: `${JSON.stringify({ type: 'session', version: 3, id: 'no-time', cwd: '/src/app' })}\n` });
+    const mtime = new Date('2030-01-01T00:00:00.000Z');
+    for (const f of [a, b, c, d]) fs.utimesSync(f, mtime, mtime);
+    const r = await scan();
+    expect(r.s('numeric').updatedAt).toBe(at('2026-11-04T05:06:07.000Z'));
+    expect(r.s('entry-time').updatedAt).toBe(at('2026-10-05T01:02:03.000Z')); // a tool result is not activity
+    expect(r.s('header-only').updatedAt).toBe(at(TS));
+    expect(r.s('no-time').updatedAt).toBe(mtime.getTime());
+  });
+
+  it('in a long session, is the time of the last message in the tail', async () => {
+    t = makeTempEnv();
+    const lines = [header('long', '/src/app'), user('start')];
+    const filler = assistant('f'.repeat(64 * 1024));
+    for (let i = 0; i < 48; i++) lines.push(filler);
+    lines.push(JSON.stringify({ type: 'message', id: 'last', parentId: null, timestamp: TS, message: { role: 'user', content: 'late', timestamp: at('2026-12-12T12:12:12.000Z') } }));
+    const file = join(bucket('/src/app'), 'long.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    expect(statSync(file).size).toBeGreaterThan(PI_PREFIX_BYTES + 1024 * 1024);
+    const r = await scan();
+    expect(r.s('long').updatedAt).toBe(at('2026-12-12T12:12:12.000Z'));
   });
 });
 

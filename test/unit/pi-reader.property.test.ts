@@ -3,7 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizeTitle, piFallbackTitle, readPiSession, type PiReadResult } from '../../src/adapters/pi/session-reader.js';
+import { normalizeTitle, piFallbackTitle, piTitle, readPiSession, type PiReadResult } from '../../src/adapters/pi/session-reader.js';
 import { cleanText } from '../../src/engine/text.js';
 
 // eslint-disable-next-line no-control-regex
@@ -12,7 +12,7 @@ const RUNS = { numRuns: 300 };
 
 /** The title the scan shows for a read result (scan.ts composes it the same way). */
 function titleOf(r: Extract<PiReadResult, { ok: true }>): string {
-  return r.name ?? r.firstUser ?? piFallbackTitle(r.header.id, r.header.timestamp);
+  return piTitle(r);
 }
 
 function checkTitle(r: PiReadResult): void {
@@ -156,6 +156,30 @@ describe('readPiSession properties', () => {
           }
         },
       ),
+      RUNS,
+    );
+  });
+
+  it('any head and tail of a file: never throws, a name is one a whole session_info line carries', () => {
+    fc.assert(
+      fc.property(sessionText, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (text, fh, ft) => {
+        const buf = Buffer.from(text);
+        const k = Math.floor(buf.length * fh);
+        const from = k + Math.floor((buf.length - k) * ft);
+        const r = readPiSession(buf.subarray(0, k), k < buf.length, k < buf.length ? buf.subarray(Math.max(0, from - 1)) : null);
+        checkTitle(r);
+        if (!r.ok || r.name === null) return;
+        const lines = text.split('\n');
+        const names = lines.flatMap((l) => {
+          try {
+            const v = JSON.parse(l) as { type?: unknown; name?: unknown } | null;
+            return v && v.type === 'session_info' && typeof v.name === 'string' ? [cleanText(v.name.trim(), 512)] : [];
+          } catch {
+            return [];
+          }
+        });
+        expect(names).toContain(r.name);
+      }),
       RUNS,
     );
   });

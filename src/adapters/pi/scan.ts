@@ -1,15 +1,23 @@
 // Inventory of a pi agent directory: sessions/--<cwd>--/*.jsonl, the model
 // catalog cache, and the protected configuration listed by name only.
+//
+// Every file pi's own lister shows is a row. What cleanerx must not touch
+// stays visible as a read-only row with its reason: a symbolic link (a bucket
+// or a session file; pi 1.x follows both, 0.73 only file links) is described
+// from lstat and readlink alone, never followed, never removed; a second file
+// with an id already held is shown from its own contents, never removed.
 
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
-import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readPrefixSync } from '../../engine/fsx.js';
+import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readAtSync } from '../../engine/fsx.js';
 import { fileRevision, walkOwned } from '../../engine/revision.js';
 import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
 import { cleanText } from '../../engine/text.js';
 import { checkHome } from '../home.js';
-import { PI_PREFIX_BYTES, piFallbackTitle, readPiSession } from './session-reader.js';
+import { PI_PREFIX_BYTES, PI_TAIL_BYTES, piTitle, readPiSession } from './session-reader.js';
 import { scanPiWriters } from './writers.js';
 
 export const PI_PROTECTED = [
@@ -48,6 +56,16 @@ interface ParentRef {
   base: string;
 }
 
+export const PI_LINK_REASON = 'A symbolic link: never followed, never removed.';
+export const PI_DUPLICATE_REASON = 'Another pi session file holds the same session ID: this copy is read-only, never removed.';
+
+/** A symbolic link where pi expects a bucket or a session file. */
+interface LinkEntry {
+  path: string;
+  /** The bucket the link is in (a session file link), or -1 (the link is a bucket). */
+  bucket: number;
+}
+
 /** Shared by every record: nothing in the engine adds to a pi session's deletion set. */
 const NO_DESCENDANTS = Object.freeze([]) as unknown as string[];
 
@@ -64,7 +82,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const running = seen.reason;
   const blockAll = homeReadOnly ?? running;
 
-  const buckets = listBuckets(home, warnings);
+  const links: LinkEntry[] = [];
+  const buckets = listBuckets(home, links);
   const bucketKeys = new Map(buckets.map((b) => [b.dir, b.key]));
   // Records are built as files are read (the partial inventory shows them while
   // the scan runs); the duplicate and parent rules need every file, so they run
@@ -107,6 +126,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   progress(false);
 
   const buf = Buffer.allocUnsafe(PI_PREFIX_BYTES);
+  const tail = Buffer.allocUnsafe(PI_TAIL_BYTES + 1);
   // Tests only (CLEANERX_TEST_MODE=1): a pause every 50 files makes a small store scan slowly,
   // so a PTY test can see the rows of a scan that is still running.
   const testPauseMs = ctx.env.CLEANERX_TEST_MODE === '1' ? Number(ctx.env.CLEANERX_TEST_SCAN_PAUSE_MS) || 0 : 0;
@@ -114,7 +134,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   for (let bi = 0; bi < buckets.length; bi++) {
     const b = buckets[bi]!;
     const projectId = projectIds[bi]!;
-    for (const name of listSessionNames(b.dir, warnings)) {
+    for (const name of listSessionNames(b.dir, bi, links, warnings)) {
       // Let pages, progress and other engine calls through every ~20 ms of work.
       if ((reads.length & 31) === 31 && performance.now() - lastYield > 20) {
         await new Promise((r) => setImmediate(r));
@@ -124,7 +144,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       const file = join(b.dir, name);
       bucketOf.push(bi);
       try {
-        const prefix = readPrefixSync(file, buf);
+        const prefix = readHeadTail(file, buf, tail);
         if (ctx.uid >= 0 && prefix.stat.uid !== ctx.uid) {
           warnings.push({ path: file, reason: 'Skipped pi session file owned by another user.' });
           reads.push(null);
@@ -133,7 +153,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
         }
         files++;
         bytes += prefix.stat.size;
-        const result = readPiSession(buf.subarray(0, prefix.length), prefix.truncated);
+        const result = readPiSession(buf.subarray(0, prefix.length), prefix.truncated, prefix.tailLength ? tail.subarray(0, prefix.tailLength) : null);
         if (!result.ok) {
           reads.push({ file, reason: result.reason === 'empty' ? 'Skipped empty pi session file.' : 'Skipped pi session file with an unrecognized header.' });
           piNamedAt.push(1);
@@ -148,7 +168,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
           const s: SessionRecord = {
             id: h.id,
             itemId: sessionItemId(h.id),
-            title: result.name ?? result.firstUser ?? piFallbackTitle(h.id, h.timestamp),
+            title: piTitle(result),
             named: result.name !== null,
             cwd,
             projectId,
@@ -157,7 +177,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
             state: 'current',
             source: 'cli',
             createdAt: h.timestamp,
-            updatedAt: prefix.stat.mtimeMs,
+            // pi's `modified`: the last message's time, else the header's, else the file's mtime.
+            updatedAt: result.lastActivity ?? h.timestamp ?? prefix.stat.mtimeMs,
             bytes: allocatedBytes(prefix.stat),
             paths: [file],
             recoverable: true,
@@ -218,8 +239,13 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       continue;
     }
     if (byId.has(r.id)) {
-      warnings.push({ path: r.paths[0]!, reason: `Skipped duplicate pi session ID ${cleanText(r.id, 64)}.` });
-      continue;
+      // pi lists both files; the one pi named for the id is the session, this one a read-only row of its own.
+      r.id = `${r.id}#${shortHash(r.paths[0]!)}`;
+      r.itemId = sessionItemId(r.id);
+      r.selectable = false;
+      r.blockedReason = PI_DUPLICATE_REASON;
+      r.recoverable = false;
+      r.metadata = { pinned: false, requiresAgentExit: true, source: 'cli', readOnly: true };
     }
     const bi = bucketOf[i]!;
     let project = projects.get(bi);
@@ -251,12 +277,24 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
     if (parent && byId.get(parent.id) === parent && parent.id !== session.id) session.parentId = parent.id;
   }
 
+  const linkedProjects: ProjectGroup[] = [];
+  for (const l of links) {
+    const s = linkRecord(l, l.bucket >= 0 ? projectIds[l.bucket]! : uuidv5Url(l.path), warnings);
+    if (!s) continue;
+    if (l.bucket >= 0 && !projects.has(l.bucket)) {
+      projects.set(l.bucket, { id: projectIds[l.bucket]!, label: '', roots: [], bucketLabel: cleanText(basename(buckets[l.bucket]!.dir), 200) });
+    }
+    // A linked bucket is a project of its own, labelled by its name (its sessions are never read).
+    if (l.bucket < 0) linkedProjects.push({ id: s.projectId!, label: cleanText(basename(l.path), 200) || 'pi project', roots: [] });
+    byId.set(s.id, s);
+  }
+
   for (const p of projects.values()) {
     const first = p.roots[0];
     p.label = first ? (first === '/' ? 'Global' : cleanText(basename(first), 200)) : p.bucketLabel || 'pi project';
   }
   inv.sessions = [...byId.values()];
-  inv.projects = [...projects.values()].map(({ id, label, roots }) => ({ id, label, roots }));
+  inv.projects = [...[...projects.values()].map(({ id, label, roots }) => ({ id, label, roots })), ...linkedProjects];
   inv.items = await otherItems(home, blockAll, warnings);
   return inv;
 }
@@ -267,13 +305,13 @@ function provisionalLabel(cwd: string | null, bucketDir: string): string {
   return cleanText(basename(bucketDir), 200) || 'pi project';
 }
 
-function listBuckets(home: string, warnings: ScanWarning[]): Bucket[] {
+function listBuckets(home: string, links: LinkEntry[]): Bucket[] {
   const root = join(home, 'sessions');
   const out: Bucket[] = [];
   for (const b of listDirSorted(root)) {
     const dir = join(root, b.name);
     if (b.isSymbolicLink()) {
-      warnings.push({ path: dir, reason: 'Skipped symlinked pi session bucket.' });
+      links.push({ path: dir, bucket: -1 });
       continue;
     }
     if (!b.isDirectory()) continue; // pi itself ignores files directly in sessions/
@@ -282,14 +320,14 @@ function listBuckets(home: string, warnings: ScanWarning[]): Bucket[] {
   return out;
 }
 
-/** The session file names of one bucket, sorted; links and non-files are warned about and left out. */
-function listSessionNames(dir: string, warnings: ScanWarning[]): string[] {
+/** The session file names of one bucket, sorted; links go to `links`, non-files are warned about and left out. */
+function listSessionNames(dir: string, bucket: number, links: LinkEntry[], warnings: ScanWarning[]): string[] {
   const names: string[] = [];
   for (const e of listDirSorted(dir)) {
     if (!e.name.endsWith('.jsonl')) continue;
     const file = join(dir, e.name);
     if (e.isSymbolicLink()) {
-      warnings.push({ path: file, reason: 'Skipped pi session file that is a symbolic link.' });
+      links.push({ path: file, bucket });
       continue;
     }
     if (!e.isFile()) {
@@ -299,6 +337,70 @@ function listSessionNames(dir: string, warnings: ScanWarning[]): string[] {
     names.push(e.name);
   }
   return names;
+}
+
+/** A short stable tag that tells two rows of one pi session id apart. */
+function shortHash(path: string): string {
+  return createHash('sha256').update(path).digest('hex').slice(0, 8);
+}
+
+/**
+ * A read-only row for a symbolic link, from lstat and readlink only: the link
+ * is never followed (its target may be outside the store, a FIFO, another
+ * user's file), so the row shows the link's name and target, not pi's title.
+ */
+function linkRecord(l: LinkEntry, projectId: string, warnings: ScanWarning[]): SessionRecord | null {
+  let st: Stats;
+  let target: string;
+  try {
+    st = lstatSync(l.path);
+    if (!st.isSymbolicLink()) throw Object.assign(new Error('replaced'), { code: 'ECHANGED' });
+    target = readlinkSync(l.path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    warnings.push({ path: l.path, reason: code === 'ENOENT' ? 'Skipped pi session entry that vanished during the scan.' : `Skipped pi session link that changed or could not be read (${code ?? 'error'}).` });
+    return null;
+  }
+  const kind = l.bucket < 0 ? 'Linked pi project folder' : 'Linked pi session';
+  const id = `link:${shortHash(l.path)}`;
+  return {
+    id,
+    itemId: sessionItemId(id),
+    title: `${kind} ${cleanText(basename(l.path), 120)} → ${cleanText(target, 200)}`,
+    named: false,
+    cwd: null,
+    projectId,
+    parentId: null,
+    deletionDescendantIds: NO_DESCENDANTS,
+    state: 'current',
+    source: 'cli',
+    createdAt: null,
+    updatedAt: st.mtimeMs,
+    bytes: 0,
+    paths: [l.path],
+    recoverable: false,
+    selectable: false,
+    blockedReason: PI_LINK_REASON,
+    metadata: { pinned: false, requiresAgentExit: true, source: 'cli', readOnly: true, symlink: true },
+  };
+}
+
+/** The head of a session file and, when it is longer, its last PI_TAIL_BYTES (+1: whether the tail's first line is whole). */
+function readHeadTail(file: string, head: Buffer, tail: Buffer): { stat: Stats; length: number; truncated: boolean; tailLength: number } {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
+    const length = readAtSync(fd, head, Math.min(head.length, stat.size), 0);
+    let tailLength = 0;
+    if (stat.size > length) {
+      const want = Math.min(tail.length, stat.size - length + 1);
+      tailLength = readAtSync(fd, tail, want, stat.size - want);
+    }
+    return { stat, length, truncated: stat.size > length, tailLength };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function otherItems(home: string, blockAll: string | undefined, warnings: ScanWarning[]): Promise<Item[]> {

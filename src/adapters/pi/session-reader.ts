@@ -1,12 +1,17 @@
-// Reads the bounded prefix of one pi session file. Only the header, the latest
-// session_info name and (when unnamed) a normalized first user message survive;
-// every other line is looked at transiently and dropped.
+// Reads the bounded prefix of one pi session file and, for a longer file, a
+// bounded tail (where a late rename and the last message are). Only the
+// header, the latest session_info name, the last message's time and (when
+// unnamed) a normalized first user message survive; every other line is
+// looked at transiently and dropped.
 
 import { cleanText, truncateChars } from '../../engine/text.js';
 import { parseObject } from '../jsonl.js';
 
 export const PI_PREFIX_BYTES = 2 * 1024 * 1024;
+export const PI_TAIL_BYTES = 256 * 1024;
 export const PI_TITLE_CHARS = 96;
+/** What pi's lister shows for a session without a user message that has text. */
+export const PI_NO_MESSAGES = '(no messages)';
 
 export interface PiHeader {
   id: string;
@@ -16,13 +21,23 @@ export interface PiHeader {
 }
 
 export type PiReadResult =
-  | { ok: true; header: PiHeader; name: string | null; firstUser: string | null }
+  | {
+      ok: true;
+      header: PiHeader;
+      name: string | null;
+      firstUser: string | null;
+      /** Unnamed and no user message with text was read: pi's firstMessage is "(no messages)". */
+      noMessages: boolean;
+      /** The last user/assistant message's time, as pi's `modified` takes it; null when none was read. */
+      lastActivity: number | null;
+    }
   | { ok: false; reason: 'empty' | 'unrecognized' };
 
 const ID_MAX = 200;
 const NL = 0x0a;
 const SESSION_INFO = Buffer.from('"session_info"');
 const USER = Buffer.from('"user"');
+const MESSAGE = Buffer.from('"message"');
 
 /** Bounds [start, end) of the line holding byte i, clamped to [lo, hi). */
 function lineAround(buf: Buffer, i: number, lo: number, hi: number): [number, number] {
@@ -39,7 +54,7 @@ const HAS_CONTROL = /[\x00-\x1f\x7f]/;
  * whether this is a session (malformed lines before it are skipped, as pi
  * does); then the latest `session_info` name and the first user message text.
  */
-export function readPiSession(buf: Buffer, truncated: boolean): PiReadResult {
+export function readPiSession(buf: Buffer, truncated: boolean, tail: Buffer | null = null): PiReadResult {
   // The last line was cut by the prefix bound: it is not evidence of anything.
   let end = buf.length;
   if (truncated) end = Math.max(0, buf.lastIndexOf(NL));
@@ -61,21 +76,26 @@ export function readPiSession(buf: Buffer, truncated: boolean): PiReadResult {
   }
   if (!header) return { ok: false, reason: anyText ? 'unrecognized' : 'empty' };
   const body = pos;
+  // The tail's first line is usually cut (or the rest of the prefix's cut line): only whole lines after it count.
+  const tailStart = tail ? tail.indexOf(NL) + 1 : 0;
+  const windows: [Buffer, number, number][] = tail && tailStart > 0 ? [[tail, tailStart, tail.length], [buf, body, end]] : [[buf, body, end]];
 
-  // Only the lines that can matter are decoded and parsed, found by byte search:
-  // the latest session_info (searching back from the end), then the first user message.
+  // Only the lines that can matter are decoded and parsed, found by byte search, latest first
+  // (the tail, then the prefix): the latest session_info, the last message, then the first user message.
   let name: string | null = null;
-  for (let at = end; at > body; ) {
-    const i = buf.lastIndexOf(SESSION_INFO, at - 1);
-    if (i < body) break;
-    const [ls, le] = lineAround(buf, i, body, end);
-    const v = parseObject(buf.toString('utf8', ls, le));
-    if (v && v.type === 'session_info') {
-      const n = typeof v.name === 'string' ? v.name.trim() : '';
-      name = n ? n : null;
-      break;
-    }
-    at = ls;
+  for (const [b, lo, hi] of windows) {
+    const v = lastLineWith(b, SESSION_INFO, lo, hi, (v) => v.type === 'session_info');
+    if (!v) continue;
+    const n = typeof v.name === 'string' ? v.name.trim() : '';
+    name = n ? n : null;
+    break;
+  }
+  let lastActivity: number | null = null;
+  for (const [b, lo, hi] of windows) {
+    const v = lastLineWith(b, MESSAGE, lo, hi, (v) => v.type === 'message' && activityTime(v) !== null);
+    if (!v) continue;
+    lastActivity = activityTime(v);
+    break;
   }
   // A name or message of only controls/escapes cleans to "": it must not become an empty title.
   const cleanName = name === null ? null : cleanText(name, 512) || null;
@@ -96,7 +116,49 @@ export function readPiSession(buf: Buffer, truncated: boolean): PiReadResult {
     header,
     name: cleanName,
     firstUser: cleanName === null && firstUser !== null ? normalizeTitle(firstUser) || null : null,
+    // Only an unnamed session's title needs it; a named one's messages are not searched.
+    noMessages: cleanName === null && firstUser === null,
+    lastActivity,
   };
+}
+
+/** The last complete line in [lo, hi) of `b` that holds `needle` and passes `accept`, parsed. */
+function lastLineWith(b: Buffer, needle: Buffer, lo: number, hi: number, accept: (v: Record<string, unknown>) => boolean): Record<string, unknown> | null {
+  for (let at = hi; at > lo; ) {
+    const i = b.lastIndexOf(needle, at - 1);
+    if (i < lo) break;
+    const [ls, le] = lineAround(b, i, lo, hi);
+    const v = parseObject(b.toString('utf8', ls, le));
+    if (v && accept(v)) return v;
+    at = ls;
+  }
+  return null;
+}
+
+/**
+ * pi's activity time of one message entry: a user or assistant message with
+ * content counts, by its numeric `message.timestamp`, else the entry's
+ * `timestamp` (0.73 takes only a string there, 1.x anything Date accepts; pi
+ * writes an ISO string, so both agree on pi's own files).
+ */
+function activityTime(v: Record<string, unknown>): number | null {
+  const m = v.message;
+  if (!m || typeof m !== 'object') return null;
+  const msg = m as Record<string, unknown>;
+  if (typeof msg.role !== 'string' || !('content' in msg) || (msg.role !== 'user' && msg.role !== 'assistant')) return null;
+  if (typeof msg.timestamp === 'number') return Number.isFinite(msg.timestamp) && msg.timestamp > 0 ? msg.timestamp : null;
+  if (typeof v.timestamp !== 'string') return null;
+  const t = Date.parse(v.timestamp);
+  return Number.isNaN(t) || t <= 0 ? null : t;
+}
+
+/**
+ * The row title, as pi's lister has it (`name ?? firstMessage`, "(no messages)"
+ * without a user message), except where pi's would be blank (a text of only
+ * controls or spaces): there the fallback "pi · date · id8" keeps the row readable.
+ */
+export function piTitle(r: { header: PiHeader; name: string | null; firstUser: string | null; noMessages: boolean }): string {
+  return r.name ?? r.firstUser ?? (r.noMessages ? PI_NO_MESSAGES : piFallbackTitle(r.header.id, r.header.timestamp));
 }
 
 /** pi's title rule: control characters as spaces, whitespace collapsed, 96 characters then `…`. */
