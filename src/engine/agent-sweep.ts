@@ -10,8 +10,13 @@ const DAY = 24 * 60 * 60 * 1000;
 export interface AgentSweep {
   /** The agent's name as the sentences use it ("Claude"). */
   agentName: string;
-  /** Sessions are deleted at the agent's first start once this many days passed since their last change; 'never': no session sweep; 'unknown': the rule could not be read. */
-  sessionDays: number | 'never' | 'unknown';
+  /**
+   * Sessions are deleted at the agent's first start once this many days
+   * passed since their last change; 'never': the rule turns the sweep off;
+   * 'unknown': the rule could not be read; null: the agent has no session
+   * sweep to speak of (nothing is said).
+   */
+  sessionDays: number | 'never' | 'unknown' | null;
   /** Where the rule comes from, or why there is none ("cleanupPeriodDays 30, the default"). */
   sessionRule: string;
   /** Non-session items the agent prunes itself: an exact item id, or a prefix ending in ':'. */
@@ -22,6 +27,7 @@ export interface AgentSweep {
 
 /** The sentence for a session last changed at `updatedAt`, seen at `now`; null when the agent keeps it. */
 export function sessionSweepText(sweep: AgentSweep, updatedAt: number | null, now: number): string | null {
+  if (sweep.sessionDays === null) return null;
   if (sweep.sessionDays === 'never') return `${sweep.agentName} does not delete this transcript by itself (${sweep.sessionRule}).`;
   if (sweep.sessionDays === 'unknown') return `When ${sweep.agentName} deletes this transcript by itself is not known: ${sweep.sessionRule}.`;
   if (updatedAt == null || !Number.isFinite(updatedAt)) return null;
@@ -33,4 +39,11 @@ export function sessionSweepText(sweep: AgentSweep, updatedAt: number | null, no
 export function itemSweepText(sweep: AgentSweep, itemId: string): string | null {
   const rule = sweep.itemRules.find((r) => (r.id.endsWith(':') ? itemId.startsWith(r.id) : itemId === r.id));
   return rule?.text ?? null;
+}
+
+/** Attaches an agent's sweep to a finished scan (its warning joins the scan's, on `warningPath`). */
+export function attachSweep<T extends { sweep?: AgentSweep; warnings: { path: string; reason: string }[] }>(inv: T, sweep: AgentSweep, warningPath = ''): T {
+  inv.sweep = sweep;
+  if (sweep.warning) inv.warnings.push({ path: warningPath, reason: sweep.warning });
+  return inv;
 }

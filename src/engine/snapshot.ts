@@ -22,6 +22,7 @@ import {
   type SessionFilter,
   type SortKey,
 } from './model.js';
+import { itemSweepText, sessionSweepText } from './agent-sweep.js';
 import { SelectionBuilder } from './selection.js';
 import { filterActive, RequestError, validateFilter, validatePage } from './validate.js';
 
@@ -586,11 +587,17 @@ export class Snapshot {
             ...(it.subtitle ? [{ label: 'About', value: it.subtitle }] : []),
           ],
         },
+        ...this.sweepSection(this.inventory.sweep ? itemSweepText(this.inventory.sweep, it.id) : null),
       ],
       paths: it.paths,
       blockedReason: it.blockedReason,
       selectable: it.selectable,
     };
+  }
+
+  /** "Claude deletes this transcript on …": what the agent itself will do, read from its settings. */
+  private sweepSection(text: string | null): Detail['sections'] {
+    return text ? [{ heading: "Agent's own cleanup", fields: [{ label: 'By itself', value: text }] }] : [];
   }
 
   private sessionDetail(n: SessionNode): Detail {
@@ -632,6 +639,7 @@ export class Snapshot {
           ],
         },
         ...(meta.length ? [{ heading: 'Metadata', fields: meta }] : []),
+        ...this.sweepSection(this.inventory.sweep ? sessionSweepText(this.inventory.sweep, s.updatedAt, this.scannedAt) : null),
       ],
       paths: s.paths,
       blockedReason: this.provisional ? PROVISIONAL_REASON : s.blockedReason,

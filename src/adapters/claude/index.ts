@@ -9,6 +9,7 @@ import { expandTilde, resolveAgentHome } from '../home.js';
 import { pendingPreview } from '../pending.js';
 import { previewMemory, previewTranscript } from './preview.js';
 import { scanClaude } from './scan.js';
+import { withClaudeSweep } from './sweep.js';
 import { findClaudeWriters } from './writers.js';
 
 export const claudeAdapter: AgentAdapter = {
@@ -21,7 +22,7 @@ export const claudeAdapter: AgentAdapter = {
     return Boolean((await lstatOrNull(join(home, 'projects')))?.isDirectory() || (await lstatOrNull(join(home, 'history.jsonl')))?.isFile());
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/\s*\(Claude Code\)\s*$/, '').trim(),
-  scan: scanClaude,
+  scan: async (inst, ctx, report) => withClaudeSweep(await scanClaude(inst, ctx, report), inst.home),
   fileRoute: {
     roots: (inst) => [inst.home],
     writers: async (inst, ctx) => (await findClaudeWriters(ctx, inst.home, [])).writers,

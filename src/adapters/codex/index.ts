@@ -8,6 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/adapter.js';
+import { attachSweep } from '../../engine/agent-sweep.js';
 import { lstatOrNull } from '../../engine/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
 import { appSupportRoot } from './paths.js';
@@ -30,7 +31,7 @@ export const codexAdapter: AgentAdapter = {
     return names.some((n) => /^state_\d+\.sqlite$/.test(n));
   },
   cleanVersion: (raw) => raw.trim().split('\n').filter((l) => !/^WARNING/.test(l))[0]?.replace(/^codex-cli\s+/, '').trim() ?? '',
-  scan: async (inst, ctx, onProgress) => (await scanModule()).scanCodex(inst, ctx, onProgress),
+  scan: async (inst, ctx, onProgress) => attachSweep(await (await scanModule()).scanCodex(inst, ctx, onProgress), (await import('./sweep.js')).CODEX_SWEEP),
   preview: async (inst, paths, id) => (await import('./preview.js')).previewCodex(inst, paths, id),
   sessionRoute: { deleteSessions: async (inst, ctx, roots, opts) => (await import('./delete-route.js')).deleteCodexThreads(inst, ctx, roots, opts) },
   itemRoute: { applyItems: async (inst, ctx, ids, opts) => (await import('./item-route.js')).applyCodexItems(inst, ctx, ids, opts) },

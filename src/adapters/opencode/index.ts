@@ -6,10 +6,12 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/adapter.js';
+import { attachSweep } from '../../engine/agent-sweep.js';
 import { lstatOrNull } from '../../engine/fsx.js';
 import { homeOf } from '../../engine/own-dirs.js';
 import { pendingPreview } from '../pending.js';
 import { CHANNEL_DB, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
+import { OPENCODE_SWEEP } from './sweep.js';
 
 // The SQLite reader, server probe and routes load on first use: a scan of another agent never pays for them.
 const routes = () => import('./backup-route.js');
@@ -26,7 +28,7 @@ export const opencodeAdapter: AgentAdapter = {
     return names.some((n) => n === DB_NAME || CHANNEL_DB.test(n));
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.trim(),
-  scan: async (inst, ctx, onProgress) => (await import('./scan.js')).scanOpencode(inst, ctx, onProgress),
+  scan: async (inst, ctx, onProgress) => attachSweep(await (await import('./scan.js')).scanOpencode(inst, ctx, onProgress), OPENCODE_SWEEP),
   // Logs and the cache root: plain directories, removed only while no OpenCode process runs at all.
   fileRoute: {
     roots: opencodeMutationRoots,
