@@ -38,6 +38,8 @@ export interface ManifestEntry {
   mode?: number;
   /** The file had holes (fewer blocks allocated than its size): a restore may write its runs of zeros as holes. The payload holds every byte (zeros included) all the same. */
   sparse?: true;
+  /** Modification time in ns since the epoch, a decimal string (beyond a JSON number's precision); format 2 on. */
+  mtimeNs?: string;
 }
 
 /** A directory under a planned path with no archived file anywhere below it: restore recreates it (the payload has nothing that would). */
@@ -45,6 +47,18 @@ export interface ManifestDir {
   root: string;
   relativePath: string;
   mode: number;
+}
+
+/**
+ * A directory on the way to or under a planned path (format 2 on): a restore
+ * that has to create it gives it this mode and mtime once its contents are
+ * in place. Below the root only; the root itself is never recorded.
+ */
+export interface ManifestDirAttrs {
+  root: string;
+  relativePath: string;
+  mode: number;
+  mtimeNs: string;
 }
 
 export type SkippedKind = 'fifo' | 'socket' | 'device';
@@ -56,8 +70,11 @@ export interface ManifestSkipped {
   kind: SkippedKind;
 }
 
+/** 2: files carry mtimeNs, and `dirs` holds every directory's mode and mtime. 1 (still restored): neither. */
+export const MANIFEST_FORMAT = 2;
+
 export interface Manifest {
-  formatVersion: 1;
+  formatVersion: 1 | 2;
   id: string;
   agent: AgentKind;
   createdAt: string;
@@ -70,6 +87,8 @@ export interface Manifest {
   /** Present when there are any (archives before it: none recorded). */
   emptyDirs?: ManifestDir[];
   skipped?: ManifestSkipped[];
+  /** Format 2 on: every directory a restore may create, parents first. */
+  dirs?: ManifestDirAttrs[];
 }
 
 export interface SourceFile {
@@ -89,6 +108,8 @@ export interface CollectedEntries {
   emptyDirs: ManifestDir[];
   /** FIFOs, sockets and devices: not archived, recorded in the manifest, and each reported (`path` is for the report). */
   skipped: (ManifestSkipped & { path: string })[];
+  /** Every directory below its root on the way to a planned path and under it (parents first, each once). */
+  dirs: ManifestDirAttrs[];
 }
 
 const relPath = (rootDir: string, p: string): string => relative(rootDir, p).split(sep).join('/');
@@ -106,17 +127,27 @@ export function skippedWarning(e: { path: string; kind: SkippedKind }): string {
 
 /** Everything under each planned path (links were refused by the preflight, and are again here), in stable order. */
 export async function collectEntries(paths: readonly string[], roots: { label: string; dir: string }[]): Promise<CollectedEntries> {
-  const out: CollectedEntries = { files: [], emptyDirs: [], skipped: [] };
+  const out: CollectedEntries = { files: [], emptyDirs: [], skipped: [], dirs: [] };
+  const seenDirs = new Set<string>();
+  const addDir = (root: { label: string; dir: string }, p: string, st: { mode: bigint; mtimeNs: bigint }): void => {
+    const relativePath = relPath(root.dir, p);
+    const k = `${root.label}/${relativePath}`;
+    if (seenDirs.has(k)) return;
+    seenDirs.add(k);
+    out.dirs.push({ root: root.label, relativePath, mode: Number(st.mode & 0o777n), mtimeNs: String(st.mtimeNs) });
+  };
   // Returns how many regular files lie at or below p.
   const visit = async (p: string, root: { label: string; dir: string }): Promise<number> => {
-    const st = await fsp.lstat(p);
+    const st = await fsp.lstat(p, { bigint: true });
     if (st.isSymbolicLink()) throw new ArchiveError(`${p} is a symbolic link; backups never follow links.`);
     if (st.isDirectory()) {
+      // Read before the walk below: listing a dir never changes its mtime.
+      addDir(root, p, st);
       const at = out.emptyDirs.length;
       let n = 0;
       for (const name of (await fsp.readdir(p)).sort()) n += await visit(`${p}${sep}${name}`, root);
       // Parents first: inserted where this directory's walk began.
-      if (n === 0) out.emptyDirs.splice(at, 0, { root: root.label, relativePath: relPath(root.dir, p), mode: st.mode & 0o777 });
+      if (n === 0) out.emptyDirs.splice(at, 0, { root: root.label, relativePath: relPath(root.dir, p), mode: Number(st.mode & 0o777n) });
       return n;
     }
     if (st.isFile()) {
@@ -129,6 +160,14 @@ export async function collectEntries(paths: readonly string[], roots: { label: s
   for (const p of paths) {
     const root = roots.find((r) => p.startsWith(r.dir + sep));
     if (!root) throw new ArchiveError(`${p} is not under a backup root.`);
+    // The dirs between the root and p: a restore recreates them too when the cleanup (or anyone) removed them.
+    const comps = relPath(root.dir, p).split('/');
+    for (let i = 1; i < comps.length; i++) {
+      const d = `${root.dir}${sep}${comps.slice(0, i).join(sep)}`;
+      const st = await fsp.lstat(d, { bigint: true });
+      if (st.isSymbolicLink() || !st.isDirectory()) throw new ArchiveError(`${d} is not a plain directory; backups never follow links.`);
+      addDir(root, d, st);
+    }
     await visit(p, root);
   }
   return out;
@@ -151,6 +190,8 @@ export interface WriteOptions {
   /** Recorded in the manifest (from collectEntries). */
   emptyDirs?: ManifestDir[];
   skipped?: ManifestSkipped[];
+  /** Recorded in the manifest (from collectEntries). */
+  dirs?: ManifestDirAttrs[];
   onBytes?: (done: number, total: number) => void;
 }
 
@@ -376,23 +417,28 @@ class PayloadSink {
   }
 }
 
-async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes: number[]; sparse: boolean[] }> {
+async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes: number[]; sparse: boolean[]; mtimes: bigint[] }> {
   const sizes = new Array<number>(files.length);
   const modes = new Array<number>(files.length);
   const sparse = new Array<boolean>(files.length);
+  const mtimes = new Array<bigint>(files.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < files.length; i = next++) {
-      const st = await fsp.lstat(files[i]!.path);
+      const st = await fsp.lstat(files[i]!.path, { bigint: true });
       if (!st.isFile()) throw new ArchiveError(`${files[i]!.path} is no longer a regular file.`);
-      sizes[i] = st.size;
-      modes[i] = st.mode & 0o777;
-      sparse[i] = st.size > 0 && st.blocks * 512 < st.size;
+      sizes[i] = Number(st.size);
+      modes[i] = Number(st.mode & 0o777n);
+      sparse[i] = st.size > 0n && st.blocks * 512n < st.size;
+      mtimes[i] = st.mtimeNs;
     }
   };
   await Promise.all(Array.from({ length: Math.min(16, files.length) }, worker));
-  return { sizes, modes, sparse };
+  return { sizes, modes, sparse, mtimes };
 }
+
+/** Whole seconds for a ustar header (0 to 8^11 − 1; the manifest keeps the exact time). */
+const tarSeconds = (ns: bigint): number => Math.min(8 ** 11 - 1, Math.max(0, Number(ns / 1_000_000_000n)));
 
 const READ_MAX = 4 * 1024 * 1024;
 const SYNC_EVERY = 64 * 1024 * 1024;
@@ -407,12 +453,12 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     throw new ArchiveError(`The backup key's recipient cannot be used (${(e as Error).message}).`);
   }
   // Sizes first: with fixed-width hashes they fix the manifest's length before any file is read.
-  const { sizes, modes, sparse } = await lstatSizes(o.files);
-  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relPath(f.rootDir, f.path), sha256: '0'.repeat(64), sizeBytes: sizes[i]!, mode: modes[i]!, ...(sparse[i] ? { sparse: true as const } : {}) }));
+  const { sizes, modes, sparse, mtimes } = await lstatSizes(o.files);
+  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relPath(f.rootDir, f.path), sha256: '0'.repeat(64), sizeBytes: sizes[i]!, mode: modes[i]!, mtimeNs: String(mtimes[i]!), ...(sparse[i] ? { sparse: true as const } : {}) }));
   const now = new Date();
   const mtime = Math.floor(now.getTime() / 1000);
   const manifest: Manifest = {
-    formatVersion: 1,
+    formatVersion: MANIFEST_FORMAT,
     id: o.id,
     agent: o.agent,
     createdAt: now.toISOString(),
@@ -424,6 +470,7 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     entries,
     ...(o.emptyDirs?.length ? { emptyDirs: o.emptyDirs.map(({ root, relativePath, mode }) => ({ root, relativePath, mode })) } : {}),
     ...(o.skipped?.length ? { skipped: o.skipped.map(({ root, relativePath, kind }) => ({ root, relativePath, kind })) } : {}),
+    dirs: (o.dirs ?? []).map(({ root, relativePath, mode, mtimeNs }) => ({ root, relativePath, mode, mtimeNs })),
   };
   const manifestEntry = (): Buffer => {
     const m = Buffer.from(JSON.stringify(manifest, null, 2));
@@ -440,7 +487,7 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     for (let i = 0; i < o.files.length; i++) {
       const f = o.files[i]!;
       const e = entries[i]!;
-      await sink.write(tarHeader(`payload/${e.root}/${e.relativePath}`, e.sizeBytes, mtime));
+      await sink.write(tarHeader(`payload/${e.root}/${e.relativePath}`, e.sizeBytes, tarSeconds(mtimes[i]!)));
       // O_NOFOLLOW: a path swapped for a link since it was collected is refused; O_NONBLOCK: a FIFO cannot hang the open.
       const src = await fsp.open(f.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       const hash = createHash('sha256');
@@ -496,10 +543,12 @@ export interface ReadHandlers {
 }
 
 const SAFE_SEGMENT = /^(?!\.\.?$)[^/\0]+$/;
+/** A time in ns as a decimal string, within what a 64-bit timespec holds. */
+const validNs = (v: unknown): v is string => typeof v === 'string' && /^-?[0-9]{1,19}$/.test(v) && BigInt(v) < 2n ** 63n && BigInt(v) > -(2n ** 63n);
 
 function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
   const m = v as Manifest;
-  if (!m || m.formatVersion !== 1 || typeof m.id !== 'string' || !Array.isArray(m.entries)) throw new ArchiveError('The archive has no valid cleanerx manifest.');
+  if (!m || (m.formatVersion !== 1 && m.formatVersion !== 2) || typeof m.id !== 'string' || !Array.isArray(m.entries)) throw new ArchiveError('The archive has no valid cleanerx manifest.');
   if (expectAgent && m.agent !== expectAgent) throw new ArchiveError(`The archive belongs to ${m.agent}, not ${expectAgent}.`);
   const seen = new Set<string>();
   for (const e of m.entries) {
@@ -508,6 +557,7 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
     if (!/^[0-9a-f]{64}$/.test(e.sha256) || !Number.isSafeInteger(e.sizeBytes) || e.sizeBytes < 0) throw new ArchiveError('The manifest has an invalid hash or size.');
     if (e.mode !== undefined && (!Number.isInteger(e.mode) || e.mode < 0 || e.mode > 0o777)) throw new ArchiveError('The manifest has an invalid file mode.');
     if (e.sparse !== undefined && e.sparse !== true) throw new ArchiveError('The manifest has an invalid sparse flag.');
+    if (e.mtimeNs !== undefined && !validNs(e.mtimeNs)) throw new ArchiveError('The manifest has an invalid modification time.');
     const key = `${e.root}/${e.relativePath}`;
     if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} twice.`);
     seen.add(key);
@@ -518,6 +568,17 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
     for (const d of m.emptyDirs) {
       if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777) throw new ArchiveError('The manifest names an invalid or unsafe empty directory.');
       if (seen.has(`${d.root}/${d.relativePath}`)) throw new ArchiveError(`The manifest names ${d.root}/${d.relativePath} as a file and a directory.`);
+    }
+  }
+  if (m.dirs !== undefined) {
+    if (!Array.isArray(m.dirs)) throw new ArchiveError('The manifest has an invalid list of directories.');
+    const dirSeen = new Set<string>();
+    for (const d of m.dirs) {
+      if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777 || !validNs(d.mtimeNs)) throw new ArchiveError('The manifest names an invalid or unsafe directory.');
+      const key = `${d.root}/${d.relativePath}`;
+      if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} as a file and a directory.`);
+      if (dirSeen.has(key)) throw new ArchiveError(`The manifest names the directory ${key} twice.`);
+      dirSeen.add(key);
     }
   }
   if (m.skipped !== undefined) {

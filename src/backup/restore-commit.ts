@@ -8,7 +8,7 @@
 // is a sparse copy made, under the one partial name the journal announces.
 
 import { createHash } from 'node:crypto';
-import { constants as C, closeSync, fstatSync, fsyncSync, openSync, read, write, type Stats } from 'node:fs';
+import { constants as C, closeSync, fstatSync, fsyncSync, futimesSync, openSync, read, write, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { AnchoredError, DirHandle, linkAt, lstatAt, mkdirAt, openChildDir, openFileAt, openRootDir, rmdirAt, unlinkAt } from '../engine/anchored-fs.js';
@@ -266,6 +266,30 @@ export class SparseWriter {
   }
 }
 
+// ---- times ---------------------------------------------------------------------------
+
+/**
+ * Seconds for futimes from a time in ns. libuv keeps whole microseconds (it
+ * truncates what the double carries), so the value aims half a microsecond
+ * past the mark: the float's rounding cannot push it below, and the time
+ * set is the recorded one truncated to the microsecond.
+ */
+export function futimesSeconds(ns: string): number {
+  const v = BigInt(ns);
+  let s = v / 1_000_000_000n;
+  let r = v % 1_000_000_000n;
+  if (r < 0n) {
+    s -= 1n;
+    r += 1_000_000_000n;
+  }
+  return Number(s) + (Number(r / 1000n) * 1000 + 500) / 1e9;
+}
+
+/** Gives an open file or dir its recorded mtime (atime: now, which nothing reads back). */
+export function setMtime(fd: number, mtimeNs: string): void {
+  futimesSync(fd, Date.now() / 1000, futimesSeconds(mtimeNs));
+}
+
 /** SHA-256 and size of an open fd, read in bounded chunks. */
 export async function hashFd(fd: number): Promise<{ sha256: string; size: number }> {
   const h = createHash('sha256');
@@ -312,7 +336,7 @@ export async function holdsContent(dir: DirHandle, name: string, uid: number, wa
  * Puts the staged file `staged` in place as `name` in `parent`, never
  * replacing anything (EEXIST). Returns the identity of what was committed.
  */
-export async function commitFile(stage: DirHandle, staged: string, parent: DirHandle, name: string, restoreId: string, index: number, mode: number): Promise<DirId> {
+export async function commitFile(stage: DirHandle, staged: string, parent: DirHandle, name: string, restoreId: string, index: number, mode: number, mtimeNs?: string): Promise<DirId> {
   try {
     linkAt(stage, staged, parent, name);
     const st = lstatAt(parent, name);
@@ -340,6 +364,7 @@ export async function commitFile(stage: DirHandle, staged: string, parent: DirHa
       await w.finish();
       const { fchmodSync } = await import('node:fs');
       fchmodSync(out, mode);
+      if (mtimeNs !== undefined) setMtime(out, mtimeNs);
       fsyncSync(out);
     } finally {
       closeSync(out);

@@ -24,6 +24,8 @@ export interface RestoreJournalEntry {
   sha256: string;
   sizeBytes: number;
   mode: number;
+  /** The backed-up mtime (ns, decimal string), set on the staged copy before it goes into place; absent from format-1 archives. */
+  mtimeNs?: string;
   /** The staged copy's name inside the staging dir. */
   staged: string;
   /** Byte-identical at the destination before this restore committed anything: never removed by a rollback. */
@@ -33,12 +35,17 @@ export interface RestoreJournalEntry {
 export interface RestoreJournalDir {
   root: string;
   path: string;
-  /** Set for an empty dir of the backup (recreated even with no file in it): its permission bits. */
+  /** An empty dir of the backup: recreated even with no file in it. */
+  empty?: true;
+  /** The permission bits it gets once its contents are in place (absent: it stays 0700, as format-1 archives of non-empty dirs had it). */
   mode?: number;
+  /** The mtime (ns, decimal string) it gets last, after its contents and its subdirs. */
+  mtimeNs?: string;
 }
 
 export interface RestoreJournal {
-  formatVersion: 1;
+  /** 2: dirs carry `empty`, and mode/mtime for every dir. 1 (still settled): `mode` marked an empty dir. */
+  formatVersion: 1 | 2;
   kind: 'cleanerx-restore';
   restoreId: string;
   agent: AgentKind;
@@ -123,6 +130,7 @@ export async function listRestoreJournals(dir: string): Promise<RestoreJournalFi
 
 const STATUSES: readonly RestoreStatus[] = ['staging', 'committing', 'committed', 'rollingBack'];
 const HEX64 = /^[0-9a-f]{64}$/;
+const NS = /^-?[0-9]{1,19}$/;
 
 export function safeRelative(p: unknown): p is string {
   if (typeof p !== 'string' || p.length === 0 || p.length > 4096 || p.includes('\0')) return false;
@@ -132,7 +140,7 @@ export function safeRelative(p: unknown): p is string {
 /** The journal, or why it is not one cleanerx wrote (a resume writes only what a well-formed journal names). */
 function checkJournal(v: unknown, id: string): RestoreJournal | string {
   const j = v as Partial<RestoreJournal> | null;
-  if (!j || typeof j !== 'object' || j.formatVersion !== 1 || j.kind !== 'cleanerx-restore') return 'Unrecognized restore journal format.';
+  if (!j || typeof j !== 'object' || (j.formatVersion !== 1 && j.formatVersion !== 2) || j.kind !== 'cleanerx-restore') return 'Unrecognized restore journal format.';
   if (j.restoreId !== id) return 'The restore journal names another restore than its file name.';
   if (!AGENT_KINDS.includes(j.agent as AgentKind)) return 'The restore journal names no known agent.';
   if (!STATUSES.includes(j.status as RestoreStatus)) return 'The restore journal has an unknown status.';
@@ -143,10 +151,14 @@ function checkJournal(v: unknown, id: string): RestoreJournal | string {
   for (const e of j.entries) {
     if (!e || typeof e !== 'object' || !(e.root in j.roots) || !safeRelative(e.path) || !HEX64.test(String(e.sha256))) return 'The restore journal holds a malformed entry.';
     if (typeof e.sizeBytes !== 'number' || typeof e.mode !== 'number' || typeof e.present !== 'boolean' || !/^[0-9]{1,9}$/.test(String(e.staged))) return 'The restore journal holds a malformed entry.';
+    if (e.mtimeNs !== undefined && !NS.test(String(e.mtimeNs))) return 'The restore journal holds a malformed entry.';
   }
   for (const d of j.dirs) {
     if (!d || !(d.root in j.roots) || !safeRelative(d.path)) return 'The restore journal holds a malformed dir.';
     if (d.mode !== undefined && (!Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777)) return 'The restore journal holds a malformed dir.';
+    if ((d.empty !== undefined && d.empty !== true) || (d.mtimeNs !== undefined && !NS.test(String(d.mtimeNs)))) return 'The restore journal holds a malformed dir.';
+    // Format 1 marked an empty dir by its mode alone (and gave no other dir a mode).
+    if (j.formatVersion === 1 && d.mode !== undefined) d.empty = true;
   }
   return j as RestoreJournal;
 }

@@ -17,8 +17,8 @@ import { ensurePrivateDir } from '../engine/atomic.js';
 import type { DirHandle } from '../engine/anchored-fs.js';
 import { crashPoint, failPoint } from '../engine/faults.js';
 import type { AgentKind } from '../engine/model.js';
-import { ArchiveError, readArchive, type Manifest, type ManifestDir, type ManifestEntry, type SkippedKind } from './archive.js';
-import { AnchoredTree, commitFile, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, SparseWriter, uncommit, unlinkAt } from './restore-commit.js';
+import { ArchiveError, readArchive, type Manifest, type ManifestDir, type ManifestDirAttrs, type ManifestEntry, type SkippedKind } from './archive.js';
+import { AnchoredTree, commitFile, futimesSeconds, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, setMtime, SparseWriter, uncommit, unlinkAt } from './restore-commit.js';
 import {
   listRestoreJournals,
   partialName,
@@ -100,7 +100,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
   const staging = join(o.stagingParent, stagingDirName(id));
   const now = new Date().toISOString();
   const j: RestoreJournal = {
-    formatVersion: 1,
+    formatVersion: 2,
     kind: 'cleanerx-restore',
     restoreId: id,
     agent: o.agent,
@@ -136,7 +136,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
             return;
           }
           const name = String(n++);
-          await stageFile(join(staging, name), stream, entry.mode ?? 0o600);
+          await stageFile(join(staging, name), stream, entry.mode ?? 0o600, entry.mtimeNs);
           staged.set(entry, name);
         },
       },
@@ -152,10 +152,10 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
     let stage: DirHandle | null = null;
     try {
       const entries = manifest.entries.filter(wanted);
-      await preflight(entries, (manifest.emptyDirs ?? []).filter(wanted), staged, o, tree, j);
+      await preflight(entries, (manifest.emptyDirs ?? []).filter(wanted), manifest.dirs ?? [], staged, o, tree, j);
       const restored = j.entries.map((e) => destOf(o.roots, e.root, e.path));
       const alreadyPresent = j.entries.filter((e) => e.present).map((e) => destOf(o.roots, e.root, e.path));
-      const emptyDirs = j.dirs.filter((d) => d.mode !== undefined).map((d) => destOf(o.roots, d.root, d.path));
+      const emptyDirs = j.dirs.filter((d) => d.empty).map((d) => destOf(o.roots, d.root, d.path));
       const result = { manifest, restored, alreadyPresent, emptyDirs, notInBackup: notInBackup(o, manifest, wanted) };
       if (o.dryRun) return result;
       if (j.entries.length && alreadyPresent.length === j.entries.length && !emptyDirs.length) {
@@ -201,13 +201,15 @@ async function removeEmptyDirs(dir: string, top: string): Promise<void> {
 }
 
 /** Writes one payload into staging with holes, in bounded memory (the stream's backpressure paces the reader). */
-async function stageFile(path: string, stream: AsyncIterable<Buffer>, mode: number): Promise<void> {
+async function stageFile(path: string, stream: AsyncIterable<Buffer>, mode: number, mtimeNs: string | undefined): Promise<void> {
   const fh = await fsp.open(path, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
     const w = new SparseWriter(fh);
     for await (const c of stream) await w.write(c);
     await w.finish();
     await fh.chmod(mode & 0o777);
+    // On the staged inode itself: the link that puts it in place keeps it (a link changes only the ctime).
+    if (mtimeNs !== undefined) await fh.utimes(Date.now() / 1000, futimesSeconds(mtimeNs));
     await fh.sync();
   } finally {
     await fh.close();
@@ -220,15 +222,18 @@ const splitPath = (rel: string): { dir: string; name: string } => {
 };
 
 /** Fills j.entries and j.dirs; refuses (nothing written) whatever a restore must not touch. */
-async function preflight(entries: ManifestEntry[], emptyDirs: ManifestDir[], staged: Map<ManifestEntry, string>, o: RestoreOptions, tree: AnchoredTree, j: RestoreJournal): Promise<void> {
+async function preflight(entries: ManifestEntry[], emptyDirs: ManifestDir[], dirAttrs: ManifestDirAttrs[], staged: Map<ManifestEntry, string>, o: RestoreOptions, tree: AnchoredTree, j: RestoreJournal): Promise<void> {
   const dests = new Set<string>();
   const missing = new Set<string>();
   const dirs: RestoreJournalDir[] = [];
+  const attrs = new Map(dirAttrs.map((d) => [`${d.root}\0${d.relativePath}`, d]));
   /**
-   * Plans every absent dir of `comps` (outermost first; the last one gets
-   * `mode` when given). Returns the handle of the full path when it exists.
+   * Plans every absent dir of `comps` (outermost first; the last one is an
+   * empty dir of the backup when `emptyMode` is given), each with the mode
+   * and mtime the manifest records for it. Returns the handle of the full
+   * path when it exists.
    */
-  const planDirs = (root: string, comps: string[], mode?: number): DirHandle | null => {
+  const planDirs = (root: string, comps: string[], emptyMode?: number): DirHandle | null => {
     tree.dir(root, ''); // the root itself: a plain directory, reached without links
     // The deepest existing ancestor decides; below it every dir is to be created.
     let found: DirHandle | null = null;
@@ -245,9 +250,11 @@ async function preflight(entries: ManifestEntry[], emptyDirs: ManifestDir[], sta
     for (let d = Math.max(depth, 0) + 1; d <= comps.length; d++) {
       const rel = comps.slice(0, d).join('/');
       const k = `${root}\0${rel}`;
+      const empty = d === comps.length && emptyMode !== undefined;
       if (!missing.has(k)) {
         missing.add(k);
-        dirs.push(d === comps.length && mode !== undefined ? { root, path: rel, mode } : { root, path: rel });
+        const a = attrs.get(k);
+        dirs.push({ root, path: rel, ...(empty ? { empty: true as const } : {}), ...(empty ? { mode: emptyMode } : a ? { mode: a.mode & 0o777 } : {}), ...(a ? { mtimeNs: a.mtimeNs } : {}) });
       }
     }
     return found;
@@ -269,7 +276,7 @@ async function preflight(entries: ManifestEntry[], emptyDirs: ManifestDir[], sta
       present = await holdsContent(parent, name, o.uid, entry);
       if (!present) throw new ArchiveError(`${dest} already exists; a restore never overwrites anything.`);
     }
-    j.entries.push({ root: entry.root, path: entry.relativePath, sha256: entry.sha256, sizeBytes: entry.sizeBytes, mode: entry.mode ?? 0o600, staged: staged.get(entry)!, present });
+    j.entries.push({ root: entry.root, path: entry.relativePath, sha256: entry.sha256, sizeBytes: entry.sizeBytes, mode: entry.mode ?? 0o600, ...(entry.mtimeNs !== undefined ? { mtimeNs: entry.mtimeNs } : {}), staged: staged.get(entry)!, present });
   }
   // Parents first (the manifest's order): a dir that exists already (as a plain dir of this user) is left as it is.
   for (const d of emptyDirs) {
@@ -284,21 +291,26 @@ const locksOwnerOut = (mode: number | undefined): boolean => mode !== undefined 
 
 /**
  * Creates the backup's empty dirs (planned in j.dirs, absent at the
- * preflight) and then gives each its mode, deepest first, so a dir without
- * write permission for its owner does not refuse its own children.
+ * preflight), then gives every dir the restore planned its mode and mtime,
+ * deepest first, once nothing more is made in it: a dir without write
+ * permission for its owner does not refuse its own children, and no later
+ * mkdir or link moves a time already set. Existing dirs are not in j.dirs.
  */
 function makeEmptyDirs(j: RestoreJournal, tree: AnchoredTree, planned: Set<string>, created: { root: string; path: string }[], moded: Set<string>): void {
   for (const d of j.dirs) {
-    if (d.mode === undefined) continue;
+    if (!d.empty) continue;
     const h = tree.dir(d.root, d.path, (rel) => planned.has(`${d.root}\0${rel}`), (rel) => created.push({ root: d.root, path: rel }));
     if (!h) throw new ArchiveError(`${tree.display(d.root, d.path)} could not be created; the restore stopped.`);
   }
   for (const d of [...j.dirs].reverse()) {
-    if (d.mode === undefined) continue;
+    if (d.mode === undefined && d.mtimeNs === undefined) continue;
     const h = tree.dir(d.root, d.path);
     if (!h) throw new ArchiveError(`${tree.display(d.root, d.path)} disappeared during the restore; the restore stopped.`);
-    fchmodSync(h.fd, d.mode);
-    if (locksOwnerOut(d.mode)) moded.add(`${d.root}\0${d.path}`);
+    if (d.mode !== undefined) {
+      fchmodSync(h.fd, d.mode);
+      if (locksOwnerOut(d.mode)) moded.add(`${d.root}\0${d.path}`);
+    }
+    if (d.mtimeNs !== undefined) setMtime(h.fd, d.mtimeNs);
   }
 }
 
@@ -343,7 +355,7 @@ async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
       failPoint(`restore:${i}:before`);
       let id: { dev: number; ino: number };
       try {
-        id = await commitFile(stage, e.staged, parent, name, j.restoreId, i, e.mode);
+        id = await commitFile(stage, e.staged, parent, name, j.restoreId, i, e.mode, e.mtimeNs);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ArchiveError(`${tree.display(e.root, e.path)} appeared during the restore; everything restored so far was removed again.`);
         throw err;
@@ -353,13 +365,14 @@ async function commitAll(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
       crashPoint(`restore:${i}:after`);
       failPoint(`restore:${i}:after`);
     }
-    makeEmptyDirs(j, tree, planned, created, moded);
-    crashPoint('restore:emptyDirs');
-    failPoint('restore:emptyDirs');
+    // Before the modes are given: the fresh walk then meets the dirs as the commits left them (0700).
     for (const k of new Set(committed.map((c) => `${c.root}\0${c.dir}`))) {
       const [root, dir] = k.split('\0') as [string, string];
       tree.verify(root, dir);
     }
+    makeEmptyDirs(j, tree, planned, created, moded);
+    crashPoint('restore:emptyDirs');
+    failPoint('restore:emptyDirs');
     return null;
   } catch (err) {
     // Recorded first: a kill during the undo is finished as a rollback, not resumed.

@@ -55,7 +55,7 @@ export const sessionExportRoot = (agent: string): string => `${agent}_session_ex
 
 async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staging: string | undefined): Promise<TakenBackup> {
   const { store, journal: j } = o;
-  const { files, emptyDirs, skipped } = await collectEntries(o.plan.items.flatMap((i) => i.paths), o.roots);
+  const { files, emptyDirs, skipped, dirs } = await collectEntries(o.plan.items.flatMap((i) => i.paths), o.roots);
   let revisionAfterExport: string | undefined;
   if (staging && o.exportSessions) {
     await ensurePrivateDir(join(o.dataDir, 'export-staging'));
@@ -86,6 +86,7 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
       files,
       emptyDirs,
       skipped,
+      dirs,
       onBytes: (done, total) => o.progress({ phase: 'backup', bytesDone: done, bytesTotal: total, current: 'writing the encrypted archive' }),
     });
   } catch (e) {
