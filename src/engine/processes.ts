@@ -1,5 +1,11 @@
 // A bounded look at running processes through /proc (Linux). Used only to
 // find an agent that is writing its store; nothing is ever signalled.
+// cleanerx's own children and their descendants (`<agent> --version`
+// probes, the private OpenCode server, official CLI calls) and zombies are
+// left out: they are this process's work or have exited, never a user's
+// agent writing. A probe that has exited but is not yet reaped (the event
+// loop busy with the scan) is a zombie whose environ can no longer be read,
+// which the writer checks would otherwise count as "unknown: a writer".
 
 import { promises as fsp } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -10,6 +16,8 @@ export interface ProcessInfo {
   comm: string;
   argv: string[];
   exe: string | null;
+  /** From /proc/<pid>/stat; null when it cannot be read. */
+  ppid?: number | null;
 }
 
 const MAX_PROCS = 4096;
@@ -24,21 +32,47 @@ export async function listProcesses(procRoot: string): Promise<ProcessInfo[]> {
     return [];
   }
   const pids = names.filter((n) => /^\d+$/.test(n)).slice(0, MAX_PROCS);
-  const self = String(process.pid);
   const out: ProcessInfo[] = [];
   await Promise.all(
     pids.map(async (pid) => {
-      if (pid === self) return;
       const dir = `${procRoot}/${pid}`;
+      const stat = parseStat(await readSmall(`${dir}/stat`, 1024));
+      if (stat && (stat.state === 'Z' || stat.state === 'X')) return;
       const comm = (await readSmall(`${dir}/comm`, 256))?.trim() ?? '';
       const raw = (await readSmall(`${dir}/cmdline`, MAX_CMDLINE)) ?? '';
       const argv = raw.split('\0').filter((a) => a.length > 0);
       const exe = await fsp.readlink(`${dir}/exe`).catch(() => null);
       if (!comm && argv.length === 0) return;
-      out.push({ pid: Number(pid), comm, argv, exe });
+      out.push({ pid: Number(pid), comm, argv, exe, ppid: stat?.ppid ?? null });
     }),
   );
-  return out.sort((a, b) => a.pid - b.pid);
+  const own = ownDescendants(out, process.pid);
+  return out.filter((p) => p.pid !== process.pid && !own.has(p.pid)).sort((a, b) => a.pid - b.pid);
+}
+
+/** The pids below `root` in the parent links of `procs` (a cycle in a hostile tree ends the walk). */
+export function ownDescendants(procs: readonly ProcessInfo[], root: number): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const p of procs) if (p.ppid != null && p.ppid !== p.pid) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+  const out = new Set<number>();
+  const todo = [...(children.get(root) ?? [])];
+  while (todo.length) {
+    const pid = todo.pop()!;
+    if (pid === root || out.has(pid)) continue;
+    out.add(pid);
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** State and parent from /proc/<pid>/stat: fields 3 and 4, after the parenthesized comm (which may hold spaces and parentheses). */
+export function parseStat(s: string | null): { state: string; ppid: number | null } | null {
+  if (!s) return null;
+  const close = s.lastIndexOf(')');
+  if (close < 0) return null;
+  const fields = s.slice(close + 2).split(' ');
+  const ppid = Number(fields[1]);
+  return { state: fields[0] ?? '', ppid: Number.isInteger(ppid) && ppid >= 0 ? ppid : null };
 }
 
 async function readSmall(p: string, max: number): Promise<string | null> {

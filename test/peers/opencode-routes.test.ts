@@ -8,11 +8,12 @@
 // comparison of the database); a busy session blocks its scope; export →
 // delete → import restores the same sessions, and a failed import is undone.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawnForeign } from '../helpers/foreign-process.js';
 import { opencodeAdapter } from '../../src/adapters/opencode/index.js';
 import { RUNNING_REASON } from '../../src/adapters/opencode/items.js';
 import { freeLoopbackPort } from '../../src/adapters/opencode/private-server.js';
@@ -81,7 +82,8 @@ function cliList(cwd: string): { id: string; title: string; projectId: string; d
 async function serve(o: { password?: string } = {}): Promise<{ port: number; pid: number; auth?: string }> {
   const port = await freeLoopbackPort();
   const env = { ...opencodeEnv(t), ...(o.password ? { OPENCODE_SERVER_PASSWORD: o.password } : {}) };
-  const c = spawn(OPENCODE_BIN, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: t.root, env, detached: true, stdio: 'ignore' });
+  // Not our descendant, as a user's server: cleanerx never counts its own children as writers.
+  const { child: c, pid } = await spawnForeign(OPENCODE_BIN, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: t.root, env });
   children.push(c);
   const auth = o.password ? `Basic ${Buffer.from(`opencode:${o.password}`).toString('base64')}` : undefined;
   const started = Date.now();
@@ -96,7 +98,7 @@ async function serve(o: { password?: string } = {}): Promise<{ port: number; pid
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { port, pid: c.pid!, auth };
+  return { port, pid, auth };
 }
 
 async function api(port: number, method: string, path: string, body?: unknown, auth?: string): Promise<{ status: number; json: unknown }> {

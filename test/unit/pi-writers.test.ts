@@ -11,6 +11,7 @@ import { findCodexWriters } from '../../src/adapters/codex/writers.js';
 import { findOpencodeWriters } from '../../src/adapters/opencode/writers.js';
 import { scanPiWriters } from '../../src/adapters/pi/writers.js';
 import { VERSION_PROBE_ENV } from '../../src/engine/detect.js';
+import { spawnForeign } from '../helpers/foreign-process.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -65,8 +66,8 @@ describe('pi writers', () => {
     const pi = join(t.root, 'pi');
     copyFileSync('/bin/sleep', pi);
     const ownChild = spawn(pi, ['30'], { stdio: 'ignore', detached: true });
-    // `sh` is the parent here, not this process: a pi the user started.
-    const other = spawn('/bin/sh', ['-c', `"${pi}" 31 & wait`], { stdio: 'ignore', detached: true });
+    // Reparented away from this process: a pi the user started.
+    const other = (await spawnForeign(pi, ['31'])).child;
     children.push(ownChild, other);
     const ctx = { ...t.ctx, procRoot: '/proc' };
     let found: Awaited<ReturnType<typeof scanPiWriters>> = { writers: [] };

@@ -5,6 +5,7 @@
 // not own a database. The only endpoint taken from a process is an explicit
 // non-zero `--port` on a loopback `--hostname`: ports are never guessed.
 
+import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
 import { canonicalPath } from '../../engine/fsx.js';
@@ -101,8 +102,11 @@ export async function findOpencodeWriters(ctx: HostContext, db: string | null): 
   for (const p of procs) {
     if (!isOpencodeProcess(p)) continue;
     const env = await readProcessEnviron(ctx.procRoot, p.pid);
-    // Our own `opencode --version` is no writer.
+    // A probe cleanerx started that is no longer our descendant (its
+    // launcher exited) still carries the marker: no writer.
     if (env?.get(VERSION_PROBE_ENV) === '1') continue;
+    // Exited since it was listed: its environ is unreadable, yet it writes nothing.
+    if (env === null && !existsSync(join(ctx.procRoot, String(p.pid)))) continue;
     if (db !== null && !targetsDatabase(env, db)) continue;
     const { endpoint, reason } = parseEndpoint(p.argv);
     out.push({ pid: p.pid, name: processName(p), endpoint, ...(reason ? { noEndpoint: reason } : {}) });
