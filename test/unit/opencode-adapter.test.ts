@@ -22,6 +22,7 @@ import { RUNNING_REASON } from '../../src/adapters/opencode/items.js';
 import { buildLineage, descendantsOf, minimalRoots } from '../../src/adapters/opencode/lineage.js';
 import { chooseDatabase } from '../../src/adapters/opencode/paths.js';
 import { ACTIVE_REASON, opencodeFallbackTitle } from '../../src/adapters/opencode/scan.js';
+import { newerSchemaReason } from '../../src/adapters/opencode/schema.js';
 import { UNVERIFIED_REASON } from '../../src/adapters/opencode/server-probe.js';
 import { RouteRefused } from '../../src/adapters/opencode/store.js';
 import { isOpencodeProcess, parseEndpoint, targetsDatabase } from '../../src/adapters/opencode/writers.js';
@@ -221,17 +222,33 @@ describe('schema recognition', () => {
     expect(dbState()).toEqual(dbBefore);
   });
 
-  it('a future schema that only adds columns, tables and migrations is still recognized', async () => {
+  it('a future schema that only adds columns and migrations is still recognized', async () => {
     t = makeTempEnv();
     const m = buildStore(t, template);
     mutateDb((w) =>
       w.exec(`ALTER TABLE session ADD COLUMN time_pinned integer;
-              CREATE TABLE session_v3 (id text PRIMARY KEY, data text);
-              INSERT INTO migration (id, time_completed) VALUES ('29991231000000_future_tables', 1);`),
+              INSERT INTO migration (id, time_completed) VALUES ('29991231000000_future_columns', 1);`),
     );
     const inv = await scan();
     expect(inv.warnings).toEqual([]);
     expect(inv.sessions.filter((s) => s.selectable)).toHaveLength(m.sessions.length);
+  });
+
+  it('a table 1.18.33 does not create (a newer OpenCode\'s) leaves everything read-only with one line; hostile table names are cleaned', async () => {
+    t = makeTempEnv();
+    const m = buildStore(t, template);
+    mutateDb((w) => w.exec(`CREATE TABLE session_v3 (id text PRIMARY KEY, data text); CREATE TABLE "x\x1b]0;PWNED\x07y" (a); CREATE VIEW zz AS SELECT 1;`));
+    const dbBefore = dbState();
+    const inv = await scan();
+    const line = newerSchemaReason(['session_v3', 'x\x1b]0;pwned\x07y', 'zz']);
+    expect(line).toMatch(/^This OpenCode database has a newer schema: read-only \(tables cleanerx does not know: session_v3, x.*y, zz\)\.$/);
+    expect(line).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
+    expect(inv.warnings).toEqual([{ path: db(), reason: line }]);
+    expect(inv.sessions).toHaveLength(m.sessions.length);
+    expect(inv.sessions.every((s) => !s.selectable && s.blockedReason === line)).toBe(true);
+    expect(item(inv, 'logs:opencode')?.blockedReason).toBe(line);
+    expect(item(inv, 'cache:opencode')?.blockedReason).toBe(line);
+    expect(dbState()).toEqual(dbBefore);
   });
 
   it('a future schema that renames the session table or the project columns is not recognized', async () => {

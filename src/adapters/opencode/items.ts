@@ -51,7 +51,8 @@ function within(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 }
 
-export function logItem(home: string, running: boolean, ctx: HostContext, warnings: ScanWarning[]): Item | null {
+/** `block`: why the logs are not offered now (OpenCode running, a read-only home, a newer schema). */
+export function logItem(home: string, block: string | undefined, ctx: HostContext, warnings: ScanWarning[]): Item | null {
   const dir = join(home, 'log');
   const st = lstatSyncOrNull(dir);
   if (!st) return null;
@@ -60,7 +61,7 @@ export function logItem(home: string, running: boolean, ctx: HostContext, warnin
     return null;
   }
   const tree = walkOwned([dir], { uid: ctx.uid });
-  const blocked = running ? RUNNING_REASON : tree.unsafe;
+  const blocked = block ?? tree.unsafe;
   return {
     id: 'logs:opencode',
     category: 'log',
@@ -78,7 +79,7 @@ export function logItem(home: string, running: boolean, ctx: HostContext, warnin
 }
 
 /** The cache root: its own root; refused when it overlaps the data dir or the database. */
-export function cacheItem(cacheRoot: string, home: string, db: string | null, running: boolean, ctx: HostContext, warnings: ScanWarning[]): Item | null {
+export function cacheItem(cacheRoot: string, home: string, db: string | null, block: string | undefined, ctx: HostContext, warnings: ScanWarning[]): Item | null {
   const st = lstatSyncOrNull(cacheRoot);
   if (!st) return null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -92,7 +93,7 @@ export function cacheItem(cacheRoot: string, home: string, db: string | null, ru
     return null;
   }
   const tree = walkOwned([cacheRoot], { uid: ctx.uid });
-  const blocked = running ? RUNNING_REASON : tree.unsafe;
+  const blocked = block ?? tree.unsafe;
   return {
     id: 'cache:opencode',
     category: 'cache',

@@ -14,7 +14,7 @@ import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
 import { dbRevision } from './db-revision.js';
 import { readProjects, readSessions, readSizes, type ProjectRow, type SessionRead } from './db-reader.js';
 import { NO_EXECUTABLE } from './delete-route.js';
-import { cacheItem, logItem, readOnlyItems } from './items.js';
+import { cacheItem, logItem, readOnlyItems, RUNNING_REASON } from './items.js';
 import { buildLineage, descendantsOf, type Lineage } from './lineage.js';
 import { chooseDatabase, opencodeCacheRoot, opencodeConfigDir } from './paths.js';
 import { readSchema, type SchemaInfo } from './schema.js';
@@ -93,12 +93,15 @@ export async function scanOpencode(inst: Installation, ctx: HostContext, onProgr
     progress('Reading the OpenCode database', inv.sessions.length);
   }
 
-  const running = writers.length > 0;
+  // A newer OpenCode's schema blocks every mutation, not just sessions: what
+  // its logs and cache mean to it is not known either.
+  const newer = read?.schema.unknownTables.length ? read.schema.reason : undefined;
+  const running = writers.length > 0 ? RUNNING_REASON : undefined;
   if (homeIsDir) {
-    const log = logItem(home, running || Boolean(homeBlock), ctx, warnings);
+    const log = logItem(home, newer ?? running ?? homeBlock, ctx, warnings);
     if (log) inv.items.push(log);
   }
-  const cache = cacheItem(opencodeCacheRoot(ctx), home, db, running, ctx, warnings);
+  const cache = cacheItem(opencodeCacheRoot(ctx), home, db, newer ?? running, ctx, warnings);
   if (cache) inv.items.push(cache);
   if (homeIsDir) inv.items.push(...readOnlyItems(home, db, choice.others, opencodeConfigDir(ctx), warnings));
   return inv;

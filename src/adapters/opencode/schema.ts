@@ -1,8 +1,45 @@
 // Which parts of an OpenCode database cleanerx recognizes. Recognition is by
-// tables and columns (OpenCode adds migrations often; additive changes keep
-// working). Anything missing or ambiguous leaves sessions read-only.
+// tables and columns: added columns keep working (OpenCode adds migrations
+// often), anything missing or ambiguous leaves sessions read-only, and so
+// does any table the pinned 1.x does not create — OpenCode 2.x writes its
+// new tables (session_v2, …) into the same opencode.db beside the frozen
+// 1.x ones, and deleting a 1.x session there would leave its 2.x half.
 
+import { cleanText } from '../../engine/text.js';
 import type { Db } from './db-open.js';
+
+/**
+ * Every table OpenCode 1.18.33 creates (`opencode db path` on an empty
+ * store), its own `migration` bookkeeping included. 1.18.33 already has
+ * `session_message`, `session_input` and `session_context_epoch`; a 2.x
+ * marker is a table outside this set. SQLite's own `sqlite_*` tables are
+ * no OpenCode schema.
+ */
+export const KNOWN_TABLES = new Set([
+  'account',
+  'account_state',
+  'control_account',
+  'credential',
+  'data_migration',
+  'event',
+  'event_sequence',
+  'message',
+  'migration',
+  'part',
+  'permission',
+  'project',
+  'project_directory',
+  'session',
+  'session_context_epoch',
+  'session_input',
+  'session_message',
+  'session_share',
+  'todo',
+  'workspace',
+]);
+
+export const NEWER_SCHEMA_REASON = 'This OpenCode database has a newer schema: read-only';
+const MAX_NAMED_TABLES = 5;
 
 /** Columns cleanerx needs to list sessions and let OpenCode delete them. */
 export const REQUIRED = {
@@ -37,6 +74,8 @@ export interface SchemaInfo {
   messageProjection: boolean;
   /** Applied OpenCode migrations (0 when the table is missing). */
   migrations: number;
+  /** Tables and views the pinned 1.x does not create (lower case, as stored): a newer OpenCode's. */
+  unknownTables: string[];
 }
 
 export function readSchema(db: Db): SchemaInfo {
@@ -62,6 +101,7 @@ export function readSchema(db: Db): SchemaInfo {
     sizeSources: [],
     messageProjection: false,
     migrations: 0,
+    unknownTables: [...kinds.keys()].filter((k) => !k.startsWith('sqlite_') && !KNOWN_TABLES.has(k)).sort(),
   };
   const fail = (reason: string): SchemaInfo => ({ ...info, recognized: false, reason });
   for (const src of SIZE_SOURCES) {
@@ -79,6 +119,7 @@ export function readSchema(db: Db): SchemaInfo {
     }
   }
 
+  if (info.unknownTables.length) return fail(newerSchemaReason(info.unknownTables));
   const sessionKinds = kinds.get('session');
   if (!sessionKinds) return fail('The OpenCode database has no session table; its schema is not recognized and its contents remain read-only.');
   if (sessionKinds.length !== 1 || sessionKinds[0] !== 'table') {
@@ -95,4 +136,11 @@ export function readSchema(db: Db): SchemaInfo {
     return fail('The OpenCode database schema is not recognized (session.id is not the only primary key); its contents remain read-only.');
   }
   return info;
+}
+
+/** One line; table names are outside data (cleaned, a few named). */
+export function newerSchemaReason(tables: string[]): string {
+  const named = tables.slice(0, MAX_NAMED_TABLES).map((t) => cleanText(t, 64) || '?');
+  const more = tables.length > MAX_NAMED_TABLES ? `, and ${tables.length - MAX_NAMED_TABLES} more` : '';
+  return `${NEWER_SCHEMA_REASON} (tables cleanerx does not know: ${named.join(', ')}${more}).`;
 }
