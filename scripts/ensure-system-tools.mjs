@@ -20,6 +20,7 @@ export const SYSTEM_TOOLS = [
   ['tmux', 'tmux'],
   ['gnome-keyring-daemon', 'gnome-keyring'],
   ['dbus-run-session', 'dbus-daemon'],
+  ['strace', 'strace'],
 ];
 
 export function onPath(name, env) {

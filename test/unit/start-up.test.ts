@@ -162,7 +162,7 @@ describe('system tools for the tests', () => {
 
   it('root with apt-get: updates once, installs exactly the missing packages', () => {
     t = makeTempEnv();
-    const bin = binWith(t.root, ['zstd', 'tar', 'tmux', 'dbus-run-session', 'apt-get']);
+    const bin = binWith(t.root, ['zstd', 'tar', 'tmux', 'dbus-run-session', 'strace', 'apt-get']);
     const calls: string[][] = [];
     const run = (_: string, a: string[]): boolean => {
       calls.push(a);
@@ -178,7 +178,7 @@ describe('system tools for the tests', () => {
     t = makeTempEnv();
     const calls: string[][] = [];
     const run = (_: string, a: string[]): boolean => (calls.push(a), true);
-    const withApt = binWith(t.root, ['zstd', 'tar', 'dbus-run-session', 'gnome-keyring-daemon', 'apt-get']);
+    const withApt = binWith(t.root, ['zstd', 'tar', 'dbus-run-session', 'gnome-keyring-daemon', 'strace', 'apt-get']);
     const line = ensureSystemTools({ env: { PATH: withApt }, isRoot: false, run }) as string;
     expect(line).toBe('The tests need age, tmux; install them with "sudo apt-get update && sudo apt-get install -y --no-install-recommends age tmux" and run npm test again.');
     rmSync(join(withApt, 'apt-get'));
@@ -192,6 +192,6 @@ describe('system tools for the tests', () => {
     symlinkSync('/bin/sh', join(bin, 'sh'));
     const line = ensureSystemTools({ env: { PATH: bin }, isRoot: true, run: () => false }) as string;
     expect(line.split('\n')).toHaveLength(1);
-    expect(line).toMatch(/apt-get could not install them; run "apt-get update && apt-get install -y --no-install-recommends age zstd tar tmux gnome-keyring dbus-daemon"/);
+    expect(line).toMatch(/apt-get could not install them; run "apt-get update && apt-get install -y --no-install-recommends age zstd tar tmux gnome-keyring dbus-daemon strace"/);
   });
 });

@@ -54,6 +54,22 @@ const PROTECTED: Record<string, string> = {
   log: 'Codex logs (TUI)',
 };
 
+/**
+ * Protected files cleanerx reads, and what for: read-only and bounded
+ * (engine/bounded-read.ts), only the named keys taken, the rest dropped with
+ * the parse. Every other protected entry is never opened (a directory is at
+ * most listed for its size). The databases (CODEX_DB_FILE) are read too:
+ * header checked read-only, then copied read-only and queried in the copy.
+ */
+const READ_FOR: Record<string, string> = {
+  'config.toml': 'read-only for its [projects."<path>"] table names only',
+  'session_index.jsonl': 'read-only for the thread_name of listed threads only',
+};
+export const CODEX_PROTECTED_READ = Object.keys(READ_FOR);
+export const CODEX_PROTECTED_NEVER_OPENED = Object.keys(PROTECTED).filter((n) => !READ_FOR[n]);
+/** Codex's SQLite files: `<name>_<version>.sqlite` and its side files. */
+export const CODEX_DB_FILE = /_\d{1,6}\.sqlite(-wal|-shm|-journal)?$/;
+
 const COVERED = new Set(['sessions', 'archived_sessions', ...MEMORY_DIRS, ...OWNED_DIRS, 'cache', 'models_cache.json']);
 
 const APP_CACHES = ['Cache', 'Code Cache', 'GPUCache', 'DawnGraphiteCache', 'DawnWebGPUCache', 'GraphiteDawnCache', 'Crashpad/completed', 'Crashpad/pending'];
@@ -63,7 +79,7 @@ function isTempName(name: string): boolean {
 }
 
 function isDbFile(name: string): boolean {
-  return /_\d{1,6}\.sqlite(-wal|-shm|-journal)?$/.test(name);
+  return CODEX_DB_FILE.test(name);
 }
 
 /** Global memory: present only when memory files or stage-1 rows exist. */
@@ -271,9 +287,9 @@ export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarnin
             : 'Unrecognized entry: read-only.',
       metadata: { protection: kind === 'unknown' ? 'unrecognized' : 'always' },
     });
-  for (const [name, what] of Object.entries(PROTECTED)) add(`protected:${name}`, name, join(home, name), 'protected', `${what}; never opened or removed`);
+  for (const [name, what] of Object.entries(PROTECTED)) add(`protected:${name}`, name, join(home, name), 'protected', `${what}; ${READ_FOR[name] ? `${READ_FOR[name]}, never changed or removed` : 'never opened or removed'}`);
   for (const dir of [...new Set([home, dbHome, join(dbHome, 'sqlite')])]) {
-    for (const d of listDirSorted(dir)) if (isDbFile(d.name)) add(`protected:db:${d.name}`, d.name, join(dir, d.name), 'database', 'Codex database file');
+    for (const d of listDirSorted(dir)) if (isDbFile(d.name)) add(`protected:db:${d.name}`, d.name, join(dir, d.name), 'database', 'Codex database file; read-only (queried in a private copy), never removed as a file');
   }
   for (const d of listDirSorted(home)) {
     if (PROTECTED[d.name] || COVERED.has(d.name) || isTempName(d.name) || isDbFile(d.name)) continue;

@@ -8,7 +8,8 @@
 // cleanerx's own working directory; a project directory is never a mutation root.
 
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { readPrefix, lstatSyncOrNull } from '../../engine/fsx.js';
+import { BoundedReadError, readRegularTextAsync } from '../../engine/bounded-read.js';
+import { lstatSyncOrNull } from '../../engine/fsx.js';
 import { uuidv5Url } from '../../engine/ids.js';
 import type { ProjectGroup, ScanWarning } from '../../engine/model.js';
 import { cleanText } from '../../engine/text.js';
@@ -57,17 +58,26 @@ export function parseProjectHeaders(toml: string): string[] {
   return out;
 }
 
+/**
+ * The project registry of config.toml, a protected file cleanerx reads:
+ * read-only, never through a link or from a FIFO, at most 1 MiB
+ * (engine/bounded-read.ts); only the `[projects."<path>"]` table headers are
+ * taken and the text is dropped here, so no other key (model, providers,
+ * tokens in env tables) outlives the parse.
+ */
 export async function readConfigProjects(home: string, warnings: ScanWarning[]): Promise<RegistryRoot[]> {
   const path = join(home, 'config.toml');
   try {
-    const p = await readPrefix(path, MAX_CONFIG);
-    if (p.truncated) {
-      warnings.push({ path, reason: 'config.toml is larger than 1 MiB; its project registry is not used (Git roots still are).' });
-      return [];
-    }
-    return parseProjectHeaders(p.buf.toString('utf8')).map((root) => ({ root, name: '' }));
+    return parseProjectHeaders(await readRegularTextAsync(path, MAX_CONFIG)).map((root) => ({ root, name: '' }));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') warnings.push({ path, reason: 'config.toml is not a readable regular file; its project registry is not used (Git roots still are).' });
+    if (e instanceof BoundedReadError && e.reason === 'missing') return [];
+    warnings.push({
+      path,
+      reason:
+        e instanceof BoundedReadError && e.reason === 'tooLarge'
+          ? 'config.toml is larger than 1 MiB; its project registry is not used (Git roots still are).'
+          : 'config.toml is not a readable regular file; its project registry is not used (Git roots still are).',
+    });
     return [];
   }
 }

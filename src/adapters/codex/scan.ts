@@ -50,7 +50,7 @@ export async function scanCodex(inst: Installation, ctx: HostContext, onProgress
   try {
     inv.warnings.push(...store.warnings);
     progress('Reading Codex threads', store.threads.length);
-    const index = await readSessionIndex(home, inv.warnings);
+    const index = await readSessionIndex(home, inv.warnings, new Set(store.threads.map((th) => th.id.toLowerCase())));
     const registry = [...(await readConfigProjects(home, inv.warnings)), ...(store.state?.projects ?? [])];
     const resolver = new ProjectResolver(registry);
     const dbHome = sqliteHome(inst, ctx);
