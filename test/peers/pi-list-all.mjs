@@ -1,5 +1,7 @@
-// Runs pi's OWN session lister, SessionManager.listAll() from the installed
-// @mariozechner/pi-coding-agent, and prints what it found as JSON on stdout.
+// Runs pi's OWN session lister, SessionManager.listAll() from an installed pi
+// (@mariozechner/pi-coding-agent 0.73 under this Node, or
+// @earendil-works/pi-coding-agent 1.x under the Node 22 of test/peers/pi1),
+// and prints what it found as JSON on stdout.
 //
 //   node pi-list-all.mjs <path to dist/core/session-manager.js>
 //
@@ -42,5 +44,6 @@ const out = list.map((s) => ({
   firstMessage: s.firstMessage,
   messageCount: s.messageCount,
   parentSessionPath: s.parentSessionPath ?? null,
+  modified: s.modified instanceof Date && !Number.isNaN(s.modified.getTime()) ? s.modified.toISOString() : null,
 }));
 process.stdout.write(JSON.stringify({ sessionsDir: config.getSessionsDir(), sessions: out }));
