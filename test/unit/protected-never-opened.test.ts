@@ -8,7 +8,8 @@
 // inside it is opened; a file on the read list is opened only read-only.
 
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +19,12 @@ import { readConfigProjects } from '../../src/adapters/codex/projects.js';
 import { readSessionIndex } from '../../src/adapters/codex/session-index.js';
 import type { ScanWarning } from '../../src/engine/model.js';
 import { CODEX_DB_FILE, CODEX_PROTECTED_NEVER_OPENED, CODEX_PROTECTED_READ } from '../../src/adapters/codex/items.js';
+import { OPENCODE_PROTECTED } from '../../src/adapters/opencode/items.js';
 import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { PI_PROTECTED } from '../../src/adapters/pi/scan.js';
 import { buildStore, CODEX_BIN, codexHome } from '../helpers/codex.js';
 import { parseTrace, straceOrError, tracedRun, within, writes, type OpenEvent, type TracedRun } from '../helpers/open-trace.js';
+import { buildStore as buildOpencodeStore, configDir, dataDir, makeTemplate, OPENCODE_BIN, opencodeEnv } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 /** Claude's own sweep period: only cleanupPeriodDays is taken from settings.json (adapters/claude/sweep.ts). */
@@ -120,6 +123,32 @@ describe('protected files under a syscall trace', () => {
     // The rollouts are Codex's to read; cleanerx copies the state database.
     sawOpen(runs.scan!, home);
     expect(bad).toEqual([]);
+  });
+});
+
+describe('OpenCode under a syscall trace', () => {
+  it('every protected entry and the config dir are never opened; the database file only read-only, its bytes and its log unchanged', { timeout: 240_000 }, async () => {
+    const template = await makeTemplate();
+    try {
+      t = makeTempEnv();
+      buildOpencodeStore(t, template);
+      const home = dataDir(t);
+      const db = t.env.OPENCODE_DB!;
+      const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin` };
+      // The database file itself only read-only. SQLite opens the -wal and -shm of a WAL database read-write even
+      // for a read-only connection (its shared-memory index; this build has no readonly_shm): cleanerx reads only
+      // while both exist (db-open.ts), so they are never created, and the database and its log stay byte for byte.
+      const p: Policy = { never: [...OPENCODE_PROTECTED.map((n) => join(home, n)), configDir(t)], read: [db] };
+      const bytes = (): string[] => [db, `${db}-wal`].map((f) => createHash('sha256').update(readFileSync(f)).digest('hex'));
+      const before = bytes();
+      expect(existsSync(`${db}-shm`)).toBe(true);
+      const { runs, bad } = commands('opencode', env, p);
+      expect(runs.scan!.opens.some((e) => e.ok && e.path === db && !writes(e)), 'the scan read the database').toBe(true);
+      expect(bad).toEqual([]);
+      expect(bytes()).toEqual(before);
+    } finally {
+      template.cleanup();
+    }
   });
 });
 
