@@ -354,6 +354,9 @@ describe('skips with warnings', () => {
     expect(row.title).toBe(`Linked pi session 2026-11-29T14-37-37-577Z_piped.jsonl → ${fifo}`);
     expect(row.selectable).toBe(false);
     expect(r.s('real').selectable).toBe(true);
+    // Nor for a preview: the notice says why.
+    const pv = await r.engine.preview(r.sum.snapshotId, row.itemId);
+    expect(pv.blocks).toEqual([{ kind: 'notice', text: 'A symbolic link: never followed, never removed.' }]);
   });
 
   it('read-only rows (a link, a duplicate id) are refused by the planner; the rest of a plan is not', async () => {

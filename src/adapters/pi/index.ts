@@ -7,7 +7,7 @@ import { lstatOrNull } from '../../engine/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
 import { pendingPreview } from '../pending.js';
 import { previewPiSession } from './preview.js';
-import { scanPi } from './scan.js';
+import { PI_LINK_REASON, scanPi } from './scan.js';
 import { findPiWriters } from './writers.js';
 
 export const piAdapter: AgentAdapter = {
@@ -30,6 +30,8 @@ export const piAdapter: AgentAdapter = {
   },
   async preview(_inst, paths, itemId) {
     if (!itemId.startsWith('session:')) return pendingPreview(itemId);
+    // A link row is never followed, not even for a preview: the notice says why.
+    if ((await lstatOrNull(paths[0]!))?.isSymbolicLink()) return { id: itemId, source: 'piSession.readOnly', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: PI_LINK_REASON }] };
     return previewPiSession(itemId, paths[0]!);
   },
 };
