@@ -12,6 +12,7 @@ import { place, VirtualList, type RowSource } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 import { openWarnings } from './warnings.js';
+import { SelectMenu } from './select-menu.js';
 
 const PAGE = 50;
 const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
@@ -135,6 +136,8 @@ export class SessionsScreen implements Screen {
   private focus: 'list' | 'detail' = 'list';
   private detail: { id: string; detail: Detail | null; preview: Preview | null; error?: string } | null = null;
   private detailTimer: NodeJS.Timeout | null = null;
+  /** The Select-by-rules form (R), while open: it has the keys. */
+  private menu: SelectMenu | null = null;
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
@@ -168,6 +171,8 @@ export class SessionsScreen implements Screen {
   }
 
   onSummary(): void {
+    // The form's projects, sources and counts belong to the old scan.
+    this.menu?.close();
     this.rows.reset();
     this.detail = null;
     if (!this.app.summary()) this.rows.clear();
@@ -221,6 +226,7 @@ export class SessionsScreen implements Screen {
     );
     this.list.paint();
     this.paintDetail();
+    this.menu?.paint();
   }
 
   private headerLines(width: number): string[] {
@@ -369,6 +375,7 @@ export class SessionsScreen implements Screen {
   }
 
   keyContext(): KeyContext {
+    if (this.menu) return this.menu.keyContext();
     return this.focus === 'detail' ? this.detailContext : this.listContext;
   }
 
@@ -406,6 +413,7 @@ export class SessionsScreen implements Screen {
       { keys: ['space'], does: 'mark (on a project: its sessions in this filter)', footer: 'mark', disabled: () => this.readOnlyWhy(), run: () => void this.markRow() },
       { keys: ['a'], does: 'mark all in the current filter', footer: 'mark all', disabled: () => this.readOnlyWhy(), run: () => void this.markScope(true) },
       { keys: ['A'], does: 'clear marks in the current filter', run: () => void this.markScope(false) },
+      { keys: ['R'], does: 'select by rules: age of the whole tree, size, keep latest, empty, orphans (shows what matches, then adds marks)', footer: 'rules', disabled: () => this.readOnlyWhy(), run: () => this.openMenu() },
       { keys: ['/'], does: 'filter by title or cwd', footer: 'filter', run: () => this.openSearch() },
       {
         keys: ['f'],
@@ -470,6 +478,14 @@ export class SessionsScreen implements Screen {
       },
     ],
   };
+
+  private openMenu(): void {
+    const s = this.app.summary();
+    if (!s) return this.app.message('No scan yet: nothing to select.');
+    if (this.provisional()) return;
+    this.menu = new SelectMenu(this.app, () => (this.menu = null));
+    this.app.requestRender();
+  }
 
   private readOnlyWhy(): string | undefined {
     return this.app.readOnly ? 'read-only mode: nothing can be marked for cleanup' : undefined;

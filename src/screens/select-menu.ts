@@ -1,0 +1,192 @@
+// Select by rules (Sessions → R): the retention rules of `cleanerx plan`
+// as a small form. Every change asks the engine what matches and shows the
+// count and size before anything is marked; Enter only adds marks (what is
+// marked already stays), and the review is the usual one.
+
+import blessed from 'blessed';
+import { formatBytes, formatCount, plural } from '../engine/format.js';
+import type { RetentionRules } from '../engine/retention/rules.js';
+import { cleanText, fitWidth, padWidth } from '../engine/text.js';
+import type { KeyContext } from '../widgets/bindings.js';
+import { fitTagged } from '../widgets/tagged.js';
+import { braces } from '../widgets/theme.js';
+import type { AppContext } from './screen.js';
+
+export const SELECT_MENU_TITLE = 'Select by rules';
+
+interface Field {
+  label: string;
+  /** Choice labels; index 0 is "off" (the rule is not applied). */
+  choices: string[];
+  apply(rules: RetentionRules, i: number): void;
+}
+
+const DAYS = [7, 30, 90, 180, 365];
+const SIZES = [1e6, 10e6, 100e6, 1e9];
+const KEEP = [1, 3, 5, 10, 20];
+
+export class SelectMenu {
+  readonly box: blessed.Widgets.BoxElement;
+  private fields: Field[];
+  private values: number[];
+  private cursor = 0;
+  private gen = 0;
+  private result: { ids: string[]; bytes: number; skipped: number; notes: string[] } | null = null;
+  private error: string | null = null;
+  private busy = false;
+  closed = false;
+
+  constructor(
+    private app: AppContext,
+    private onClose: () => void,
+  ) {
+    const s = app.summary();
+    const sources = s?.sources ?? [];
+    const projects = s?.projects ?? [];
+    this.fields = [
+      { label: 'Last used (whole tree)', choices: ['any time', ...DAYS.map((d) => `older than ${d} d`)], apply: (r, i) => i && (r.olderThanDays = DAYS[i - 1]) },
+      { label: 'Size', choices: ['any size', ...SIZES.map((b) => `larger than ${formatBytes(b)}`)], apply: (r, i) => i && (r.largerThanBytes = SIZES[i - 1]) },
+      { label: 'Keep per project', choices: ['keep none', ...KEEP.map((n) => `keep latest ${n}`)], apply: (r, i) => i && (r.keepLatest = KEEP[i - 1]) },
+      { label: 'Empty (no user message)', choices: ['no matter', 'only empty'], apply: (r, i) => i && (r.empty = true) },
+      { label: 'Orphans (parent gone)', choices: ['no matter', 'only orphans'], apply: (r, i) => i && (r.orphans = true) },
+      { label: 'State', choices: ['any state', 'current', 'archived'], apply: (r, i) => i && (r.state = i === 1 ? 'current' : 'archived') },
+      { label: 'Source', choices: ['any source', ...sources.map((x) => cleanText(x, 40))], apply: (r, i) => i && (r.source = sources[i - 1]) },
+      { label: 'Project', choices: ['any project', ...projects.map((p) => cleanText(p.label, 40))], apply: (r, i) => i && (r.project = projects[i - 1]!.id) },
+    ];
+    this.values = this.fields.map(() => 0);
+    this.box = blessed.box({
+      parent: app.screen,
+      top: 1,
+      left: 'center',
+      tags: true,
+      wrap: false,
+      border: { type: 'line' },
+      label: ` ${app.theme.bold(SELECT_MENU_TITLE)} `,
+      style: { border: { fg: app.theme.color ? 'cyan' : undefined } },
+    });
+    this.paint();
+  }
+
+  rules(): RetentionRules {
+    const r: RetentionRules = {};
+    this.fields.forEach((f, k) => f.apply(r, this.values[k]!));
+    return r;
+  }
+
+  private active(): boolean {
+    return this.values.some((v) => v !== 0);
+  }
+
+  private change(delta: number): void {
+    const f = this.fields[this.cursor]!;
+    const n = f.choices.length;
+    this.values[this.cursor] = (this.values[this.cursor]! + delta + n) % n;
+    void this.refresh();
+  }
+
+  /** Asks the engine what the rules match now; an older answer never overwrites a newer one. */
+  private async refresh(): Promise<void> {
+    const s = this.app.summary();
+    const gen = ++this.gen;
+    this.result = null;
+    this.error = null;
+    if (!s || !this.active()) {
+      this.app.requestRender();
+      return;
+    }
+    this.busy = true;
+    this.app.requestRender();
+    try {
+      const r = await this.app.engine.matchRules(s.snapshotId, this.rules());
+      if (gen === this.gen) this.result = r;
+    } catch (e) {
+      if (gen === this.gen) this.error = (e as Error).message;
+    }
+    if (gen === this.gen) this.busy = false;
+    this.app.requestRender();
+  }
+
+  private confirm(): void {
+    if (!this.result) {
+      this.app.message(this.active() ? 'Wait for the count, then press Enter.' : 'Choose a rule first (← → change the highlighted one).');
+      return;
+    }
+    const added = this.app.marks.addAll(this.result.ids);
+    const already = this.result.ids.length - added;
+    this.app.message(
+      `Marked ${plural(added, 'more session', 'more sessions')} by rules${already ? ` (${formatCount(already)} already marked)` : ''}; x reviews the cleanup.`,
+    );
+    this.close();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.gen++;
+    this.box.destroy();
+    this.onClose();
+    this.app.requestRender();
+  }
+
+  paint(): void {
+    if (this.closed) return;
+    const t = this.app.theme;
+    const sw = (this.app.screen.width as number) || 80;
+    const sh = (this.app.screen.height as number) || 24;
+    const width = Math.max(30, Math.min(64, sw - 2));
+    const inner = width - 2;
+    const labelW = Math.min(24, Math.max(10, inner - 22));
+    const lines: string[] = [t.dim('Every rule must hold. Enter only adds marks.'), ''];
+    this.fields.forEach((f, k) => {
+      const v = this.values[k]!;
+      const text = `${k === this.cursor ? '›' : ' '} ${padWidth(fitWidth(f.label, labelW), labelW)} ${v === 0 ? f.choices[0] : `◂ ${f.choices[v]} ▸`}`;
+      const line = braces(padWidth(fitWidth(text, inner), inner));
+      lines.push(k === this.cursor ? t.cursor(line) : v === 0 ? t.dim(line) : line);
+    });
+    lines.push('');
+    lines.push(...this.summaryLines());
+    lines.push(t.dim('↑↓ rule · ← → change · Enter mark · Esc close'));
+    const height = Math.min(lines.length + 2, sh - 3);
+    this.box.width = width;
+    this.box.height = height;
+    this.box.top = Math.max(1, Math.floor((sh - 2 - height) / 2));
+    const room = height - 2;
+    // On a short terminal the fields near the cursor stay; the counts and keys always show.
+    const tail = lines.slice(-3);
+    const head = lines.slice(0, Math.max(0, room - tail.length));
+    this.box.setContent([...head, ...tail].slice(0, room).map((l) => fitTagged(l, inner)).join('\n'));
+    this.box.setFront();
+  }
+
+  private summaryLines(): string[] {
+    const t = this.app.theme;
+    if (this.error) return [t.danger(braces(cleanText(this.error, 300)))];
+    if (!this.active()) return [t.dim('Choose a rule to see what it matches.')];
+    if (this.busy || !this.result) return [t.dim('Counting…')];
+    const r = this.result;
+    const head = `Matches ${plural(r.ids.length, 'session')} · ${formatBytes(r.bytes)}${r.skipped ? ` · ${formatCount(r.skipped)} blocked, skipped` : ''}`;
+    const note = r.notes[0] ? t.dim(braces(cleanText(r.notes[0], 300))) : '';
+    return note ? [t.bold(braces(head)), note] : [t.bold(braces(head))];
+  }
+
+  keyContext(): KeyContext {
+    return {
+      title: SELECT_MENU_TITLE,
+      modal: true,
+      bindings: [
+        { keys: ['up', 'k', 'S-tab'], label: '↑ k', does: 'previous rule', footer: 'rule', run: () => this.move(-1) },
+        { keys: ['down', 'j', 'tab'], label: '↓ j', does: 'next rule', run: () => this.move(1) },
+        { keys: ['right', 'l', 'space'], label: '→ l Space', does: 'next choice of this rule', footer: 'change', run: () => this.change(1) },
+        { keys: ['left', 'h'], label: '← h', does: 'previous choice of this rule', run: () => this.change(-1) },
+        { keys: ['enter'], does: 'mark what matches (adds to the marks)', footer: 'mark', run: () => this.confirm() },
+        { keys: ['escape'], does: 'close without marking', footer: 'close', run: () => this.close() },
+      ],
+      // The form owns the keyboard while open: other letters do nothing here.
+      text: { does: 'ignored while the form is open', run: () => undefined },
+    };
+  }
+
+  private move(d: number): void {
+    this.cursor = (this.cursor + d + this.fields.length) % this.fields.length;
+    this.app.requestRender();
+  }
+}
