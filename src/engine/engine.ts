@@ -144,9 +144,13 @@ export class Engine implements EngineApi {
 
   /** Growth since an earlier scan from cleanerx's own history (read only in read-only mode); never fails the scan. */
   private async addGrowth(summary: ScanSummary): Promise<void> {
-    const { recordScan } = await import('./scan-history.js');
-    summary.growth = await recordScan(this.dirs.state, summary.agent, summary.installation.home, summary.scannedAt, summary.byCategory, !this.opts.readOnly);
-    if (summary.growth.warning) summary.warnings.push({ path: this.dirs.state, reason: summary.growth.warning });
+    try {
+      const { recordScan } = await import('./scan-history.js');
+      summary.growth = await recordScan(this.dirs.state, summary.agent, summary.installation.home, summary.scannedAt, summary.byCategory, !this.opts.readOnly);
+      if (summary.growth.warning) summary.warnings.push({ path: this.dirs.state, reason: summary.growth.warning });
+    } catch (e) {
+      summary.warnings.push({ path: this.dirs.state, reason: `Scan history skipped: ${(e as Error).message}` });
+    }
   }
 
   // ---- provisional snapshots (published while a scan runs) ------------------
