@@ -161,11 +161,12 @@ export async function collectEntries(paths: readonly string[], roots: { label: s
     const root = roots.find((r) => p.startsWith(r.dir + sep));
     if (!root) throw new ArchiveError(`${p} is not under a backup root.`);
     // The dirs between the root and p: a restore recreates them too when the cleanup (or anyone) removed them.
+    // One that is not a plain dir is not recorded (the restore refuses to pass it anyway).
     const comps = relPath(root.dir, p).split('/');
     for (let i = 1; i < comps.length; i++) {
       const d = `${root.dir}${sep}${comps.slice(0, i).join(sep)}`;
-      const st = await fsp.lstat(d, { bigint: true });
-      if (st.isSymbolicLink() || !st.isDirectory()) throw new ArchiveError(`${d} is not a plain directory; backups never follow links.`);
+      const st = await fsp.lstat(d, { bigint: true }).catch(() => null);
+      if (!st || st.isSymbolicLink() || !st.isDirectory()) break;
       addDir(root, d, st);
     }
     await visit(p, root);

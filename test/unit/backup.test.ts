@@ -460,6 +460,29 @@ describe('bad input: rejected with a clear reason, nothing written to the destin
     await expectRejected(/The manifest names pi_home\/sessions\/--home-u-src-api--\/2026_s1\.jsonl twice/);
   });
 
+  it('a format-2 manifest with a bad time or directory (not a number, out of range, unsafe dir path, a dir twice) is refused', async () => {
+    const bad: ((m: Manifest) => void)[] = [
+      (m) => void (m.entries[0]!.mtimeNs = '1.5e9'),
+      (m) => void (m.entries[0]!.mtimeNs = '99999999999999999999'),
+      (m) => void ((m.entries[0] as unknown as { mtimeNs: number }).mtimeNs = 1),
+      (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions/../..', mode: 0o755, mtimeNs: '0' }]),
+      (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o1777, mtimeNs: '0' }]),
+      (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o755, mtimeNs: 'now' }]),
+      (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o755, mtimeNs: '0' }, { root: 'pi_home', relativePath: 'sessions', mode: 0o700, mtimeNs: '0' }]),
+    ];
+    for (const spoil of bad) {
+      const m = { ...manifestFor(GOOD), formatVersion: 2 as const };
+      spoil(m);
+      await craft(archive, [manifestEntry(m), ...GOOD.map(payloadEntry)]);
+      await expectRejected(/The manifest (has an invalid modification time|names an invalid or unsafe directory|names the directory pi_home\/sessions twice)/);
+    }
+  });
+
+  it('a manifest of an unknown format (3) is refused', async () => {
+    await craft(archive, [manifestEntry({ ...manifestFor(GOOD), formatVersion: 3 } as unknown as Manifest), ...GOOD.map(payloadEntry)]);
+    await expectRejected(/no valid cleanerx manifest/);
+  });
+
   it('duplicate payload entry in the tar', async () => {
     await craft(archive, [manifestEntry(manifestFor(GOOD)), ...GOOD.map(payloadEntry), payloadEntry(GOOD[0]!)]);
     await expectRejected(/The archive holds payload\/pi_home\/sessions\/--home-u-src-api--\/2026_s1\.jsonl twice/);

@@ -5,7 +5,7 @@
 // times recorded) still restores as it always did.
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -139,6 +139,18 @@ describe('a restore is exact', () => {
     expect(m.dirs![3]!.mtimeNs).toBe(String(BigInt(T0 + 12) * 1_000_000_000n));
   });
 
+  it('the stock tools see each file’s mtime too: age -d | zstd -d | tar -x dates them as they were (whole seconds)', () => {
+    const key = join(t.root, 'key.txt');
+    writeFileSync(key, identity + '\n', { mode: 0o600 });
+    const out = join(t.root, 'untarred');
+    mkdirSync(out);
+    execFileSync('/bin/sh', ['-c', 'age -d -i "$1" "$2" | zstd -d -q | tar -x -C "$3"', 'sh', key, archive, out]);
+    const x = join(out, 'payload', 'pi_home', 'sessions', '--home-u-exact--');
+    expect(lstatSync(join(x, 'a.jsonl')).mtimeMs).toBe(T0 * 1000);
+    expect(lstatSync(join(x, 'sub', 'c.bin')).mtimeMs).toBe((T0 + 3600) * 1000);
+    expect(Math.floor(lstatSync(join(x, 'now.jsonl')).mtimeMs / 1000)).toBe(Math.floor(lstatSync(join(s, 'now.jsonl')).mtimeMs / 1000));
+  });
+
   it('after the cleanup removed the session dir: contents, modes and mtimes come back, dirs included', async () => {
     rmSync(s, { recursive: true });
     chmodSync(join(src, 'sessions'), 0o700);
@@ -178,6 +190,30 @@ describe('a restore is exact', () => {
     const out = await settlePendingRestores({ journalDir: journals(), stagingParent: staging(), mode: 'resume', rootsFor: async () => opts().roots });
     expect(out.map((o) => o.outcome)).toEqual(['completed']);
     expect(picture(src, join(src, 'sessions'))).toEqual(before);
+  }, 120_000);
+
+  it('a restore journal of format 1 (left by a cleanerx before this one) is still resumed: its empty dirs come back with their modes', async () => {
+    rmSync(join(src, 'sessions'), { recursive: true });
+    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts())], { cwd: REPO, env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: 'restore:1:after' }, encoding: 'utf8', timeout: 120_000 });
+    expect(r.signal, r.stderr).toBe('SIGKILL');
+    // Rewritten in the old shape: mode only on the empty dirs (that is how format 1 marked them), no times.
+    const [name] = readdirSync(journals()).filter((n) => n.endsWith('.json'));
+    const path = join(journals(), name!);
+    const j = JSON.parse(readFileSync(path, 'utf8')) as { formatVersion: number; entries: { mtimeNs?: string }[]; dirs: { empty?: boolean; mode?: number; mtimeNs?: string }[] };
+    j.formatVersion = 1;
+    for (const e of j.entries) delete e.mtimeNs;
+    for (const d of j.dirs) {
+      if (!d.empty) delete d.mode;
+      delete d.empty;
+      delete d.mtimeNs;
+    }
+    writeFileSync(path, JSON.stringify(j));
+    const out = await settlePendingRestores({ journalDir: journals(), stagingParent: staging(), mode: 'resume', rootsFor: async () => opts().roots });
+    expect(out.map((o) => o.outcome)).toEqual(['completed']);
+    const after = picture(src, join(src, 'sessions'));
+    expect(after['sessions/--home-u-exact--/empty']).toMatch(/^dir 755 /);
+    expect(after['sessions/--home-u-exact--/sub']).toMatch(/^dir 700 /);
+    expect(after['sessions/--home-u-exact--/sub/deeper/d.txt']).toMatch(/^file 664 .* deep\n$/);
   }, 120_000);
 
   it('a failing restore undoes itself; restoring again is exact', async () => {
