@@ -7,9 +7,10 @@
 // index can change, never the database or its log).
 
 import Database from 'better-sqlite3';
-import { closeSync, constants, copyFileSync, fstatSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openRegularFile } from '../../engine/bounded-read.js';
 import { lstatSyncOrNull, readAtSync } from '../../engine/fsx.js';
 
 export type Db = Database.Database;
@@ -43,6 +44,35 @@ function checkHeader(path: string, what: string): string | null {
   }
 }
 
+/**
+ * Copies a Codex database file into the private dir: opened read-only
+ * without following a link or waiting on a FIFO, checked regular on the
+ * descriptor, so a swap after the header check cannot make cleanerx read
+ * (or copy) another file; at most `limit` bytes.
+ */
+function copyReadOnly(from: string, to: string, limit: number): void {
+  const src = openRegularFile(from);
+  try {
+    if (src.stat.size > limit) throw Object.assign(new Error(`${from} grew past the copy limit`), { code: 'ETOOBIG' });
+    const dst = openSync(to, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      const buf = Buffer.allocUnsafe(1024 * 1024);
+      let total = 0;
+      for (;;) {
+        const n = readSync(src.fd, buf, 0, buf.length, null);
+        if (n === 0) break;
+        total += n;
+        if (total > limit) throw Object.assign(new Error(`${from} grew past the copy limit`), { code: 'ETOOBIG' });
+        for (let off = 0; off < n; ) off += writeSync(dst, buf, off, n - off);
+      }
+    } finally {
+      closeSync(dst);
+    }
+  } finally {
+    closeSync(src.fd);
+  }
+}
+
 export function describeSqliteError(e: unknown, what: string): string {
   const code = (e as { code?: string }).code ?? '';
   const msg = String((e as Error).message ?? e).slice(0, 200);
@@ -66,8 +96,8 @@ export function openSnapshot(path: string, what: string, copyLimit = COPY_LIMIT)
       const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
       try {
         const copy = join(dir, 'copy.sqlite');
-        copyFileSync(path, copy);
-        if (wal) copyFileSync(`${path}-wal`, `${copy}-wal`);
+        copyReadOnly(path, copy, copyLimit);
+        if (wal) copyReadOnly(`${path}-wal`, `${copy}-wal`, copyLimit);
         const after = identity(path) + '|' + identity(`${path}-wal`);
         if (after !== before) {
           cleanup();
