@@ -46,8 +46,12 @@ export interface ClaudeFixtureSession {
   createdAt: number | null;
   /** Every existing per-session path besides the transcript. */
   ownedPaths: string[];
-  kind: 'plain' | 'fork' | 'branch' | 'resumed' | 'tailTitle';
+  kind: 'plain' | 'fork' | 'branch' | 'resumed' | 'tailTitle' | 'peerCase';
   mtime: number;
+  /** Claude's archive mark (`<bucket>/<id>/archived.json`) is set and no prompt came after it. */
+  archived: boolean;
+  /** No title candidate at all: Claude's lister hides it, cleanerx lists it under its fallback name. */
+  hiddenByClaude: boolean;
 }
 
 export interface ClaudeFixtureManifest {
@@ -98,36 +102,61 @@ function uuid4(r: () => number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[Math.floor(r() * 4)]}${h.slice(17, 20)}-${h.slice(20)}`;
 }
 
-/** What /resume shows (research §5), with terminal escapes (CSI, OSC) blanked so a title cannot drive the terminal. */
-function expectedTitle(rows: Row[], id: string): { title: string; source: ClaudeFixtureSession['titleSource'] } {
+/** Claude reads the first and the last 64 KiB of a transcript (the whole file when smaller). */
+const WINDOW = 64 * 1024;
+
+/**
+ * What Claude's own lister (listSessions() of the Agent SDK) shows, from the
+ * bytes written: custom title (tail, head), ai title (tail, head), the tail's
+ * last lastPrompt, the tail's last summary (a legacy summary row at the head
+ * of a long file is not seen), the head's first prompt or slash command.
+ * Terminal escapes (CSI, OSC) are blanked so a title cannot drive the terminal.
+ */
+function expectedTitle(text: string, id: string): { title: string; source: ClaudeFixtureSession['titleSource'] } {
   const clean = (s: string): string => collapse(s.replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, ' ').replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, ' '));
-  const latest = (type: string, key: string): string | undefined => {
-    let v: string | undefined;
-    for (const x of rows) if (x.type === type && typeof x[key] === 'string' && x[key]) v = x[key] as string;
-    return v;
+  const buf = Buffer.from(text);
+  const rowsIn = (b: Buffer): Row[] => b.toString('utf8').split('\n').flatMap((l) => { try { const v = JSON.parse(l) as unknown; return v && typeof v === 'object' && !Array.isArray(v) ? [v as Row] : []; } catch { return []; } });
+  const head = rowsIn(buf.subarray(0, WINDOW));
+  const tail = buf.length > WINDOW ? rowsIn(buf.subarray(buf.length - WINDOW)) : head;
+  const latest = (rows: Row[], key: string, type?: string): string | undefined => {
+    for (let i = rows.length - 1; i >= 0; i--) if ((type === undefined || rows[i]!.type === type) && typeof rows[i]![key] === 'string') return rows[i]![key] as string;
+    return undefined;
   };
-  for (const [type, key, source] of [['custom-title', 'customTitle', 'custom'], ['ai-title', 'aiTitle', 'ai'], ['summary', 'summary', 'summary']] as const) {
-    const v = latest(type, key);
-    if (v !== undefined) return { title: clean(v), source };
-  }
-  const prompt = latest('last-prompt', 'lastPrompt') ?? firstPrompt(rows);
-  if (prompt !== undefined) {
-    const one = clean(prompt);
-    return { title: one.length > 200 ? `${one.slice(0, 200)}…` : one, source: 'prompt' };
-  }
+  const custom = latest(tail, 'customTitle', 'custom-title') || latest(head, 'customTitle', 'custom-title');
+  if (custom) return { title: clean(custom), source: 'custom' };
+  const ai = latest(tail, 'aiTitle', 'ai-title') || latest(head, 'aiTitle', 'ai-title');
+  if (ai) return { title: clean(ai), source: 'ai' };
+  const last = latest(tail, 'lastPrompt');
+  if (last) return { title: clean(last), source: 'prompt' };
+  const summary = latest(tail, 'summary');
+  if (summary) return { title: clean(summary), source: 'summary' };
+  const prompt = firstPrompt(head);
+  if (prompt) return { title: clean(prompt), source: 'prompt' };
   return { title: `Claude session ${id.slice(0, 8)}`, source: 'fallback' };
 }
 
+/** The first real prompt (cut at 200 UTF-16 units, then trimmed and `…`), else the first slash command. */
 function firstPrompt(rows: Row[]): string | undefined {
+  let command: string | undefined;
   for (const x of rows) {
     if (x.type !== 'user' || x.isMeta || x.isCompactSummary) continue;
     const content = (x.message as { content?: unknown } | undefined)?.content;
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as { type?: string; text?: string }[]) : [];
     if (blocks.some((b) => b.type === 'tool_result')) continue;
-    const text = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join(' ').trim();
-    if (text && !text.startsWith('<') && !text.startsWith('[Request interrupted')) return text;
+    for (const b of blocks) {
+      if (b.type !== 'text' || typeof b.text !== 'string') continue;
+      const one = b.text.split('\n').join(' ').trim();
+      if (!one) continue;
+      const cmd = /<command-name>(.*?)<\/command-name>/.exec(one);
+      if (cmd) {
+        command ??= cmd[1];
+        continue;
+      }
+      if (one.startsWith('<') || one.startsWith('[Request interrupted')) continue;
+      return one.length > 200 ? `${one.slice(0, 200).trim()}…` : one;
+    }
   }
-  return undefined;
+  return command;
 }
 
 /** A conversation being written: chain rows start with {"parentUuid": and link to the previous row. */
@@ -305,13 +334,16 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     return owned;
   };
 
-  const addSession = (bucket: string, id: string, rows: Row[], cwd: string | null, entry: string, kind: ClaudeFixtureSession['kind'], mtime: number, raw?: string): ClaudeFixtureSession => {
+  const addSession = (bucket: string, id: string, rows: Row[], cwd: string | null, entry: string, kind: ClaudeFixtureSession['kind'], mtime: number, raw?: string, extra: { sidecars?: boolean } = {}): ClaudeFixtureSession => {
     const file = join(projectsDir, bucket, `${id}.jsonl`);
     mtime = Math.floor(mtime / 1000) * 1000; // whole seconds survive the utimes round trip exactly
-    put(file, raw ?? jsonl(rows), mtime, 0o600);
-    const { title, source } = expectedTitle(rows, id);
-    const ts = rows.find((x) => typeof x.timestamp === 'string')?.timestamp as string | undefined;
-    const s: ClaudeFixtureSession = { id, file, bucket, cwd, entrypoint: entry, expectedTitle: title, titleSource: source, createdAt: ts ? Date.parse(ts) : null, ownedPaths: sidecars(bucket, id, entry, cwd, mtime), kind, mtime };
+    const text = raw ?? jsonl(rows);
+    put(file, text, mtime, 0o600);
+    const { title, source } = expectedTitle(text, id);
+    // Claude takes the first "timestamp" of the file, whatever row it is in.
+    const ts = /"timestamp":"([^"]*)"/.exec(text.slice(0, 64 * 1024))?.[1];
+    const owned = extra.sidecars === false ? [] : sidecars(bucket, id, entry, cwd, mtime);
+    const s: ClaudeFixtureSession = { id, file, bucket, cwd, entrypoint: entry, expectedTitle: title, titleSource: source, createdAt: ts ? Date.parse(ts) : null, ownedPaths: owned, kind, mtime, archived: false, hiddenByClaude: source === 'fallback' };
     m.sessions.push(s);
     rowsOf.set(id, rows);
     const b = bucketRec(bucket);
@@ -384,13 +416,10 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     const t = now - 20 * DAY;
     const skip = (path: string, why: string): void => { m.skipped.push({ path, why }); };
     const spec = (id: string, c: string | null = cwd): Spec => ({ id, cwd: c, entry: 'cli', variant: 'prompt', t, project: 'broken', body: 800, now, resume: 0 });
-    // Claude itself would skip the bad line, but cleanerx (like the desktop original) refuses a transcript
-    // whose first line is not JSON: it is listed as skipped with a warning.
+    // A garbage first line, the header on line 2 and a torn last line: Claude skips the bad lines and lists it.
     const badId = uuid4(rh);
     const bad = sessionRows(rh, spec(badId));
-    addSession(bucket, badId, bad.rows, cwd, 'cli', 'plain', bad.end + 5000, `{"type":"permission-mode", this is not json\n${jsonl(bad.rows)}{"parentUuid":"${String(bad.rows.filter((x) => x.uuid).at(-1)?.uuid)}","isSidechain":false,"type":"assis`);
-    const badSession = m.sessions.pop()!;
-    skip(badSession.file, 'first line is not JSON');
+    addSession(bucket, badId, bad.rows, cwd, 'cli', 'peerCase', bad.end + 5000, `{"type":"permission-mode", this is not json\n${jsonl(bad.rows)}{"parentUuid":"${String(bad.rows.filter((x) => x.uuid).at(-1)?.uuid)}","isSidechain":false,"type":"assis`, { sidecars: false });
 
     // > 2 MiB with the custom title only in the last 64 KiB: a head-only reader shows the prompt instead.
     const bigId = uuid4(rh);
@@ -412,9 +441,10 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     const bakId = uuid4(rh);
     put(join(bdir, `${bakId}.jsonl.bak`), jsonl(sessionRows(rh, spec(bakId)).rows), t);
     skip(join(bdir, `${bakId}.jsonl.bak`), 'not a .jsonl file');
-    const misName = join(bdir, `${uuid4(rh)}.jsonl`);
-    put(misName, jsonl(sessionRows(rh, spec(uuid4(rh))).rows), t);
-    skip(misName, 'sessionId rows do not match the file name');
+    // Rows naming another session: Claude lists the file under its own name, and so does cleanerx.
+    const misId = uuid4(rh);
+    const mis = sessionRows(rh, spec(uuid4(rh)));
+    addSession(bucket, misId, mis.rows, cwd, 'cli', 'peerCase', t, undefined, { sidecars: false });
     const asDir = join(bdir, `${uuid4(rh)}.jsonl`);
     mkdirSync(asDir);
     skip(asDir, 'a directory, not a file');
@@ -434,6 +464,8 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     symlinkSync(join(outside, 'linked-bucket'), join(projectsDir, claudeSlug(lcwd)));
     skip(join(projectsDir, claudeSlug(lcwd)), 'symlinked project dir');
 
+    peerCases(bucket, cwd, t);
+
     // Per-session leftovers whose transcript is gone.
     const orphan = uuid4(rh);
     put(join(dir, 'debug', `${orphan}.txt`), '[DEBUG] orphan\n', t);
@@ -446,6 +478,66 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     put(pidFile, JSON.stringify({ pid: 999999, sessionId: m.sessions[0]?.id ?? badId, cwd: m.sessions[0]?.cwd ?? cwd, startedAt: now - 2 * HOUR, procStart: '12345', version: VERSION, peerProtocol: 1, kind: 'interactive', entrypoint: 'cli', name: 'stale', nameSource: 'derived', status: 'idle', updatedAt: now - HOUR }), now - HOUR);
     skip(pidFile, 'stale live-process registry entry (pid 999999 is not running)');
     stamps.set(bdir, Math.max(stamps.get(bdir) ?? 0, t));
+  }
+
+  /** The cases where Claude's own lister once disagreed with cleanerx (issue #14), all listed by both now. */
+  function peerCases(bucket: string, cwd: string, t: number): void {
+    const bdir = join(projectsDir, bucket);
+    // Legacy (1.0.x) file longer than Claude's 64 KiB tail: its leading summary row is not seen, the first prompt is the title.
+    const legacyId = uuid4(rh);
+    const legacy = chain(rh, legacyId, cwd, 'cli', t + 2 * HOUR, '1.0.98');
+    legacy.push({ type: 'summary', summary: 'Legacy summary nobody sees', leafUuid: uuid4(rh) });
+    legacy.user('port the legacy exporter to streams');
+    for (let j = 0; j < 3; j++) legacy.tool('Read', { file_path: `src/export-${j}.ts` }, filler(40 * 1024));
+    legacy.assistant([{ type: 'text', text: 'Ported.' }]);
+    addSession(bucket, legacyId, legacy.rows, cwd, 'cli', 'peerCase', legacy.time + 5000, undefined, { sidecars: false });
+    // A short legacy file: the summary is in the tail window, so it is the title.
+    const shortId = uuid4(rh);
+    const short = chain(rh, shortId, cwd, 'cli', t + 3 * HOUR, '1.0.98');
+    short.push({ type: 'summary', summary: 'Short legacy summary', leafUuid: uuid4(rh) });
+    short.user('tidy the readme');
+    short.assistant([{ type: 'text', text: 'Tidied.' }]);
+    addSession(bucket, shortId, short.rows, cwd, 'cli', 'peerCase', short.time + 5000, undefined, { sidecars: false });
+    // Both a summary and a last-prompt row: Claude shows the last prompt.
+    const lpId = uuid4(rh);
+    const lp = chain(rh, lpId, cwd, 'cli', t + 4 * HOUR);
+    lp.push({ type: 'permission-mode', permissionMode: 'default', sessionId: lpId });
+    lp.user('first question about the cache');
+    lp.assistant([{ type: 'text', text: 'Answer.' }]);
+    lp.push({ type: 'summary', summary: 'Cache questions', leafUuid: lp.last });
+    lp.push({ type: 'last-prompt', lastPrompt: 'the last question about the cache', leafUuid: lp.last, sessionId: lpId });
+    addSession(bucket, lpId, lp.rows, cwd, 'cli', 'peerCase', lp.time + 5000, undefined, { sidecars: false });
+    // An upper-case UUID file name (its rows too): Claude's id check is case-insensitive.
+    const upperId = uuid4(rh).toUpperCase();
+    const upper = sessionRows(rh, spec2(upperId, cwd, t + 5 * HOUR));
+    addSession(bucket, upperId, upper.rows, cwd, 'cli', 'peerCase', upper.end + 5000, undefined, { sidecars: false });
+    // Archived with archiveSession's mark; and one archived before a later prompt, which unarchives it.
+    for (const [label, after] of [['archived', false], ['unarchived', true]] as const) {
+      const id = uuid4(rh);
+      const c = chain(rh, id, cwd, 'cli', t + 6 * HOUR);
+      c.push({ type: 'permission-mode', permissionMode: 'default', sessionId: id });
+      c.user(`an ${label} session`);
+      c.assistant([{ type: 'text', text: 'Done.' }]);
+      const at = c.time + MIN;
+      if (after) {
+        c.time = at + MIN;
+        c.user('one more thing, after the archive');
+        c.assistant([{ type: 'text', text: 'Sure.' }]);
+      }
+      const s = addSession(bucket, id, c.rows, cwd, 'cli', 'peerCase', c.time + 5000, undefined, { sidecars: false });
+      s.ownedPaths.push(tree(join(bdir, id), { 'archived.json': JSON.stringify({ archived: true, at: iso(at) }) }, at));
+      s.archived = !after;
+    }
+    // No title candidate (only assistant rows): Claude hides it; cleanerx lists it, so its data can be cleaned.
+    const quietId = uuid4(rh);
+    const quiet = chain(rh, quietId, cwd, 'cli', t + 7 * HOUR);
+    quiet.push({ type: 'permission-mode', permissionMode: 'default', sessionId: quietId });
+    quiet.assistant([{ type: 'text', text: 'A reply to nothing.' }]);
+    addSession(bucket, quietId, quiet.rows, cwd, 'cli', 'peerCase', quiet.time + 5000, undefined, { sidecars: false });
+  }
+
+  function spec2(id: string, c: string, t: number): Spec {
+    return { id, cwd: c, entry: 'cli', variant: 'prompt', t, project: 'broken', body: 800, now, resume: 0 };
   }
 
   function writeConfig(): void {

@@ -12,9 +12,13 @@ import { homeOf } from '../../engine/own-dirs.js';
 import { checkHome } from '../home.js';
 import { walkOwned } from '../../engine/revision.js';
 import { cleanText } from '../../engine/text.js';
+import { readRegularText } from '../../engine/bounded-read.js';
+import { parseObject } from '../jsonl.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, claudeFallbackTitle, readClaudeTranscript } from './transcript-reader.js';
 import { CLAUDE_RUNNING_REASON, findClaudeWriters } from './writers.js';
 
+/** Claude reads at most 4 KiB of an archive mark. */
+const ARCHIVE_MARK_BYTES = 4096;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Per-session roots: `<root>/<sessionId>` (debug also `<sessionId>.txt`). */
@@ -111,8 +115,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
 
   const { transcripts, memoryDirs, orphanDirs } = listProjects(home, warnings);
   const head = Buffer.allocUnsafe(CLAUDE_HEAD_BYTES);
-  // One byte more than the tail: the byte before it says whether the tail's first line is whole.
-  const tail = Buffer.allocUnsafe(CLAUDE_TAIL_BYTES + 1);
+  const tail = Buffer.allocUnsafe(CLAUDE_TAIL_BYTES);
   const projects = new Map<string, ProjectGroup & { bucketLabel: string }>();
   const project = (bucket: string, bucketKey: string): ProjectGroup & { bucketLabel: string } => {
     let p = projects.get(bucketKey);
@@ -130,6 +133,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     if (files % 256 === 255) await new Promise((r) => setImmediate(r));
     let st: Stats;
     let meta;
+    let archived = false;
     try {
       const r = readHeadTail(t.file, head, tail);
       st = r.stat;
@@ -137,7 +141,9 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
         warnings.push({ path: t.file, reason: 'Skipped Claude transcript owned by another user.' });
         continue;
       }
-      const res = readClaudeTranscript(head.subarray(0, r.headLength), r.headTruncated, r.tailLength ? tail.subarray(0, r.tailLength) : null, t.id);
+      const headBuf = head.subarray(0, r.headLength);
+      const tailBuf = r.tailLength ? tail.subarray(0, r.tailLength) : null;
+      const res = readClaudeTranscript(headBuf, r.headTruncated, tailBuf, t.id);
       if (!res.ok) {
         warnings.push({
           path: t.file,
@@ -145,12 +151,15 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
             res.reason === 'empty'
               ? 'Skipped empty Claude transcript.'
               : res.reason === 'notJson'
-                ? 'Skipped Claude transcript whose first line is not JSON.'
-                : 'Skipped Claude transcript with unrecognized session metadata.',
+                ? 'Skipped Claude transcript with no readable JSON rows.'
+                : res.reason === 'sidechain'
+                  ? 'Skipped subagent transcript outside its session folder (Claude does not list it either).'
+                  : 'Skipped Claude transcript with unrecognized session metadata.',
         });
         continue;
       }
       meta = res.meta;
+      archived = t.sessionDir && archivedMark(join(t.bucket, t.id), headBuf, tailBuf);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       warnings.push({
@@ -179,7 +188,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
       projectId: g.id,
       parentId: null,
       deletionDescendantIds: [],
-      state: 'current',
+      state: archived ? 'archived' : 'current',
       source: meta.entrypoint ?? 'cli',
       createdAt: meta.createdAt,
       updatedAt: st.mtimeMs,
@@ -399,14 +408,39 @@ function readHeadTail(file: string, head: Buffer, tail: Buffer): { stat: Stats; 
     if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTFILE' });
     const headLength = readAtSync(fd, head, Math.min(head.length, stat.size), 0);
     let tailLength = 0;
-    if (stat.size > head.length) {
-      // Starts one byte before the last CLAUDE_TAIL_BYTES (at most the head's last byte), so a
-      // line that begins right at the tail is kept: the reader drops only up to the first newline.
-      const want = Math.min(tail.length, stat.size - head.length + 1);
-      tailLength = readAtSync(fd, tail, want, stat.size - want);
-    }
+    // Exactly the last CLAUDE_TAIL_BYTES, as Claude reads them: its first line may be cut.
+    if (stat.size > head.length) tailLength = readAtSync(fd, tail, tail.length, stat.size - tail.length);
     return { stat, headLength, headTruncated: stat.size > headLength, tailLength };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Claude's archive mark (archiveSession writes `<bucket>/<id>/archived.json`):
+ * archived unless a prompt was sent after it, as listSessions() decides.
+ */
+function archivedMark(dir: string, head: Buffer, tail: Buffer | null): boolean {
+  let rec: Record<string, unknown> | undefined;
+  try {
+    rec = parseObject(readRegularText(join(dir, 'archived.json'), ARCHIVE_MARK_BYTES));
+  } catch {
+    return false;
+  }
+  if (rec?.archived !== true || typeof rec.at !== 'string') return false;
+  const at = Date.parse(rec.at);
+  if (Number.isNaN(at)) return false;
+  return !promptAfter(head, at) && !(tail && promptAfter(tail, at));
+}
+
+function promptAfter(buf: Buffer, at: number): boolean {
+  for (const line of buf.toString('utf8').split('\n')) {
+    if (!line.includes('"user"') || line.includes('"tool_result"')) continue;
+    const v = parseObject(line);
+    if (!v || v.type !== 'user' || v.isMeta === true || v.isCompactSummary === true || typeof v.timestamp !== 'string') continue;
+    const origin = v.origin as { kind?: unknown } | undefined;
+    if (origin && typeof origin === 'object' && origin.kind !== 'human') continue;
+    if (Date.parse(v.timestamp) > at) return true;
+  }
+  return false;
 }

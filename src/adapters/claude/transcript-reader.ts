@@ -1,14 +1,25 @@
-// Reads what the /resume picker shows from one Claude Code transcript: the
-// bounded head (2 MiB) and, for a longer file, the last 64 KiB where Claude
-// re-appends its title rows. Only id evidence, cwd, entrypoint, the first
-// timestamp and the title candidates survive; message bodies never do.
+// Reads what Claude Code's own session lister shows from one transcript. The
+// rules follow listSessions() of @anthropic-ai/claude-agent-sdk (0.3.333),
+// Anthropic's own code, checked by test/peers/claude-sdk.test.ts:
+//   - only the first and the last 64 KiB are read (one read when the file is
+//     smaller); a garbage line anywhere, the first one too, is just skipped;
+//   - a file whose first line is a sidechain (subagent) row is no session;
+//   - title: the last custom-title (tail, then head), the last ai-title
+//     (tail, then head), the last `lastPrompt` row of the tail, the last
+//     `summary` of the tail (a legacy summary row at the head of a long file
+//     does not count), the first real prompt of the head (a slash command
+//     when there is nothing else), then "Image"/"Document";
+//   - a session with none of these is not listed by Claude; cleanerx still
+//     lists it (its data can be cleaned) when one of its rows names it;
+//   - created is the first "timestamp" of the head, cwd the last relocation
+//     of the tail or the first "cwd" of the head.
+// Message bodies never survive; every kept string goes through cleanText.
 
 import { cleanText } from '../../engine/text.js';
-import { parseObject } from '../jsonl.js';
 
-export const CLAUDE_HEAD_BYTES = 2 * 1024 * 1024;
+export const CLAUDE_HEAD_BYTES = 64 * 1024;
 export const CLAUDE_TAIL_BYTES = 64 * 1024;
-const PROMPT_CHARS = 200;
+const PROMPT_UNITS = 200;
 
 export interface ClaudeTranscriptMeta {
   cwd: string | null;
@@ -16,148 +27,229 @@ export interface ClaudeTranscriptMeta {
   createdAt: number | null;
   title: string | null;
   titleSource: 'custom' | 'ai' | 'summary' | 'prompt' | null;
+  /** False when Claude's own lister hides it (no title candidate); cleanerx shows it with its fallback title. */
+  listedByClaude: boolean;
 }
 
-export type ClaudeReadResult = { ok: true; meta: ClaudeTranscriptMeta } | { ok: false; reason: 'empty' | 'notJson' | 'foreignId' };
+export type ClaudeReadResult = { ok: true; meta: ClaudeTranscriptMeta } | { ok: false; reason: 'empty' | 'notJson' | 'foreignId' | 'sidechain' };
 
-const NL = 0x0a;
-const TITLE_ROWS: [string, 'custom' | 'ai' | 'summary' | 'lastPrompt'][] = [
-  ['{"type":"custom-title"', 'custom'],
-  ['{"type":"ai-title"', 'ai'],
-  ['{"type":"summary"', 'summary'],
-  ['{"type":"last-prompt"', 'lastPrompt'],
-];
+const COMMAND = /<command-name>(.*?)<\/command-name>/;
+const BASH_INPUT = /<bash-input>([\s\S]*?)<\/bash-input>/;
+const NOT_A_PROMPT = /^(?:\s*<[a-z][\w-]*[\s>]|\[Request interrupted by user[^\]]*\])/;
 
-interface State {
-  custom: string | null;
-  ai: string | null;
-  summary: string | null;
-  lastPrompt: string | null;
-  firstPrompt: string | null;
-  cwd: string | null;
-  entrypoint: string | null;
-  createdAt: number | null;
-  /** Chain rows still worth parsing (until cwd, entrypoint and first prompt are known). */
-  needChain: boolean;
-}
+/** Searching runs on a latin1 view (one char per byte); a matched line is decoded as UTF-8. */
+const utf8 = (latin1: string): string => Buffer.from(latin1, 'latin1').toString('utf8');
 
 /**
  * `head` is the start of the file (cut at `headTruncated`), `tail` the last
- * bytes of a longer file or null. `id` is the UUID from the file name: the
- * transcript counts only when its own rows name that session.
+ * CLAUDE_TAIL_BYTES of a longer file, or null when the head is the whole file.
+ * `id` is the UUID from the file name: it is the session's id, as for Claude.
  */
 export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail: Buffer | null, id: string): ClaudeReadResult {
-  const end = headTruncated ? Math.max(0, head.lastIndexOf(NL)) : head.length;
-  const firstNl = head.indexOf(NL);
-  const firstLine = head.toString('utf8', 0, firstNl < 0 || firstNl > end ? end : firstNl).trim();
-  if (!firstLine) return { ok: false, reason: head.length === 0 ? 'empty' : 'notJson' };
-  if (parseObject(firstLine) === undefined) return { ok: false, reason: 'notJson' };
-  const idNeedle = Buffer.from(`"sessionId":"${id}"`);
-  const ownsId = head.subarray(0, end).indexOf(idNeedle) >= 0 || (tail !== null && tail.indexOf(idNeedle) >= 0);
-  if (!ownsId) return { ok: false, reason: 'foreignId' };
+  if (head.length === 0) return { ok: false, reason: 'empty' };
+  const h = head.toString('latin1');
+  const t = tail ? tail.toString('latin1') : h;
+  const nl = h.indexOf('\n');
+  const firstLine = nl < 0 ? h : h.slice(0, nl);
+  if (firstLine.includes('"isSidechain":true') || firstLine.includes('"isSidechain": true')) return { ok: false, reason: 'sidechain' };
 
-  const st: State = { custom: null, ai: null, summary: null, lastPrompt: null, firstPrompt: null, cwd: null, entrypoint: null, createdAt: null, needChain: true };
-  forEachLine(head, 0, end, (s, e) => readRow(head, s, e, st, id, true));
-  if (tail) {
-    // The first tail line is usually cut; every complete line after it is a candidate title row.
-    const start = tail.indexOf(NL) + 1;
-    forEachLine(tail, start, tail.length, (s, e) => readRow(tail, s, e, st, id, false));
-  }
-  const prompt = st.lastPrompt ?? st.firstPrompt;
+  // Claude's own order. A value that cleans to nothing (an escape-only title)
+  // is passed over, so the title is never blank; Claude would show it blank.
+  const candidates: [() => string | undefined, NonNullable<ClaudeTranscriptMeta['titleSource']>][] = [
+    [() => typed(t, 'custom-title', 'customTitle') || typed(h, 'custom-title', 'customTitle'), 'custom'],
+    [() => typed(t, 'ai-title', 'aiTitle') || typed(h, 'ai-title', 'aiTitle'), 'ai'],
+    [() => lastField(t, 'lastPrompt'), 'prompt'],
+    [() => lastField(t, 'summary'), 'summary'],
+    [() => firstPrompt(h) || attachmentTitle(h), 'prompt'],
+  ];
   let title: string | null = null;
   let titleSource: ClaudeTranscriptMeta['titleSource'] = null;
-  for (const [v, src] of [
-    [st.custom, 'custom'],
-    [st.ai, 'ai'],
-    [st.summary, 'summary'],
-    [prompt ? cutUnits(prompt, PROMPT_CHARS) : null, 'prompt'],
-  ] as const) {
-    if (v) {
-      title = v;
-      titleSource = src;
+  let listedByClaude = false;
+  for (const [get, src] of candidates) {
+    const raw = get();
+    if (!raw) continue;
+    listedByClaude = true;
+    const text = cleanText(raw, 4096);
+    if (text) {
+      [title, titleSource] = [text, src];
       break;
     }
   }
-  return { ok: true, meta: { cwd: st.cwd, entrypoint: st.entrypoint, createdAt: st.createdAt, title, titleSource } };
-}
-
-/** Claude cuts prompts at 200 UTF-16 code units (JS slice); never leave half a surrogate pair. */
-function cutUnits(s: string, max: number): string {
-  if (s.length <= max) return s;
-  let cut = s.slice(0, max);
-  const last = cut.charCodeAt(cut.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
-  return cut + '…';
+  if (!listedByClaude && !namesSession(h, id) && !(tail && namesSession(t, id))) {
+    return { ok: false, reason: anyJsonRow(h) || (tail && anyJsonRow(t)) ? 'foreignId' : 'notJson' };
+  }
+  const cwd = typedRow(t, 'relocated', 'relocatedCwd') || firstString(h, 'cwd');
+  const entrypoint = firstString(h, 'entrypoint');
+  const ts = firstString(h, 'timestamp');
+  const created = ts ? Date.parse(ts) : NaN;
+  void headTruncated; // a cut last line simply fails to parse, as in Claude's reader
+  return {
+    ok: true,
+    meta: {
+      cwd: cwd ? cleanText(cwd, 4096) || null : null,
+      entrypoint: entrypoint?.trim() ? cleanText(entrypoint, 64) : null,
+      createdAt: Number.isNaN(created) ? null : created,
+      title,
+      titleSource,
+      listedByClaude,
+    },
+  };
 }
 
 export function claudeFallbackTitle(id: string): string {
   return `Claude session ${cleanText(id, 64).slice(0, 8)}`;
 }
 
-function forEachLine(buf: Buffer, from: number, to: number, fn: (s: number, e: number) => void): void {
-  let pos = from;
-  while (pos < to) {
-    let nl = buf.indexOf(NL, pos);
-    if (nl < 0 || nl > to) nl = to;
-    if (nl > pos) fn(pos, nl);
-    pos = nl + 1;
+/** JSON's verdict on one line: a string field, undefined (parsed, no such string), or null (not JSON). */
+function fieldOf(line: string, key: string, type: string | undefined): string | undefined | null {
+  try {
+    const v: unknown = JSON.parse(line);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    const o = v as Record<string, unknown>;
+    if (type !== undefined && o.type !== type) return undefined;
+    return typeof o[key] === 'string' ? (o[key] as string) : undefined;
+  } catch {
+    return null;
   }
 }
 
-function startsWith(buf: Buffer, s: number, prefix: string): boolean {
-  return buf.toString('latin1', s, Math.min(s + prefix.length, buf.length)) === prefix;
+/**
+ * The last line (from the end) that has `"key":` and, when given, one of the
+ * type markers, and whose JSON holds a string there. With `glued`, a line that
+ * is not JSON is tried again from its last `{"type":"…"` (a row written after
+ * a cut line). An empty string is a value: it hides older rows.
+ */
+function lastValue(text: string, key: string, types: string[] | undefined, type: string | undefined, glued: boolean): string | undefined {
+  const needle = `"${key}":`;
+  let end = text.length;
+  while (end > 0) {
+    const nl = text.lastIndexOf('\n', end - 1);
+    const line = text.slice(nl + 1, end);
+    end = nl;
+    if (line.includes(needle) && (!types || types.some((m) => line.includes(m)))) {
+      const u = utf8(line);
+      let v = fieldOf(u, key, type);
+      if (v === null && glued && types) {
+        const s = u.lastIndexOf(`{${types[0]}`);
+        v = s > 0 && !':,['.includes(u.charAt(s - 1)) ? fieldOf(u.slice(s), key, type) : null;
+      }
+      if (typeof v === 'string') return v;
+    }
+    if (nl < 0) break;
+  }
+  return undefined;
 }
 
-function readRow(buf: Buffer, s: number, e: number, st: State, id: string, inHead: boolean): void {
-  for (const [prefix, kind] of TITLE_ROWS) {
-    if (!startsWith(buf, s, prefix)) continue;
-    const v = parseObject(buf.toString('utf8', s, e));
-    if (!v || (typeof v.sessionId === 'string' && v.sessionId !== id)) return;
-    const field = kind === 'custom' ? v.customTitle : kind === 'ai' ? v.aiTitle : kind === 'summary' ? v.summary : v.lastPrompt;
-    const text = typeof field === 'string' ? oneLine(field) : '';
-    // Last wins for each kind, as in Claude's own reader; a blank value does not clear.
-    if (text) st[kind] = text;
-    return;
-  }
-  if (!inHead || !st.needChain || !startsWith(buf, s, '{"parentUuid":')) return;
-  const v = parseObject(buf.toString('utf8', s, e));
-  if (!v) return;
-  // A forked copy keeps the parent's id in session_id: such rows describe the parent.
-  if (typeof v.session_id === 'string' && typeof v.sessionId === 'string' && v.session_id !== v.sessionId) return;
-  if (typeof v.sessionId === 'string' && v.sessionId !== id) return;
-  if (st.cwd === null && typeof v.cwd === 'string' && v.cwd.startsWith('/')) st.cwd = cleanText(v.cwd, 4096) || null;
-  if (st.entrypoint === null && typeof v.entrypoint === 'string' && v.entrypoint.trim()) st.entrypoint = cleanText(v.entrypoint, 64);
-  if (st.createdAt === null && typeof v.timestamp === 'string') {
-    const t = Date.parse(v.timestamp);
-    if (!Number.isNaN(t)) st.createdAt = t;
-  }
-  if (st.firstPrompt === null && v.type === 'user') st.firstPrompt = promptText(v);
-  st.needChain = st.cwd === null || st.entrypoint === null || st.firstPrompt === null || st.createdAt === null;
-}
+const typed = (text: string, type: string, key: string): string | undefined => lastValue(text, key, [`"type":"${type}"`, `"type": "${type}"`], type, true);
+const typedRow = (text: string, type: string, key: string): string | undefined => lastValue(text, key, [`"type":"${type}"`], type, false);
+const lastField = (text: string, key: string): string | undefined => lastValue(text, key, undefined, undefined, false);
 
-/** The first real prompt: not meta, not a compaction summary, not a tool result, not a tag or an interruption. */
-function promptText(v: Record<string, unknown>): string | null {
-  if (v.isMeta === true || v.isCompactSummary === true) return null;
-  const m = v.message as Record<string, unknown> | undefined;
-  if (!m || typeof m !== 'object') return null;
-  const c = m.content;
-  let text = '';
-  if (typeof c === 'string') text = c;
-  else if (Array.isArray(c)) {
-    for (const part of c) {
-      if (typeof part === 'string') text += (text ? ' ' : '') + part;
-      else if (part && typeof part === 'object') {
-        const p = part as Record<string, unknown>;
-        if (p.type === 'tool_result') return null;
-        if (p.type === 'text' && typeof p.text === 'string') text += (text ? ' ' : '') + p.text;
+/** The first `"key":"…"` anywhere in the text, raw (any row, nested too), JSON-unescaped. */
+function firstString(text: string, key: string): string | undefined {
+  for (const marker of [`"${key}":"`, `"${key}": "`]) {
+    const s = text.indexOf(marker);
+    if (s < 0) continue;
+    const from = s + marker.length;
+    for (let i = from; i < text.length; i++) {
+      if (text[i] === '\\') {
+        i++;
+        continue;
+      }
+      if (text[i] === '"') {
+        const raw = utf8(text.slice(from, i));
+        if (!raw.includes('\\')) return raw;
+        try {
+          return JSON.parse(`"${raw}"`) as string;
+        } catch {
+          return raw;
+        }
       }
     }
   }
-  const t = text.trimStart();
-  if (!t || t.startsWith('<') || t.startsWith('[Request interrupted')) return null;
-  return oneLine(t) || null;
+  return undefined;
 }
 
-function oneLine(s: string): string {
-  return cleanText(s, 4096);
+const hasUserType = (line: string): boolean => line.includes('"type":"user"') || line.includes('"type": "user"');
+const isMetaRow = (line: string): boolean => line.includes('"isMeta":true') || line.includes('"isMeta": true');
+
+/** The first real prompt of the head; else the first slash command; else ''. */
+function firstPrompt(h: string): string {
+  const fallback = { command: '' };
+  let pos = 0;
+  while (pos < h.length) {
+    const nl = h.indexOf('\n', pos);
+    const line = nl < 0 ? h.slice(pos) : h.slice(pos, nl);
+    pos = nl < 0 ? h.length : nl + 1;
+    if (!hasUserType(line) || line.includes('"tool_result"') || isMetaRow(line)) continue;
+    if (line.includes('"isCompactSummary":true') || line.includes('"isCompactSummary": true')) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(utf8(line));
+    } catch {
+      continue;
+    }
+    const p = promptOf(v, fallback);
+    if (p !== undefined) return p;
+  }
+  return fallback.command;
+}
+
+function promptOf(v: unknown, fallback: { command: string }): string | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const row = v as Record<string, unknown>;
+  if (row.type !== 'user' || row.isMeta === true || row.isCompactSummary === true) return undefined;
+  const m = row.message as Record<string, unknown> | undefined;
+  if (!m || typeof m !== 'object') return undefined;
+  const texts: string[] = [];
+  if (typeof m.content === 'string') texts.push(m.content);
+  else if (Array.isArray(m.content)) {
+    for (const part of m.content as unknown[]) {
+      if (!part || typeof part !== 'object') continue;
+      const p = part as Record<string, unknown>;
+      if (p.type === 'tool_result') return undefined;
+      if (p.type === 'text' && typeof p.text === 'string') texts.push(p.text);
+    }
+  }
+  for (const raw of texts) {
+    let c = raw.replaceAll('\n', ' ').trim();
+    if (!c) continue;
+    const cmd = COMMAND.exec(c);
+    if (cmd?.[1] !== undefined) {
+      if (!fallback.command) fallback.command = cmd[1];
+      continue;
+    }
+    const bash = BASH_INPUT.exec(c);
+    if (bash?.[1] !== undefined) return `! ${bash[1].trim()}`;
+    if (NOT_A_PROMPT.test(c)) continue;
+    if (c.length > PROMPT_UNITS) c = cutUnits(c, PROMPT_UNITS).trim() + '…';
+    return c;
+  }
+  return undefined;
+}
+
+/** A prompt of only an image or a document is titled so by Claude. */
+function attachmentTitle(h: string): string {
+  for (const line of h.split('\n')) {
+    if (!hasUserType(line) || line.includes('"tool_result"') || isMetaRow(line)) continue;
+    if (line.includes('"type":"image"') || line.includes('"type": "image"')) return 'Image';
+    if (line.includes('"type":"document"') || line.includes('"type": "document"')) return 'Document';
+  }
+  return '';
+}
+
+/** Claude cuts prompts at 200 UTF-16 code units; never leave half a surrogate pair. */
+function cutUnits(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+}
+
+function namesSession(text: string, id: string): boolean {
+  return text.includes(`"sessionId":"${id}"`) || text.includes(`"sessionId":"${id.toLowerCase()}"`);
+}
+
+function anyJsonRow(text: string): boolean {
+  for (const line of text.split('\n')) if (line.startsWith('{') && fieldOf(utf8(line), 'type', undefined) !== null) return true;
+  return false;
 }
