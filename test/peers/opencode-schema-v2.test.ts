@@ -3,10 +3,11 @@
 // the frozen 1.x ones. A database built by the real opencode 1.18.33, with a
 // `session_v2` table added in a copy, must come back read-only with one
 // line: no delete, export or log/cache cleanup offered, the planner and the
-// routes refuse, and the store is unchanged byte for byte (SQLite's -shm
-// index aside, which every reader writes). 1.18.33 itself
-// already creates `session_message`, so that table alone is no marker: the
-// same store without `session_v2` is offered as before (the control).
+// routes (delete, export, import) refuse, and the store is unchanged byte
+// for byte (SQLite's -shm index aside, which every reader writes). 1.18.33
+// itself already creates `session_message`, so that table alone is no
+// marker: the same store without `session_v2` is offered as before (the
+// control).
 
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
@@ -141,6 +142,9 @@ describe('OpenCode 2.x tables in opencode.db', () => {
     const staging = join(t.root, 'staging');
     mkdirSync(staging, { mode: 0o700 });
     await expect(route.exportSessions!(installation(t), ctx(), [root], staging)).rejects.toThrow(line);
+    // A restore would import 1.x exports into a 2.x database: refused as well.
+    const entry = { id: 'ses_' + 'a'.repeat(26), file: join(staging, 'x.json'), directory: t.root, parentId: null, title: 'x', bytes: 2, sha256: '0'.repeat(64) };
+    await expect(route.importSessions!(installation(t), ctx(), [entry])).rejects.toThrow(line);
 
     expect(treeDiff(before, storePicture())).toEqual([]);
     expect(tables(db)).toContain('session_v2');
