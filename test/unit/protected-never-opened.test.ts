@@ -89,7 +89,7 @@ function sawOpen(run: TracedRun, under: string): void {
 }
 
 describe('protected files under a syscall trace', () => {
-  it('pi: every protected entry is never opened', () => {
+  it('pi: every protected entry is never opened', { timeout: 180_000 }, () => {
     t = makeTempEnv();
     const home = t.env.PI_CODING_AGENT_DIR!;
     buildPiFixture({ agentDir: home, projects: 2, sessionsPerProject: 3, forkRate: 0.3, config: true, cwdRoot: join(t.env.HOME!, 'src') });
@@ -99,7 +99,7 @@ describe('protected files under a syscall trace', () => {
     expect(bad).toEqual([]);
   });
 
-  it('Claude Code: every protected entry, .claude.json included, is never opened; settings.json only read-only', () => {
+  it('Claude Code: every protected entry, .claude.json included, is never opened; settings.json only read-only', { timeout: 180_000 }, () => {
     t = makeTempEnv();
     const home = t.env.CLAUDE_CONFIG_DIR!;
     buildClaudeFixture({ configDir: home, cwdRoot: join(t.env.HOME!, 'code'), projects: 2, sessionsPerProject: 3, config: true, sidecars: true, memory: true });
