@@ -10,7 +10,7 @@ import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { Installation, Inventory, SessionRecord } from '../../src/engine/model.js';
-import { planFileFrom, PlanRefusedError, selectedIds, validatePlanFile } from '../../src/engine/retention/plan-file.js';
+import { assertPlanUnchanged, planFileFrom, PlanRefusedError, selectedIds, validatePlanFile } from '../../src/engine/retention/plan-file.js';
 import { buildPlan } from '../../src/engine/planner.js';
 import { evaluateRules, parseDuration, parseSize, validateRules, type RetentionRules } from '../../src/engine/retention/rules.js';
 import { Snapshot } from '../../src/engine/snapshot.js';
@@ -294,7 +294,25 @@ describe('the plan file of a route that removes descendants', () => {
 });
 
 describe('a plan file against a fresh scan', () => {
-  it('runs only while every item is unchanged: an appended transcript, a new fork or a gone session refuses', async () => {
+  it('refuses a new descendant the route would also remove, and a descendant that is gone', () => {
+    const before = snapshot([rec('r', { ageDays: 90, deletionDescendantIds: ['k1'] }), rec('k1', { ageDays: 90, parentId: 'r' })]);
+    const m = evaluateRules(before, { olderThanDays: 30 });
+    const opts = { readOnly: false, routeAvailable: true, officialSessions: true };
+    const file = planFileFrom(before, { olderThanDays: 30 }, m, buildPlan(before, m.matched.map((x) => x.id), opts));
+    expect(selectedIds(file)).toEqual(['session:r']);
+    const same = snapshot([rec('r', { ageDays: 90, deletionDescendantIds: ['k1'] }), rec('k1', { ageDays: 90, parentId: 'r' })]);
+    expect(() => assertPlanUnchanged(file, same, buildPlan(same, selectedIds(file), opts))).not.toThrow();
+    // A subagent appeared under r since the plan was made: deleting r now would take it too.
+    const grown = snapshot([rec('r', { ageDays: 90, deletionDescendantIds: ['k1', 'k2'] }), rec('k1', { ageDays: 90, parentId: 'r' }), rec('k2', { ageDays: 90, parentId: 'r' })]);
+    expect(() => assertPlanUnchanged(file, grown, buildPlan(grown, selectedIds(file), opts))).toThrow(/title k2 \(session:k2\) would also be removed and is not in the plan/);
+    const shrunk = snapshot([rec('r', { ageDays: 90 })]);
+    expect(() => assertPlanUnchanged(file, shrunk, buildPlan(shrunk, selectedIds(file), opts))).toThrow(/title k1 \(session:k1\) is gone/);
+    // Same ids, one grew by a byte.
+    const bigger = snapshot([rec('r', { ageDays: 90, deletionDescendantIds: ['k1'] }), rec('k1', { ageDays: 90, parentId: 'r', bytes: 101 })]);
+    expect(() => assertPlanUnchanged(file, bigger, buildPlan(bigger, selectedIds(file), opts))).toThrow(/title k1 \(session:k1\) changed since the plan was made/);
+  });
+
+  it('pi: runs only while every item is unchanged: an appended transcript refuses, naming the session; a tampered file is refused', async () => {
     const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 6, forkRate: 0, now: NOW, cwdRoot: join(t.env.HOME!, 'src') });
     const engine = new Engine(ADAPTERS, t.ctx);
     const first = await engine.scan('pi');

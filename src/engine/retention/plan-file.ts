@@ -175,10 +175,9 @@ export function assertPlanUnchanged(file: PlanFile, snap: Snapshot, fresh: Clean
   const want = new Map(file.items.map((i) => [i.id, i]));
   const got = new Set(fresh.items.map((i) => i.id));
   for (const i of fresh.items) if (!want.has(i.id)) throw stale(`${clip(i.label)} (${clip(i.id)}) would also be removed and is not in the plan`);
-  for (const i of file.items) {
-    if (!got.has(i.id)) throw stale(`${clip(i.title)} (${clip(i.id)}) is gone or no longer removed with its session`);
-    if (itemRevision(snap, i.id) !== i.revision) throw stale(`${clip(i.title)} (${clip(i.id)}) changed since the plan was made`);
-  }
+  // What is gone is named before what changed (a root whose descendant went changed too).
+  for (const i of file.items) if (!got.has(i.id)) throw stale(`${clip(i.title)} (${clip(i.id)}) is gone or no longer removed with its session`);
+  for (const i of file.items) if (itemRevision(snap, i.id) !== i.revision) throw stale(`${clip(i.title)} (${clip(i.id)}) changed since the plan was made`);
 }
 
 const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
