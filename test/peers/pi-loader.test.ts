@@ -17,11 +17,12 @@
 // with a distinct row id.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
+import { PI_PREFIX_BYTES } from '../../src/adapters/pi/session-reader.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -257,7 +258,7 @@ function compare(pi: PiSession[], cx: CxSession[]): Comparison {
 
 // ---- fixture --------------------------------------------------------------
 
-function buildStore(t: TempEnv, hostile: boolean, extra: { escapeTitle?: boolean } = {}): PiFixtureManifest {
+function buildStore(t: TempEnv, hostile: boolean, extra: { escapeTitle?: boolean; longSessions?: boolean } = {}): PiFixtureManifest {
   return buildPiFixture({
     agentDir: t.env.PI_CODING_AGENT_DIR!,
     projects: 8,
@@ -300,7 +301,7 @@ describe.each(VERSIONS)('pi $label peer: SessionManager.listAll() vs cleanerx sc
   it('lists the same sessions with the same titles, Updated times and fork parents', () => {
     temp = makeTempEnv('cleanerx-peer-pi-');
     const t = temp;
-    const manifest = buildStore(t, false);
+    const manifest = buildStore(t, false, { longSessions: true });
     const before = treeState(t.env.PI_CODING_AGENT_DIR!);
 
     const pi = runPi(v, t);
@@ -341,6 +342,12 @@ describe.each(VERSIONS)('pi $label peer: SessionManager.listAll() vs cleanerx sc
     expect(pi.some((s) => /[\x00-\x1f]/.test(s.name ?? s.firstMessage)), 'control characters').toBe(true);
     expect(cx.some((s) => s.title.endsWith('…')), 'truncated title').toBe(true);
     expect(new Set(pi.map((s) => s.cwd)).size).toBeGreaterThanOrEqual(8);
+    // Past the 2 MiB prefix: a late rename, and a last message 12 days after the file's mtime.
+    const long = manifest.sessions.filter((s) => s.kind === 'long');
+    expect(long).toHaveLength(2);
+    expect(pi.find((s) => s.id === long[0]!.id)!.name).toBe('renamed late, after 2 MiB');
+    expect(long[1]!.mtime - Date.parse(pi.find((s) => s.id === long[1]!.id)!.modified!)).toBe(12 * 86_400_000);
+    expect(statSync(long[0]!.file).size).toBeGreaterThan(PI_PREFIX_BYTES + 256 * 1024);
   });
 
   it('on a hostile store shows every file pi lists; links and the id-reusing copy are read-only rows', () => {

@@ -34,6 +34,12 @@ export interface PiFixtureOptions {
    * names, a garbage first line, CRLF lines, a v1 header and a dangling parent.
    */
   edgeCases?: boolean;
+  /**
+   * Add two sessions longer than the 2 MiB prefix (about 2.6 MiB each): one
+   * renamed late (its session_info name in the last 256 KiB), one whose last
+   * message is 12 days after its file mtime (pi's Updated is the message's).
+   */
+  longSessions?: boolean;
 }
 
 export interface PiFixtureSession {
@@ -43,7 +49,7 @@ export interface PiFixtureSession {
   name: string | null;
   firstUser: string | null;
   parentId: string | null;
-  kind: 'root' | 'fork' | 'crossFork' | 'relativeFork' | 'edge';
+  kind: 'root' | 'fork' | 'crossFork' | 'relativeFork' | 'edge' | 'long';
   mtime: number;
 }
 
@@ -144,6 +150,7 @@ export function buildPiFixture(o: PiFixtureOptions): PiFixtureManifest {
   }
 
   if (o.edgeCases) addEdgeCases(sessionsDir, cwdRoot, now, write);
+  if (o.longSessions) addLongSessions(sessionsDir, cwdRoot, now, write);
   if (o.config) writeConfig(o.agentDir);
   if (o.hostile) addHostile(o.agentDir, sessionsDir, manifest, now);
   return manifest;
@@ -186,6 +193,27 @@ function transcript(r: () => number, id: string, cwd: string, t: number, first: 
 function forkLines(id: string, cwd: string, t: number, parentPath: string, parent: string[]): string[] {
   const header = JSON.stringify({ type: 'session', version: 3, id, timestamp: iso(t), cwd, parentSession: parentPath });
   return [header, ...parent.slice(1)];
+}
+
+function addLongSessions(sessionsDir: string, cwdRoot: string, now: number, write: (s: PiFixtureSession, content: string[]) => void): void {
+  const cwd = `${cwdRoot}/long-sessions`;
+  const bucket = join(sessionsDir, bucketName(cwd));
+  mkdirSync(bucket, { recursive: true });
+  const filler = 'x'.repeat(64 * 1024);
+  const long = (n: number, first: string, tailName: string | null, lastAt: number, mtime: number): void => {
+    const t = now - 30 * 86_400_000 + n * 60_000;
+    const id = `0190f000-0000-7000-8000-00000000010${n}`;
+    const lines = [JSON.stringify({ type: 'session', version: 3, id, timestamp: iso(t), cwd })];
+    let k = 0;
+    const entry = (o: Record<string, unknown>): string => JSON.stringify({ ...o, id: `l${n}-${++k}`, parentId: k > 1 ? `l${n}-${k - 1}` : null, timestamp: iso(t + k * 1000) });
+    lines.push(entry({ type: 'message', message: { role: 'user', content: first, timestamp: t + 1000 } }));
+    for (let i = 0; i < 40; i++) lines.push(entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: filler }], timestamp: t + 2000 + i } }));
+    if (tailName) lines.push(entry({ type: 'session_info', name: tailName }));
+    lines.push(entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'done' }], timestamp: lastAt } }));
+    write({ id, file: join(bucket, `${fileStamp(t)}_${id}.jsonl`), cwd, name: tailName, firstUser: first, parentId: null, kind: 'long', mtime }, lines);
+  };
+  long(1, 'a long session, renamed at the end', 'renamed late, after 2 MiB', now - 20 * 86_400_000, now - 20 * 86_400_000 + 5000);
+  long(2, 'a long session, touched later', null, now - 14 * 86_400_000, now - 2 * 86_400_000);
 }
 
 function addEdgeCases(sessionsDir: string, cwdRoot: string, now: number, write: (s: PiFixtureSession, content: string[]) => void): void {
@@ -291,7 +319,7 @@ function addHostile(agentDir: string, sessionsDir: string, m: PiFixtureManifest,
   }
   const outside = join(agentDir, '..', 'outside-bucket');
   mkdirSync(outside, { recursive: true });
-  // A real session behind the link: pi 0.73's listAll() skips symlinked buckets, and so does cleanerx.
+  // A real session behind the link: pi 1.x lists it, 0.73's listAll() skips symlinked buckets; cleanerx shows the link as one read-only row.
   writeFileSync(
     join(outside, '2026-01-04T00-00-00-000Z_0190f000-0000-7000-8000-0000000000aa.jsonl'),
     `${JSON.stringify({ type: 'session', version: 3, id: '0190f000-0000-7000-8000-0000000000aa', timestamp: '2026-01-04T00:00:00.000Z', cwd: '/home/demo/src/linked' })}\n`,
