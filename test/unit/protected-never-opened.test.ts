@@ -75,8 +75,10 @@ function commands(agent: string, env: Record<string, string>, p: Policy): { runs
   };
   const scan = once('scan', ['scan', '--agent', agent, '--json']);
   expect(scan.status, scan.stderr).toBe(0);
-  const first = (JSON.parse(scan.stdout) as { agents: { sessions: { id: string; selectable: boolean }[] }[] }).agents[0]?.sessions.find((s) => s.selectable);
-  expect(first, 'the scan lists a selectable session').toBeTruthy();
+  const listed = (JSON.parse(scan.stdout) as { agents: { sessions: { id: string; selectable: boolean }[] }[] }).agents[0]?.sessions ?? [];
+  // A blocked session (no executable) still goes through the plan, which then refuses it.
+  const first = listed.find((s) => s.selectable) ?? listed[0];
+  expect(first, 'the scan lists a session').toBeTruthy();
   expect(once('doctor', ['doctor']).status).toBe(0);
   // Without --yes, clean is the dry run: it plans and prints, nothing changes.
   once('clean', ['clean', '--agent', agent, '--id', `session:${first!.id}`]);
@@ -122,6 +124,22 @@ describe('protected files under a syscall trace', () => {
     expect(runs.scan!.foreign.some((f) => f.endsWith('/codex')), 'the scan asked the real codex app-server').toBe(true);
     // The rollouts are Codex's to read; cleanerx copies the state database.
     sawOpen(runs.scan!, home);
+    expect(bad).toEqual([]);
+  });
+});
+
+describe('Codex without its program', () => {
+  it('the state-DB fallback opens the same files, the databases only read-only', { timeout: 180_000 }, () => {
+    t = makeTempEnv();
+    const home = codexHome(t);
+    buildStore(t, { threads: 4 });
+    // The fixture's state DB is written by Codex on its first start: start it once, then scan without it.
+    const seed = tracedRun(CLI, ['scan', '--agent', 'codex', '--json'], { ...t.env, PATH: `${dirname(CODEX_BIN)}:/usr/bin:/bin` }, { cwd: t.root });
+    expect(seed.status, seed.stderr).toBe(0);
+    const p: Policy = { never: CODEX_PROTECTED_NEVER_OPENED.map((n) => join(home, n)), read: CODEX_PROTECTED_READ.map((n) => join(home, n)), readMatch: CODEX_DB_FILE };
+    const { runs, bad } = commands('codex', t.env, p);
+    expect(runs.scan!.foreign.filter((f) => f.endsWith('/codex'))).toEqual([]);
+    expect(runs.scan!.opens.some((e) => e.ok && /state_\d+\.sqlite$/.test(e.path)), 'the fallback read the state DB').toBe(true);
     expect(bad).toEqual([]);
   });
 });
