@@ -144,6 +144,21 @@ describe('cleanerx clean --plan FILE', () => {
     for (const s of m.sessions) expect(existsSync(s.file)).toBe(!planned.has(relative(agentDir(), s.file)));
   });
 
+  it('--backup: a verified backup of exactly the plan first, then the cleanup; backups restore brings the files back', { timeout: 120_000 }, () => {
+    const { file, plan } = makePlan(['--older-than', '30d']);
+    const before = hashTree(agentDir());
+    const r = spawnSync(process.execPath, [CLI, 'clean', '--plan', file, '--yes', '--backup'], { env: t.env, encoding: 'utf8', input: 'passphrase-123\n' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/complete: /);
+    for (const i of plan.items) expect(existsSync(fileOf(i.id))).toBe(false);
+    const list = run(['backups', 'list']);
+    const id = /^(\S+)\s+pi\s/m.exec(list.stdout)![1]!;
+    expect(list.stdout).toMatch(new RegExp(`${plan.items.length} items`));
+    const back = spawnSync(process.execPath, [CLI, 'backups', 'restore', id, '--yes'], { env: t.env, encoding: 'utf8', input: 'passphrase-123\n' });
+    expect(back.status, back.stderr).toBe(0);
+    expect(treeDiff(before, hashTree(agentDir()))).toEqual([]);
+  });
+
   it('without --yes shows the plan and removes nothing (exit 2)', () => {
     const { file } = makePlan(['--older-than', '30d']);
     const before = wholeTree();
