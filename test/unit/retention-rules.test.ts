@@ -233,6 +233,19 @@ describe('on the fixture stores', () => {
     for (const i of file.items) expect(i.revision).toMatch(/^[0-9a-f]{32}$/);
     expect(file.version).toBe(1);
     expect(validatePlanFile(JSON.parse(JSON.stringify(file)))).toBeTruthy();
+    // Strict: every level refuses what it does not know, and wrong types.
+    const doc = JSON.parse(JSON.stringify(file));
+    expect(() => validatePlanFile({ ...doc, extra: 1 })).toThrow(/the plan has an unknown field "extra"/);
+    expect(() => validatePlanFile({ ...doc, version: 2 })).toThrow(/version 2 is not 1/);
+    expect(() => validatePlanFile({ ...doc, agent: 'cursor' })).toThrow(/agent is unknown/);
+    expect(() => validatePlanFile({ ...doc, snapshot: { ...doc.snapshot, home: 7 } })).toThrow(/snapshot has an invalid field/);
+    expect(() => validatePlanFile({ ...doc, rules: { olderThanDays: '30' } })).toThrow(/olderThanDays must be a whole number/);
+    expect(() => validatePlanFile({ ...doc, items: [] })).toThrow(/lists no items/);
+    expect(() => validatePlanFile({ ...doc, items: [doc.items[0], doc.items[0]] })).toThrow(/item 2 repeats an id/);
+    expect(() => validatePlanFile({ ...doc, items: [{ ...doc.items[0], removedWith: 'session:nobody' }] })).toThrow(/removed with an item listed nowhere before it/);
+    expect(() => validatePlanFile({ ...doc, items: [{ ...doc.items[0], bytes: -1 }] })).toThrow(/invalid size/);
+    expect(() => validatePlanFile({ ...doc, skipped: [{ id: 1 }] })).toThrow(/skipped entry 1/);
+    expect(() => validatePlanFile({ ...doc, totals: { ...doc.totals, items: 1 } })).toThrow(/totals.items does not count the items/);
   });
 
   it('pi: keep-latest 2 per project on the fixture keeps each project\u2019s two newest trees', async () => {

@@ -132,6 +132,8 @@ export function validatePlanFile(v: unknown): PlanFile {
   if (v.version !== PLAN_FILE_VERSION) throw bad(`version ${JSON.stringify(v.version)?.slice(0, 20)} is not ${PLAN_FILE_VERSION}`);
   if (!(AGENT_KINDS as readonly unknown[]).includes(v.agent)) throw bad('the agent is unknown');
   if (!isObj(v.snapshot)) throw bad('snapshot is not an object');
+  exactKeys(v.snapshot, ['scannedAt', 'home', 'sessions'], [], 'snapshot');
+  if (!(v.snapshot.scannedAt === null || text(v.snapshot.scannedAt, 40)) || !text(v.snapshot.home, 4096) || !size(v.snapshot.sessions)) throw bad('snapshot has an invalid field');
   try {
     validateRules(v.rules);
   } catch (e) {
@@ -152,9 +154,17 @@ export function validatePlanFile(v: unknown): PlanFile {
     if (ids.has(it.id as string)) throw bad(`${where} repeats an id`);
     ids.add(it.id as string);
   });
-  if (!Array.isArray(v.skipped)) throw bad('skipped is not a list');
+  if (!Array.isArray(v.skipped) || v.skipped.length > MAX_ITEMS) throw bad('skipped is not a list');
+  v.skipped.forEach((it: unknown, i: number) => {
+    const where = `skipped entry ${i + 1}`;
+    if (!isObj(it)) throw bad(`${where} is not an object`);
+    exactKeys(it, ['id', 'title', 'bytes', 'reason'], [], where);
+    if (!text(it.id, 512) || !text(it.title, 4096) || !text(it.reason, 4096) || !size(it.bytes)) throw bad(`${where} has an invalid field`);
+  });
   if (v.notes !== undefined && (!Array.isArray(v.notes) || !v.notes.every((n) => text(n, 4096)))) throw bad('notes is not a list of text');
-  if (!isObj(v.totals) || !size(v.totals.items) || !size(v.totals.bytes)) throw bad('totals are invalid');
+  if (!isObj(v.totals)) throw bad('totals are invalid');
+  exactKeys(v.totals, ['items', 'bytes', 'skipped'], [], 'totals');
+  if (!size(v.totals.items) || !size(v.totals.bytes) || !size(v.totals.skipped)) throw bad('totals are invalid');
   if (v.totals.items !== v.items.length) throw bad('totals.items does not count the items');
   return v as unknown as PlanFile;
 }
