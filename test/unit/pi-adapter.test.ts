@@ -142,6 +142,8 @@ describe('titles', () => {
     const r = await scan();
     expect(r.s(id).title).toBe('(no messages)');
     expect(r.s(id).named).toBe(false);
+    const facts = r.snap.detail(r.s(id).itemId).sections.flatMap((x) => x.fields);
+    expect(facts).toContainEqual({ label: 'Identifier', value: id });
     expect(r.s('assistant-only-session').title).toBe('(no messages)');
     expect(r.s('notime-id-123').title).toBe('(no messages)');
   });
