@@ -9,7 +9,7 @@
 // string) made from the hosts' real scan output.
 
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,9 @@ import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
 const DOC = fileURLToPath(new URL('../../docs/fleet.md', import.meta.url));
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+/** A private copy of dist/ (set in beforeAll): other builds rewriting dist/ mid-test cannot break a host's run. */
+let CLI = '';
 
 /** The shell block right after `<!-- fleet-recipe:NAME -->`. */
 function recipe(name: string): string {
@@ -48,6 +50,25 @@ if [ ! -f "$dir/env.sh" ]; then echo "ssh: Could not resolve hostname $host: Nam
 # Like sshd: the words joined by spaces, run by the remote user's shell, in a clean environment.
 exec env -i /bin/sh -c '. "$1/env.sh"; cd "$HOME" && eval "$2"' sh "$dir" "$*"
 `;
+
+/**
+ * Copies dist/ whole: retried while a build (another test run's global
+ * setup) is writing it — the stamp, written last, changed during the copy,
+ * or a file is newer than it.
+ */
+function copyDist(to: string): void {
+  const stamp = join(REPO, 'dist', '.build-stamp');
+  const mark = (): string => (existsSync(stamp) ? `${statSync(stamp).mtimeMs}:${readFileSync(stamp, 'utf8')}` : 'none');
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const before = mark();
+    rmSync(to, { recursive: true, force: true });
+    cpSync(join(REPO, 'dist'), to, { recursive: true, preserveTimestamps: true });
+    const newest = Math.max(...readdirSync(to, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
+    if (before !== 'none' && mark() === before && newest <= statSync(stamp).mtimeMs + 1) return;
+    spawnSync('sleep', ['1']);
+  }
+  throw new Error('dist/ kept changing while it was copied (a build in progress?); run the test again.');
+}
 
 let t: TempEnv;
 let work: string;
@@ -82,8 +103,13 @@ function sh(script: string, extra: Record<string, string> = {}): { status: numbe
 }
 
 beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error('dist/cli.js is missing; run npm run build first.');
+  if (!existsSync(join(REPO, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing; run npm run build first.');
   t = makeTempEnv();
+  const app = join(t.root, 'app');
+  copyDist(join(app, 'dist'));
+  copyFileSync(join(REPO, 'package.json'), join(app, 'package.json'));
+  symlinkSync(join(REPO, 'node_modules'), join(app, 'node_modules'));
+  CLI = join(app, 'dist', 'cli.js');
   work = join(t.root, 'work');
   hosts = join(t.root, 'hosts');
   mkdirSync(work, { recursive: true });
