@@ -624,6 +624,8 @@ async function dirFor(tree: AnchoredTree, root: string, dir: string): Promise<Di
 async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle | null): Promise<{ left: string[]; kept: string[] }> {
   const left: string[] = [];
   const kept: string[] = [];
+  // The journal cannot tell whether its modes were applied yet: a dir that locks its owner out is opened up before anything is removed from it.
+  await loosen(tree, j.dirs);
   for (let i = j.entries.length - 1; i >= 0; i--) {
     const e = j.entries[i]!;
     if (e.present) continue;
@@ -647,8 +649,6 @@ async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: Dir
     // Ours: the very inode of the staged copy; or, when staging is on another filesystem (a copy was made), the manifest's content.
     if ((s.dev === st.dev && s.ino === st.ino) || (s.dev !== st.dev && (await holdsContent(h, name, j.uid, e)))) unlinkAt(h, name);
   }
-  // The journal cannot tell whether its modes were applied yet: a dir that locks its owner out is opened up first.
-  await loosen(tree, j.dirs);
   for (const d of [...j.dirs].reverse()) {
     const { dir, name } = splitPath(d.path);
     await withDir(tree, d.root, dir, (h) => removeCreatedDir(h, name));

@@ -227,6 +227,53 @@ describe('a restore is exact', () => {
   });
 });
 
+// Root passes every permission check: here the restore runs as nobody (via
+// setpriv when the tests run as root), so a 0555 dir holding a file really
+// refuses a link into it once its mode is given: it must come last.
+describe('a dir that locks its owner out, without root privileges', () => {
+  const asRoot = process.getuid!() === 0;
+  const uid = asRoot ? 65534 : process.getuid!();
+  const run = (child: string, arg: unknown, env: Record<string, string> = {}): ReturnType<typeof spawnSync> => {
+    const cmd = [process.execPath, '--import', 'jiti/register', join(REPO, 'test/helpers', child), JSON.stringify(arg)];
+    const full = asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...cmd] : cmd;
+    return spawnSync(full[0]!, full.slice(1), { cwd: REPO, env: { PATH: process.env.PATH!, HOME: t.env.HOME, ...env }, encoding: 'utf8', timeout: 120_000 });
+  };
+
+  it.each(['done', 'rolled back'] as const)('a 0555 dir holding a file comes back with its mode and mtime (%s)', async (how) => {
+    const src = t.env.PI_CODING_AGENT_DIR!;
+    const s = join(src, 'sessions', '--home-u-locked--');
+    mkdirSync(join(s, 'ro'), { recursive: true });
+    writeFileSync(join(s, 'ro', 'kept.jsonl'), 'kept\n');
+    chmodSync(join(s, 'ro', 'kept.jsonl'), 0o444);
+    utimesSync(join(s, 'ro', 'kept.jsonl'), T0, T0);
+    chmodSync(join(s, 'ro'), 0o555);
+    utimesSync(join(s, 'ro'), T0 + 1, T0 + 1);
+    chmodSync(s, 0o750);
+    utimesSync(s, T0 + 2, T0 + 2);
+    const was = picture(src, s);
+    const archived = await backUp(src, s);
+    chmodSync(join(s, 'ro'), 0o700);
+    rmSync(s, { recursive: true });
+    const archive = join(t.root, 'a.cxb');
+    writeFileSync(archive, readFileSync(archived));
+    chmodSync(t.root, 0o755);
+    if (asRoot) execFileSync('chown', ['-R', `${uid}:${uid}`, t.root]);
+    const opts = { archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid, stagingParent: join(t.root, 'staging'), journalDir: join(t.root, 'journals') };
+    const r = run('restore-child.ts', opts, how === 'done' ? {} : { CLEANERX_CRASH_AT: 'restore:emptyDirs' });
+    if (how === 'done') {
+      expect(r.status, String(r.stderr)).toBe(0);
+      expect(picture(src, s)).toEqual(was);
+    } else {
+      expect(r.signal, String(r.stderr)).toBe('SIGKILL');
+      expect(picture(src, s)).toEqual(was);
+      const st = run('settle-child.ts', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots });
+      expect(st.stdout, String(st.stderr)).toBe('["rolledBack"]\n');
+      expect(readdirSync(join(src, 'sessions'))).toEqual([]);
+    }
+    if (lstatSync(join(s, 'ro'), { throwIfNoEntry: false })) chmodSync(join(s, 'ro'), 0o700);
+  }, 120_000);
+});
+
 describe('an archive of format 1 (no times recorded)', () => {
   it('still restores: contents, file modes and the empty dir’s mode, as it always did', async () => {
     const src = t.env.PI_CODING_AGENT_DIR!;
