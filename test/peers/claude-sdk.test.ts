@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/adapters/claude/fixture.js';
 import { claudeAdapter } from '../../src/adapters/claude/index.js';
+import { ADAPTERS } from '../../src/adapters/registry.js';
+import { Engine } from '../../src/engine/engine.js';
 import type { Installation, SessionRecord } from '../../src/engine/model.js';
 import { cleanText } from '../../src/engine/text.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -36,8 +38,8 @@ interface SdkSession {
 let t: TempEnv;
 afterEach(() => t?.cleanup());
 
-function runSdk(): SdkSession[] {
-  const r = spawnSync(process.execPath, [LISTER], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 60_000 });
+function runSdk(...args: string[]): SdkSession[] {
+  const r = spawnSync(process.execPath, [LISTER, ...args], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`SDK lister failed (${r.status ?? r.signal}): ${r.stderr}`);
   return JSON.parse(r.stdout) as SdkSession[];
 }
@@ -117,6 +119,24 @@ describe('Claude Agent SDK listSessions() as a peer', () => {
       expect(cx.filter((s) => s.state === 'archived').map((s) => s.id)).toEqual(m.sessions.filter((s) => s.archived).map((s) => s.id));
       expect(hidden).toHaveLength(1);
     }
+  });
+});
+
+describe('the SDK archive mark', () => {
+  it('archiveSession() by the SDK: cleanerx shows the session archived and the state filter finds exactly it', async () => {
+    t = makeTempEnv('cleanerx-claude-peer-');
+    const m = build({ projects: 2, sessionsPerProject: 3 });
+    const target = m.sessions.find((s) => !s.hiddenByClaude)!;
+    const sdk = runSdk('archive', target.id);
+    expect(sdk.filter((s) => s.archived === true).map((s) => s.sessionId)).toEqual([target.id]);
+    const engine = new Engine(ADAPTERS, t.ctx);
+    const sum = await engine.scan('claude');
+    const snap = engine.snapshot(sum.snapshotId);
+    expect(snap.forest.nodeById.get(target.id)?.s.state).toBe('archived');
+    const page = snap.page({ snapshotId: snap.id, scope: { view: 'flat' }, filter: { state: 'archived' }, sort: 'updated', offset: 0, limit: 100 });
+    expect(page.rows.map((r) => r.id)).toEqual([`session:${target.id}`]);
+    // Everything else agrees with the SDK as before.
+    expect(compare(sdk, snap.forest.nodes.map((n) => n.s).filter((s) => !m.sessions.find((x) => x.id === s.id)?.hiddenByClaude))).toEqual([]);
   });
 });
 
