@@ -19,15 +19,18 @@ export interface AgentSweep {
   sessionDays: number | 'never' | 'unknown' | null;
   /** Where the rule comes from, or why there is none ("cleanupPeriodDays 30, the default"). */
   sessionRule: string;
+  /** Sessions of these sources follow another rule (Claude's desktop app): the sentence instead of a date. */
+  exempt?: { sources: string[]; text: string };
   /** Non-session items the agent prunes itself: an exact item id, or a prefix ending in ':'. */
   itemRules: { id: string; text: string }[];
   /** One sentence when the agent's settings could not be read (the default is assumed). */
   warning?: string;
 }
 
-/** The sentence for a session last changed at `updatedAt`, seen at `now`; null when the agent keeps it. */
-export function sessionSweepText(sweep: AgentSweep, updatedAt: number | null, now: number): string | null {
+/** The sentence for a session of `source` last changed at `updatedAt`, seen at `now`; null when there is nothing to say. */
+export function sessionSweepText(sweep: AgentSweep, updatedAt: number | null, now: number, source = ''): string | null {
   if (sweep.sessionDays === null) return null;
+  if (sweep.exempt?.sources.includes(source)) return sweep.exempt.text;
   if (sweep.sessionDays === 'never') return `${sweep.agentName} does not delete this transcript by itself (${sweep.sessionRule}).`;
   if (sweep.sessionDays === 'unknown') return `When ${sweep.agentName} deletes this transcript by itself is not known: ${sweep.sessionRule}.`;
   if (updatedAt == null || !Number.isFinite(updatedAt)) return null;

@@ -639,7 +639,7 @@ export class Snapshot {
           ],
         },
         ...(meta.length ? [{ heading: 'Metadata', fields: meta }] : []),
-        ...this.sweepSection(this.inventory.sweep ? sessionSweepText(this.inventory.sweep, s.updatedAt, this.scannedAt) : null),
+        ...this.sweepSection(this.inventory.sweep ? sessionSweepText(this.inventory.sweep, s.updatedAt, this.scannedAt, s.source) : null),
       ],
       paths: s.paths,
       blockedReason: this.provisional ? PROVISIONAL_REASON : s.blockedReason,

@@ -137,6 +137,12 @@ describe('the wording', () => {
     expect(sessionSweepText({ ...claude, sessionDays: 'never', sessionRule: 'cleanupPeriodDays is 0 in settings.json' }, NOW, NOW)).toMatch(/does not delete this transcript by itself/);
     expect(sessionSweepText({ ...CODEX_SWEEP }, NOW, NOW)).toBeNull();
   });
+
+  it("Claude desktop-app sessions are not given cleanupPeriodDays' date", async () => {
+    const s = await claudeSweep(claudeHome().home);
+    expect(sessionSweepText(s, NOW - 40 * DAY, NOW, 'claude-desktop')).toMatch(/does not apply to desktop-app sessions/);
+    expect(sessionSweepText(s, NOW - 40 * DAY, NOW, 'cli')).toMatch(/at its next start/);
+  });
 });
 
 describe('Codex and OpenCode', () => {

@@ -15,7 +15,12 @@ const MAX_SETTINGS_BYTES = 1024 * 1024;
 
 export async function claudeSweep(home: string): Promise<AgentSweep> {
   const path = join(home, 'settings.json');
-  const base = { agentName: 'Claude', itemRules: [] };
+  // Desktop transcripts are exempt from cleanupPeriodDays (desktopSessionCleanupPeriodDays covers them; not read).
+  const base = {
+    agentName: 'Claude',
+    itemRules: [],
+    exempt: { sources: ['claude-desktop'], text: "Claude's cleanupPeriodDays does not apply to desktop-app sessions (their own setting, desktopSessionCleanupPeriodDays, is not read by cleanerx)." },
+  };
   const byDefault: AgentSweep = { ...base, sessionDays: DEFAULT_CLEANUP_PERIOD_DAYS, sessionRule: `cleanupPeriodDays ${DEFAULT_CLEANUP_PERIOD_DAYS}, the default`, itemRules: orphanRule(DEFAULT_CLEANUP_PERIOD_DAYS) };
   let value: unknown;
   try {
