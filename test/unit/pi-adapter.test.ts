@@ -408,6 +408,22 @@ describe('skips with warnings', () => {
     expect(r.s('kid').parentId).toBe('dup2');
   });
 
+  it('a read-only copy keeps its own fork parent and can be a fork parent itself', async () => {
+    t = makeTempEnv();
+    const root = writeSession('/src/app', 'root', [user('root')]);
+    writeSession('/src/app', 'twin', [user('the twin')]);
+    const copy = join(bucket('/src/app'), 'copy-of-twin.jsonl');
+    writeFileSync(copy, `${header('twin', '/src/app', { parentSession: root })}\n${user('a copy')}\n`);
+    const child = join(bucket('/src/app'), '2026-11-29T15-00-00-000Z_kid2.jsonl');
+    writeFileSync(child, `${header('kid2', '/src/app', { parentSession: copy })}\n`);
+    const r = await scan();
+    const row = r.snap.forest.nodes.find((n) => n.s.paths[0] === copy)!.s;
+    expect(row.selectable).toBe(false);
+    expect(row.parentId).toBe('root');
+    expect(r.s('kid2').parentId).toBe(row.id);
+    expect(r.s('twin').parentId).toBeNull();
+  });
+
   it('skips a session file owned by another user', async () => {
     t = makeTempEnv();
     const mine = writeSession('/src/app', 'mine', [user('x')]);

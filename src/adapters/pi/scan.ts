@@ -230,6 +230,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
 
   const byId = new Map<string, SessionRecord>();
   const projects = new Map<number, ProjectGroup & { bucketLabel: string }>();
+  const copies = new Map<SessionRecord, SessionRecord>();
   const order = reads.map((_, i) => i).sort((a, b) => piNamedAt[a]! - piNamedAt[b]! || a - b);
   for (const i of order) {
     const r = reads[i];
@@ -238,14 +239,13 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       warnings.push({ path: r.file, reason: r.reason });
       continue;
     }
+    let rec = r;
     if (byId.has(r.id)) {
-      // pi lists both files; the one pi named for the id is the session, this one a read-only row of its own.
-      r.id = `${r.id}#${shortHash(r.paths[0]!)}`;
-      r.itemId = sessionItemId(r.id);
-      r.selectable = false;
-      r.blockedReason = PI_DUPLICATE_REASON;
-      r.recoverable = false;
-      r.metadata = { pinned: false, requiresAgentExit: true, source: 'cli', readOnly: true };
+      // pi lists both files; the one pi named for the id is the session, this one a read-only row of its own
+      // (a new record: the partial inventory may have shown `r` under the plain id).
+      const id = `${r.id}#${shortHash(r.paths[0]!)}`;
+      rec = { ...r, id, itemId: sessionItemId(id), selectable: false, blockedReason: PI_DUPLICATE_REASON, recoverable: false, metadata: { pinned: false, requiresAgentExit: true, source: 'cli', readOnly: true } };
+      copies.set(r, rec);
     }
     const bi = bucketOf[i]!;
     let project = projects.get(bi);
@@ -258,13 +258,15 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       if (root === undefined) cleanRoots.set(r.cwd, (root = cleanText(r.cwd, 4096)));
       if (root && !project.roots.includes(root)) project.roots.push(root);
     }
-    byId.set(r.id, r);
+    byId.set(rec.id, rec);
   }
 
   // parentSession is a file path (possibly relative, possibly stale): it names a
   // parent only when it resolves to a file this scan inventoried.
   const sessionsRoot = canonicalPath(join(home, 'sessions'));
-  for (const { session, ref, base } of parentRefs) {
+  for (const pr of parentRefs) {
+    const { ref, base } = pr;
+    const session = copies.get(pr.session) ?? pr.session;
     // A provisional link is decided again here, against the final set.
     session.parentId = null;
     if (byId.get(session.id) !== session) continue;
@@ -273,7 +275,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
     const listed = bucketKeys.get(dirname(abs));
     const canon = listed !== undefined ? join(listed, basename(abs)) : canonicalPath(abs);
     if (!canon.startsWith(sessionsRoot + '/')) continue;
-    const parent = recByPath.get(canon);
+    const found = recByPath.get(canon);
+    const parent = found && (copies.get(found) ?? found);
     if (parent && byId.get(parent.id) === parent && parent.id !== session.id) session.parentId = parent.id;
   }
 
