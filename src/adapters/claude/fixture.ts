@@ -528,6 +528,17 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
       s.ownedPaths.push(tree(join(bdir, id), { 'archived.json': JSON.stringify({ archived: true, at: iso(at) }) }, at));
       s.archived = !after;
     }
+    // A rename kept in the custom-title.json sidecar: it outranks the head's custom-title row.
+    const sideId = uuid4(rh);
+    const sc = chain(rh, sideId, cwd, 'cli', t + 8 * HOUR);
+    sc.push({ type: 'custom-title', customTitle: 'Title from the first rename', sessionId: sideId });
+    sc.user('rename me later');
+    // Longer than the 64 KiB tail, so the head's row is not in it and the sidecar ranks above it.
+    for (let j = 0; j < 3; j++) sc.tool('Read', { file_path: `src/rename-${j}.ts` }, filler(40 * 1024));
+    sc.assistant([{ type: 'text', text: 'OK.' }]);
+    const side = addSession(bucket, sideId, sc.rows, cwd, 'cli', 'peerCase', sc.time + 5000, undefined, { sidecars: false });
+    side.ownedPaths.push(tree(join(bdir, sideId), { 'custom-title.json': JSON.stringify({ customTitle: '  Title from the sidecar  ', by: 'user', at: iso(sc.time) }) }, sc.time));
+    [side.expectedTitle, side.titleSource] = ['Title from the sidecar', 'custom'];
     // No title candidate (only assistant rows): Claude hides it; cleanerx lists it, so its data can be cleaned.
     const quietId = uuid4(rh);
     const quiet = chain(rh, quietId, cwd, 'cli', t + 7 * HOUR);

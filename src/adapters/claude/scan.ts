@@ -19,6 +19,8 @@ import { CLAUDE_RUNNING_REASON, findClaudeWriters } from './writers.js';
 
 /** Claude reads at most 4 KiB of an archive mark. */
 const ARCHIVE_MARK_BYTES = 4096;
+/** A title sidecar holds one title and a few fields; anything larger is not one. */
+const TITLE_SIDECAR_BYTES = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Per-session roots: `<root>/<sessionId>` (debug also `<sessionId>.txt`). */
@@ -143,7 +145,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
       }
       const headBuf = head.subarray(0, r.headLength);
       const tailBuf = r.tailLength ? tail.subarray(0, r.tailLength) : null;
-      const res = readClaudeTranscript(headBuf, r.headTruncated, tailBuf, t.id);
+      const res = readClaudeTranscript(headBuf, r.headTruncated, tailBuf, t.id, t.sessionDir ? sidecarTitle(join(t.bucket, t.id)) : undefined);
       if (!res.ok) {
         warnings.push({
           path: t.file,
@@ -431,6 +433,17 @@ function archivedMark(dir: string, head: Buffer, tail: Buffer | null): boolean {
   const at = Date.parse(rec.at);
   if (Number.isNaN(at)) return false;
   return !promptAfter(head, at) && !(tail && promptAfter(tail, at));
+}
+
+/** Claude Code's own title sidecar, `<bucket>/<id>/custom-title.json` ({"customTitle": …}); anything else is no title. */
+function sidecarTitle(dir: string): string | undefined {
+  let rec: Record<string, unknown> | undefined;
+  try {
+    rec = parseObject(readRegularText(join(dir, 'custom-title.json'), TITLE_SIDECAR_BYTES));
+  } catch {
+    return undefined;
+  }
+  return typeof rec?.customTitle === 'string' ? rec.customTitle.trim() || undefined : undefined;
 }
 
 function promptAfter(buf: Buffer, at: number): boolean {

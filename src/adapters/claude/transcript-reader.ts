@@ -4,7 +4,7 @@
 //   - only the first and the last 64 KiB are read (one read when the file is
 //     smaller); a garbage line anywhere, the first one too, is just skipped;
 //   - a file whose first line is a sidechain (subagent) row is no session;
-//   - title: the last custom-title (tail, then head), the last ai-title
+//   - title: the last custom-title (tail, the custom-title.json sidecar, head), the last ai-title
 //     (tail, then head), the last `lastPrompt` row of the tail, the last
 //     `summary` of the tail (a legacy summary row at the head of a long file
 //     does not count), the first real prompt of the head (a slash command
@@ -44,8 +44,10 @@ const utf8 = (latin1: string): string => Buffer.from(latin1, 'latin1').toString(
  * `head` is the start of the file (cut at `headTruncated`), `tail` the last
  * CLAUDE_TAIL_BYTES of a longer file, or null when the head is the whole file.
  * `id` is the UUID from the file name: it is the session's id, as for Claude.
+ * `sidecarTitle` is `<bucket>/<id>/custom-title.json`'s title (see scan.ts):
+ * it ranks after the tail's custom-title rows and before the head's.
  */
-export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail: Buffer | null, id: string): ClaudeReadResult {
+export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail: Buffer | null, id: string, sidecarTitle?: string): ClaudeReadResult {
   if (head.length === 0) return { ok: false, reason: 'empty' };
   const h = head.toString('latin1');
   const t = tail ? tail.toString('latin1') : h;
@@ -56,7 +58,7 @@ export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail:
   // Claude's own order. A value that cleans to nothing (an escape-only title)
   // is passed over, so the title is never blank; Claude would show it blank.
   const candidates: [() => string | undefined, NonNullable<ClaudeTranscriptMeta['titleSource']>][] = [
-    [() => typed(t, 'custom-title', 'customTitle') || typed(h, 'custom-title', 'customTitle'), 'custom'],
+    [() => typed(t, 'custom-title', 'customTitle') || sidecarTitle || typed(h, 'custom-title', 'customTitle'), 'custom'],
     [() => typed(t, 'ai-title', 'aiTitle') || typed(h, 'ai-title', 'aiTitle'), 'ai'],
     [() => lastField(t, 'lastPrompt'), 'prompt'],
     [() => lastField(t, 'summary'), 'summary'],
