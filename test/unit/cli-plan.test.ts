@@ -41,7 +41,7 @@ interface PlanJson {
 function makePlan(rules: string[]): { file: string; plan: PlanJson } {
   const r = run(['plan', '--agent', 'pi', ...rules, '--json']);
   expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
+  expect(r.status, r.stderr).toBe(0);
   const file = join(t.root, 'plan.json');
   writeFileSync(file, r.stdout);
   return { file, plan: JSON.parse(r.stdout) as PlanJson };
@@ -75,7 +75,7 @@ describe('cleanerx plan', () => {
   it('prints the plan as text and removes nothing', () => {
     const before = hashTree(agentDir());
     const r = run(['plan', '--agent', 'pi', '--keep-latest', '2']);
-    expect(r.status).toBe(0);
+    expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^pi home: /);
     expect(r.stdout).toMatch(/Plan: 8 items, /);
     expect(r.stdout).toMatch(/not among the 2 latest of its project/);
@@ -92,7 +92,7 @@ describe('cleanerx plan', () => {
     [[], /plan needs at least one rule/],
   ])('usage error %j: exit 2, one line', (args, msg) => {
     const r = run(['plan', '--agent', 'pi', ...args]);
-    expect(r.status).toBe(2);
+    expect(r.status, r.stderr).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(msg);
     expect(r.stdout).toBe('');
@@ -100,7 +100,7 @@ describe('cleanerx plan', () => {
 
   it('an unknown project is one line, exit 2', () => {
     const r = run(['plan', '--agent', 'pi', '--project', '/no/such/project']);
-    expect(r.status).toBe(2);
+    expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^cleanerx: No project "\/no\/such\/project" in this scan; .*\n$/);
   });
 });
@@ -115,7 +115,7 @@ describe('cleanerx clean --plan FILE', () => {
     const r = run(['clean', '--plan', file, '--yes']);
     expect(r.stderr).toMatch(/^cleanerx: The plan is out of date: .* changed since the plan was made\. Nothing was removed; make a new plan\.\n$/);
     expect(r.stderr).toContain(plan.items[1]!.id);
-    expect(r.status).toBe(1);
+    expect(r.status, r.stderr).toBe(1);
     expect(r.stdout).toBe('');
     expect(treeDiff(before, wholeTree())).toEqual([]);
   });
@@ -126,7 +126,7 @@ describe('cleanerx clean --plan FILE', () => {
     spawnSync('rm', [gone]);
     const before = wholeTree();
     const r = run(['clean', '--plan', file, '--yes']);
-    expect(r.status).toBe(1);
+    expect(r.status, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/The plan is out of date: .*Nothing was removed; make a new plan\./);
     expect(treeDiff(before, wholeTree())).toEqual([]);
   });
@@ -137,7 +137,7 @@ describe('cleanerx clean --plan FILE', () => {
     const before = hashTree(agentDir());
     const r = run(['clean', '--plan', file, '--yes']);
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/complete: /);
     const diff = treeDiff(before, hashTree(agentDir()));
     expect(diff.sort()).toEqual([...planned].map((p) => `removed ${p}`).sort());
@@ -163,7 +163,7 @@ describe('cleanerx clean --plan FILE', () => {
     const { file } = makePlan(['--older-than', '30d']);
     const before = wholeTree();
     const r = run(['clean', '--plan', file]);
-    expect(r.status).toBe(2);
+    expect(r.status, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/add --yes/);
     expect(treeDiff(before, wholeTree())).toEqual([]);
   });
@@ -197,7 +197,7 @@ describe('cleanerx clean --plan FILE', () => {
       expect(r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
     }
     const other = run(['clean', '--plan', file, '--agent', 'claude', '--yes']);
-    expect(other.status).toBe(2);
+    expect(other.status, other.stderr).toBe(2);
     expect(other.stderr).toMatch(/The plan is for pi/);
     expect(run(['clean', '--plan', file, '--id', 'session:x', '--yes']).status).toBe(2);
     expect(treeDiff(before, hashTree(agentDir()))).toEqual([]);
