@@ -72,6 +72,12 @@ function writePlanned(agentDir: string): void {
   }
 }
 
+/** Each planned file's mtime to the µs (what Node can set): a restore gives back the source's. */
+const mtimesUs = (agentDir: string): string[] => FILES.map((f) => {
+  const ns = statSync(join(agentDir, f.rel), { bigint: true }).mtimeNs;
+  return `${f.rel} ${ns - (ns % 1000n)}`;
+});
+
 /** The names in a dir; a dir that is gone (removed once empty) lists nothing. */
 const listed = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir) : []);
 
@@ -332,6 +338,8 @@ describe('staging on another filesystem (/dev/shm): a sparse copy under the part
     const h = crossHome('cross');
     await restoreArchive(h.opts);
     expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
+    // The copy (not a link of the staged inode) is dated too.
+    expect(mtimesUs(h.agentDir)).toEqual(mtimesUs(join(work, 'source-agent')));
     expect(statSync(join(h.agentDir, FILES[4]!.rel)).blocks * 512).toBeLessThanOrEqual(256 * 1024);
     expectNoLeftovers(h);
   });
@@ -342,6 +350,7 @@ describe('staging on another filesystem (/dev/shm): a sparse copy under the part
     expect(strays(h.agentDir)).toHaveLength(1); // the one announced partial, beside s2.bin
     expect((await settle(h)).map((x) => x.outcome)).toEqual(['completed']);
     expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
+    expect(mtimesUs(h.agentDir)).toEqual(mtimesUs(join(work, 'source-agent')));
     expectNoLeftovers(h);
   });
 
