@@ -70,9 +70,25 @@ function planLines(file: PlanFile): SafeText[] {
   }
   for (const s of file.skipped) out.push(safe`  skipped ${safeText(s.id)}  ${safeText(s.title, 200)} — ${safeText(s.reason, 300)}`);
   for (const n of file.notes) out.push(safeText(n));
-  if (file.items.length) out.push(safe`Nothing was removed. To run exactly this plan: cleanerx plan … --json > plan.json, then cleanerx clean --plan plan.json --yes`);
+  if (file.items.length) out.push(safe`Nothing was removed. To run exactly this plan: cleanerx plan --agent ${file.agent} ${safeText(ruleFlags(file.rules))} --json > plan.json, then cleanerx clean --plan plan.json --yes`);
   else out.push(safe`No session matches these rules.`);
   return out;
+}
+
+const shellWord = (s: string): string => (/^[\w./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The command-line flags that give these rules (for the line that says how to run the plan). */
+export function ruleFlags(r: RetentionRules): string {
+  const f: string[] = [];
+  if (r.olderThanDays !== undefined) f.push(`--older-than ${r.olderThanDays}d`);
+  if (r.largerThanBytes !== undefined) f.push(`--larger-than ${r.largerThanBytes}`);
+  if (r.keepLatest !== undefined) f.push(`--keep-latest ${r.keepLatest}`);
+  if (r.empty) f.push('--empty');
+  if (r.orphans) f.push('--orphans');
+  if (r.project !== undefined) f.push(`--project ${shellWord(r.project)}`);
+  if (r.source !== undefined) f.push(`--source ${shellWord(r.source)}`);
+  if (r.state !== undefined) f.push(`--state ${r.state}`);
+  return f.join(' ');
 }
 
 /** Reads, validates and re-derives the plan file against a fresh scan; refuses (exit 1) when anything changed. */
