@@ -18,7 +18,7 @@ import { buildClaudeFixture, type ClaudeFixtureManifest, type ClaudeFixtureOptio
 import { claudeAdapter } from '../../src/adapters/claude/index.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/engine.js';
-import type { Installation, SessionRecord } from '../../src/engine/model.js';
+import type { Installation, Item, SessionRecord } from '../../src/engine/model.js';
 import { cleanText } from '../../src/engine/text.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
@@ -49,6 +49,12 @@ async function scanCx(): Promise<SessionRecord[]> {
   const inst: Installation = { agent: 'claude', home, homeSource: 'env', binary: null, version: null, state: 'found', readOnly: false } as unknown as Installation;
   const inv = await claudeAdapter.scan(inst, t.ctx, () => {});
   return inv.sessions;
+}
+
+async function itemsCx(): Promise<Item[]> {
+  const home = t.env.CLAUDE_CONFIG_DIR!;
+  const inst: Installation = { agent: 'claude', home, homeSource: 'env', binary: null, version: null, state: 'found', readOnly: false } as unknown as Installation;
+  return (await claudeAdapter.scan(inst, t.ctx, () => {})).items;
 }
 
 function build(o: Partial<ClaudeFixtureOptions> = {}): ClaudeFixtureManifest {
@@ -118,6 +124,14 @@ describe('Claude Agent SDK listSessions() as a peer', () => {
       expect(sdk.filter((s) => s.archived === false)).toHaveLength(1);
       expect(cx.filter((s) => s.state === 'archived').map((s) => s.id)).toEqual(m.sessions.filter((s) => s.archived).map((s) => s.id));
       expect(hidden).toHaveLength(1);
+      // An older copy of a session id in another project dir: the SDK lists the newer file only, so does
+      // cleanerx; the copy is a read-only item, never removed with the session.
+      const copy = m.skipped.find((k) => k.why.startsWith('older copy'))!;
+      const copyId = copy.path.slice(copy.path.lastIndexOf('/') + 1, -'.jsonl'.length);
+      expect(sdk.filter((s) => s.sessionId === copyId)).toHaveLength(1);
+      expect(cx.find((s) => s.id === copyId)?.paths[0]).not.toBe(copy.path);
+      const items = await itemsCx();
+      expect(items.find((i) => i.paths[0] === copy.path)).toMatchObject({ selectable: false, paths: [copy.path] });
     }
   });
 });
@@ -146,7 +160,9 @@ describe('after cleanerx cleans a session', () => {
     const m = build({ hostile: true });
     const before = runSdk();
     // The session that owns the most: transcript, subagents and tool results, tasks, file-history, …
-    const victim = [...m.sessions].filter((s) => !s.hiddenByClaude).sort((a, b) => b.ownedPaths.length - a.ownedPaths.length)[0]!;
+    // (Not one with an older copy elsewhere: after it the copy is the session Claude lists, and cleanerx says so.)
+    const copies = new Set(m.skipped.filter((k) => k.why.startsWith('older copy')).map((k) => k.path.slice(k.path.lastIndexOf('/') + 1, -'.jsonl'.length)));
+    const victim = [...m.sessions].filter((s) => !s.hiddenByClaude && !copies.has(s.id)).sort((a, b) => b.ownedPaths.length - a.ownedPaths.length)[0]!;
     expect(victim.ownedPaths.length).toBeGreaterThanOrEqual(3);
     const plan = [victim.file, ...victim.ownedPaths];
     // cleanerx's own dirs (journal, locks, settings) may change; made up front so their parents are in the picture.
@@ -154,7 +170,7 @@ describe('after cleanerx cleans a session', () => {
     for (const d of own) mkdirSync(d, { recursive: true });
     const outside0 = hashTree(t.root, [...plan, ...own]);
     const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'claude', '--id', victim.id, '--yes'], { cwd: t.root, env: { ...t.env, CLEANERX_TEST_MODE: '1' }, encoding: 'utf8', timeout: 120_000 });
-    expect(r.status, r.stderr).toBe(0);
+    expect(r.status, r.stderr + r.stdout).toBe(0);
     for (const p of plan) expect(existsSync(p), p).toBe(false);
     expect(treeDiff(outside0, hashTree(t.root, [...plan, ...own]))).toEqual([]);
     const after = runSdk();

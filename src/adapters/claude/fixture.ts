@@ -464,7 +464,7 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     symlinkSync(join(outside, 'linked-bucket'), join(projectsDir, claudeSlug(lcwd)));
     skip(join(projectsDir, claudeSlug(lcwd)), 'symlinked project dir');
 
-    peerCases(bucket, cwd, t);
+    peerCases(bucket, cwd, t, skip);
 
     // Per-session leftovers whose transcript is gone.
     const orphan = uuid4(rh);
@@ -481,7 +481,7 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
   }
 
   /** The cases where Claude's own lister once disagreed with cleanerx (issue #14), all listed by both now. */
-  function peerCases(bucket: string, cwd: string, t: number): void {
+  function peerCases(bucket: string, cwd: string, t: number, skip: (path: string, why: string) => void): void {
     const bdir = join(projectsDir, bucket);
     // Legacy (1.0.x) file longer than Claude's 64 KiB tail: its leading summary row is not seen, the first prompt is the title.
     const legacyId = uuid4(rh);
@@ -539,6 +539,13 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     const side = addSession(bucket, sideId, sc.rows, cwd, 'cli', 'peerCase', sc.time + 5000, undefined, { sidecars: false });
     side.ownedPaths.push(tree(join(bdir, sideId), { 'custom-title.json': JSON.stringify({ customTitle: '  Title from the sidecar  ', by: 'user', at: iso(sc.time) }) }, sc.time));
     [side.expectedTitle, side.titleSource] = ['Title from the sidecar', 'custom'];
+    // An older copy of a session in another project dir: Claude lists only the newer file.
+    const original = m.sessions.find((x) => x.bucket !== bucket && x.kind === 'plain');
+    if (original) {
+      const dup = join(bdir, `${original.id}.jsonl`);
+      put(dup, jsonl(rowsOf.get(original.id)!), original.mtime - HOUR);
+      skip(dup, 'older copy of a session id listed elsewhere');
+    }
     // No title candidate (only assistant rows): Claude hides it; cleanerx lists it, so its data can be cleaned.
     const quietId = uuid4(rh);
     const quiet = chain(rh, quietId, cwd, 'cli', t + 7 * HOUR);

@@ -205,6 +205,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     inv.sessions.push(s);
   }
   onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
+  inv.items.push(...keepNewestOfEachId(inv, warnings));
 
   for (const p of projects.values()) {
     const first = p.roots[0];
@@ -240,6 +241,47 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   inv.items.push(...combinedItems(home, blockAll, ctx, warnings));
   inv.items.push(...readOnlyItems(home, ctx, warnings));
   return inv;
+}
+
+/**
+ * The same session id in two project dirs (a copied or moved transcript):
+ * Claude lists only the newest file, so that one is the session and owns the
+ * per-session dirs; each older copy is a read-only item, shown, never removed.
+ */
+function keepNewestOfEachId(inv: Inventory, warnings: ScanWarning[]): Item[] {
+  const newest = new Map<string, SessionRecord>();
+  for (const s of inv.sessions) {
+    const k = newest.get(s.id);
+    if (!k || Math.trunc(s.updatedAt ?? 0) > Math.trunc(k.updatedAt ?? 0)) newest.set(s.id, s);
+  }
+  if (newest.size === inv.sessions.length) return [];
+  const items: Item[] = [];
+  const kept = new Set(newest.values());
+  for (const s of inv.sessions) {
+    if (kept.has(s)) continue;
+    // The older copy is only what lies in its own project dir; the shared per-session dirs stay with the newest.
+    const bucket = s.paths[0]!.slice(0, s.paths[0]!.lastIndexOf('/'));
+    const paths = s.paths.filter((p) => p === s.paths[0] || p === join(bucket, s.id));
+    const reason = 'Read-only: an older copy of a session whose newer transcript is in another project folder (Claude lists only the newer one).';
+    warnings.push({ path: s.paths[0]!, reason });
+    items.push({
+      id: `duplicate:claude:${s.paths[0]}`,
+      category: 'session',
+      label: `${s.title} (older copy)`,
+      subtitle: 'Another transcript of this session id is newer',
+      paths,
+      bytes: s.bytes,
+      modifiedAt: s.updatedAt ?? undefined,
+      risk: 'protected',
+      recoverable: false,
+      selectable: false,
+      blockedReason: reason,
+      projectId: s.projectId ?? undefined,
+      metadata: {},
+    });
+  }
+  inv.sessions = inv.sessions.filter((s) => kept.has(s));
+  return items;
 }
 
 function listProjects(
