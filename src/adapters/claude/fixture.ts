@@ -50,8 +50,12 @@ export interface ClaudeFixtureSession {
   mtime: number;
   /** Claude's archive mark (`<bucket>/<id>/archived.json`) is set and no prompt came after it. */
   archived: boolean;
-  /** No title candidate at all: Claude's lister hides it, cleanerx lists it under its fallback name. */
-  hiddenByClaude: boolean;
+  /**
+   * Claude's lister hides it, cleanerx lists it (its data can be cleaned): 'noTitle' has no title
+   * candidate (cleanerx shows its fallback name); 'continued' ends in a continued-in row naming a
+   * transcript beside it.
+   */
+  hiddenByClaude: false | 'noTitle' | 'continued';
 }
 
 export interface ClaudeFixtureManifest {
@@ -343,7 +347,7 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     // Claude takes the first "timestamp" of the file, whatever row it is in.
     const ts = /"timestamp":"([^"]*)"/.exec(text.slice(0, 64 * 1024))?.[1];
     const owned = extra.sidecars === false ? [] : sidecars(bucket, id, entry, cwd, mtime);
-    const s: ClaudeFixtureSession = { id, file, bucket, cwd, entrypoint: entry, expectedTitle: title, titleSource: source, createdAt: ts ? Date.parse(ts) : null, ownedPaths: owned, kind, mtime, archived: false, hiddenByClaude: source === 'fallback' };
+    const s: ClaudeFixtureSession = { id, file, bucket, cwd, entrypoint: entry, expectedTitle: title, titleSource: source, createdAt: ts ? Date.parse(ts) : null, ownedPaths: owned, kind, mtime, archived: false, hiddenByClaude: source === 'fallback' ? 'noTitle' : false };
     m.sessions.push(s);
     rowsOf.set(id, rows);
     const b = bucketRec(bucket);
@@ -546,6 +550,20 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
       put(dup, jsonl(rowsOf.get(original.id)!), original.mtime - HOUR);
       skip(dup, 'older copy of a session id listed elsewhere');
     }
+    // Continued in another session (its last row names a transcript beside it): Claude lists only the new one.
+    const fromId = uuid4(rh);
+    const toId = uuid4(rh);
+    const from = chain(rh, fromId, cwd, 'cli', t + 9 * HOUR);
+    from.push({ type: 'permission-mode', permissionMode: 'default', sessionId: fromId });
+    from.user('start the migration here');
+    from.assistant([{ type: 'text', text: 'Started.' }]);
+    from.push({ type: 'continued-in', continuedInSessionId: toId, sessionId: fromId });
+    addSession(bucket, fromId, from.rows, cwd, 'cli', 'peerCase', from.time + 5000, undefined, { sidecars: false }).hiddenByClaude = 'continued';
+    const to = chain(rh, toId, cwd, 'cli', from.time + MIN);
+    to.push({ type: 'permission-mode', permissionMode: 'default', sessionId: toId });
+    to.user('continue the migration');
+    to.assistant([{ type: 'text', text: 'Continued.' }]);
+    addSession(bucket, toId, to.rows, cwd, 'cli', 'peerCase', to.time + 5000, undefined, { sidecars: false });
     // No title candidate (only assistant rows): Claude hides it; cleanerx lists it, so its data can be cleaned.
     const quietId = uuid4(rh);
     const quiet = chain(rh, quietId, cwd, 'cli', t + 7 * HOUR);
