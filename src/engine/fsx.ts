@@ -94,10 +94,13 @@ export function lstatSyncOrNull(p: string): Stats | null {
  * Synchronous on purpose, like the other *Sync helpers: the engine runs in a worker (or a
  * CLI command), and thousands of awaited thread-pool round trips cost more than the syscalls.
  */
-export function listDirSorted(dir: string): Dirent[] {
+export function listDirSorted(dir: string, onUnreadable?: (code: string) => void): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  } catch {
+  } catch (e) {
+    // A missing dir is simply empty; any other failure hides what is inside, so the caller may say so.
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    if (code !== 'ENOENT') onUnreadable?.(code);
     return [];
   }
 }

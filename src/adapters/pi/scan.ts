@@ -83,7 +83,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const blockAll = homeReadOnly ?? running;
 
   const links: LinkEntry[] = [];
-  const buckets = listBuckets(home, links);
+  const buckets = listBuckets(home, links, warnings);
   const bucketKeys = new Map(buckets.map((b) => [b.dir, b.key]));
   // Records are built as files are read (the partial inventory shows them while
   // the scan runs); the duplicate and parent rules need every file, so they run
@@ -308,10 +308,11 @@ function provisionalLabel(cwd: string | null, bucketDir: string): string {
   return cleanText(basename(bucketDir), 200) || 'pi project';
 }
 
-function listBuckets(home: string, links: LinkEntry[]): Bucket[] {
+function listBuckets(home: string, links: LinkEntry[], warnings: ScanWarning[]): Bucket[] {
   const root = join(home, 'sessions');
   const out: Bucket[] = [];
-  for (const b of listDirSorted(root)) {
+  const unreadable = (code: string): void => void warnings.push({ path: root, reason: `Could not read pi's sessions directory (${code}): no session is listed; check its permissions.` });
+  for (const b of listDirSorted(root, unreadable)) {
     const dir = join(root, b.name);
     if (b.isSymbolicLink()) {
       links.push({ path: dir, bucket: -1 });
@@ -326,7 +327,8 @@ function listBuckets(home: string, links: LinkEntry[]): Bucket[] {
 /** The session file names of one bucket, sorted; links go to `links`, non-files are warned about and left out. */
 function listSessionNames(dir: string, bucket: number, links: LinkEntry[], warnings: ScanWarning[]): string[] {
   const names: string[] = [];
-  for (const e of listDirSorted(dir)) {
+  const unreadable = (code: string): void => void warnings.push({ path: dir, reason: `Could not read this pi session bucket (${code}): its sessions are not listed; check its permissions.` });
+  for (const e of listDirSorted(dir, unreadable)) {
     if (!e.name.endsWith('.jsonl')) continue;
     const file = join(dir, e.name);
     if (e.isSymbolicLink()) {
