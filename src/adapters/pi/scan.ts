@@ -186,7 +186,9 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
             blockedReason: blockAll,
             // The revision walkOwned([file]) would compute, from the fstat of the open file (O_NOFOLLOW,
             // owner checked above): the engine need not walk 100k files again after the scan.
-            metadata: blockAll ? { pinned: false, requiresAgentExit: true, source: 'cli' } : { pinned: false, requiresAgentExit: true, source: 'cli', sourceRevision: fileRevision(file, prefix.stat) },
+            metadata: blockAll
+              ? { pinned: false, requiresAgentExit: true, source: 'cli', ...userMessageFact(result.hasUserMessage) }
+              : { pinned: false, requiresAgentExit: true, source: 'cli', sourceRevision: fileRevision(file, prefix.stat), ...userMessageFact(result.hasUserMessage) },
           };
           reads.push(s);
           // When a copy repeats a session id, the file pi named for that id is the session.
@@ -455,3 +457,7 @@ async function otherItems(home: string, blockAll: string | undefined, warnings: 
   return items;
 }
 
+/** Only a known answer is recorded: retention's --empty rule must not match a session it could not read whole. */
+function userMessageFact(v: boolean | null): { hasUserMessage?: boolean } {
+  return v === null ? {} : { hasUserMessage: v };
+}

@@ -30,6 +30,8 @@ export type PiReadResult =
       noMessages: boolean;
       /** The last user/assistant message's time, as pi's `modified` takes it; null when none was read. */
       lastActivity: number | null;
+      /** A user message with text was read (true), the whole file was read and held none (false), or unknown (null). */
+      hasUserMessage: boolean | null;
     }
   | { ok: false; reason: 'empty' | 'unrecognized' };
 
@@ -100,7 +102,8 @@ export function readPiSession(buf: Buffer, truncated: boolean, tail: Buffer | nu
   // A name or message of only controls/escapes cleans to "": it must not become an empty title.
   const cleanName = name === null ? null : cleanText(name, 512) || null;
   let firstUser: string | null = null;
-  for (let at = body; cleanName === null && firstUser === null && at < end; ) {
+  // Named sessions are searched too: retention's --empty rule asks whether any user message exists.
+  for (let at = body; firstUser === null && at < end; ) {
     const i = buf.indexOf(USER, at);
     if (i < 0 || i >= end) break;
     const [ls, le] = lineAround(buf, i, body, end);
@@ -119,6 +122,7 @@ export function readPiSession(buf: Buffer, truncated: boolean, tail: Buffer | nu
     // Only an unnamed session's title needs it; a named one's messages are not searched.
     noMessages: cleanName === null && firstUser === null,
     lastActivity,
+    hasUserMessage: firstUser !== null ? true : truncated || tail ? null : false,
   };
 }
 
