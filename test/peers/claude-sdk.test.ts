@@ -141,6 +141,26 @@ describe('Claude Agent SDK listSessions() as a peer', () => {
   });
 });
 
+describe('through the built CLI', () => {
+  it('scan --agent claude --json lists what listSessions() lists, with the same titles, cwd and times (hostile store)', async () => {
+    t = makeTempEnv('cleanerx-claude-peer-');
+    const m = build({ hostile: true, seed: 9 });
+    const sdk = runSdk();
+    const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'claude', '--json'], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    type Row = { id: string; title: string; cwd: string | null; createdAt: string | null; updatedAt: string | null; state: string };
+    const report = JSON.parse(r.stdout) as { agents: { agent: string; home: string; sessions: Row[] }[] };
+    expect(report.agents.map((a) => [a.agent, a.home])).toEqual([['claude', t.env.CLAUDE_CONFIG_DIR]]);
+    const hidden = new Set(m.sessions.filter((s) => s.hiddenByClaude).map((s) => s.id));
+    // The report's times are ISO strings (whole ms): the same instants.
+    const rows = report.agents[0]!.sessions
+      .filter((s) => !hidden.has(s.id))
+      .map((s) => ({ ...s, createdAt: s.createdAt === null ? null : Date.parse(s.createdAt), updatedAt: s.updatedAt === null ? null : Date.parse(s.updatedAt) }) as unknown as SessionRecord);
+    expect(rows.length).toBe(sdk.length);
+    expect(compare(sdk, rows)).toEqual([]);
+  });
+});
+
 describe('the SDK archive mark', () => {
   it('archiveSession() by the SDK: cleanerx shows the session archived and the state filter finds exactly it', async () => {
     t = makeTempEnv('cleanerx-claude-peer-');
