@@ -1,5 +1,5 @@
 // The Claude Code adapter against homes written by the project's own fixture
-// builder and by hand, in a temp env: /resume titles, cwd, projects per bucket,
+// builder and by hand, in a temp env: listSessions() titles, cwd, projects per bucket,
 // owned paths and sizes, skips with warnings, orphans, memory, combined and
 // protected items, links inside owned trees, writers through a fake /proc,
 // hostile input (sparse 3 GB, non-UTF-8, escapes, vanishing files) and previews.
@@ -133,7 +133,7 @@ function fileBytes(paths: string[]): number {
 const allPaths = (r: Scanned): Set<string> => new Set(r.snap.forest.nodes.flatMap((n) => n.s.paths));
 
 describe('a fixture home', () => {
-  it.each([1, 7])('lists every session (seed %i) with its /resume title, cwd, source, times and owned paths', async (seed) => {
+  it.each([1, 7])('lists every session (seed %i) with Claude's own listing title, cwd, source, times, archive state and owned paths', async (seed) => {
     t = makeTempEnv();
     const m = build({ projects: 8, sessionsPerProject: 5, seed, hostile: true });
     // The build exercises every title path, a fork, a branch, resumed files and a tail-only title.
@@ -598,7 +598,7 @@ describe('bad input', () => {
     expect(pv.truncated).toBe(true);
   });
 
-  it('a title row that starts right after the 2 MiB head is read from the tail', async () => {
+  it('a title row that starts right after the 64 KiB head is read from the tail', async () => {
     t = makeTempEnv();
     const cwd = '/src/edge';
     // Contiguous: the file is shorter than head + tail, and the head's last byte is a newline.

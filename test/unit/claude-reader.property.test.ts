@@ -1,7 +1,8 @@
 // Property tests for the Claude Code transcript reader (head + tail, as the
-// scan hands them over): hostile bytes never throw, titles are terminal-safe
-// and bounded, a cut head behaves exactly like its complete lines, and title
-// rows in the tail override the head's, last one wins per kind.
+// scan hands them over): hostile bytes never throw, titles are terminal-safe,
+// a torn last line adds no title, and titles follow an independent model of
+// the Agent SDK's listSessions() order (custom and ai titles tail then head,
+// lastPrompt and summary from the tail only, then the head's first prompt).
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
