@@ -133,7 +133,7 @@ function fileBytes(paths: string[]): number {
 const allPaths = (r: Scanned): Set<string> => new Set(r.snap.forest.nodes.flatMap((n) => n.s.paths));
 
 describe('a fixture home', () => {
-  it.each([1, 7])('lists every session (seed %i) with Claude's own listing title, cwd, source, times, archive state and owned paths', async (seed) => {
+  it.each([1, 7])('lists every session (seed %i) with the title Claude lists, cwd, source, times, archive state and owned paths', async (seed) => {
     t = makeTempEnv();
     const m = build({ projects: 8, sessionsPerProject: 5, seed, hostile: true });
     // The build exercises every title path, a fork, a branch, resumed files and a tail-only title.
