@@ -179,6 +179,25 @@ describe('the SDK archive mark', () => {
   });
 });
 
+describe("the SDK's deleteSession() beside cleanerx's route", () => {
+  it('deleteSession() leaves the per-session dirs outside projects/; cleanerx shows them as leftovers of a gone session', async () => {
+    t = makeTempEnv('cleanerx-claude-peer-');
+    const m = build({ projects: 2, sessionsPerProject: 4 });
+    const victim = m.sessions.find((s) => s.ownedPaths.some((p) => !p.includes('/projects/')))!;
+    const before = runSdk();
+    const after = runSdk('delete', victim.id);
+    expect(after).toEqual(before.filter((s) => s.sessionId !== victim.id));
+    expect(existsSync(victim.file)).toBe(false);
+    const left = victim.ownedPaths.filter((p) => existsSync(p));
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.every((p) => !p.includes('/projects/'))).toBe(true);
+    // cleanerx's route removes all of these with the session (next test); after the SDK's, they are orphan items.
+    const items = await itemsCx();
+    const orphaned = items.filter((i) => i.id.startsWith('orphan:claude:')).flatMap((i) => i.paths);
+    for (const p of left) expect(orphaned, p).toContain(p);
+  });
+});
+
 describe('after cleanerx cleans a session', () => {
   it('the SDK no longer lists it and lists every other one unchanged; nothing outside the plan changed', async () => {
     t = makeTempEnv('cleanerx-claude-peer-');
