@@ -123,7 +123,7 @@ describe('Claude Agent SDK listSessions() as a peer', () => {
       // The cases the SDK once listed alone, and the archive mark, are in this store and agree.
       const peer = m.sessions.filter((s) => s.kind === 'peerCase' && !s.hiddenByClaude);
       expect(peer.length).toBeGreaterThanOrEqual(8);
-      for (const s of peer) expect(sdk.find((x) => x.sessionId === s.id)?.summary, s.id).toBe(s.expectedTitle);
+      for (const s of peer) expect(cleanText(sdk.find((x) => x.sessionId === s.id)?.summary ?? '', 4096), s.id).toBe(s.expectedTitle);
       expect(sdk.some((s) => /^[0-9A-F-]{36}$/.test(s.sessionId))).toBe(true);
       expect(sdk.filter((s) => s.archived === true)).toHaveLength(1);
       expect(sdk.filter((s) => s.archived === false)).toHaveLength(1);

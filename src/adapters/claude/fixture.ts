@@ -564,6 +564,14 @@ export function buildClaudeFixture(o: ClaudeFixtureOptions): ClaudeFixtureManife
     to.user('continue the migration');
     to.assistant([{ type: 'text', text: 'Continued.' }]);
     addSession(bucket, toId, to.rows, cwd, 'cli', 'peerCase', to.time + 5000, undefined, { sidecars: false });
+    // A first prompt with a pasted block: Claude titles it from the pasted text, without the tags.
+    const pasteId = uuid4(rh);
+    const pc = chain(rh, pasteId, cwd, 'cli', t + 10 * HOUR);
+    pc.push({ type: 'permission-mode', permissionMode: 'default', sessionId: pasteId });
+    pc.user('why does this fail?\n\n<pasted_content id="3f2a">\nTypeError: x is undefined\n    at main (src/index.ts:3)\n</pasted_content id="3f2a">\n\nthanks');
+    pc.assistant([{ type: 'text', text: 'Because x is never set.' }]);
+    const pasted = addSession(bucket, pasteId, pc.rows, cwd, 'cli', 'peerCase', pc.time + 5000, undefined, { sidecars: false });
+    [pasted.expectedTitle, pasted.titleSource] = ['why does this fail?TypeError: x is undefined at main (src/index.ts:3)thanks', 'prompt'];
     // No title candidate (only assistant rows): Claude hides it; cleanerx lists it, so its data can be cleaned.
     const quietId = uuid4(rh);
     const quiet = chain(rh, quietId, cwd, 'cli', t + 7 * HOUR);

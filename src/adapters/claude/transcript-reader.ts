@@ -213,7 +213,7 @@ function promptOf(v: unknown, fallback: { command: string }): string | undefined
     }
   }
   for (const raw of texts) {
-    let c = raw.replaceAll('\n', ' ').trim();
+    let c = unpaste(raw).replaceAll('\n', ' ').trim();
     if (!c) continue;
     const cmd = COMMAND.exec(c);
     if (cmd?.[1] !== undefined) {
@@ -227,6 +227,38 @@ function promptOf(v: unknown, fallback: { command: string }): string | undefined
     return c;
   }
   return undefined;
+}
+
+/**
+ * A prompt with pasted blocks (`<pasted_content id="abcd">\n…\n</pasted_content id="abcd">`)
+ * is titled from the pasted text itself, the tags and up to two newlines on either side gone.
+ */
+function unpaste(text: string): string {
+  const OPEN = '<pasted_content id="';
+  let out = '';
+  let kept = 0;
+  let from = 0;
+  for (;;) {
+    const o = text.indexOf(OPEN, from);
+    if (o < 0) break;
+    const idAt = o + OPEN.length;
+    const id = text.slice(idAt, idAt + 4);
+    if (!/^[0-9a-f]{4}$/.test(id) || !text.startsWith('">\n', idAt + 4)) {
+      from = idAt;
+      continue;
+    }
+    const body = idAt + 4 + 3;
+    const close = `</pasted_content id="${id}">`;
+    const c = text.indexOf(`\n${close}`, body - 1) + 1;
+    if (c === 0) break;
+    let p = o;
+    for (let k = 0; k < 2 && p > kept && text[p - 1] === '\n'; k++) p--;
+    out += text.slice(kept, p) + text.slice(body, c - 1);
+    kept = c + close.length;
+    for (let k = 0; k < 2 && text[kept] === '\n'; k++) kept++;
+    from = kept;
+  }
+  return kept === 0 ? text : out + text.slice(kept);
 }
 
 /** A prompt of only an image or a document is titled so by Claude. */
