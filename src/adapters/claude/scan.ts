@@ -293,7 +293,8 @@ function listProjects(
   const memoryDirs: { dir: string; bucket: string; bucketKey: string }[] = [];
   /** `projects/<bucket>/<id>/` session dirs (subagents, tool results) with no `<id>.jsonl` beside them. */
   const orphanDirs: string[] = [];
-  for (const b of listDirSorted(root)) {
+  const rootUnreadable = (code: string): void => void warnings.push({ path: root, reason: `Could not read Claude's projects directory (${code}): no session is listed; check its permissions.` });
+  for (const b of listDirSorted(root, rootUnreadable)) {
     const bucket = join(root, b.name);
     if (b.isSymbolicLink()) {
       warnings.push({ path: bucket, reason: 'Skipped symlinked Claude project directory.' });
@@ -301,7 +302,7 @@ function listProjects(
     }
     if (!b.isDirectory()) continue;
     const bucketKey = canonicalPath(bucket);
-    const entries = listDirSorted(bucket);
+    const entries = listDirSorted(bucket, (code) => void warnings.push({ path: bucket, reason: `Could not read this Claude project directory (${code}): its sessions are not listed; check its permissions.` }));
     const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
     const names = new Set(entries.map((e) => e.name));
     for (const e of entries) {

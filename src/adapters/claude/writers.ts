@@ -5,6 +5,7 @@
 // time matches, since the files can outlive the process.
 
 import { readdirSync, readFileSync, lstatSync } from 'node:fs';
+import { readRegularText } from '../../engine/bounded-read.js';
 import { join } from 'node:path';
 import type { HostContext } from '../../engine/adapter.js';
 import type { ScanWarning, Writer } from '../../engine/model.js';
@@ -47,7 +48,8 @@ export async function findClaudeWriters(ctx: HostContext, home: string, warnings
     const file = join(dir, name);
     try {
       if (!lstatSync(file).isFile()) continue;
-      const rec = JSON.parse(readFileSync(file, 'utf8').slice(0, 64 * 1024)) as { pid?: unknown; sessionId?: unknown; procStart?: unknown };
+      // Opened without following a link or waiting on a FIFO swapped in after the lstat, and bounded.
+      const rec = JSON.parse(readRegularText(file, 64 * 1024)) as { pid?: unknown; sessionId?: unknown; procStart?: unknown };
       const pid = Number(m[1]);
       if (rec.pid !== pid || typeof rec.sessionId !== 'string') continue;
       if (!processAlive(ctx.procRoot, pid, rec.procStart)) continue;
