@@ -145,12 +145,12 @@ export class ReviewModal implements Modal {
       for (const b of this.blockers) blockerLines.push(`  ${t.danger('•')} ${braces(b)}`);
     }
     if (p.backupEligible) {
-      tail.push(` Backup: ${this.backup ? t.ok(`on — an encrypted, verified archive of ${formatBytes(p.estimatedBackupBytes)} is written first`) : 'off'} ${t.dim('(b toggles)')}`);
+      tail.push(` Backup: ${this.backup ? t.ok(`on — a verified, encrypted ${formatBytes(p.estimatedBackupBytes)} archive first`) : 'off'} ${t.dim('(b toggles)')}`);
     } else tail.push(` Backup: ${t.dim(braces(`not offered — ${p.backupWhyNot ?? ''}`))}`);
     tail.push(
       this.backup
-        ? ` ${t.warn('⚠')} The data is removed from ${braces(AGENT_NAMES[p.agent])}; only the backup can bring it back.`
-        : ` ${t.warn('⚠ Irreversible:')} without a backup, the removed data cannot be brought back.`,
+        ? ` ${t.warn('⚠')} Removed from ${braces(AGENT_NAMES[p.agent])}; only the backup can bring it back.`
+        : ` ${t.warn('⚠ Irreversible:')} without a backup, removed data cannot be brought back.`,
     );
     if (this.blockers.length) {
       tail.push(` ${t.inverse(' Cancel ')}  ${t.dim('Esc or Enter closes')}`);
@@ -193,7 +193,9 @@ export class ReviewModal implements Modal {
     const indent = i.depth ? '   └ ' : ' ';
     const cat = padWidth(CATEGORY_LABELS[i.category], 12);
     const size = padWidth(formatBytes(i.bytes), 10, 'right');
-    const who = i.sessionId ? `${formatDate(i.updatedAt)} · …${i.sessionId.slice(-8)}` : '';
+    // At 80 columns the title needs the room more than the time of day; the id's end tells a fork from its parent.
+    const when = inner < 90 ? formatDate(i.updatedAt).slice(0, 10) : formatDate(i.updatedAt);
+    const who = i.sessionId ? `${when} · …${i.sessionId.slice(-8)}` : '';
     const whoW = who ? who.length + 2 : 0;
     const labelW = Math.max(6, inner - indent.length - 13 - whoW - 11);
     return `${indent}${cat} ${cell(i.label, labelW)}${who ? `  ${t.dim(braces(who))}` : ''} ${size}`;

@@ -30,7 +30,8 @@ const PANES = new Set(['Details', 'Agent selector']);
 const REVIEW_REQUIRED: [string, RegExp][] = [
   ['totals', /estimated reclaimed/],
   ['backup line', /Backup: /],
-  ['irreversible warning', /Irreversible:|only the backup can bring it back/],
+  // Whole, to its last word: a warning cut with … at 80 columns hides what it warns of.
+  ['irreversible warning', /Irreversible: without a backup, removed data cannot be brought back\.|only the backup can bring it back\./],
   ['confirmation', /Type delete and Enter to clean|Esc or Enter closes/],
 ];
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseTmuxCapture, screenProblems } from '../helpers/screen-invariants.js';
 
-const COLS = 40;
+const COLS = 80;
 const ROWS = 12;
 
 function screen(rows: string[]): string {
@@ -31,10 +31,10 @@ describe('screen invariants', () => {
   });
 
   it('report a line wider than the terminal and a wrapped one', () => {
-    const wide = screen(['界'.repeat(21)]);
-    expect(screenProblems(grab(wide))).toContain('line 1 is 42 columns wide on a 40-column terminal');
-    const joined = screen(['x'.repeat(60)]);
-    expect(screenProblems(grab(screen(['x'.repeat(40), 'x'.repeat(20)]), joined))).toContain('line 1 wrapped into the next');
+    const wide = screen(['界'.repeat(41)]);
+    expect(screenProblems(grab(wide))).toContain('line 1 is 82 columns wide on a 80-column terminal');
+    const joined = screen(['x'.repeat(100)]);
+    expect(screenProblems(grab(screen(['x'.repeat(80), 'x'.repeat(20)]), joined))).toContain('line 1 wrapped into the next');
   });
 
   it('report a dialog cut off at the bottom and a footer that describes another widget', () => {
@@ -48,8 +48,11 @@ describe('screen invariants', () => {
     const p = screenProblems(grab(screen(review([' estimated reclaimed 4 KB', ' Backup: off']))));
     expect(p).toContain('the review does not show its irreversible warning');
     expect(p).toContain('the review does not show its confirmation');
-    const whole = review([' estimated reclaimed 4 KB', ' Backup: off', ' ⚠ Irreversible: no way back', ' Type delete and Enter to clean', ' > ']);
+    const whole = review([' estimated reclaimed 4 KB', ' Backup: off', ' ⚠ Irreversible: without a backup, removed data cannot be brought back.', ' Type delete and Enter to clean', ' > ']);
     expect(screenProblems(grab(screen(whole).replace(' Sessions ›', ' Review ›')))).toEqual([]);
+    // A warning cut short with … is a warning not shown.
+    const cut = review([' estimated reclaimed 4 KB', ' Backup: off', ' ⚠ Irreversible: without a backup, removed data cannot be brought bac…', ' Type delete and Enter to clean', ' > ']);
+    expect(screenProblems(grab(screen(cut).replace(' Sessions ›', ' Review ›')))).toContain('the review does not show its irreversible warning');
   });
 
   it('report a footer that describes another screen than the current tab', () => {
