@@ -3,11 +3,10 @@
 // quit, Ctrl-C, SIGHUP (the terminal closed), SIGTERM, SIGINT, SIGQUIT, an
 // uncaught error. Only SIGKILL escapes, and the next `--demo` sweeps that.
 
-import { rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { tmpdir } from 'node:os';
 import { createDemoHome, type DemoHome } from './adapters/demo-home.js';
-import { releaseOwner, sweepStaleDemoHomes } from './adapters/demo-owner.js';
+import { releaseOwner, removeOwnerLast, sweepStaleDemoHomes } from './adapters/demo-owner.js';
 import type { EngineApi } from './engine/api.js';
 import { safe } from './engine/text.js';
 import { printError, printOut } from './terminal-out.js';
@@ -86,7 +85,7 @@ export class DemoLifetime {
       return;
     }
     try {
-      rmSync(this.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      removeOwnerLast(this.root);
     } catch {
       // Still busy (an agent process writing into it): its owner file stays, so the next --demo removes it.
     }

@@ -105,11 +105,30 @@ export function sweepStaleDemoHomes(tmp: string, procRoot = '/proc'): string[] {
     if (!owner || ownerAlive(owner, procRoot)) continue;
     // rm never follows a link inside the tree: it removes the link itself.
     try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+      removeOwnerLast(dir);
       removed.push(dir);
     } catch {
       // busy or not ours to remove after all: the next --demo tries again
     }
   }
   return removed;
+}
+
+/**
+ * Removes a demo home with its owner file last: when an agent process still
+ * writes into it and the removal fails half way, the owner file stays, so a
+ * later --demo can tell the rest is ours and sweep it.
+ */
+export function removeOwnerLast(dir: string): void {
+  let failed: unknown = null;
+  for (const name of readdirSync(dir)) {
+    if (name === OWNER_FILE) continue;
+    try {
+      rmSync(join(dir, name), { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch (e) {
+      failed ??= e; // the others still go: as little as possible is left behind
+    }
+  }
+  if (failed) throw failed;
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
