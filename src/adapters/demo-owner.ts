@@ -120,14 +120,22 @@ export function sweepStaleDemoHomes(tmp: string, procRoot = '/proc'): string[] {
  * later --demo can tell the rest is ours and sweep it.
  */
 export function removeOwnerLast(dir: string): void {
+  // Rounds, because a process that is still quitting may add an entry after a
+  // round listed the dir (the whole-tree rm's own retries covered that before).
   let failed: unknown = null;
-  for (const name of readdirSync(dir)) {
-    if (name === OWNER_FILE) continue;
-    try {
-      rmSync(join(dir, name), { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-    } catch (e) {
-      failed ??= e; // the others still go: as little as possible is left behind
+  for (let round = 0; round < 10; round++) {
+    failed = null;
+    const names = readdirSync(dir).filter((n) => n !== OWNER_FILE);
+    if (!names.length) break;
+    for (const name of names) {
+      try {
+        rmSync(join(dir, name), { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+      } catch (e) {
+        failed ??= e; // the others still go: as little as possible is left behind
+      }
     }
+    if (!failed) continue;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
   }
   if (failed) throw failed;
   rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
