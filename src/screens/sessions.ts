@@ -90,7 +90,12 @@ class PagedRows implements RowSource {
     this.inflight.add(p);
     this.load(p * PAGE, PAGE).then(
       (res) => {
-        if (gen !== this.gen) return;
+        if (gen !== this.gen) {
+          // A reset came after this request: if nothing of the new view is on its way, ask for a paint,
+          // which requests it (the view showed "Nothing matches" until a key was pressed otherwise).
+          if (this.fresh && this.inflight.size === 0) this.onLoaded();
+          return;
+        }
         this.inflight.delete(p);
         if (this.fresh) {
           this.pages.clear();
