@@ -45,9 +45,9 @@ async function appServerListing(env) {
 }
 
 export async function run({ log }) {
-  const { buildCodexFixture } = await import(join(DIST, 'adapters', 'codex', 'fixture.js'));
+  const { buildCodexFixture } = await import(join(DIST, 'demo', 'fixtures', 'codex.js'));
   const { codexAdapter } = await import(join(DIST, 'adapters', 'codex', 'index.js'));
-  const { defaultHostContext } = await import(join(DIST, 'engine', 'adapter.js'));
+  const { defaultHostContext } = await import(join(DIST, 'engine', 'core', 'adapter.js'));
   const root = mkdtempSync(join(tmpdir(), 'cleanerx-bench-codex-'));
   try {
     const home = join(root, 'home');

@@ -24,7 +24,7 @@ const CLI_SAMPLE = 8;
 const OPENCODE = join(ROOT, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
 
 async function fixtureModule() {
-  return import(join(ROOT, 'dist', 'adapters', 'opencode', 'fixture.js'));
+  return import(join(ROOT, 'dist', 'demo', 'fixtures', 'opencode.js'));
 }
 
 /** The template store, built once: 10 projects × 198 roots (5,000 sessions), half with 2 children, each with a grandchild. */

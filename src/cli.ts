@@ -3,9 +3,9 @@
 // subcommand or unusual flag loads it lazily. Exit codes: 0 ok, 1 failure,
 // 2 usage error. Errors are one line unless CLEANERX_DEBUG=1.
 
-import type { EngineApi } from './engine/api.js';
-import { AGENT_KINDS, type AgentKind } from './engine/model.js';
-import { checkEnvDirs, ownDirs, UsageError } from './engine/own-dirs.js';
+import type { EngineApi } from './engine/api/api.js';
+import { AGENT_KINDS, type AgentKind } from './engine/core/model.js';
+import { checkEnvDirs, ownDirs, UsageError } from './engine/host/own-dirs.js';
 import { printError } from './terminal-out.js';
 
 const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
@@ -57,7 +57,7 @@ async function startApp(flags: AppFlags): Promise<number> {
   }
   const env: Record<string, string | undefined> = { ...process.env };
   if (!flags.demo) ownDirs(env);
-  const { DemoLifetime } = flags.demo ? await import('./demo-lifetime.js') : { DemoLifetime: null };
+  const { DemoLifetime } = flags.demo ? await import('./demo/demo-lifetime.js') : { DemoLifetime: null };
   const demo = DemoLifetime ? new DemoLifetime(flags.keep) : null;
   let engine: EngineApi | null = null;
   // The frame paints before the demo home is generated and the worker starts.
@@ -66,23 +66,23 @@ async function startApp(flags: AppFlags): Promise<number> {
       const home = demo.create();
       Object.assign(env, home.env);
       // The pinned agents beside this install, not whatever PATH has (the installed bin runs without npm's node_modules/.bin).
-      const { findDemoTools, demoMissingValue } = await import('./adapters/demo-tools.js');
-      const { DEMO_MISSING_ENV } = await import('./engine/detect.js');
+      const { findDemoTools, demoMissingValue } = await import('./demo/demo-tools.js');
+      const { DEMO_MISSING_ENV } = await import('./engine/host/detect.js');
       const tools = findDemoTools();
       // OpenCode's store needs OpenCode itself to create its schema: built in the background when it is installed here.
-      const { bundledOpencodeBinDir, buildDemoOpencodeStore } = await import('./adapters/opencode/demo.js');
+      const { bundledOpencodeBinDir, buildDemoOpencodeStore } = await import('./demo/opencode-demo.js');
       const bin = bundledOpencodeBinDir();
       env.PATH = [...tools.dirs, ...(bin ? [bin] : []), env.PATH ?? '/usr/bin:/bin'].join(':');
       if (tools.missing.length) env[DEMO_MISSING_ENV] = demoMissingValue(tools);
       if (bin) demo.build = buildDemoOpencodeStore(home.root, home.env, bin, Date.now()).catch(() => undefined);
     }
-    const { createWorkerEngine } = await import('./engine/worker-client.js');
+    const { createWorkerEngine } = await import('./engine/api/worker-client.js');
     engine = createWorkerEngine(new URL('./worker.js', import.meta.url), { env, opts: { readOnly: flags.readOnly, demo: flags.demo } });
     if (demo) demo.engine = engine;
     return engine;
   };
   try {
-    const { runApp } = await import('./app.js');
+    const { runApp } = await import('./app/app.js');
     return await runApp(openEngine, flags, env);
   } finally {
     if (demo) await demo.finish();

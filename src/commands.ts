@@ -4,15 +4,15 @@
 import { readFileSync } from 'node:fs';
 import { ADAPTERS } from './adapters/registry.js';
 import type { AppFlags } from './cli.js';
-import { Engine } from './engine/engine.js';
-import { formatBytes, formatCount } from './engine/format.js';
-import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category, type CleanupPlan } from './engine/model.js';
-import { ownDirs, UsageError } from './engine/own-dirs.js';
-import { buildScanReport } from './engine/scan-report.js';
-import type { ItemObservation } from './engine/recovery.js';
-import type { LoadedSettings } from './engine/settings.js';
-import { joinSafe, safe, safeJson, safeText, type SafeText } from './engine/text.js';
-import { hostContextFromEnv } from './host.js';
+import { Engine } from './engine/api/engine.js';
+import { formatBytes, formatCount } from './engine/core/format.js';
+import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category, type CleanupPlan } from './engine/core/model.js';
+import { ownDirs, UsageError } from './engine/host/own-dirs.js';
+import { buildScanReport } from './engine/api/scan-report.js';
+import type { ItemObservation } from './engine/cleanup/recovery.js';
+import type { LoadedSettings } from './engine/host/settings.js';
+import { joinSafe, safe, safeJson, safeText, type SafeText } from './engine/core/text.js';
+import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { RuleArgs } from './plan-command.js';
 import { printErr, printOut, printProgress, printPrompt } from './terminal-out.js';
 

@@ -2,13 +2,13 @@
 // command line to a reviewable plan, and a reviewed plan file back to the
 // usual cleanup transaction — only while a fresh scan reproduces it exactly.
 
-import type { Engine } from './engine/engine.js';
-import { formatBytes, formatCount } from './engine/format.js';
-import { AGENT_NAMES, type AgentKind, type CleanupPlan } from './engine/model.js';
-import { UsageError } from './engine/own-dirs.js';
-import { readPlanFile, type PlanFile } from './engine/retention/plan-file.js';
-import { parseDuration, parseSize, rulesEmpty, type RetentionRules } from './engine/retention/rules.js';
-import { safe, safeJson, safeText, type SafeText } from './engine/text.js';
+import type { Engine } from './engine/api/engine.js';
+import { formatBytes, formatCount } from './engine/core/format.js';
+import { AGENT_NAMES, type AgentKind, type CleanupPlan } from './engine/core/model.js';
+import { UsageError } from './engine/host/own-dirs.js';
+import { readPlanFile, type PlanFile } from './engine/inventory/retention/plan-file.js';
+import { parseDuration, parseSize, rulesEmpty, type RetentionRules } from './engine/inventory/retention/rules.js';
+import { safe, safeJson, safeText, type SafeText } from './engine/core/text.js';
 import { printErr, printOut } from './terminal-out.js';
 
 export interface RuleArgs {

@@ -3,12 +3,12 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { ADAPTERS } from './adapters/registry.js';
-import { defaultHostContext } from './engine/adapter.js';
-import { Engine } from './engine/engine.js';
-import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/worker-client.js';
-import { hostContextFromEnv } from './host.js';
-import type { ScanSummary } from './engine/model.js';
-import { selectionTransfer } from './engine/selection.js';
+import { defaultHostContext } from './engine/core/adapter.js';
+import { Engine } from './engine/api/engine.js';
+import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/api/worker-client.js';
+import { hostContextFromEnv } from './engine/host/host-context.js';
+import type { ScanSummary } from './engine/core/model.js';
+import { selectionTransfer } from './engine/inventory/selection.js';
 
 const init = workerData as WorkerInit;
 // Summaries cross to the UI with the selection index as typed arrays, moved rather than copied.

@@ -19,7 +19,7 @@ export function median(xs) {
 
 /** Every variable that moves an agent's home or cleanerx's own dirs, pointing under `root` (same as isolatedEnv). */
 export async function isolatedEnvFor(root, extra = {}) {
-  const { isolatedEnv } = await import(join(ROOT, 'dist', 'adapters', 'demo-home.js'));
+  const { isolatedEnv } = await import(join(ROOT, 'dist', 'demo', 'demo-home.js'));
   return { ...isolatedEnv(root), PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', ...extra };
 }
 

@@ -1,6 +1,6 @@
 // The composition root's list of agents, in the order the UI shows them.
 
-import type { AgentAdapter } from '../engine/adapter.js';
+import type { AgentAdapter } from '../engine/core/adapter.js';
 import { claudeAdapter } from './claude/index.js';
 import { codexAdapter } from './codex/index.js';
 import { opencodeAdapter } from './opencode/index.js';

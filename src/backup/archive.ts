@@ -24,8 +24,8 @@ import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import { AGE_CHUNK, AgeEncryptor, AgePayloadError, AgePayloadReader, openAgeFile } from './age-stream.js';
 import { compressFrame, FRAME_BYTES, FRAMES_IN_FLIGHT, rawFrames, ZstdFrameReader } from './zstd-frames.js';
-import type { AgentKind } from '../engine/model.js';
-import { BoundedReadError, openRegularFileAsync } from '../engine/bounded-read.js';
+import type { AgentKind } from '../engine/core/model.js';
+import { BoundedReadError, openRegularFileAsync } from '../engine/host/bounded-read.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 

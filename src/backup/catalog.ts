@@ -5,9 +5,9 @@
 
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../engine/atomic.js';
-import type { AgentKind } from '../engine/model.js';
-import { BoundedReadError, readRegularTextAsync } from '../engine/bounded-read.js';
+import { ensurePrivateDir, writeFileAtomic } from '../engine/host/atomic.js';
+import type { AgentKind } from '../engine/core/model.js';
+import { BoundedReadError, readRegularTextAsync } from '../engine/host/bounded-read.js';
 
 export interface BackupRecord {
   id: string;

@@ -7,11 +7,11 @@
 import { Decrypter, Encrypter, generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { constants, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateDir } from '../engine/atomic.js';
-import { readRegularFileAsync } from '../engine/bounded-read.js';
-import { passphraseProblem } from '../engine/passphrase-rule.js';
+import { ensurePrivateDir } from '../engine/host/atomic.js';
+import { readRegularFileAsync } from '../engine/host/bounded-read.js';
+import { passphraseProblem } from '../engine/core/passphrase-rule.js';
 
-export { MAX_PASSPHRASE, MIN_PASSPHRASE, passphraseProblem } from '../engine/passphrase-rule.js';
+export { MAX_PASSPHRASE, MIN_PASSPHRASE, passphraseProblem } from '../engine/core/passphrase-rule.js';
 
 export const IDENTITY_FILE = 'identity.age';
 /** An encrypted identity is ~400 bytes. */

@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { constants as C, closeSync, fstatSync, fsyncSync, futimesSync, openSync, read, write, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { AnchoredError, DirHandle, linkAt, lstatAt, mkdirAt, openChildDir, openFileAt, openRootDir, rmdirAt, unlinkAt } from '../engine/anchored-fs.js';
-import { crashPoint } from '../engine/faults.js';
+import { AnchoredError, DirHandle, linkAt, lstatAt, mkdirAt, openChildDir, openFileAt, openRootDir, rmdirAt, unlinkAt } from '../engine/host/anchored-fs.js';
+import { crashPoint } from '../engine/core/faults.js';
 import { ArchiveError } from './archive.js';
 import { partialName } from './restore-journal.js';
 

@@ -10,9 +10,9 @@
 
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../engine/atomic.js';
-import { crashPoint } from '../engine/faults.js';
-import { AGENT_KINDS, type AgentKind } from '../engine/model.js';
+import { writeFileAtomic } from '../engine/host/atomic.js';
+import { crashPoint } from '../engine/core/faults.js';
+import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
 
 /** staging: decrypting into staging, nothing written to the agent yet; committing: files going into place; committed: every file in place, staging still to remove; rollingBack: undoing. */
 export type RestoreStatus = 'staging' | 'committing' | 'committed' | 'rollingBack';

@@ -13,10 +13,10 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, constants as C, fchmodSync, fstatSync, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensurePrivateDir } from '../engine/atomic.js';
-import type { DirHandle } from '../engine/anchored-fs.js';
-import { crashPoint, failPoint } from '../engine/faults.js';
-import type { AgentKind } from '../engine/model.js';
+import { ensurePrivateDir } from '../engine/host/atomic.js';
+import type { DirHandle } from '../engine/host/anchored-fs.js';
+import { crashPoint, failPoint } from '../engine/core/faults.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { ArchiveError, readArchive, type Manifest, type ManifestDir, type ManifestDirAttrs, type ManifestEntry, type SkippedKind } from './archive.js';
 import { AnchoredTree, commitFile, futimesSeconds, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, setMtime, SparseWriter, uncommit, unlinkAt } from './restore-commit.js';
 import {
@@ -594,7 +594,7 @@ async function tryResume(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle
 }
 
 async function stagedIntact(stage: DirHandle, e: RestoreJournalEntry): Promise<boolean> {
-  const { openFileAt } = await import('../engine/anchored-fs.js');
+  const { openFileAt } = await import('../engine/host/anchored-fs.js');
   let fd: number;
   try {
     fd = openFileAt(stage, e.staged, C.O_RDONLY);

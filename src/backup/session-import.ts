@@ -4,7 +4,7 @@
 // refuses an index that does not describe exactly those files.
 
 import { promises as fsp } from 'node:fs';
-import type { SessionExportEntry } from '../engine/adapter.js';
+import type { SessionExportEntry } from '../engine/core/adapter.js';
 import { ArchiveError } from './archive.js';
 import { SESSION_EXPORT_INDEX } from './take.js';
 

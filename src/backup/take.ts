@@ -4,12 +4,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { SessionExportEntry } from '../engine/adapter.js';
-import type { Journal, JournalStore } from '../engine/journal.js';
-import type { CleanupPlan, ExecuteProgress } from '../engine/model.js';
+import type { SessionExportEntry } from '../engine/core/adapter.js';
+import type { Journal, JournalStore } from '../engine/cleanup/journal.js';
+import type { CleanupPlan, ExecuteProgress } from '../engine/core/model.js';
 import { collectEntries, collectFiles, newBackupId, readArchive, skippedWarning, writeArchive } from './archive.js';
 import { addRecord, archivePathFor, backupsDir } from './catalog.js';
-import { ensurePrivateDir } from '../engine/atomic.js';
+import { ensurePrivateDir } from '../engine/host/atomic.js';
 import { promises as fsp } from 'node:fs';
 
 export interface TakeBackupOptions {

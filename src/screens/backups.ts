@@ -3,9 +3,9 @@
 // typed confirm), D deletes forever (its own typed confirm).
 
 import blessed from 'blessed';
-import { fitPath, formatBytes, formatDate, plural } from '../engine/format.js';
-import { AGENT_NAMES, type BackupSummary, type KeyInfo } from '../engine/model.js';
-import { fitWidth, padWidth } from '../engine/text.js';
+import { fitPath, formatBytes, formatDate, plural } from '../engine/core/format.js';
+import { AGENT_NAMES, type BackupSummary, type KeyInfo } from '../engine/core/model.js';
+import { fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell, esc } from '../widgets/theme.js';
 import { VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';

@@ -2,9 +2,9 @@
 // category, size, risk and blocker; the same marks as the session tree.
 
 import blessed from 'blessed';
-import { fitPath, formatBytes } from '../engine/format.js';
-import { AGENT_NAMES, type Category, type Detail, type ItemSummary, type Preview } from '../engine/model.js';
-import { cleanText, fitWidth, padWidth } from '../engine/text.js';
+import { fitPath, formatBytes } from '../engine/core/format.js';
+import { AGENT_NAMES, type Category, type Detail, type ItemSummary, type Preview } from '../engine/core/model.js';
+import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane, wrapWords } from '../widgets/detail-pane.js';
 import { braces, cell } from '../widgets/theme.js';
 import { place, VirtualList } from '../widgets/virtual-list.js';

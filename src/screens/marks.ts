@@ -2,8 +2,8 @@
 // longer has. Sizes come from the scan's selection index, so marking a
 // whole filtered scope needs no loaded pages.
 
-import type { CompactSelection, ScanSummary } from '../engine/model.js';
-import { compactSelection, selectionId } from '../engine/selection.js';
+import type { CompactSelection, ScanSummary } from '../engine/core/model.js';
+import { compactSelection, selectionId } from '../engine/inventory/selection.js';
 
 interface Counts {
   marked: number;

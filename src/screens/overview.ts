@@ -2,9 +2,9 @@
 // sessions, an age histogram, and a line for every other agent.
 
 import blessed from 'blessed';
-import { fitPath, formatBytes, formatCount, formatDate, plural } from '../engine/format.js';
-import { AGENT_NAMES, CATEGORIES, CATEGORY_LABELS } from '../engine/model.js';
-import { displayWidth, fitWidth, padWidth } from '../engine/text.js';
+import { fitPath, formatBytes, formatCount, formatDate, plural } from '../engine/core/format.js';
+import { AGENT_NAMES, CATEGORIES, CATEGORY_LABELS } from '../engine/core/model.js';
+import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { bar } from '../widgets/bars.js';
 import { sparkline } from '../widgets/sparkline.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';

@@ -2,8 +2,8 @@
 // being removed. It cannot be dismissed: the app waits for the engine.
 
 import blessed from 'blessed';
-import { formatBytes } from '../engine/format.js';
-import type { ExecuteProgress } from '../engine/model.js';
+import { formatBytes } from '../engine/core/format.js';
+import type { ExecuteProgress } from '../engine/core/model.js';
 import { bar } from '../widgets/bars.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';

@@ -4,7 +4,7 @@
 // agent blocked until the operation is accepted or closed.
 
 import blessed from 'blessed';
-import { AGENT_NAMES, type RecoveryOperation } from '../engine/model.js';
+import { AGENT_NAMES, type RecoveryOperation } from '../engine/core/model.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';

@@ -9,9 +9,9 @@
 // so what the user types is always on screen before Enter runs anything.
 
 import blessed from 'blessed';
-import { formatBytes, formatCount, formatDate, plural } from '../engine/format.js';
-import { AGENT_NAMES, CATEGORY_LABELS, type CleanupPlan, type PlanItem } from '../engine/model.js';
-import { padWidth } from '../engine/text.js';
+import { formatBytes, formatCount, formatDate, plural } from '../engine/core/format.js';
+import { AGENT_NAMES, CATEGORY_LABELS, type CleanupPlan, type PlanItem } from '../engine/core/model.js';
+import { padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';

@@ -4,9 +4,9 @@
 // marked already stays), and the review is the usual one.
 
 import blessed from 'blessed';
-import { formatBytes, formatCount, plural } from '../engine/format.js';
-import type { RetentionRules } from '../engine/retention/rules.js';
-import { cleanText, fitWidth, padWidth } from '../engine/text.js';
+import { formatBytes, formatCount, plural } from '../engine/core/format.js';
+import type { RetentionRules } from '../engine/inventory/retention/rules.js';
+import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces } from '../widgets/theme.js';

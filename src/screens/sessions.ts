@@ -3,9 +3,9 @@
 // engine in pages of 50; only the visible window is drawn.
 
 import blessed from 'blessed';
-import { fitPath, formatAge, formatBytes, formatCount, plural } from '../engine/format.js';
-import type { Detail, ExpansionSpec, PageResult, Preview, Row, SessionFilter, SortKey, UpdatedFilter } from '../engine/model.js';
-import { displayWidth, fitWidth, padWidth } from '../engine/text.js';
+import { fitPath, formatAge, formatBytes, formatCount, plural } from '../engine/core/format.js';
+import type { Detail, ExpansionSpec, PageResult, Preview, Row, SessionFilter, SortKey, UpdatedFilter } from '../engine/core/model.js';
+import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
 import { braces, cell } from '../widgets/theme.js';
 import { place, VirtualList, type RowSource } from '../widgets/virtual-list.js';

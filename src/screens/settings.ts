@@ -2,12 +2,12 @@
 // editable absolute home overrides, Detect again, and an atomic Save.
 
 import blessed from 'blessed';
-import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engine/model.js';
-import { fitPath } from '../engine/format.js';
-import { padWidth } from '../engine/text.js';
+import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engine/core/model.js';
+import { fitPath } from '../engine/core/format.js';
+import { padWidth } from '../engine/core/text.js';
 import { wrapWords } from '../widgets/detail-pane.js';
-import { passphraseProblem } from '../engine/passphrase-rule.js';
-import type { Settings } from '../engine/settings.js';
+import { passphraseProblem } from '../engine/core/passphrase-rule.js';
+import type { Settings } from '../engine/host/settings.js';
 import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';

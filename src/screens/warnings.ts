@@ -2,9 +2,9 @@
 // and the deck have room for the count and the first one only). Reasons and
 // paths come from agent data: cleaned and made inert before they are shown.
 
-import { fitPath, formatCount, plural } from '../engine/format.js';
-import type { ScanWarning } from '../engine/model.js';
-import { cleanText } from '../engine/text.js';
+import { fitPath, formatCount, plural } from '../engine/core/format.js';
+import type { ScanWarning } from '../engine/core/model.js';
+import { cleanText } from '../engine/core/text.js';
 import { wrapWords } from '../widgets/detail-pane.js';
 import { braces, type Theme } from '../widgets/theme.js';
 import type { AppContext } from './screen.js';

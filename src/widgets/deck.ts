@@ -4,7 +4,7 @@
 // to the terminal's width with an ellipsis, so the input line stays on screen.
 
 import blessed from 'blessed';
-import { cleanText, displayWidth, fitWidth } from '../engine/text.js';
+import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
 import { fitTagged } from './tagged.js';
 import { braces, type Theme } from './theme.js';
 

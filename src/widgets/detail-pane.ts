@@ -2,8 +2,8 @@
 // bounded preview. Scrolls when focused.
 
 import blessed from 'blessed';
-import type { Detail, Preview } from '../engine/model.js';
-import { cleanText, displayWidth, fitWidth } from '../engine/text.js';
+import type { Detail, Preview } from '../engine/core/model.js';
+import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
 import { braces, esc, type Theme } from './theme.js';
 
 export class DetailPane {

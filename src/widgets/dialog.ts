@@ -4,7 +4,7 @@
 // box, so a long help is never cut off at the bottom of a small terminal.
 
 import blessed from 'blessed';
-import { displayWidth } from '../engine/text.js';
+import { displayWidth } from '../engine/core/text.js';
 import { fitTagged, taggedWidth } from './tagged.js';
 import type { Theme } from './theme.js';
 

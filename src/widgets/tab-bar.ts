@@ -1,7 +1,7 @@
 // The top tab bar: number keys 1–6 switch; the current tab is inverse.
 
 import blessed from 'blessed';
-import { displayWidth } from '../engine/text.js';
+import { displayWidth } from '../engine/core/text.js';
 import type { Theme } from './theme.js';
 
 export class TabBar {

@@ -2,7 +2,7 @@
 // what a line occupies on screen, and the same line cut to a width with an
 // ellipsis, so that no line a widget draws ever wraps.
 
-import { displayWidth } from '../engine/text.js';
+import { displayWidth } from '../engine/core/text.js';
 
 const TAG = /\{(?:\/?[a-z0-9-]*|open|close|\|)\}/g;
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

@@ -9,7 +9,7 @@
 // terminal agree. Installed once, before the first screen.
 
 import blessed from 'blessed';
-import { charWidth, displayForm } from '../engine/text.js';
+import { charWidth, displayForm } from '../engine/core/text.js';
 
 interface BlessedUnicode {
   charWidth(str: string | number, i?: number): number;

@@ -4,7 +4,7 @@
 
 import { dispatch, type KeyContext } from './bindings.js';
 import { braces } from './theme.js';
-import { fitWidth } from '../engine/text.js';
+import { fitWidth } from '../engine/core/text.js';
 
 export interface TextInputOptions {
   label: string;

@@ -6,7 +6,7 @@
 // console, or to bright black (90), which some dark themes draw as the
 // background. Every agent-supplied string reaches a tag string through `esc`.
 
-import { cleanText, padWidth } from '../engine/text.js';
+import { cleanText, padWidth } from '../engine/core/text.js';
 
 export interface Theme {
   color: boolean;

@@ -9,12 +9,12 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildCodexFixture, type CodexFixtureManifest, type CodexFixtureOptions } from '../../src/adapters/codex/fixture.js';
+import { buildCodexFixture, type CodexFixtureManifest, type CodexFixtureOptions } from '../../src/demo/fixtures/codex.js';
 import { JsonRpcClient } from '../../src/adapters/codex/rpc-client.js';
 import { stdioChannel } from '../../src/adapters/codex/stdio-transport.js';
 import { ALL_SOURCE_KINDS } from '../../src/adapters/codex/thread-list.js';
-import type { HostContext } from '../../src/engine/adapter.js';
-import type { Installation } from '../../src/engine/model.js';
+import type { HostContext } from '../../src/engine/core/adapter.js';
+import type { Installation } from '../../src/engine/core/model.js';
 import type { TempEnv } from './temp-env.js';
 import { hashTree } from './tree-hash.js';
 

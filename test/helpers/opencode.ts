@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isolatedEnv } from '../../src/adapters/demo-home.js';
+import { isolatedEnv } from '../../src/demo/demo-home.js';
 import {
   buildOpencodeFixture,
   copyOpencodeStore,
@@ -18,8 +18,8 @@ import {
   writeNpmGuard,
   type OpencodeFixtureManifest,
   type OpencodeFixtureOptions,
-} from '../../src/adapters/opencode/fixture.js';
-import type { Installation } from '../../src/engine/model.js';
+} from '../../src/demo/fixtures/opencode.js';
+import type { Installation } from '../../src/engine/core/model.js';
 import type { TempEnv } from './temp-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -5,8 +5,8 @@
 // Engine as `cleanerx backups restore` does (HOME etc. from the environment).
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { restoreArchive, type RestoreOptions } from '../../src/backup/restore.js';
-import { defaultHostContext } from '../../src/engine/adapter.js';
-import { Engine } from '../../src/engine/engine.js';
+import { defaultHostContext } from '../../src/engine/core/adapter.js';
+import { Engine } from '../../src/engine/api/engine.js';
 
 const arg = JSON.parse(process.argv[2]!) as RestoreOptions | { engine: { id: string; passphrase: string } };
 const run = async (): Promise<{ restored: number; alreadyPresent?: number }> => {

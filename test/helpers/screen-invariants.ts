@@ -7,7 +7,7 @@
 // redraw check (the screen equals a full redraw of the same state) lives in
 // the screen classes, which can send Ctrl-L.
 
-import { displayWidth } from '../../src/engine/text.js';
+import { displayWidth } from '../../src/engine/core/text.js';
 
 export interface Grab {
   cols: number;

@@ -1,7 +1,7 @@
 // Hand-built inventories for engine tests: no disk, no adapter.
 
-import { Snapshot } from '../../src/engine/snapshot.js';
-import type { Installation, Inventory, Item, ProjectGroup, SessionRecord } from '../../src/engine/model.js';
+import { Snapshot } from '../../src/engine/inventory/snapshot.js';
+import type { Installation, Inventory, Item, ProjectGroup, SessionRecord } from '../../src/engine/core/model.js';
 
 export const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 export const DAY = 86_400_000;

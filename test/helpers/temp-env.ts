@@ -4,8 +4,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isolatedEnv } from '../../src/adapters/demo-home.js';
-import { defaultHostContext, type HostContext } from '../../src/engine/adapter.js';
+import { isolatedEnv } from '../../src/demo/demo-home.js';
+import { defaultHostContext, type HostContext } from '../../src/engine/core/adapter.js';
 
 export interface TempEnv {
   root: string;

@@ -14,12 +14,12 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/adapters/claude/fixture.js';
+import { buildClaudeFixture, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/demo/fixtures/claude.js';
 import { claudeAdapter } from '../../src/adapters/claude/index.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import type { Installation, Item, SessionRecord } from '../../src/engine/model.js';
-import { cleanText } from '../../src/engine/text.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import type { Installation, Item, SessionRecord } from '../../src/engine/core/model.js';
+import { cleanText } from '../../src/engine/core/text.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 

@@ -18,7 +18,7 @@ import { controlSocket } from '../../src/adapters/codex/paths.js';
 import { LOADED_REASON, PINNED_REASON } from '../../src/adapters/codex/scan.js';
 import { RouteRefused } from '../../src/adapters/codex/store.js';
 import { PINNED_SECTION_ID } from '../../src/adapters/codex/thread-list.js';
-import type { Inventory } from '../../src/engine/model.js';
+import type { Inventory } from '../../src/engine/core/model.js';
 import { buildStore, CODEX_BIN, codexHome, installation, rawClient, rowCount, serverDescendants, serverListing, storePicture } from '../helpers/codex.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { treeDiff } from '../helpers/tree-hash.js';

@@ -19,8 +19,8 @@ import { RUNNING_REASON } from '../../src/adapters/opencode/items.js';
 import { freeLoopbackPort } from '../../src/adapters/opencode/private-server.js';
 import { ACTIVE_REASON } from '../../src/adapters/opencode/scan.js';
 import { findOpencodeWriters } from '../../src/adapters/opencode/writers.js';
-import type { HostContext } from '../../src/engine/adapter.js';
-import type { Inventory, SessionRecord } from '../../src/engine/model.js';
+import type { HostContext } from '../../src/engine/core/adapter.js';
+import type { Inventory, SessionRecord } from '../../src/engine/core/model.js';
 import { buildStore, configDir, deepRoot, expectOnlyRemoved, installation, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatDate } from '../../src/engine/format.js';
+import { formatDate } from '../../src/engine/core/format.js';
 import { KEYS, type ScreenDriver } from '../helpers/pty-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { openScreen, TMUX_80x24 } from '../helpers/terminals.js';

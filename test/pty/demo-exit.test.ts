@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OWNER_FILE } from '../../src/adapters/demo-owner.js';
+import { OWNER_FILE } from '../../src/demo/demo-owner.js';
 import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

@@ -6,7 +6,7 @@
 
 import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { OpencodeFixtureManifest } from '../../src/adapters/opencode/fixture.js';
+import type { OpencodeFixtureManifest } from '../../src/demo/fixtures/opencode.js';
 import { buildStore, expectOnlyRemoved, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
 import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';

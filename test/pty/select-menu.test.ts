@@ -6,10 +6,10 @@
 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
+import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import { formatBytes } from '../../src/engine/format.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { formatBytes } from '../../src/engine/core/format.js';
 import { KEYS, type ScreenDriver } from '../helpers/pty-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { openScreen, TMUX_80x24 } from '../helpers/terminals.js';

@@ -6,7 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
+import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';

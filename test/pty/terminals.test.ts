@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
 import { KEYS, PtyScreen, type ScreenDriver } from '../helpers/pty-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { fullMatrix, HEADLESS_100x30, openScreen, TMUX_80x24 } from '../helpers/terminals.js';

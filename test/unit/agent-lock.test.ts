@@ -5,11 +5,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
+import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { acquireAgentLock, liveLockHolder, lockPath } from '../../src/engine/agent-lock.js';
-import { Engine } from '../../src/engine/engine.js';
-import { journalDir } from '../../src/engine/journal.js';
+import { acquireAgentLock, liveLockHolder, lockPath } from '../../src/engine/cleanup/agent-lock.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { journalDir } from '../../src/engine/cleanup/journal.js';
 import { hashTree } from '../helpers/tree-hash.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -27,7 +27,7 @@ function env(): TempEnv {
   return t;
 }
 
-const LOCK_MODULE = new URL('../../dist/engine/agent-lock.js', import.meta.url).href;
+const LOCK_MODULE = new URL('../../dist/engine/cleanup/agent-lock.js', import.meta.url).href;
 
 /** Another process that takes the pi lock and holds it until killed; resolves once it holds it. */
 function holdInChild(stateDir: string): Promise<ChildProcess> {

@@ -14,9 +14,9 @@ import { CODEX_SWEEP } from '../../src/adapters/codex/sweep.js';
 import { LOGS_ITEM } from '../../src/adapters/codex/items.js';
 import { OPENCODE_SWEEP } from '../../src/adapters/opencode/sweep.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { sessionSweepText } from '../../src/engine/agent-sweep.js';
-import { Engine } from '../../src/engine/engine.js';
-import type { Detail, Item } from '../../src/engine/model.js';
+import { sessionSweepText } from '../../src/engine/inventory/agent-sweep.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import type { Detail, Item } from '../../src/engine/core/model.js';
 import { DAY, inventory, NOW, session, snapshotOf } from '../helpers/sessions.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

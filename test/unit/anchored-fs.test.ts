@@ -4,7 +4,7 @@ import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, readFileSyn
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anchoredSupported, linkAt, lstatAt, mkdirAt, openChildDir, openDirPath, openFileAt, openRootDir, openTrustedDir, readdirAt, renameAt, rmdirAt, unlinkAt, type DirHandle } from '../../src/engine/anchored-fs.js';
+import { anchoredSupported, linkAt, lstatAt, mkdirAt, openChildDir, openDirPath, openFileAt, openRootDir, openTrustedDir, readdirAt, renameAt, rmdirAt, unlinkAt, type DirHandle } from '../../src/engine/host/anchored-fs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const envs: TempEnv[] = [];
@@ -52,7 +52,7 @@ describe('anchored-fs', () => {
     const h = keep(openTrustedDir(join(home, 'a', 'b')));
     expect(readdirAt(h)).toEqual(['f']);
     if (!lstatSync('/bin').isSymbolicLink()) return; // not a merged-/usr system: nothing more to show
-    const probe = `const m = await import(${JSON.stringify(new URL('../../dist/engine/anchored-fs.js', import.meta.url).href)}); const { fstatSync } = await import('node:fs'); const h = m.openTrustedDir('/bin'); process.stdout.write(String(fstatSync(h.fd).ino));`;
+    const probe = `const m = await import(${JSON.stringify(new URL('../../dist/engine/host/anchored-fs.js', import.meta.url).href)}); const { fstatSync } = await import('node:fs'); const h = m.openTrustedDir('/bin'); process.stdout.write(String(fstatSync(h.fd).ino));`;
     const asNobody = process.geteuid?.() === 0 ? `process.setgid(65534); process.setuid(65534); ${probe}` : probe;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', asNobody], { encoding: 'utf8' });
     expect(r.stderr).toBe('');

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectFiles, MANIFEST_NAME, readArchive, writeArchive, type Manifest } from '../../src/backup/archive.js';
 import { createIdentity, exportIdentity, identityPath, unlockIdentity } from '../../src/backup/keystore.js';
-import { ownDirs } from '../../src/engine/own-dirs.js';
+import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 

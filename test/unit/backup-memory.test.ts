@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { archivePathFor, loadCatalog } from '../../src/backup/catalog.js';
-import { ownDirs } from '../../src/engine/own-dirs.js';
+import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,7 +36,7 @@ import { randomUUID } from 'node:crypto';
 const { readArchive } = await import(process.env.DIST + '/backup/archive.js');
 const { takeBackup } = await import(process.env.DIST + '/backup/take.js');
 const { archivePathFor } = await import(process.env.DIST + '/backup/catalog.js');
-const { JournalStore } = await import(process.env.DIST + '/engine/journal.js');
+const { JournalStore } = await import(process.env.DIST + '/engine/cleanup/journal.js');
 const o = JSON.parse(process.env.JOB);
 const peak = () => Number(/VmHWM:\\s+(\\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
 let id = o.id;

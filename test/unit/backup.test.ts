@@ -19,11 +19,11 @@ import { createIdentity, exportIdentity, identityPath, keyStatus, passphraseProb
 import { restoreArchive } from '../../src/backup/restore.js';
 import { ZstdFrameWriter } from '../../src/backup/zstd-frames.js';
 import { takeBackup } from '../../src/backup/take.js';
-import { JournalStore, type Journal } from '../../src/engine/journal.js';
-import type { CleanupPlan } from '../../src/engine/model.js';
+import { JournalStore, type Journal } from '../../src/engine/cleanup/journal.js';
+import type { CleanupPlan } from '../../src/engine/core/model.js';
 import { createServer } from 'node:net';
-import { ownDirs } from '../../src/engine/own-dirs.js';
-import { Engine } from '../../src/engine/engine.js';
+import { ownDirs } from '../../src/engine/host/own-dirs.js';
+import { Engine } from '../../src/engine/api/engine.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';

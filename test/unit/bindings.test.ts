@@ -8,8 +8,8 @@
 import blessed from 'blessed';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EngineApi } from '../../src/engine/api.js';
-import type { CleanupPlan, RecoveryOperation } from '../../src/engine/model.js';
+import type { EngineApi } from '../../src/engine/api/api.js';
+import type { CleanupPlan, RecoveryOperation } from '../../src/engine/core/model.js';
 import { appKeys, type AppActions } from '../../src/screens/app-keys.js';
 import { BackupsScreen } from '../../src/screens/backups.js';
 import { ItemsScreen } from '../../src/screens/items.js';

@@ -4,22 +4,22 @@
 // protected items, links inside owned trees, writers through a fake /proc,
 // hostile input (sparse 3 GB, non-UTF-8, escapes, vanishing files) and previews.
 
-import { walkOwned } from '../../src/engine/revision.js';
+import { walkOwned } from '../../src/engine/inventory/revision.js';
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs, { closeSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildClaudeFixture, claudeSlug, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/adapters/claude/fixture.js';
+import { buildClaudeFixture, claudeSlug, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/demo/fixtures/claude.js';
 import { claudeAdapter } from '../../src/adapters/claude/index.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, readClaudeTranscript } from '../../src/adapters/claude/transcript-reader.js';
 import { CLAUDE_RUNNING_REASON, isClaudeProcess } from '../../src/adapters/claude/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import { uuidv5Url } from '../../src/engine/ids.js';
-import type { Installation, Item, ScanSummary, SessionRecord } from '../../src/engine/model.js';
-import type { Snapshot } from '../../src/engine/snapshot.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { uuidv5Url } from '../../src/engine/core/ids.js';
+import type { Installation, Item, ScanSummary, SessionRecord } from '../../src/engine/core/model.js';
+import type { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { claudeFallbackTitle, readClaudeTranscript, type ClaudeReadResult } from '../../src/adapters/claude/transcript-reader.js';
-import { cleanText } from '../../src/engine/text.js';
+import { cleanText } from '../../src/engine/core/text.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;

@@ -8,11 +8,11 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
+import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { itemLines } from '../../src/commands.js';
-import { acquireAgentLock } from '../../src/engine/agent-lock.js';
-import { Engine } from '../../src/engine/engine.js';
+import { acquireAgentLock } from '../../src/engine/cleanup/agent-lock.js';
+import { Engine } from '../../src/engine/api/engine.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

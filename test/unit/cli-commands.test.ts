@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
+import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

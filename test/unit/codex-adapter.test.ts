@@ -24,7 +24,7 @@ import { parseThread, type ListedThread } from '../../src/adapters/codex/thread-
 import { chooseTitle, UNTITLED, UNTITLED_ZH } from '../../src/adapters/codex/titles.js';
 import { acceptFor, encodeFrame, WsReader, type WsEvent } from '../../src/adapters/codex/websocket.js';
 import { findCodexWriters } from '../../src/adapters/codex/writers.js';
-import type { ScanWarning } from '../../src/engine/model.js';
+import type { ScanWarning } from '../../src/engine/core/model.js';
 import { CODEX_BIN } from '../helpers/codex.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';

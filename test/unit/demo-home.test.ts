@@ -5,11 +5,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync, linkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDemoHome } from '../../src/adapters/demo-home.js';
-import { OWNER_FILE, processStart, releaseOwner, sweepStaleDemoHomes } from '../../src/adapters/demo-owner.js';
-import { demoMissingValue, findDemoTools } from '../../src/adapters/demo-tools.js';
+import { createDemoHome } from '../../src/demo/demo-home.js';
+import { OWNER_FILE, processStart, releaseOwner, sweepStaleDemoHomes } from '../../src/demo/demo-owner.js';
+import { demoMissingValue, findDemoTools } from '../../src/demo/demo-tools.js';
 import { piAdapter } from '../../src/adapters/pi/index.js';
-import { DEMO_MISSING_ENV, detectOne } from '../../src/engine/detect.js';
+import { DEMO_MISSING_ENV, detectOne } from '../../src/engine/host/detect.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -86,7 +86,7 @@ describe('demo home ownership', () => {
 });
 
 describe('every exit path removes the home', () => {
-  const LIFETIME = new URL('../../dist/demo-lifetime.js', import.meta.url).href;
+  const LIFETIME = new URL('../../dist/demo/demo-lifetime.js', import.meta.url).href;
   it.each([
     ['an uncaught error', "setTimeout(() => { throw new Error('boom'); }, 10);", 1],
     ['process.exit', 'setTimeout(() => process.exit(3), 10);', 3],
@@ -109,7 +109,7 @@ describe('--keep', () => {
     t = makeTempEnv();
     const tmp = join(t.root, 'tmp');
     mkdirSync(tmp);
-    const lifetime = new URL('../../dist/demo-lifetime.js', import.meta.url).href;
+    const lifetime = new URL('../../dist/demo/demo-lifetime.js', import.meta.url).href;
     const script = `import { DemoLifetime } from ${JSON.stringify(lifetime)}; new DemoLifetime(true).create(); setTimeout(() => process.kill(process.pid, 'SIGTERM'), 10); setInterval(() => {}, 1000);`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...t.env, TMPDIR: tmp }, encoding: 'utf8', timeout: 20_000 });
     const [kept] = readdirSync(tmp);

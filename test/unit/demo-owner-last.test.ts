@@ -9,7 +9,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OWNER_FILE } from '../../src/adapters/demo-owner.js';
+import { OWNER_FILE } from '../../src/demo/demo-owner.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const asRoot = process.getuid!() === 0;
@@ -30,7 +30,7 @@ describe('removeOwnerLast', () => {
     if (asRoot) for (const p of [home, join(home, 'aaa-first'), join(home, 'stuck'), join(home, 'stuck', 'file'), join(home, OWNER_FILE), join(home, 'zzz')]) chownSync(p, uid, uid);
     // A dir its owner cannot write: its file cannot be removed, so neither can the dir.
     chmodSync(join(home, 'stuck'), 0o555);
-    const script = `import { removeOwnerLast } from ${JSON.stringify(join(REPO, 'dist/adapters/demo-owner.js'))}; try { removeOwnerLast(${JSON.stringify(home)}); } catch (e) { console.log(e.code); }`;
+    const script = `import { removeOwnerLast } from ${JSON.stringify(join(REPO, 'dist/demo/demo-owner.js'))}; try { removeOwnerLast(${JSON.stringify(home)}); } catch (e) { console.log(e.code); }`;
     const run = (): string => {
       const cmd = [process.execPath, '--input-type=module', '-e', script];
       const full = asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...cmd] : cmd;

@@ -5,8 +5,8 @@
 import blessed from 'blessed';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Detail, Preview } from '../../src/engine/model.js';
-import { displayWidth } from '../../src/engine/text.js';
+import type { Detail, Preview } from '../../src/engine/core/model.js';
+import { displayWidth } from '../../src/engine/core/text.js';
 import { DetailPane, wrapWords } from '../../src/widgets/detail-pane.js';
 import { makeTheme } from '../../src/widgets/theme.js';
 

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { piAdapter } from '../../src/adapters/pi/index.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import type { HostContext } from '../../src/engine/adapter.js';
-import { detectOne, findExecutable, resolveHome, VERSION_PROBE_ENV } from '../../src/engine/detect.js';
-import { Engine } from '../../src/engine/engine.js';
-import { UsageError } from '../../src/engine/own-dirs.js';
+import type { HostContext } from '../../src/engine/core/adapter.js';
+import { detectOne, findExecutable, resolveHome, VERSION_PROBE_ENV } from '../../src/engine/host/detect.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { UsageError } from '../../src/engine/host/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;

@@ -5,8 +5,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NO_PROJECT_ID, type PageRequest, type SessionFilter, type SessionRecord, type SortKey } from '../../src/engine/model.js';
-import type { Snapshot } from '../../src/engine/snapshot.js';
+import { NO_PROJECT_ID, type PageRequest, type SessionFilter, type SessionRecord, type SortKey } from '../../src/engine/core/model.js';
+import type { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { DAY, inventory, NOW, project, session, snapshotOf } from '../helpers/sessions.js';
 
 const WORDS = ['parser', 'Fix', 'bench', 'queue', 'DOCS', 'é', '中文'];

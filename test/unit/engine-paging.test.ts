@@ -2,11 +2,11 @@
 // sorting, filters with ancestor context, mark-all, validation, stale ids.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentAdapter } from '../../src/engine/adapter.js';
-import { Engine } from '../../src/engine/engine.js';
-import { NO_PROJECT_ID, type Inventory, type PageRequest, type PageResult } from '../../src/engine/model.js';
-import type { Snapshot } from '../../src/engine/snapshot.js';
-import { RequestError } from '../../src/engine/validate.js';
+import type { AgentAdapter } from '../../src/engine/core/adapter.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { NO_PROJECT_ID, type Inventory, type PageRequest, type PageResult } from '../../src/engine/core/model.js';
+import type { Snapshot } from '../../src/engine/inventory/snapshot.js';
+import { RequestError } from '../../src/engine/core/validate.js';
 import { DAY, inventory, NOW, project, session, snapshotOf } from '../helpers/sessions.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

@@ -3,10 +3,10 @@
 // snapshot replaces them and they cannot be planned or marked.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
+import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import type { PageResult, ScanProgress, ScanSummary } from '../../src/engine/model.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import type { PageResult, ScanProgress, ScanSummary } from '../../src/engine/core/model.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;

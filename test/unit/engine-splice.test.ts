@@ -3,8 +3,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PageRequest, SessionRecord } from '../../src/engine/model.js';
-import type { Snapshot } from '../../src/engine/snapshot.js';
+import type { PageRequest, SessionRecord } from '../../src/engine/core/model.js';
+import type { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { inventory, project, session, snapshotOf } from '../helpers/sessions.js';
 
 function forest(parents: number[], projects: number): { snap: Snapshot; ids: string[] } {

@@ -13,8 +13,8 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, re
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolatedEnv } from '../../src/adapters/demo-home.js';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
+import { isolatedEnv } from '../../src/demo/demo-home.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 

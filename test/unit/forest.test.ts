@@ -1,8 +1,8 @@
 // The agent-independent forest: lineage, cycles, project inheritance.
 
 import { describe, expect, it } from 'vitest';
-import { buildForest, countDescendants, type Forest, type SessionNode } from '../../src/engine/forest.js';
-import { NO_PROJECT_ID } from '../../src/engine/model.js';
+import { buildForest, countDescendants, type Forest, type SessionNode } from '../../src/engine/inventory/forest.js';
+import { NO_PROJECT_ID } from '../../src/engine/core/model.js';
 import { inventory, project, session, snapshotOf } from '../helpers/sessions.js';
 
 function node(f: Forest, id: string): SessionNode {

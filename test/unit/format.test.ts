@@ -1,8 +1,8 @@
 // Counts agree with their nouns; paths cut in the middle keep both ends.
 
 import { describe, expect, it } from 'vitest';
-import { fitPath, plural } from '../../src/engine/format.js';
-import { displayWidth } from '../../src/engine/text.js';
+import { fitPath, plural } from '../../src/engine/core/format.js';
+import { displayWidth } from '../../src/engine/core/text.js';
 
 describe('plural', () => {
   it('uses the singular for exactly one', () => {

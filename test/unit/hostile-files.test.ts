@@ -12,10 +12,10 @@ import { ADAPTERS } from '../../src/adapters/registry.js';
 import { readArchive } from '../../src/backup/archive.js';
 import { addRecord, archivePathFor, backupsDir, loadCatalog } from '../../src/backup/catalog.js';
 import { createIdentity, identityPath, unlockIdentity } from '../../src/backup/keystore.js';
-import { BoundedReadError, openRegularFile, readRegularFile, readRegularFileAsync, readRegularText } from '../../src/engine/bounded-read.js';
-import { Engine } from '../../src/engine/engine.js';
-import { ownDirs } from '../../src/engine/own-dirs.js';
-import { DEFAULT_SETTINGS, loadSettings } from '../../src/engine/settings.js';
+import { BoundedReadError, openRegularFile, readRegularFile, readRegularFileAsync, readRegularText } from '../../src/engine/host/bounded-read.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { ownDirs } from '../../src/engine/host/own-dirs.js';
+import { DEFAULT_SETTINGS, loadSettings } from '../../src/engine/host/settings.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 // Only in test mode does the key store accept a cheaper scrypt.

@@ -2,8 +2,8 @@
 // engine returns, or the compact typed arrays the worker sends.
 
 import { describe, expect, it } from 'vitest';
-import type { ScanSummary, SelectionEntry } from '../../src/engine/model.js';
-import { compactSelection, selectionId } from '../../src/engine/selection.js';
+import type { ScanSummary, SelectionEntry } from '../../src/engine/core/model.js';
+import { compactSelection, selectionId } from '../../src/engine/inventory/selection.js';
 import { Marks } from '../../src/screens/marks.js';
 
 const entries: SelectionEntry[] = [

@@ -7,11 +7,11 @@
 import { mkdirSync, writeFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ItemRoute, SessionRoute } from '../../src/engine/adapter.js';
-import { executePlan, type ExecutorDeps } from '../../src/engine/executor.js';
-import type { Installation, Inventory, SessionRecord } from '../../src/engine/model.js';
-import { buildPlan } from '../../src/engine/planner.js';
-import { Snapshot } from '../../src/engine/snapshot.js';
+import type { ItemRoute, SessionRoute } from '../../src/engine/core/adapter.js';
+import { executePlan, type ExecutorDeps } from '../../src/engine/cleanup/executor.js';
+import type { Installation, Inventory, SessionRecord } from '../../src/engine/core/model.js';
+import { buildPlan } from '../../src/engine/cleanup/planner.js';
+import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;

@@ -11,7 +11,7 @@ import { findClaudeWriters } from '../../src/adapters/claude/writers.js';
 import { findCodexWriters } from '../../src/adapters/codex/writers.js';
 import { findOpencodeWriters } from '../../src/adapters/opencode/writers.js';
 import { scanPiWriters } from '../../src/adapters/pi/writers.js';
-import { listProcesses, ownDescendants, parseStat } from '../../src/engine/processes.js';
+import { listProcesses, ownDescendants, parseStat } from '../../src/engine/host/processes.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;

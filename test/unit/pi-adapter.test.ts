@@ -1,5 +1,5 @@
-import { readPrefixSync } from '../../src/engine/fsx.js';
-import { walkOwned } from '../../src/engine/revision.js';
+import { readPrefixSync } from '../../src/engine/host/fsx.js';
+import { walkOwned } from '../../src/engine/inventory/revision.js';
 // The pi adapter against hand-written and generated agent dirs in a temp home:
 // titles, fork parents, projects, skips, items, writers, preview, bounds.
 
@@ -7,14 +7,14 @@ import { spawnSync } from 'node:child_process';
 import fs, { chownSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bucketName, buildPiFixture } from '../../src/adapters/pi/fixture.js';
+import { bucketName, buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { PI_PREFIX_BYTES } from '../../src/adapters/pi/session-reader.js';
 import { isPiProcess } from '../../src/adapters/pi/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import { uuidv5Url } from '../../src/engine/ids.js';
-import type { ScanSummary, SessionRecord } from '../../src/engine/model.js';
-import type { Snapshot } from '../../src/engine/snapshot.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { uuidv5Url } from '../../src/engine/core/ids.js';
+import type { ScanSummary, SessionRecord } from '../../src/engine/core/model.js';
+import type { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 // eslint-disable-next-line no-control-regex

@@ -10,7 +10,7 @@ import { findClaudeWriters } from '../../src/adapters/claude/writers.js';
 import { findCodexWriters } from '../../src/adapters/codex/writers.js';
 import { findOpencodeWriters } from '../../src/adapters/opencode/writers.js';
 import { scanPiWriters } from '../../src/adapters/pi/writers.js';
-import { VERSION_PROBE_ENV } from '../../src/engine/detect.js';
+import { VERSION_PROBE_ENV } from '../../src/engine/host/detect.js';
 import { spawnForeign } from '../helpers/foreign-process.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

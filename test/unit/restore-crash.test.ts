@@ -20,9 +20,9 @@ import { restoreArchive, settlePendingRestores, type RestoreOptions } from '../.
 import { addRecord, archivePathFor, backupsDir } from '../../src/backup/catalog.js';
 import { createIdentity } from '../../src/backup/keystore.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import { restoreCrashPointsFor } from '../../src/engine/faults.js';
-import { ownDirs } from '../../src/engine/own-dirs.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { restoreCrashPointsFor } from '../../src/engine/core/faults.js';
+import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 

@@ -13,9 +13,9 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { archivePathFor } from '../../src/backup/catalog.js';
 import { restoreArchive, settlePendingRestores } from '../../src/backup/restore.js';
 import { takeBackup } from '../../src/backup/take.js';
-import { JournalStore, type Journal } from '../../src/engine/journal.js';
-import type { CleanupPlan } from '../../src/engine/model.js';
-import { ownDirs } from '../../src/engine/own-dirs.js';
+import { JournalStore, type Journal } from '../../src/engine/cleanup/journal.js';
+import type { CleanupPlan } from '../../src/engine/core/model.js';
+import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

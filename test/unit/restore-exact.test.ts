@@ -11,14 +11,14 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, uti
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
+import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
 import { readArchive } from '../../src/backup/archive.js';
 import { archivePathFor } from '../../src/backup/catalog.js';
 import { restoreArchive, settlePendingRestores } from '../../src/backup/restore.js';
 import { takeBackup } from '../../src/backup/take.js';
-import { JournalStore, type Journal } from '../../src/engine/journal.js';
-import type { CleanupPlan } from '../../src/engine/model.js';
-import { ownDirs } from '../../src/engine/own-dirs.js';
+import { JournalStore, type Journal } from '../../src/engine/cleanup/journal.js';
+import type { CleanupPlan } from '../../src/engine/core/model.js';
+import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

@@ -5,15 +5,15 @@
 import { appendFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
-import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
+import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import type { Installation, Inventory, SessionRecord } from '../../src/engine/model.js';
-import { assertPlanUnchanged, planFileFrom, PlanRefusedError, selectedIds, validatePlanFile } from '../../src/engine/retention/plan-file.js';
-import { buildPlan } from '../../src/engine/planner.js';
-import { evaluateRules, parseDuration, parseSize, validateRules, type RetentionRules } from '../../src/engine/retention/rules.js';
-import { Snapshot } from '../../src/engine/snapshot.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import type { Installation, Inventory, SessionRecord } from '../../src/engine/core/model.js';
+import { assertPlanUnchanged, planFileFrom, PlanRefusedError, selectedIds, validatePlanFile } from '../../src/engine/inventory/retention/plan-file.js';
+import { buildPlan } from '../../src/engine/cleanup/planner.js';
+import { evaluateRules, parseDuration, parseSize, validateRules, type RetentionRules } from '../../src/engine/inventory/retention/rules.js';
+import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const DAY = 86_400_000;

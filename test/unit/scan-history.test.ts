@@ -9,9 +9,9 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import type { CategoryTotal } from '../../src/engine/model.js';
-import { addEntry, HISTORY_FILE, MAX_ENTRIES, MAX_HISTORY_BYTES, parseHistory, recordScan, SLOT_MS, type HistoryEntry } from '../../src/engine/scan-history.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import type { CategoryTotal } from '../../src/engine/core/model.js';
+import { addEntry, HISTORY_FILE, MAX_ENTRIES, MAX_HISTORY_BYTES, parseHistory, recordScan, SLOT_MS, type HistoryEntry } from '../../src/engine/inventory/scan-history.js';
 import { sparkline } from '../../src/widgets/sparkline.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

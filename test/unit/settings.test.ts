@@ -4,8 +4,8 @@ import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, sy
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { Engine } from '../../src/engine/engine.js';
-import { DEFAULT_SETTINGS, loadSettings, saveSettings, settingsPath, validateSettings, type Settings } from '../../src/engine/settings.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { DEFAULT_SETTINGS, loadSettings, saveSettings, settingsPath, validateSettings, type Settings } from '../../src/engine/host/settings.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;

@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { charWidth, cleanMultiline, cleanText, displayForm, displayWidth, fitWidth, padWidth, safe, safeJson, safeText, truncateChars } from '../../src/engine/text.js';
+import { charWidth, cleanMultiline, cleanText, displayForm, displayWidth, fitWidth, padWidth, safe, safeJson, safeText, truncateChars } from '../../src/engine/core/text.js';
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;

@@ -3,7 +3,7 @@
 // hostile text made inert.
 
 import { describe, expect, it } from 'vitest';
-import { displayWidth } from '../../src/engine/text.js';
+import { displayWidth } from '../../src/engine/core/text.js';
 import { MAX_LISTED, warningLines, warningsTitle } from '../../src/screens/warnings.js';
 import { makeTheme } from '../../src/widgets/theme.js';
 

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanText, displayWidth, padWidth } from '../../src/engine/text.js';
+import { cleanText, displayWidth, padWidth } from '../../src/engine/core/text.js';
 import { installTerminalWidths } from '../../src/widgets/terminal-width.js';
 
 installTerminalWidths();

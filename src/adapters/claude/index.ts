@@ -3,8 +3,8 @@
 // history and config with it).
 
 import { join } from 'node:path';
-import type { AgentAdapter } from '../../engine/adapter.js';
-import { lstatOrNull } from '../../engine/fsx.js';
+import type { AgentAdapter } from '../../engine/core/adapter.js';
+import { lstatOrNull } from '../../engine/host/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
 import { pendingPreview } from '../pending.js';
 import { previewMemory, previewTranscript } from './preview.js';

@@ -3,9 +3,9 @@
 
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { listDirSorted, readAtSync, readPrefix } from '../../engine/fsx.js';
-import type { Preview, PreviewBlock } from '../../engine/model.js';
-import { cleanMultiline } from '../../engine/text.js';
+import { listDirSorted, readAtSync, readPrefix } from '../../engine/host/fsx.js';
+import type { Preview, PreviewBlock } from '../../engine/core/model.js';
+import { cleanMultiline } from '../../engine/core/text.js';
 
 const PREVIEW_BYTES = 512 * 1024;
 const MAX_BLOCKS = 200;

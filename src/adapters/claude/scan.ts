@@ -3,16 +3,16 @@
 // metadata; the source tree behind it is never visited.
 
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
-import { canonicalPath, listDirSorted, lstatSyncOrNull, readAtSync } from '../../engine/fsx.js';
+import { canonicalPath, listDirSorted, lstatSyncOrNull, readAtSync } from '../../engine/host/fsx.js';
 import { basename, join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
-import type { Category, Installation, Inventory, Item, ProjectGroup, Risk, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
-import { homeOf } from '../../engine/own-dirs.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
+import type { Category, Installation, Inventory, Item, ProjectGroup, Risk, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
+import { homeOf } from '../../engine/host/own-dirs.js';
 import { checkHome } from '../home.js';
-import { walkOwned } from '../../engine/revision.js';
-import { cleanText } from '../../engine/text.js';
-import { readRegularText } from '../../engine/bounded-read.js';
+import { walkOwned } from '../../engine/inventory/revision.js';
+import { cleanText } from '../../engine/core/text.js';
+import { readRegularText } from '../../engine/host/bounded-read.js';
 import { parseObject } from '../jsonl.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, claudeFallbackTitle, readClaudeTranscript } from './transcript-reader.js';
 import { CLAUDE_RUNNING_REASON, findClaudeWriters } from './writers.js';

@@ -5,9 +5,9 @@
 // never written; nothing else of it is kept.
 
 import { join } from 'node:path';
-import { attachSweep, type AgentSweep } from '../../engine/agent-sweep.js';
-import { BoundedReadError, readRegularTextAsync } from '../../engine/bounded-read.js';
-import type { Inventory } from '../../engine/model.js';
+import { attachSweep, type AgentSweep } from '../../engine/inventory/agent-sweep.js';
+import { BoundedReadError, readRegularTextAsync } from '../../engine/host/bounded-read.js';
+import type { Inventory } from '../../engine/core/model.js';
 
 export const DEFAULT_CLEANUP_PERIOD_DAYS = 30;
 /** A settings file is a few KB; past this it is not read. */

@@ -15,7 +15,7 @@
 //     of the tail or the first "cwd" of the head.
 // Message bodies never survive; every kept string goes through cleanText.
 
-import { cleanText } from '../../engine/text.js';
+import { cleanText } from '../../engine/core/text.js';
 
 export const CLAUDE_HEAD_BYTES = 64 * 1024;
 export const CLAUDE_TAIL_BYTES = 64 * 1024;

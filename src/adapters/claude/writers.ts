@@ -5,11 +5,11 @@
 // time matches, since the files can outlive the process.
 
 import { readdirSync, readFileSync, lstatSync } from 'node:fs';
-import { readRegularText } from '../../engine/bounded-read.js';
+import { readRegularText } from '../../engine/host/bounded-read.js';
 import { join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import type { ScanWarning, Writer } from '../../engine/model.js';
-import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import type { ScanWarning, Writer } from '../../engine/core/model.js';
+import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/host/processes.js';
 import { isVersionProbe } from '../version-probe.js';
 
 export const CLAUDE_RUNNING_REASON = 'Claude Code is running; quit it before deleting local session data.';

@@ -6,8 +6,8 @@
 // nothing real. Every connection must be closed (it owns a child process).
 
 import { lstatSync, statSync } from 'node:fs';
-import type { HostContext } from '../../engine/adapter.js';
-import type { Installation } from '../../engine/model.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import type { Installation } from '../../engine/core/model.js';
 import { codexBinary, codexEnv, controlSocket } from './paths.js';
 import { proxyChannel } from './proxy-transport.js';
 import { JsonRpcClient, RpcError, type MessageChannel } from './rpc-client.js';

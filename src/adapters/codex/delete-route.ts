@@ -9,9 +9,9 @@
 // id in both archive states, and the rollout files on disk) proves what is
 // gone; the first failure stops the run. There is no import: irreversible.
 
-import type { HostContext, SessionRoute } from '../../engine/adapter.js';
-import { lstatSyncOrNull } from '../../engine/fsx.js';
-import type { Installation } from '../../engine/model.js';
+import type { HostContext, SessionRoute } from '../../engine/core/adapter.js';
+import { lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { Installation } from '../../engine/core/model.js';
 import { RpcError } from './rpc-client.js';
 import { descendantsOf, minimalRoots } from './lineage.js';
 import { THREAD_ID } from './paths.js';

@@ -7,9 +7,9 @@
 
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentAdapter } from '../../engine/adapter.js';
-import { attachSweep } from '../../engine/agent-sweep.js';
-import { lstatOrNull } from '../../engine/fsx.js';
+import type { AgentAdapter } from '../../engine/core/adapter.js';
+import { attachSweep } from '../../engine/inventory/agent-sweep.js';
+import { lstatOrNull } from '../../engine/host/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
 import { appSupportRoot } from './paths.js';
 

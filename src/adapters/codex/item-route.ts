@@ -7,9 +7,9 @@
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import type { HostContext, ItemRoute } from '../../engine/adapter.js';
-import { listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
-import type { Installation } from '../../engine/model.js';
+import type { HostContext, ItemRoute } from '../../engine/core/adapter.js';
+import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { Installation } from '../../engine/core/model.js';
 import { connectCodex } from './connection.js';
 import { logCutoff, LOGS_ITEM, MEMORY_DIRS, MEMORY_ITEM, MEMORY_RUNNING_REASON, oldLogRows } from './items.js';
 import { allDbs, newestDb, sqliteHome } from './paths.js';

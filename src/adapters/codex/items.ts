@@ -4,11 +4,11 @@
 // and protected or unrecognized entries listed by name only.
 
 import { join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
-import type { Item, ScanWarning } from '../../engine/model.js';
-import { walkOwned } from '../../engine/revision.js';
-import { cleanText } from '../../engine/text.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { Item, ScanWarning } from '../../engine/core/model.js';
+import { walkOwned } from '../../engine/inventory/revision.js';
+import { cleanText } from '../../engine/core/text.js';
 import { ReadOnlyItems } from '../read-only-entry.js';
 import { allDbs, newestDb, THREAD_ID } from './paths.js';
 import { columnsOf, openSnapshot } from './sqlite-read.js';

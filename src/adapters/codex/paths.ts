@@ -5,10 +5,10 @@
 
 import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { lstatSyncOrNull } from '../../engine/fsx.js';
-import type { Installation } from '../../engine/model.js';
-import { homeOf } from '../../engine/own-dirs.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { Installation } from '../../engine/core/model.js';
+import { homeOf } from '../../engine/host/own-dirs.js';
 
 /** Thread ids Codex accepts: a UUID (Codex makes v7; v4 is accepted too). */
 export const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

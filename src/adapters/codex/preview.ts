@@ -3,9 +3,9 @@
 // rollout parser as the read-only fallback. Logs: the newest rows of the
 // recognized logs table. At most 200 blocks and 512 KiB of text.
 
-import type { HostContext } from '../../engine/adapter.js';
-import type { Installation, Preview, PreviewBlock } from '../../engine/model.js';
-import { cleanMultiline, cleanText } from '../../engine/text.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import type { Installation, Preview, PreviewBlock } from '../../engine/core/model.js';
+import { cleanMultiline, cleanText } from '../../engine/core/text.js';
 import { pendingPreview } from '../pending.js';
 import { connectCodex } from './connection.js';
 import { LOGS_ITEM } from './items.js';

@@ -8,11 +8,11 @@
 // cleanerx's own working directory; a project directory is never a mutation root.
 
 import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { BoundedReadError, readRegularTextAsync } from '../../engine/bounded-read.js';
-import { lstatSyncOrNull } from '../../engine/fsx.js';
-import { uuidv5Url } from '../../engine/ids.js';
-import type { ProjectGroup, ScanWarning } from '../../engine/model.js';
-import { cleanText } from '../../engine/text.js';
+import { BoundedReadError, readRegularTextAsync } from '../../engine/host/bounded-read.js';
+import { lstatSyncOrNull } from '../../engine/host/fsx.js';
+import { uuidv5Url } from '../../engine/core/ids.js';
+import type { ProjectGroup, ScanWarning } from '../../engine/core/model.js';
+import { cleanText } from '../../engine/core/text.js';
 
 const MAX_CONFIG = 1024 * 1024;
 const MAX_DEPTH = 64;

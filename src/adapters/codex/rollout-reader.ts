@@ -4,7 +4,7 @@
 // available, the first user and agent messages. Every line is outside data.
 
 import { decompress } from '@mongodb-js/zstd';
-import { readPrefix } from '../../engine/fsx.js';
+import { readPrefix } from '../../engine/host/fsx.js';
 import { THREAD_ID } from './paths.js';
 
 export const META_BYTES = 1024 * 1024;

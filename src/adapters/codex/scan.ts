@@ -7,12 +7,12 @@
 // deletion descendants, and anything that blocks one of them blocks it.
 
 import { join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
-import { sessionItemId } from '../../engine/ids.js';
-import type { Installation, Inventory, ProjectGroup, ScanProgress, SessionRecord } from '../../engine/model.js';
-import { walkOwned } from '../../engine/revision.js';
-import { cleanText } from '../../engine/text.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import { sessionItemId } from '../../engine/core/ids.js';
+import type { Installation, Inventory, ProjectGroup, ScanProgress, SessionRecord } from '../../engine/core/model.js';
+import { walkOwned } from '../../engine/inventory/revision.js';
+import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../home.js';
 import { descendantsOf } from './lineage.js';
 import { fileItems, logsItem, memoryItem, MEMORY_RUNNING_REASON, oldLogRows, orphanMedia, OWNED_DIRS, readOnlyItems } from './items.js';

@@ -8,8 +8,8 @@
 // (with a warning) rather than half-trust it.
 
 import { join } from 'node:path';
-import { BoundedReadError, openRegularFileAsync } from '../../engine/bounded-read.js';
-import type { ScanWarning } from '../../engine/model.js';
+import { BoundedReadError, openRegularFileAsync } from '../../engine/host/bounded-read.js';
+import type { ScanWarning } from '../../engine/core/model.js';
 import { THREAD_ID } from './paths.js';
 
 export const MAX_INDEX_BYTES = 64 * 1024 * 1024;

@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openRegularFile } from '../../engine/bounded-read.js';
-import { lstatSyncOrNull, readAtSync } from '../../engine/fsx.js';
+import { openRegularFile } from '../../engine/host/bounded-read.js';
+import { lstatSyncOrNull, readAtSync } from '../../engine/host/fsx.js';
 
 export type Db = Database.Database;
 

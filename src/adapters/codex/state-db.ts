@@ -7,7 +7,7 @@
 // rollout file) are ignored, as Codex's own listing ignores them.
 
 import { isAbsolute } from 'node:path';
-import { lstatSyncOrNull } from '../../engine/fsx.js';
+import { lstatSyncOrNull } from '../../engine/host/fsx.js';
 import { THREAD_ID } from './paths.js';
 import { columnsOf, hasColumns, openSnapshot, describeSqliteError, type Db } from './sqlite-read.js';
 import { PINNED_SECTION_ID, sourceLabel, spawnOf, type ListedThread } from './thread-list.js';

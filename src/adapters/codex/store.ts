@@ -5,9 +5,9 @@
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { canonicalPath, lstatSyncOrNull } from '../../engine/fsx.js';
-import type { Installation, ScanWarning } from '../../engine/model.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { canonicalPath, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { Installation, ScanWarning } from '../../engine/core/model.js';
 import { connectCodex, type CodexConnection, type ConnectOptions } from './connection.js';
 import { buildLineage, type Lineage } from './lineage.js';
 import { beneath, newestDb, sqliteHome } from './paths.js';

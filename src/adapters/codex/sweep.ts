@@ -2,7 +2,7 @@
 // at start-up it drops its own log rows older than about 10 days. Threads
 // stay until they are deleted or archived.
 
-import type { AgentSweep } from '../../engine/agent-sweep.js';
+import type { AgentSweep } from '../../engine/inventory/agent-sweep.js';
 import { LOGS_ITEM } from './items.js';
 
 export const CODEX_SWEEP: AgentSweep = {

@@ -4,8 +4,8 @@
 // preview), then "Untitled session" — 未命名会话 under a Chinese locale. Blank
 // values are skipped; the cwd's last component is never a title.
 
-import type { HostContext } from '../../engine/adapter.js';
-import { cleanText } from '../../engine/text.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { cleanText } from '../../engine/core/text.js';
 
 export const UNTITLED = 'Untitled session';
 export const UNTITLED_ZH = '未命名会话';

@@ -7,11 +7,11 @@
 
 import { promises as fsp } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { canonicalPath } from '../../engine/fsx.js';
-import type { Writer } from '../../engine/model.js';
-import { listProcesses, readProcessEnviron, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
-import { VERSION_PROBE_ENV } from '../../engine/detect.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { canonicalPath } from '../../engine/host/fsx.js';
+import type { Writer } from '../../engine/core/model.js';
+import { listProcesses, readProcessEnviron, nameIs, processName, type ProcessInfo } from '../../engine/host/processes.js';
+import { VERSION_PROBE_ENV } from '../../engine/host/detect.js';
 import { ownCodexPids } from './child-process.js';
 import { beneath, ROLLOUT_NAME, THREAD_ID } from './paths.js';
 

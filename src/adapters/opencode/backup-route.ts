@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { HostContext, SessionExportEntry, SessionRoute } from '../../engine/adapter.js';
-import type { Installation } from '../../engine/model.js';
+import type { HostContext, SessionExportEntry, SessionRoute } from '../../engine/core/adapter.js';
+import type { Installation } from '../../engine/core/model.js';
 import { closeQuietly } from './db-open.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { descendantsOf, minimalRoots } from './lineage.js';

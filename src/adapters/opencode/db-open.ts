@@ -6,7 +6,7 @@
 
 import Database from 'better-sqlite3';
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { readAtSync, lstatSyncOrNull } from '../../engine/fsx.js';
+import { readAtSync, lstatSyncOrNull } from '../../engine/host/fsx.js';
 
 export type Db = Database.Database;
 

@@ -5,7 +5,7 @@
 // durable session data.
 
 import { createHash } from 'node:crypto';
-import { lstatSyncOrNull } from '../../engine/fsx.js';
+import { lstatSyncOrNull } from '../../engine/host/fsx.js';
 
 export function dbRevision(db: string): string {
   const h = createHash('sha256');

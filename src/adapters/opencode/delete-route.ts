@@ -7,8 +7,8 @@
 // are not trusted alone: after each root a read-only re-read proves the root
 // and its descendants are gone.
 
-import type { HostContext, SessionRoute } from '../../engine/adapter.js';
-import type { Installation } from '../../engine/model.js';
+import type { HostContext, SessionRoute } from '../../engine/core/adapter.js';
+import type { Installation } from '../../engine/core/model.js';
 import { closeQuietly, type Db } from './db-open.js';
 import type { SessionLink } from './db-reader.js';
 import { describeEndpoint, httpJson } from './http.js';

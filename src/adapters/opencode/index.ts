@@ -5,10 +5,10 @@
 
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentAdapter } from '../../engine/adapter.js';
-import { attachSweep } from '../../engine/agent-sweep.js';
-import { lstatOrNull } from '../../engine/fsx.js';
-import { homeOf } from '../../engine/own-dirs.js';
+import type { AgentAdapter } from '../../engine/core/adapter.js';
+import { attachSweep } from '../../engine/inventory/agent-sweep.js';
+import { lstatOrNull } from '../../engine/host/fsx.js';
+import { homeOf } from '../../engine/host/own-dirs.js';
 import { pendingPreview } from '../pending.js';
 import { CHANNEL_DB, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
 import { OPENCODE_SWEEP } from './sweep.js';

@@ -3,10 +3,10 @@
 // opened, never selectable).
 
 import { basename, join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { canonicalPath, listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
-import type { Item, ScanWarning } from '../../engine/model.js';
-import { walkOwned } from '../../engine/revision.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { canonicalPath, listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { Item, ScanWarning } from '../../engine/core/model.js';
+import { walkOwned } from '../../engine/inventory/revision.js';
 import { ReadOnlyItems } from '../read-only-entry.js';
 import { CHANNEL_DB, DB_NAME } from './paths.js';
 

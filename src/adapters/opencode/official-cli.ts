@@ -5,8 +5,8 @@
 
 import { spawn } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import type { Installation } from '../../engine/model.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import type { Installation } from '../../engine/core/model.js';
 
 export const CLI_TIMEOUT_MS = 120_000;
 const MAX_CAPTURE = 64 * 1024;

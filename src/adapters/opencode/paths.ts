@@ -6,10 +6,10 @@
 //          else <data>/opencode.db, else the one <data>/opencode-<channel>.db.
 
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import type { HomeResolution, HostContext } from '../../engine/adapter.js';
-import { listDirSorted, lstatSyncOrNull } from '../../engine/fsx.js';
-import type { Installation } from '../../engine/model.js';
-import { homeOf } from '../../engine/own-dirs.js';
+import type { HomeResolution, HostContext } from '../../engine/core/adapter.js';
+import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { Installation } from '../../engine/core/model.js';
+import { homeOf } from '../../engine/host/own-dirs.js';
 
 export const DB_NAME = 'opencode.db';
 export const CHANNEL_DB = /^opencode-[A-Za-z0-9._-]+\.db$/;

@@ -2,9 +2,9 @@
 // database (at most 200 parts, 64 KiB each), and the newest log lines.
 
 import { join } from 'node:path';
-import { listDirSorted, readPrefix } from '../../engine/fsx.js';
-import type { Preview, PreviewBlock } from '../../engine/model.js';
-import { cleanMultiline, cleanText } from '../../engine/text.js';
+import { listDirSorted, readPrefix } from '../../engine/host/fsx.js';
+import type { Preview, PreviewBlock } from '../../engine/core/model.js';
+import { cleanMultiline, cleanText } from '../../engine/core/text.js';
 import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
 import { readSchema } from './schema.js';
 

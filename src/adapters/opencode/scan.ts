@@ -4,11 +4,11 @@
 // they own no paths, and leave only through OpenCode's own delete.
 
 import { basename } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { lstatSyncOrNull } from '../../engine/fsx.js';
-import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
-import type { Installation, Inventory, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
-import { cleanText } from '../../engine/text.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { lstatSyncOrNull } from '../../engine/host/fsx.js';
+import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
+import type { Installation, Inventory, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
+import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../home.js';
 import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
 import { dbRevision } from './db-revision.js';

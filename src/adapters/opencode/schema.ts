@@ -5,7 +5,7 @@
 // new tables (session_v2, …) into the same opencode.db beside the frozen
 // 1.x ones, and deleting a 1.x session there would leave its 2.x half.
 
-import { cleanText } from '../../engine/text.js';
+import { cleanText } from '../../engine/core/text.js';
 import type { Db } from './db-open.js';
 
 /**

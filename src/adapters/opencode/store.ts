@@ -2,8 +2,8 @@
 // scan chose, its durable revision, and every session's parent link and
 // directory — re-read read-only, never taken from an old snapshot.
 
-import type { HostContext } from '../../engine/adapter.js';
-import type { Installation } from '../../engine/model.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import type { Installation } from '../../engine/core/model.js';
 import { closeQuietly, describeSqliteError, openReadOnly, type Db } from './db-open.js';
 import { dbRevision } from './db-revision.js';
 import { existingIds, readLinks, type SessionLink } from './db-reader.js';

@@ -3,7 +3,7 @@
 // snapshot git dir, and truncated tool output is pruned after 7 days.
 // Sessions stay until they are deleted.
 
-import type { AgentSweep } from '../../engine/agent-sweep.js';
+import type { AgentSweep } from '../../engine/inventory/agent-sweep.js';
 
 export const OPENCODE_SWEEP: AgentSweep = {
   agentName: 'OpenCode',

@@ -7,11 +7,11 @@
 
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { canonicalPath } from '../../engine/fsx.js';
-import type { Writer } from '../../engine/model.js';
-import { VERSION_PROBE_ENV } from '../../engine/detect.js';
-import { listProcesses, readProcessEnviron, processName, type ProcessInfo } from '../../engine/processes.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { canonicalPath } from '../../engine/host/fsx.js';
+import type { Writer } from '../../engine/core/model.js';
+import { VERSION_PROBE_ENV } from '../../engine/host/detect.js';
+import { listProcesses, readProcessEnviron, processName, type ProcessInfo } from '../../engine/host/processes.js';
 
 export interface Endpoint {
   /** Always a loopback address: 127.0.0.1 or ::1. */

@@ -2,8 +2,8 @@
 // executable is used for the version only.
 
 import { join } from 'node:path';
-import type { AgentAdapter, HostContext } from '../../engine/adapter.js';
-import { lstatOrNull } from '../../engine/fsx.js';
+import type { AgentAdapter, HostContext } from '../../engine/core/adapter.js';
+import { lstatOrNull } from '../../engine/host/fsx.js';
 import { expandTilde, resolveAgentHome } from '../home.js';
 import { pendingPreview } from '../pending.js';
 import { previewPiSession } from './preview.js';

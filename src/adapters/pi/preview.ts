@@ -1,9 +1,9 @@
 // Bounded, read-only preview of a pi session: user/assistant text and tool
 // output, never more than 512 KiB read or 200 blocks kept.
 
-import { readPrefix } from '../../engine/fsx.js';
-import type { Preview, PreviewBlock } from '../../engine/model.js';
-import { cleanMultiline } from '../../engine/text.js';
+import { readPrefix } from '../../engine/host/fsx.js';
+import type { Preview, PreviewBlock } from '../../engine/core/model.js';
+import { cleanMultiline } from '../../engine/core/text.js';
 
 const PREVIEW_BYTES = 512 * 1024;
 const MAX_BLOCKS = 200;

@@ -10,12 +10,12 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readAtSync } from '../../engine/fsx.js';
-import { fileRevision, walkOwned } from '../../engine/revision.js';
-import { sessionItemId, uuidv5Url } from '../../engine/ids.js';
-import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/model.js';
-import { cleanText } from '../../engine/text.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readAtSync } from '../../engine/host/fsx.js';
+import { fileRevision, walkOwned } from '../../engine/inventory/revision.js';
+import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
+import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
+import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../home.js';
 import { PI_PREFIX_BYTES, PI_TAIL_BYTES, piTitle, readPiSession } from './session-reader.js';
 import { scanPiWriters } from './writers.js';

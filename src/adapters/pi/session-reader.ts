@@ -4,7 +4,7 @@
 // unnamed) a normalized first user message survive; every other line is
 // looked at transiently and dropped.
 
-import { cleanText, truncateChars } from '../../engine/text.js';
+import { cleanText, truncateChars } from '../../engine/core/text.js';
 import { parseObject } from '../jsonl.js';
 
 export const PI_PREFIX_BYTES = 2 * 1024 * 1024;

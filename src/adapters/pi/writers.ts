@@ -8,10 +8,10 @@
 
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { HostContext } from '../../engine/adapter.js';
-import type { Writer } from '../../engine/model.js';
-import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/processes.js';
-import { cleanText } from '../../engine/text.js';
+import type { HostContext } from '../../engine/core/adapter.js';
+import type { Writer } from '../../engine/core/model.js';
+import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/host/processes.js';
+import { cleanText } from '../../engine/core/text.js';
 import { isVersionProbe } from '../version-probe.js';
 
 export const PI_RUNNING_REASON = 'pi is running; quit it before deleting local session data.';

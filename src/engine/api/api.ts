@@ -1,0 +1,67 @@
+// The engine boundary: the only calls a screen or the CLI can make. Every
+// call after scan() names the snapshot it is about; a stale id is an error.
+
+import type {
+  AgentKind,
+  BackupSummary,
+  CleanupPlan,
+  ExecuteOptions,
+  KeyInfo,
+  ExecuteProgress,
+  ExecuteResult,
+  Detail,
+  Installation,
+  PageRequest,
+  PageResult,
+  Preview,
+  RestoreSummary,
+  ScanProgress,
+  ScanSummary,
+  SessionFilter,
+} from '../core/model.js';
+import type { ObservedRecoveryOperation } from '../cleanup/recovery.js';
+import type { PlanFile } from '../inventory/retention/plan-file.js';
+import type { RetentionRules } from '../inventory/retention/rules.js';
+import type { LoadedSettings, Settings } from '../host/settings.js';
+
+export interface EngineApi {
+  /** Every agent (or only `agents`); `versions` runs each executable's --version. */
+  detect(opts?: { versions?: boolean; agents?: AgentKind[] }): Promise<Installation[]>;
+  scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary>;
+  page(req: PageRequest): Promise<PageResult>;
+  matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }>;
+  detail(snapshotId: string, id: string): Promise<Detail>;
+  preview(snapshotId: string, id: string): Promise<Preview>;
+  plan(snapshotId: string, ids: string[]): Promise<CleanupPlan>;
+  /** The sessions a retention rule set selects (blocked ones only counted): what the Select menu shows before it marks. */
+  matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }>;
+  /** The expanded retention plan as its versioned file (and the reviewed plan behind it, null when nothing matches). */
+  retentionPlan(snapshotId: string, rules: RetentionRules): Promise<{ file: PlanFile; plan: CleanupPlan | null }>;
+  /** A plan file checked against this snapshot: the same items, none new, every revision unchanged (else a refusal); then the plan to execute. */
+  planFromFile(snapshotId: string, file: PlanFile): Promise<CleanupPlan>;
+  execute(planId: string, opts?: ExecuteOptions, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;
+  keyInfo(): Promise<KeyInfo>;
+  keyExport(passphrase: string): Promise<string>;
+  /** Switches where the backup key is unlocked from; the key ring is probed in a child process killed after 3 s. */
+  keyStoreSet(store: 'file' | 'keyring', passphrase: string): Promise<KeyInfo>;
+  backupsList(): Promise<BackupSummary[]>;
+  backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }>;
+  /** `unit`: files put back by the path restore, or sessions brought back by the agent's import route. Takes the agent's cleanup lock (not for a dry run). */
+  backupRestore(id: string, passphrase: string, dryRun?: boolean): Promise<RestoreSummary>;
+  backupDelete(id: string): Promise<void>;
+  stopExecution(): Promise<void>;
+  /** Each operation with what was observed of every path of every planned item. */
+  recoveryList(): Promise<ObservedRecoveryOperation[]>;
+  recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<ObservedRecoveryOperation[]>;
+  loadSettings(): Promise<LoadedSettings>;
+  saveSettings(s: Settings): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EngineOptions {
+  readOnly: boolean;
+  /** The demo lists data-only agents in the selector too. */
+  demo: boolean;
+  /** Summaries carry the selection index as `selectionIndex` (typed arrays) and an empty `selection` (the worker's form). */
+  compactSelection?: boolean;
+}

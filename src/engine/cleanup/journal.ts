@@ -1,0 +1,175 @@
+// Journal v2: $XDG_STATE_HOME/cleanerx/operations/<uuid>.json. Created before
+// any mutation; every transition is an atomic replace; a save that would
+// change an immutable field is refused. Progress recorded here never proves
+// success by itself: recovery always rescans.
+
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../host/atomic.js';
+import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
+import { crashPoint } from '../core/faults.js';
+import type { AgentKind, Category, CleanupPlan } from '../core/model.js';
+
+export type OperationStatus = 'planned' | 'backupWritten' | 'deleting' | 'verifying' | 'verified' | 'complete' | 'failed' | 'recovered' | 'terminated';
+export type BackupStatus = 'notRequested' | 'pending' | 'writing' | 'archiveCommitted' | 'verifying' | 'verified' | 'catalogWriting' | 'committed';
+export type MutationStatus = 'pending' | 'running' | 'applied';
+
+export const TERMINAL: readonly OperationStatus[] = ['complete', 'recovered', 'terminated'];
+const MAX_JOURNAL_BYTES = 8 * 1024 * 1024;
+
+export interface MutationRecord {
+  index: number;
+  kind: string;
+  itemIds: string[];
+  sessionIds: string[];
+  status: MutationStatus;
+  startedAt?: string;
+  appliedAt?: string;
+  /** Identities captured at execution start (pre-state). */
+  pre?: { path: string; dev: number; ino: number; size: number; revision: string }[];
+}
+
+export interface Journal {
+  formatVersion: 2;
+  operationId: string;
+  agent: AgentKind;
+  snapshotId: string;
+  createdAt: string;
+  updatedAt: string;
+  createBackup: boolean;
+  plan: CleanupPlan;
+  itemCategories: Record<string, Category>;
+  status: OperationStatus;
+  backupStatus: BackupStatus;
+  backupCandidateId?: string;
+  backupId?: string;
+  mutations: MutationRecord[];
+  message?: string;
+}
+
+const IMMUTABLE: (keyof Journal)[] = ['formatVersion', 'operationId', 'agent', 'snapshotId', 'createdAt', 'createBackup', 'plan', 'itemCategories'];
+
+export function journalDir(stateDir: string): string {
+  return join(stateDir, 'operations');
+}
+
+export function journalPath(stateDir: string, operationId: string): string {
+  return join(journalDir(stateDir), `${operationId}.json`);
+}
+
+export class JournalStore {
+  /** The immutable fields as created, deep-frozen: changing them in place throws, replacing them is refused. */
+  private immutable = new Map<string, unknown[]>();
+
+  constructor(private readonly stateDir: string) {}
+
+  async create(j: Journal): Promise<void> {
+    for (const k of IMMUTABLE) deepFreeze(j[k]);
+    this.immutable.set(j.operationId, IMMUTABLE.map((k) => j[k]));
+    await this.write(j);
+    crashPoint('journal:created');
+  }
+
+  /** Applies a change and writes it atomically; refuses to touch an immutable field. */
+  async transition(j: Journal, change: (j: Journal) => void, point: string): Promise<void> {
+    let before = this.immutable.get(j.operationId);
+    if (!before) {
+      // A journal read back for recovery: freeze it now.
+      for (const k of IMMUTABLE) deepFreeze(j[k]);
+      before = IMMUTABLE.map((k) => j[k]);
+      this.immutable.set(j.operationId, before);
+    }
+    change(j);
+    if (IMMUTABLE.some((k, i) => j[k] !== before[i])) throw new Error('Blocked: a journal save may not change the immutable plan.');
+    j.updatedAt = new Date().toISOString();
+    await this.write(j);
+    crashPoint(point);
+  }
+
+  private async write(j: Journal): Promise<void> {
+    // Compact: a large plan is rewritten at every transition.
+    const text = JSON.stringify(j) + '\n';
+    if (Buffer.byteLength(text) > MAX_JOURNAL_BYTES) throw new Error('The cleanup journal would exceed 8 MiB; select fewer items.');
+    await writeFileAtomic(journalPath(this.stateDir, j.operationId), text, 0o600, 'journal');
+  }
+}
+
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const x of Object.values(v)) deepFreeze(x);
+}
+
+export type JournalEntry =
+  | { kind: 'journal'; path: string; journal: Journal }
+  | { kind: 'unknown'; path: string; reason: string };
+
+/**
+ * Reads every committed journal. Sibling partials are ignored (creation of
+ * the committed file precedes every mutation); links and unreadable or
+ * foreign-format files are reported as unknown, which blocks all cleanup.
+ */
+export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
+  const dir = journalDir(stateDir);
+  let names: string[];
+  try {
+    names = (await fsp.readdir(dir)).sort();
+  } catch {
+    return [];
+  }
+  const out: JournalEntry[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.json') || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    try {
+      const st = await fsp.lstat(path);
+      if (st.isSymbolicLink() || !st.isFile()) {
+        out.push({ kind: 'unknown', path, reason: 'The journal is a link or not a regular file.' });
+        continue;
+      }
+      if (st.size > MAX_JOURNAL_BYTES) {
+        out.push({ kind: 'unknown', path, reason: 'The journal is larger than 8 MiB.' });
+        continue;
+      }
+      // Opened again without following a link or waiting on a FIFO swapped in since the lstat.
+      let text: string;
+      try {
+        text = await readRegularTextAsync(path, MAX_JOURNAL_BYTES);
+      } catch (e) {
+        if (e instanceof BoundedReadError && e.code === 'ENOENT') continue;
+        if (e instanceof BoundedReadError) {
+          out.push({ kind: 'unknown', path, reason: `The journal cannot be read safely: ${e.message}` });
+          continue;
+        }
+        throw e;
+      }
+      const v = JSON.parse(text) as Partial<Journal> & { formatVersion?: unknown; status?: unknown };
+      if (isObsolete(v)) {
+        await fsp.unlink(path);
+        continue;
+      }
+      if (v.formatVersion !== 2 || typeof v.operationId !== 'string' || typeof v.agent !== 'string' || !v.plan || !Array.isArray(v.mutations)) {
+        out.push({ kind: 'unknown', path, reason: `Unrecognized journal format (formatVersion ${String(v.formatVersion)}).` });
+        continue;
+      }
+      out.push({ kind: 'journal', path, journal: v as Journal });
+    } catch {
+      out.push({ kind: 'unknown', path, reason: 'The journal cannot be read as JSON.' });
+    }
+  }
+  return out;
+}
+
+/** Strictly recognized pre-v2 status-only journals: `{operationId, status}` and nothing else. */
+function isObsolete(v: unknown): boolean {
+  if (!v || typeof v !== 'object') return false;
+  const keys = Object.keys(v).sort();
+  const o = v as Record<string, unknown>;
+  return (
+    keys.length === 2 &&
+    keys[0] === 'operationId' &&
+    keys[1] === 'status' &&
+    typeof o.operationId === 'string' &&
+    ['planned', 'deleting', 'complete', 'failed', 'terminated'].includes(String(o.status))
+  );
+}

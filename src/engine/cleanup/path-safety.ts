@@ -1,0 +1,222 @@
+// Path safety for the file routes: a target must sit beneath a fixed,
+// allowlisted root, reached without a symbolic link at any component, hold
+// no link inside, belong to this user, stay on the root's filesystem, and
+// neither be, lie under, nor contain a protected path. Its identity is
+// captured at execution start and checked again right before removal, and
+// removal itself goes through directory handles (anchored-fs.ts), never
+// through a path resolved again.
+
+import { lstatSync, type Stats } from 'node:fs';
+import { isAbsolute, normalize, sep } from 'node:path';
+import { AnchoredError, anchoredSupported, lstatAt as lstatAtRaw, openChildDir, openTrustedDir, readdirAt, rmdirAt, sameIdentity, unlinkAt, type DirHandle } from '../host/anchored-fs.js';
+import { walkOwned } from '../inventory/revision.js';
+
+export class UnsafePathError extends Error {
+  readonly unsafe = true;
+}
+
+export interface FileIdentity {
+  path: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** Metadata revision of the whole tree under the path. */
+  revision: string;
+}
+
+export interface SafetyContext {
+  roots: readonly string[];
+  protectedPaths: readonly string[];
+  uid: number;
+}
+
+const within = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+
+/** Validates one target and captures its identity; throws UnsafePathError with a plain reason. */
+export function captureIdentity(target: string, ctx: SafetyContext): FileIdentity {
+  if (!isAbsolute(target)) throw new UnsafePathError(`Refusing a relative path: ${target}`);
+  if (target.split(sep).includes('..') || normalize(target) !== target) throw new UnsafePathError(`Refusing a path with "..": ${target}`);
+  const root = ctx.roots.find((r) => within(target, r) && target !== r);
+  if (!root) throw new UnsafePathError(`${target} is outside the allowed roots.`);
+  for (const p of ctx.protectedPaths) {
+    if (within(target, p) || within(p, target)) throw new UnsafePathError(`${target} is or contains protected data (${p}).`);
+  }
+  const rootStat = lstatOrThrow(root);
+  if (rootStat.isSymbolicLink()) throw new UnsafePathError(`The root ${root} is a symbolic link.`);
+  // Every component from the root down to the target must be a real directory (or the target itself).
+  const rel = target.slice(root.length + 1).split(sep);
+  let cur = root;
+  for (let i = 0; i < rel.length; i++) {
+    cur = `${cur}${sep}${rel[i]}`;
+    const st = lstatOrThrow(cur);
+    if (st.isSymbolicLink()) throw new UnsafePathError(`${cur} is a symbolic link.`);
+    if (i < rel.length - 1 && !st.isDirectory()) throw new UnsafePathError(`${cur} is not a directory.`);
+    if (st.dev !== rootStat.dev) throw new UnsafePathError(`${cur} is on another filesystem than ${root}.`);
+  }
+  const st = lstatOrThrow(target);
+  const tree = walkOwned([target], { uid: ctx.uid });
+  if (tree.unsafe) throw new UnsafePathError(tree.unsafe);
+  return { path: target, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, revision: tree.revision! };
+}
+
+/** Throws when the path is no longer exactly what was captured. */
+export function revalidate(id: FileIdentity, ctx: SafetyContext): void {
+  let now: FileIdentity;
+  try {
+    now = captureIdentity(id.path, ctx);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new UnsafePathError(`${id.path} is gone; target changed after scan.`);
+    throw e;
+  }
+  if (now.dev !== id.dev || now.ino !== id.ino || now.size !== id.size || now.mtimeMs !== id.mtimeMs || now.revision !== id.revision) {
+    throw new UnsafePathError(`Target changed after scan: ${id.path}.`);
+  }
+}
+
+/**
+ * Removes a planned path through directory handles opened from its
+ * allowlisted root down without following a link: every component, the
+ * target and every directory inside it are opened by name under the handle
+ * of their parent and checked (dev/ino) against what was seen, and every
+ * unlink or rmdir names one entry of an open handle. A rename or swap of
+ * any ancestor mid-run can therefore not redirect it; the removal stops
+ * with a plain error instead, having removed only entries of the planned tree.
+ */
+export function removeAnchored(id: FileIdentity, ctx: SafetyContext, afterFirstEntry?: () => void): void {
+  const root = ctx.roots.find((r) => within(id.path, r) && id.path !== r);
+  if (!root) throw new UnsafePathError(`${id.path} is outside the allowed roots.`);
+  const rel = id.path.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep);
+  const name = rel.pop()!;
+  const held: DirHandle[] = [];
+  try {
+    const rootH = anchored(() => openTrustedDir(root));
+    held.push(rootH);
+    const dev = rootH.stat().dev;
+    let parent = rootH;
+    for (const c of rel) {
+      parent = anchored(() => openChildDir(parent, c));
+      held.push(parent);
+      if (parent.stat().dev !== dev) throw new UnsafePathError(`${parent.display} is on another filesystem than ${root}.`);
+    }
+    const st = lstatAt(parent, name);
+    if (!st) throw Object.assign(new UnsafePathError(`${id.path} is gone; target changed after scan.`), { code: 'ENOENT' });
+    if (!sameIdentity(st, id)) throw new UnsafePathError(`${id.path} was replaced after the scan; nothing more was removed.`);
+    if (!st.isDirectory()) {
+      anchored(() => unlinkAt(parent, name));
+      return;
+    }
+    let first = afterFirstEntry;
+    removeDirAt(parent, name, st, dev, () => {
+      const f = first;
+      first = undefined;
+      f?.();
+    });
+  } finally {
+    for (const h of held.reverse()) h.close();
+  }
+}
+
+/** Empties and removes the directory `name` of `parent`, which must still be the one seen as `seen`. */
+function removeDirAt(parent: DirHandle, name: string, seen: { dev: number; ino: number }, dev: number, removed: () => void): void {
+  const h = anchored(() => openChildDir(parent, name));
+  try {
+    if (!sameIdentity(h.stat(), seen)) throw new UnsafePathError(`${h.display} was swapped during the removal; it stopped there.`);
+    for (const child of anchored(() => readdirAt(h))) {
+      const cst = lstatAt(h, child);
+      if (!cst) continue;
+      if (cst.dev !== dev) throw new UnsafePathError(`${h.display}/${child} is on another filesystem; the removal stopped there.`);
+      if (cst.isDirectory()) removeDirAt(h, child, cst, dev, removed);
+      else {
+        anchored(() => unlinkAt(h, child));
+        removed();
+      }
+    }
+  } finally {
+    h.close();
+  }
+  // The name must still hold the directory just emptied, not something swapped in meanwhile.
+  const again = lstatAt(parent, name);
+  if (!again || !sameIdentity(again, seen) || !again.isDirectory()) throw new UnsafePathError(`${parent.display}/${name} was moved or swapped during the removal; it stopped there.`);
+  anchored(() => rmdirAt(parent, name));
+}
+
+/** Runs an anchored operation; its refusals become UnsafePathError with the same plain message. */
+function anchored<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof AnchoredError) throw Object.assign(new UnsafePathError(e.message.endsWith('.') ? `${e.message.slice(0, -1)}; the removal stopped there.` : e.message), { code: e.code });
+    throw e;
+  }
+}
+
+/**
+ * What is at a planned path now, compared with the identity captured before
+ * the run: `intact` (same entry, same tree revision), `missing`, `changed`
+ * (the same entry, but its tree differs: partly removed or written since),
+ * or `replaced` (another entry at the name, or a link or non-directory on
+ * the way to it). Read-only; the parent is reached through handles.
+ */
+export type PathState = 'intact' | 'missing' | 'changed' | 'replaced';
+
+export function observePath(path: string, pre: { dev: number; ino: number; revision?: string } | undefined, uid: number): PathState {
+  if (!anchoredSupported()) return observeByPath(path, pre, uid);
+  const cut = path.lastIndexOf(sep);
+  const name = path.slice(cut + 1);
+  let parent: DirHandle;
+  try {
+    parent = openTrustedDir(path.slice(0, cut) || sep);
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ELOOP' || code === 'ENOTDIR') return 'replaced';
+    throw e;
+  }
+  try {
+    const st = lstatAtRaw(parent, name);
+    if (!st) return 'missing';
+    if (!pre) return 'intact';
+    if (!sameIdentity(st, pre)) return 'replaced';
+    if (pre.revision === undefined) return 'intact';
+    return walkOwned([path], { uid }).revision === pre.revision ? 'intact' : 'changed';
+  } finally {
+    parent.close();
+  }
+}
+
+/** Where handles cannot anchor (no /proc): the same answer from lstat of every component; read-only, so a race only blurs it. */
+function observeByPath(path: string, pre: { dev: number; ino: number; revision?: string } | undefined, uid: number): PathState {
+  const parts = path.split(sep).filter(Boolean);
+  let cur = '';
+  for (let i = 0; i < parts.length; i++) {
+    cur += sep + parts[i];
+    let st: Stats;
+    try {
+      st = lstatSync(cur);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+      throw e;
+    }
+    if (i < parts.length - 1 && (st.isSymbolicLink() || !st.isDirectory())) return 'replaced';
+    if (i === parts.length - 1) {
+      if (!pre) return 'intact';
+      if (!sameIdentity(st, pre)) return 'replaced';
+      if (pre.revision === undefined) return 'intact';
+      return walkOwned([path], { uid }).revision === pre.revision ? 'intact' : 'changed';
+    }
+  }
+  return 'missing';
+}
+
+const lstatAt = (dir: DirHandle, name: string): Stats | null => anchored(() => lstatAtRaw(dir, name));
+
+function lstatOrThrow(p: string): Stats {
+  try {
+    return lstatSync(p);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ENOENT') throw Object.assign(new UnsafePathError(`${p} does not exist.`), { code: 'ENOENT' });
+    throw new UnsafePathError(`${p} cannot be checked (${err.code ?? 'error'}).`);
+  }
+}

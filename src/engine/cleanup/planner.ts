@@ -1,0 +1,143 @@
+// Marks → a reviewed plan bound to one snapshot: the expanded items (with
+// every descendant the agent's own route also removes), the minimal root set
+// that the route is called for, per-operation blockers, and the totals.
+
+import { randomUUID } from 'node:crypto';
+import { AGENT_NAMES, type CleanupPlan, type OperationKind, type PlanItem, type PlanOperation } from '../core/model.js';
+import type { Snapshot } from '../inventory/snapshot.js';
+import { RequestError } from '../core/validate.js';
+
+const MAX_SELECTION = 200_000;
+export const OP_BATCH = 64;
+
+export interface PlanOptions {
+  readOnly: boolean;
+  /** False when the agent has no mutation route in this version. */
+  routeAvailable: boolean;
+  /** Why backups cannot be offered at all (undefined when they can). */
+  backupUnavailable?: string;
+  /** Sessions leave through the agent's own delete route, not the path transaction. */
+  officialSessions?: boolean;
+}
+
+export function buildPlan(snap: Snapshot, selected: readonly string[], opts: PlanOptions): CleanupPlan {
+  if (!Array.isArray(selected) || selected.length === 0) throw new RequestError('Nothing is selected.');
+  if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
+  const ids = [...new Set(selected)];
+  for (const id of ids) {
+    if (typeof id !== 'string') throw new RequestError('Item ids must be strings.');
+    const item = snap.item(id);
+    if (item?.category === 'protected') throw new RequestError('Blocked: protected item cannot be selected.');
+    if (!item && !snap.session(id)) throw new RequestError(`Unknown item id "${id}" in this snapshot; rescan and mark again.`);
+  }
+
+  const items: PlanItem[] = [];
+  const expanded = new Set<string>();
+  const inPlan = new Set<string>();
+  // A selected descendant of a selected session is removed by its ancestor's route: skip it as a root.
+  const descendantsOfSelected = new Set<string>();
+  for (const id of ids) {
+    const n = snap.session(id);
+    if (n) for (const d of n.s.deletionDescendantIds) descendantsOfSelected.add(`session:${d}`);
+  }
+  // File-route items are removed in batches: one journal transition per batch, not per file,
+  // keeps a 10,000-item plan from rewriting its journal 20,000 times. An official route gets
+  // every root in one call (OpenCode's bulk path starts one private server for all of them).
+  const official: PlanOperation[] = [];
+  const byPath: PlanOperation[] = [];
+  const officialItems: PlanOperation[] = [];
+  const opFor = (kind: OperationKind): PlanOperation => {
+    const list = kind === 'officialDelete' ? official : kind === 'officialItems' ? officialItems : byPath;
+    let op = list[list.length - 1];
+    if (!op || (kind === 'removePaths' && op.itemIds.length >= OP_BATCH)) {
+      op = { index: -1, kind, itemIds: [], sessionIds: [], paths: [], bytes: 0, backupEligible: true, requiresAgentExit: false, blockers: [] };
+      if (kind === 'officialDelete') op.rootSessionIds = [];
+      list.push(op);
+    }
+    return op;
+  };
+  for (const id of ids) {
+    if (descendantsOfSelected.has(id)) continue;
+    const n = snap.session(id);
+    const it = n ? undefined : snap.item(id)!;
+    const cur = opFor(n ? (opts.officialSessions ? 'officialDelete' : 'removePaths') : it!.metadata.route === 'official' ? 'officialItems' : 'removePaths');
+    cur.itemIds.push(id);
+    const add = (pi: PlanItem, selectable: boolean, blocked: string | undefined, requiresExit: boolean): void => {
+      if (inPlan.has(pi.id)) return;
+      inPlan.add(pi.id);
+      items.push(pi);
+      cur.paths.push(...pi.paths);
+      cur.bytes += pi.bytes;
+      cur.backupEligible &&= pi.recoverable;
+      cur.requiresAgentExit ||= requiresExit;
+      if (!selectable) cur.blockers.push(`${pi.label}: ${blocked ?? 'cannot be cleaned'}`);
+    };
+    if (n) {
+      const s = n.s;
+      cur.sessionIds.push(s.id);
+      cur.rootSessionIds?.push(s.id);
+      expanded.add(s.id);
+      add({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: s.bytes, paths: s.paths, recoverable: s.recoverable, depth: 0, sessionId: s.id, updatedAt: s.updatedAt }, s.selectable, s.blockedReason, s.metadata.requiresAgentExit === true);
+      for (const d of s.deletionDescendantIds) {
+        const dn = snap.forest.nodeById.get(d);
+        if (!dn) continue;
+        cur.sessionIds.push(d);
+        cur.itemIds.push(dn.s.itemId);
+        expanded.add(d);
+        add(
+          { id: dn.s.itemId, label: dn.s.title, category: 'session', bytes: dn.s.bytes, paths: dn.s.paths, recoverable: dn.s.recoverable, depth: 1, includedBecause: `removed with ${s.title} by ${AGENT_NAMES[snap.agent]}`, sessionId: dn.s.id, updatedAt: dn.s.updatedAt },
+          dn.s.selectable,
+          dn.s.blockedReason,
+          dn.s.metadata.requiresAgentExit === true,
+        );
+      }
+    } else {
+      add({ id, label: it!.label, category: it!.category, bytes: it!.bytes, paths: it!.paths, recoverable: it!.recoverable, depth: 0 }, it!.selectable, it!.blockedReason, it!.metadata.requiresAgentExit === true);
+    }
+  }
+  // Sessions first: media a session leaves behind is removed only after its official delete.
+  const operations = [...official, ...byPath, ...officialItems];
+  operations.forEach((op, i) => (op.index = i));
+  const agent = AGENT_NAMES[snap.agent];
+  const routeNotes: string[] = [];
+  if (official.length) {
+    const n = official[0]!.rootSessionIds!.length;
+    routeNotes.push(`Sessions are deleted by ${agent}'s own delete route (${n} root${n === 1 ? '' : 's'}; their descendant sessions go with them).`);
+  }
+  if (officialItems.length) routeNotes.push(`${officialItems[0]!.itemIds.length} item(s) are cleaned by ${agent}'s own call, which cannot be undone.`);
+
+  const blockers: string[] = [];
+  if (opts.readOnly) blockers.push('Read-only mode: no cleanup route is offered.');
+  if (!opts.routeAvailable) blockers.push(`Cleanup of ${AGENT_NAMES[snap.agent]} data is not available in this version of cleanerx.`);
+  const estimatedBytes = items.reduce((a, i) => a + i.bytes, 0);
+  const allRecoverable = items.every((i) => i.recoverable);
+  const sessionsIrreversible = items.some((i) => !i.recoverable && (i.category === 'session' || i.category === 'archivedSession'));
+  const backupWhyNot =
+    opts.backupUnavailable ??
+    (allRecoverable
+      ? undefined
+      : sessionsIrreversible && items.every((i) => i.category === 'session' || i.category === 'archivedSession')
+        ? `${agent} has no import route, so its deleted sessions cannot be restored from any backup.`
+        : 'Some items in this plan cannot be restored (caches, temporary data, or items without a restore route); split the selection to back up the rest.');
+  return {
+    id: randomUUID(),
+    snapshotId: snap.id,
+    agent: snap.agent,
+    createdAt: new Date().toISOString(),
+    selectedItemIds: ids,
+    expandedSessionIds: [...expanded],
+    items,
+    operations,
+    estimatedBytes,
+    estimatedBackupBytes: backupWhyNot ? 0 : items.filter((i) => i.recoverable).reduce((a, i) => a + i.bytes, 0),
+    backupEligible: !backupWhyNot,
+    backupWhyNot,
+    irreversible: true,
+    routeNotes,
+    blockers,
+  };
+}
+
+export function planBlockers(plan: CleanupPlan): string[] {
+  return [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
+}

@@ -1,0 +1,231 @@
+// Recovery of interrupted cleanups. Journal progress never proves success:
+// each unfinished operation's agent is rescanned and every path of every
+// planned item is looked at. Accept needs everything observed gone; Safely close needs a
+// successful rescan and never touches agent data.
+
+import { acquireAgentLock, liveLockHolder } from './agent-lock.js';
+import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
+import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type RecoveryOperation, type ScanSummary } from '../core/model.js';
+import { observePath, type PathState } from './path-safety.js';
+import type { Snapshot } from '../inventory/snapshot.js';
+import { RequestError } from '../core/validate.js';
+
+export interface RecoveryDeps {
+  stateDir: string;
+  rescan(agent: AgentKind): Promise<ScanSummary>;
+  snapshot(id: string): Snapshot;
+  /** The catalog backup bound to this operation and agent, if one exists. */
+  boundBackup(operationId: string, agent: AgentKind): Promise<string | null>;
+  /**
+   * Restores the backup. `scope` says, for every planned path, what is there
+   * now: `missing` paths are restored whole, `changed` ones (a tree partly
+   * removed) get back only their absent entries, `intact` ones are left alone.
+   */
+  restore(backupId: string, passphrase: string, scope: RestoreScope): Promise<void>;
+  /** Removes an unverified or uncataloged backup candidate of a closed operation. */
+  discardCandidate(backupId: string): Promise<void>;
+}
+
+export interface RestoreScope {
+  paths: { path: string; state: Exclude<PathState, 'replaced'> }[];
+}
+
+/** One planned item as observed now: each of its paths, and whether the rescan still lists it. */
+export interface ItemObservation {
+  itemId: string;
+  label: string;
+  listed: boolean;
+  state: 'present' | 'gone' | 'partial';
+  paths: { path: string; state: PathState }[];
+}
+
+/** A recovery entry with what was observed of every path of every item (restore uses `items`). */
+export interface ObservedRecoveryOperation extends RecoveryOperation {
+  items: ItemObservation[];
+}
+
+interface Observed {
+  observed: RecoveryOperation['observed'];
+  reason: string;
+  /** A rescan succeeded and every path could be looked at: closing is safe. */
+  closable: boolean;
+  items: ItemObservation[];
+}
+
+async function rescanned(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Snapshot | Error>): Promise<Snapshot | Error> {
+  let snap = scans.get(j.agent);
+  if (!snap) {
+    snap = await deps.rescan(j.agent).then(
+      (s) => deps.snapshot(s.snapshotId),
+      (e: Error) => e,
+    );
+    scans.set(j.agent, snap);
+  }
+  return snap;
+}
+
+const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/**
+ * Observes every path of every planned item (against the identities the
+ * journal captured before the run) and the rescan's listing. The journal's
+ * progress is compared with it, never trusted: "All applied" needs every
+ * path gone and no item listed, "Not applied" every path intact, every item
+ * listed and no mutation recorded as applied.
+ */
+async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Snapshot | Error>, identity = true): Promise<Observed> {
+  const snap = await rescanned(j, deps, scans);
+  if (snap instanceof Error) return { observed: 'Not provable', reason: `The rescan failed: ${snap.message}`, closable: false, items: [] };
+  const pre = new Map<string, { dev: number; ino: number; revision?: string }>();
+  if (identity) for (const m of j.mutations) for (const p of m.pre ?? []) pre.set(p.path, p);
+  const uid = process.getuid?.() ?? -1;
+  let items: ItemObservation[];
+  try {
+    items = j.plan.items.map((i) => {
+      const listed = Boolean(snap.session(i.id) || snap.item(i.id));
+      const paths = i.paths.map((p) => ({ path: p, state: observePath(p, pre.get(p), uid) }));
+      const intact = paths.every((p) => p.state === 'intact');
+      const missing = paths.every((p) => p.state === 'missing');
+      const state = intact && listed ? 'present' : missing && !listed ? 'gone' : 'partial';
+      return { itemId: i.id, label: i.label, listed, state, paths };
+    });
+  } catch (e) {
+    return { observed: 'Not provable', reason: `A planned path cannot be looked at: ${(e as Error).message}`, closable: false, items: [] };
+  }
+  const total = items.length;
+  const gone = items.filter((i) => i.state === 'gone').length;
+  const present = items.filter((i) => i.state === 'present').length;
+  const partial = items.filter((i) => i.state === 'partial');
+  const replaced = items.flatMap((i) => i.paths.filter((p) => p.state === 'replaced'));
+  const started = j.mutations.some((m) => m.status !== 'pending');
+  const applied = j.mutations.filter((m) => m.status === 'applied').length;
+  if (gone === total) {
+    if (!started) return { observed: 'Not provable', reason: 'Every planned item is gone, yet the journal records no removal started; something else changed this data.', closable: true, items };
+    return { observed: 'All applied', reason: 'No planned item is present any more: every path is gone.', closable: true, items };
+  }
+  if (present === total) {
+    if (applied) return { observed: 'Not provable', reason: `The journal records ${count(applied, 'mutation')} as applied, yet every planned item is still present.`, closable: true, items };
+    return { observed: 'Not applied', reason: 'Every planned item is still present, every path intact.', closable: true, items };
+  }
+  if (!started) return { observed: 'Not provable', reason: `${count(total - present, 'planned item')} changed, yet the journal records no removal started; something else changed this data.`, closable: true, items };
+  const first = partial[0];
+  const detail = replaced.length
+    ? ` ${replaced[0]!.path} is no longer the entry the cleanup saw (replaced, or a link on the way to it)${replaced.length > 1 ? `, and ${replaced.length - 1} more` : ''}: inspect it; it is never restored over.`
+    : first
+      ? ` ${first.label}: ${first.paths.filter((p) => p.state !== 'intact').length} of ${first.paths.length} paths gone or changed.`
+      : '';
+  return { observed: 'Partially applied', reason: `${count(gone, 'planned item')} gone, ${present} present, ${partial.length} partly removed of ${total}.${detail}`, closable: true, items };
+}
+
+/** Restore fills in what is missing; it cannot work around an entry swapped in by someone else. */
+const restorable = (o: Observed): boolean => (o.observed === 'All applied' || o.observed === 'Partially applied') && o.items.every((i) => i.paths.every((p) => p.state !== 'replaced'));
+
+const scopeOf = (o: Observed): RestoreScope => ({
+  paths: o.items.flatMap((i) => i.paths.map((p) => ({ path: p.path, state: p.state as Exclude<PathState, 'replaced'> }))),
+});
+
+export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecoveryOperation[]> {
+  const out: ObservedRecoveryOperation[] = [];
+  const scans = new Map<AgentKind, Snapshot | Error>();
+  for (const e of await listJournals(deps.stateDir)) {
+    if (e.kind === 'unknown') {
+      out.push({
+        operationId: e.path.split('/').pop()!.replace(/\.json$/, ''),
+        agent: null,
+        path: e.path,
+        status: 'unknown',
+        recorded: '—',
+        observed: 'Not provable',
+        reason: `${e.reason} cleanerx cannot prove what it did, so all cleanup stays blocked; inspect the file and move it out of ${e.path.slice(0, e.path.lastIndexOf('/'))} to unblock.`,
+        canAccept: false,
+        canRestore: false,
+        restoreWhyNot: 'No verified backup is bound to this journal.',
+        canClose: false,
+        unknown: true,
+        items: [],
+      });
+      continue;
+    }
+    const j = e.journal;
+    if (TERMINAL.includes(j.status) || !AGENT_KINDS.includes(j.agent)) continue;
+    const applied = j.mutations.filter((m) => m.status === 'applied').length;
+    const holder = liveLockHolder(deps.stateDir, j.agent);
+    const o: Observed = holder
+      ? { observed: 'Not provable', reason: `A ${AGENT_NAMES[j.agent]} cleanup is running now (pid ${holder.pid}, started ${holder.startedAt}); look again when it has finished.`, closable: false, items: [] }
+      : await observe(j, deps, scans);
+    // A backup the catalog binds to this operation counts even if the crash came before the journal said so.
+    const bound = j.createBackup ? await deps.boundBackup(j.operationId, j.agent) : null;
+    out.push({
+      operationId: j.operationId,
+      agent: j.agent,
+      path: e.path,
+      status: j.status,
+      recorded: `${applied} of ${j.mutations.length} mutations recorded as applied${j.message ? ` · ${j.message}` : ''}`,
+      observed: o.observed,
+      reason: o.reason,
+      canAccept: o.observed === 'All applied',
+      canRestore: Boolean(bound) && restorable(o),
+      restoreWhyNot: !bound
+        ? 'No verified backup is bound to this operation.'
+        : !restorable(o)
+          ? o.observed === 'Not applied'
+            ? 'Nothing planned is missing: there is nothing to restore.'
+            : 'Conflicting data is never overwritten: restore needs each planned path either gone, intact, or partly removed by this cleanup.'
+          : o.observed === 'Partially applied'
+            ? 'Restore what is missing from the verified backup; what is still there is kept.'
+            : 'Restore the verified backup.',
+      canClose: o.closable,
+      unknown: false,
+      items: o.items,
+    });
+  }
+  return out;
+}
+
+export async function recoveryAction(deps: RecoveryDeps, operationId: string, action: 'accept' | 'close' | 'restore', passphrase = ''): Promise<void> {
+  const entries = await listJournals(deps.stateDir);
+  const e = entries.find((x) => x.kind === 'journal' && x.journal.operationId === operationId);
+  if (!e || e.kind !== 'journal') throw new RequestError(`No recoverable operation ${operationId}.`);
+  const j = e.journal;
+  if (TERMINAL.includes(j.status)) return;
+  const lock = acquireAgentLock(deps.stateDir, j.agent);
+  try {
+    await act(deps, j, action, passphrase);
+  } finally {
+    lock.release();
+  }
+}
+
+async function act(deps: RecoveryDeps, j: Journal, action: 'accept' | 'close' | 'restore', passphrase: string): Promise<void> {
+  const o = await observe(j, deps, new Map());
+  const store = new JournalStore(deps.stateDir);
+  if (action === 'restore') {
+    const bound = j.createBackup ? await deps.boundBackup(j.operationId, j.agent) : null;
+    if (!bound) throw new RequestError('No verified backup is bound to this operation.');
+    if (!restorable(o)) throw new RequestError(`Cannot restore: ${o.reason} Data that is still there is never overwritten.`);
+    await deps.restore(bound, passphrase, scopeOf(o));
+    // Restored entries are new inodes: the check after a restore is presence, not the old identity.
+    const back = await observe(j, deps, new Map(), false);
+    if (back.items.some((i) => i.state !== 'present')) {
+      const missing = back.items.find((i) => i.state !== 'present')!;
+      throw new RequestError(`The restore finished but ${missing.label} is not entirely back (${missing.paths.filter((p) => p.state !== 'intact').length} of ${missing.paths.length} paths missing, or not listed by the rescan).`);
+    }
+    await store.transition(j, (x) => {
+      x.status = 'recovered';
+      x.message = `Recovered from backup ${bound}: every planned item is back.`;
+    }, 'journal:recovered');
+  } else if (action === 'accept') {
+    if (o.observed !== 'All applied') throw new RequestError(`Cannot accept: ${o.reason}`);
+    await store.transition(j, (x) => {
+      x.status = 'complete';
+      x.message = 'Accepted after recovery: the rescan shows every planned item gone.';
+    }, 'journal:accepted');
+  } else {
+    if (!o.closable) throw new RequestError(`Cannot close safely: ${o.reason}`);
+    if (j.backupCandidateId && !(await deps.boundBackup(j.operationId, j.agent))) await deps.discardCandidate(j.backupCandidateId);
+    await store.transition(j, (x) => {
+      x.status = 'terminated';
+      x.message = `Safely closed after recovery (${o.observed.toLowerCase()}); agent data changes that already happened were not undone.`;
+    }, 'journal:closed');
+  }
+}

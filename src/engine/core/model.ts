@@ -1,0 +1,466 @@
+// The engine's data model. Pure types: the UI, the CLI and the adapters all
+// speak these, and nothing here knows about a terminal.
+
+export const AGENT_KINDS = ['codex', 'claude', 'opencode', 'pi'] as const;
+export type AgentKind = (typeof AGENT_KINDS)[number];
+
+export const AGENT_NAMES: Record<AgentKind, string> = {
+  codex: 'Codex',
+  claude: 'Claude Code',
+  opencode: 'OpenCode',
+  pi: 'pi',
+};
+
+export const CATEGORIES = [
+  'session',
+  'archivedSession',
+  'memory',
+  'attachment',
+  'generatedImage',
+  'log',
+  'cache',
+  'temporary',
+  'protected',
+] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const CATEGORY_LABELS: Record<Category, string> = {
+  session: 'Sessions',
+  archivedSession: 'Archived sessions',
+  memory: 'Memory',
+  attachment: 'Attachments',
+  generatedImage: 'Generated images',
+  log: 'Logs',
+  cache: 'Caches',
+  temporary: 'Temporary',
+  protected: 'Protected',
+};
+
+export type Risk = 'safe' | 'review' | 'high' | 'protected';
+
+export type DetectionState = 'installed' | 'dataOnly' | 'notFound';
+
+export interface Writer {
+  pid: number;
+  name: string;
+}
+
+export interface Installation {
+  agent: AgentKind;
+  state: DetectionState;
+  /** Absolute resolved home (data root) of the agent. */
+  home: string;
+  /** Where the home came from: a settings override, an env var, or the default. */
+  homeSource: 'override' | 'env' | 'default';
+  executable: string | null;
+  version: string | null;
+  warnings: string[];
+}
+
+/** Anything the user can see in a list: a session, a cache, a protected file. */
+export interface Item {
+  id: string;
+  category: Category;
+  label: string;
+  subtitle?: string;
+  /** Absolute paths this item owns, as discovered under the configured home. */
+  paths: string[];
+  bytes: number;
+  modifiedAt?: number;
+  risk: Risk;
+  recoverable: boolean;
+  selectable: boolean;
+  blockedReason?: string;
+  projectId?: string;
+  sessionId?: string;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export type SessionState = 'current' | 'archived';
+
+export interface SessionRecord {
+  /** The agent's own session id. */
+  id: string;
+  /** The item id (`session:<id>`) used for marks, plans and the selection index. */
+  itemId: string;
+  title: string;
+  /** True when the title is the agent's explicit name, not a derived one. */
+  named: boolean;
+  cwd: string | null;
+  projectId: string | null;
+  /** The displayed lineage parent (agent session id), after validation. */
+  parentId: string | null;
+  /** Sessions that the agent's own delete route removes together with this one. */
+  deletionDescendantIds: string[];
+  state: SessionState;
+  source: string;
+  createdAt: number | null;
+  updatedAt: number | null;
+  bytes: number;
+  paths: string[];
+  /** Whether cleanerx can back it up and restore it. */
+  recoverable: boolean;
+  selectable: boolean;
+  blockedReason?: string;
+  metadata: Record<string, string | number | boolean>;
+}
+
+export interface ProjectGroup {
+  id: string;
+  label: string;
+  roots: string[];
+}
+
+export interface ScanWarning {
+  path: string;
+  reason: string;
+}
+
+/** What an adapter hands the engine after reading a store. */
+export interface Inventory {
+  sessions: SessionRecord[];
+  /** Non-session items: memory, logs, caches, protected metadata. */
+  items: Item[];
+  projects: ProjectGroup[];
+  warnings: ScanWarning[];
+  writers: Writer[];
+  /** What the agent deletes by itself (read from its settings, read only). */
+  sweep?: import('../inventory/agent-sweep.js').AgentSweep;
+}
+
+export const NO_PROJECT_ID = '__no_project';
+export const NO_PROJECT_LABEL = 'No project';
+
+export interface CategoryTotal {
+  bytes: number;
+  items: number;
+}
+
+export interface ProjectSummary {
+  id: string;
+  label: string;
+  roots: string[];
+  sessions: number;
+  bytes: number;
+}
+
+export interface SelectionEntry {
+  id: string;
+  projectId: string;
+  bytes: number;
+}
+
+/**
+ * The selection index as one string and typed arrays (engine/selection.ts):
+ * entry i is the id `ids.slice(ends[i-1] ?? 0, ends[i])`, its size `bytes[i]`
+ * and its project `projectIds[project[i]]`.
+ */
+export interface CompactSelection {
+  ids: string;
+  ends: Uint32Array;
+  bytes: Float64Array;
+  project: Uint32Array;
+  projectIds: string[];
+}
+
+export interface ItemSummary {
+  id: string;
+  category: Category;
+  label: string;
+  subtitle?: string;
+  bytes: number;
+  risk: Risk;
+  selectable: boolean;
+  blockedReason?: string;
+  pathLabel: string;
+  modifiedAt?: number;
+}
+
+/** The compact answer to scan(): never the session records themselves. */
+export interface ScanSummary {
+  snapshotId: string;
+  agent: AgentKind;
+  installation: Installation;
+  scannedAt: number;
+  durationMs: number;
+  totals: CategoryTotal;
+  byCategory: Partial<Record<Category, CategoryTotal>>;
+  sessionCount: number;
+  archivedSessionCount: number;
+  sources: string[];
+  projects: ProjectSummary[];
+  largestSessions: { id: string; title: string; bytes: number; projectLabel: string }[];
+  ageHistogram: { label: string; sessions: number; bytes: number }[];
+  items: ItemSummary[];
+  /** In-process callers get the entries; an engine built with `compactSelection` leaves this empty and fills `selectionIndex`. */
+  selection: SelectionEntry[];
+  /** The same index, compact and transferable (what the worker sends the UI). */
+  selectionIndex?: CompactSelection;
+  warnings: ScanWarning[];
+  writers: Writer[];
+  readOnly: boolean;
+  /**
+   * A partial view published while the scan runs: page it, never plan or mark
+   * from it (its selection is empty); the final summary replaces it.
+   */
+  provisional?: boolean;
+  /** Change since an earlier scan and the trend of the last ones (cleanerx's own scan history). */
+  growth?: import('../inventory/scan-history.js').GrowthSummary;
+}
+
+export interface ScanProgress {
+  agent: AgentKind;
+  phase: string;
+  files: number;
+  bytes: number;
+  /**
+   * Adapter → engine only (never crosses the worker boundary): the sessions
+   * read so far, built when the engine asks. Optional, so adapters without it
+   * simply publish nothing until their scan returns.
+   */
+  partial?: () => Inventory;
+  /** Engine → UI: the latest provisional summary, when one was just published. */
+  provisional?: ScanSummary;
+}
+
+// ---- paging -------------------------------------------------------------
+
+export type UpdatedFilter = 'all' | 'within7' | 'within30' | 'older30' | 'older90';
+
+export interface SessionFilter {
+  text?: string;
+  updated?: UpdatedFilter;
+  state?: SessionState;
+  source?: string;
+  projectId?: string;
+}
+
+export type SortKey = 'updated' | 'size' | 'title';
+
+export interface ExpansionSpec {
+  /** Default: projects open, sessions with children closed. */
+  base: 'default' | 'allOpen' | 'allClosed';
+  /** Node ids whose state is flipped relative to `base`. */
+  toggled: string[];
+}
+
+export interface PageScope {
+  view: 'tree' | 'flat';
+  expansion?: ExpansionSpec;
+}
+
+export interface PageRequest {
+  snapshotId: string;
+  scope: PageScope;
+  filter: SessionFilter;
+  sort: SortKey;
+  /** Oldest, smallest or Z→A first (each key's default is newest, largest, A→Z). */
+  reverse?: boolean;
+  offset: number;
+  limit: number;
+}
+
+export type RowKind = 'project' | 'session';
+
+export interface Row {
+  kind: RowKind;
+  /** Item id for sessions, project id for projects. */
+  id: string;
+  depth: number;
+  title: string;
+  projectLabel: string;
+  source: string;
+  state: SessionState | '';
+  updatedAt: number | null;
+  bytes: number;
+  childCount: number;
+  expandable: boolean;
+  expanded: boolean;
+  /** An ancestor shown only to place a filter match: never markable. */
+  context: boolean;
+  selectable: boolean;
+  blockedReason?: string;
+  named: boolean;
+  /** Project rows of a filtered view: how many of its sessions match, and their size. */
+  matchedSessions?: number;
+  matchedBytes?: number;
+}
+
+export interface PageResult {
+  snapshotId: string;
+  total: number;
+  offset: number;
+  rows: Row[];
+  matched: number;
+  /** The size of the matching sessions (every session when no filter is set). */
+  matchedBytes: number;
+}
+
+export interface DetailField {
+  label: string;
+  value: string;
+}
+
+export interface Detail {
+  id: string;
+  kind: 'session' | 'project' | 'item';
+  title: string;
+  sections: { heading: string; fields: DetailField[] }[];
+  paths: string[];
+  blockedReason?: string;
+  selectable: boolean;
+}
+
+export type PreviewBlock =
+  | { kind: 'message'; role: string; text: string }
+  | { kind: 'text'; title: string; text: string }
+  | { kind: 'notice'; text: string };
+
+export interface Preview {
+  id: string;
+  source: string;
+  truncated: boolean;
+  bytesRead: number;
+  blocks: PreviewBlock[];
+  warning?: string;
+}
+
+// ---- cleanup ------------------------------------------------------------
+
+export interface PlanItem {
+  id: string;
+  label: string;
+  category: Category;
+  bytes: number;
+  paths: string[];
+  recoverable: boolean;
+  /** Present for items the route removes because of another selected item. */
+  includedBecause?: string;
+  depth: number;
+  /** Sessions: the agent's id and last update, so a fork and its parent of one title can be told apart. */
+  sessionId?: string;
+  updatedAt?: number | null;
+}
+
+/**
+ * removePaths: the path transaction; officialDelete: the agent's own session
+ * delete for `rootSessionIds` (then any session paths it left behind);
+ * officialItems: the agent's own call per item (Codex memory reset).
+ */
+export type OperationKind = 'removePaths' | 'officialDelete' | 'officialItems';
+
+export interface PlanOperation {
+  index: number;
+  kind: OperationKind;
+  itemIds: string[];
+  sessionIds: string[];
+  /** officialDelete: the minimal roots the route is called for. */
+  rootSessionIds?: string[];
+  paths: string[];
+  bytes: number;
+  backupEligible: boolean;
+  requiresAgentExit: boolean;
+  blockers: string[];
+}
+
+export interface CleanupPlan {
+  id: string;
+  snapshotId: string;
+  agent: AgentKind;
+  createdAt: string;
+  selectedItemIds: string[];
+  expandedSessionIds: string[];
+  items: PlanItem[];
+  operations: PlanOperation[];
+  estimatedBytes: number;
+  estimatedBackupBytes: number;
+  backupEligible: boolean;
+  backupWhyNot?: string;
+  irreversible: boolean;
+  /** One plain line per official route the plan uses, shown in the review. */
+  routeNotes: string[];
+  blockers: string[];
+}
+
+export interface ExecuteProgress {
+  phase: 'preflight' | 'backup' | 'deleting' | 'verifying' | 'done';
+  done: number;
+  total: number;
+  bytesDone: number;
+  bytesTotal: number;
+  current?: string;
+}
+
+export interface ExecuteResult {
+  operationId: string;
+  status: 'complete' | 'failed';
+  message: string;
+  removedItems: number;
+  removedBytes: number;
+  /** The fresh scan after the cleanup (also the new snapshot). */
+  summary?: ScanSummary;
+  backupId?: string;
+  /** One sentence per entry under a planned path that the backup does not hold (a FIFO, socket or device). */
+  warnings?: string[];
+}
+
+/** What a backup restore put back (or, dry, would). */
+export interface RestoreSummary {
+  /** Files (or sessions) now holding their backed-up content, `alreadyPresent` of them already byte-identical before. */
+  restored: number;
+  /** Of `restored`: the ones that were already in place and left as they were. */
+  alreadyPresent: number;
+  bytes: number;
+  paths: string[];
+  unit: 'files' | 'sessions';
+  /** The backup's empty dirs that were recreated. */
+  emptyDirs: string[];
+  /** One sentence per FIFO, socket or device the backup does not hold, so not restored. */
+  notInBackup: string[];
+}
+
+export interface ExecuteOptions {
+  backup?: boolean;
+  /** Unlocks (or, the first time, creates) the backup key. Held in memory only. */
+  passphrase?: string;
+}
+
+export interface BackupSummary {
+  id: string;
+  agent: AgentKind;
+  createdAt: string;
+  expiresAt: string;
+  itemCount: number;
+  originalBytes: number;
+  archiveBytes: number;
+  verifiedAt: string;
+  operationId: string;
+  path: string;
+}
+
+export interface KeyInfo {
+  path: string;
+  exists: boolean;
+  problem?: string;
+  /** Where the identity is unlocked from (Settings → K switches). */
+  store: 'file' | 'keyring';
+  /** False when the OS key ring unlocks the key: no passphrase is asked. */
+  needsPassphrase: boolean;
+}
+
+export type Observation = 'applied' | 'notApplied' | 'partial' | 'unknown';
+
+export interface RecoveryOperation {
+  operationId: string;
+  agent: AgentKind | null;
+  path: string;
+  status: string;
+  recorded: string;
+  observed: 'All applied' | 'Not applied' | 'Partially applied' | 'Not provable';
+  reason: string;
+  canAccept: boolean;
+  canRestore: boolean;
+  restoreWhyNot: string;
+  canClose: boolean;
+  unknown: boolean;
+}

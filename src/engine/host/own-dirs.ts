@@ -1,0 +1,72 @@
+// cleanerx's own state directories (XDG, with CLEANERX_* overrides for tests).
+
+import { isAbsolute, join } from 'node:path';
+import { cleanText } from '../core/text.js';
+
+export interface OwnDirs {
+  config: string;
+  state: string;
+  data: string;
+}
+
+function xdg(env: Readonly<Record<string, string | undefined>>, name: string, fallback: string): string {
+  const v = env[name];
+  return v && isAbsolute(v) ? v : join(homeOf(env), fallback);
+}
+
+export function homeOf(env: Readonly<Record<string, string | undefined>>): string {
+  const h = env.HOME;
+  if (!h || !isAbsolute(h)) throw new UsageError('HOME is not set to an absolute path; set HOME and try again.');
+  return h;
+}
+
+export function ownDirs(env: Readonly<Record<string, string | undefined>>): OwnDirs {
+  const pick = (override: string, xdgName: string, fallback: string): string => {
+    const o = env[override];
+    if (o) {
+      if (!isAbsolute(o)) throw new UsageError(`${override} must be an absolute path (got "${o}").`);
+      return o;
+    }
+    return join(xdg(env, xdgName, fallback), 'cleanerx');
+  };
+  return {
+    config: pick('CLEANERX_CONFIG_DIR', 'XDG_CONFIG_HOME', '.config'),
+    state: pick('CLEANERX_STATE_DIR', 'XDG_STATE_HOME', '.local/state'),
+    data: pick('CLEANERX_DATA_DIR', 'XDG_DATA_HOME', '.local/share'),
+  };
+}
+
+/** Variables that move a home; a leading "~/" is expanded against HOME for these. */
+const AGENT_HOME_VARS = ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'PI_CODING_AGENT_DIR'];
+/** XDG base dirs and cleanerx's own overrides: taken literally, no tilde. */
+const LITERAL_DIR_VARS = ['XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'CLEANERX_CONFIG_DIR', 'CLEANERX_STATE_DIR', 'CLEANERX_DATA_DIR'];
+
+/**
+ * A relative directory in the environment would resolve against whatever
+ * directory cleanerx happens to start in: refuse it rather than silently use
+ * the default home (the user meant some other place). OPENCODE_DB keeps
+ * OpenCode's own forms: ":memory:", an absolute path, or a bare file name in
+ * the data dir.
+ */
+export function checkEnvDirs(env: Readonly<Record<string, string | undefined>>): void {
+  homeOf(env);
+  const bad = (name: string, value: string): UsageError =>
+    new UsageError(`${name} is a relative path ("${cleanText(value, 200)}"); set it to an absolute path or unset it.`);
+  for (const name of AGENT_HOME_VARS) {
+    const v = env[name]?.trim();
+    if (v && !isAbsolute(v) && v !== '~' && !v.startsWith('~/')) throw bad(name, v);
+  }
+  for (const name of LITERAL_DIR_VARS) {
+    const v = env[name]?.trim();
+    if (v && !isAbsolute(v)) throw bad(name, v);
+  }
+  const db = env.OPENCODE_DB?.trim();
+  if (db && db !== ':memory:' && !isAbsolute(db) && (db.includes('/') || db === '.' || db === '..')) {
+    throw new UsageError(`OPENCODE_DB is a relative path ("${cleanText(db, 200)}"); set it to an absolute path, a file name inside OpenCode's data dir, or unset it.`);
+  }
+}
+
+/** An error the user caused and can fix; the CLI prints it as one line and exits 2. */
+export class UsageError extends Error {
+  readonly usage = true;
+}
