@@ -6,6 +6,7 @@ import blessed from 'blessed';
 import '../widgets/terminal-width.js'; // blessed measures with the terminal's widths (before any screen exists)
 import type { AppFlags } from '../cli.js';
 import type { EngineApi } from '../engine/api/api.js';
+import { deferred } from './deferred-engine.js';
 import { formatAgo, formatBytes, formatCount, plural } from '../engine/core/format.js';
 import { AGENT_NAMES, type AgentKind, type Installation, type ScanSummary } from '../engine/core/model.js';
 import { passphraseProblem } from '../engine/core/passphrase-rule.js';
@@ -33,38 +34,6 @@ import { braces, makeTheme } from '../widgets/theme.js';
 interface SelectorEntry {
   agent: AgentKind;
   note?: string;
-}
-
-/** Calls wait for the engine that is still starting (demo home, worker). */
-function deferred(p: Promise<EngineApi>): EngineApi {
-  type AnyFn = (...a: unknown[]) => Promise<unknown>;
-  const call = (k: keyof EngineApi): AnyFn => (...args) => p.then((e) => (e[k] as unknown as AnyFn)(...args));
-  return {
-    detect: call('detect'),
-    scan: call('scan'),
-    page: call('page'),
-    matchIds: call('matchIds'),
-    matchRules: call('matchRules'),
-    retentionPlan: call('retentionPlan'),
-    planFromFile: call('planFromFile'),
-    detail: call('detail'),
-    preview: call('preview'),
-    plan: call('plan'),
-    execute: call('execute'),
-    stopExecution: call('stopExecution'),
-    keyInfo: call('keyInfo'),
-    keyExport: call('keyExport'),
-    keyStoreSet: call('keyStoreSet'),
-    backupsList: call('backupsList'),
-    backupVerify: call('backupVerify'),
-    backupRestore: call('backupRestore'),
-    backupDelete: call('backupDelete'),
-    recoveryList: call('recoveryList'),
-    recoveryAction: call('recoveryAction'),
-    loadSettings: call('loadSettings'),
-    saveSettings: call('saveSettings'),
-    close: call('close'),
-  } as EngineApi;
 }
 
 export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFlags, env: Record<string, string | undefined>): Promise<number> {
