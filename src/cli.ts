@@ -7,17 +7,12 @@ import type { EngineApi } from './engine/api/api.js';
 import { AGENT_KINDS, type AgentKind } from './engine/core/model.js';
 import { checkEnvDirs, ownDirs, UsageError } from './engine/host/own-dirs.js';
 import { printError } from './terminal-out.js';
+import type { AppFlags } from './app/flags.js';
+
+export type { AppFlags } from './app/flags.js';
 
 const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
 const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
-
-export interface AppFlags {
-  demo: boolean;
-  keep: boolean;
-  readOnly: boolean;
-  /** `--agent A`: open on A (else the app picks the agent with the most data). */
-  initialAgent?: AgentKind;
-}
 
 export function parseAgent(value: unknown): AgentKind {
   if (typeof value === 'string' && (AGENT_KINDS as readonly string[]).includes(value)) return value as AgentKind;

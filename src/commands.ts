@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { ADAPTERS } from './adapters/registry.js';
-import type { AppFlags } from './cli.js';
+import type { AppFlags } from './app/flags.js';
 import { Engine } from './engine/api/engine.js';
 import { formatBytes, formatCount } from './engine/core/format.js';
 import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category, type CleanupPlan } from './engine/core/model.js';

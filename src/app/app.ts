@@ -4,7 +4,7 @@
 
 import blessed from 'blessed';
 import '../widgets/terminal-width.js'; // blessed measures with the terminal's widths (before any screen exists)
-import type { AppFlags } from '../cli.js';
+import type { AppFlags } from './flags.js';
 import type { EngineApi } from '../engine/api/api.js';
 import { deferred } from './deferred-engine.js';
 import { formatAgo, formatBytes, formatCount, plural } from '../engine/core/format.js';

@@ -125,7 +125,7 @@ export interface Inventory {
   warnings: ScanWarning[];
   writers: Writer[];
   /** What the agent deletes by itself (read from its settings, read only). */
-  sweep?: import('../inventory/agent-sweep.js').AgentSweep;
+  sweep?: AgentSweep;
 }
 
 export const NO_PROJECT_ID = '__no_project';
@@ -205,7 +205,7 @@ export interface ScanSummary {
    */
   provisional?: boolean;
   /** Change since an earlier scan and the trend of the last ones (cleanerx's own scan history). */
-  growth?: import('../inventory/scan-history.js').GrowthSummary;
+  growth?: GrowthSummary;
 }
 
 export interface ScanProgress {
@@ -463,4 +463,41 @@ export interface RecoveryOperation {
   restoreWhyNot: string;
   canClose: boolean;
   unknown: boolean;
+}
+
+export interface AgentSweep {
+  /** The agent's name as the sentences use it ("Claude"). */
+  agentName: string;
+  /**
+   * Sessions are deleted at the agent's first start once this many days
+   * passed since their last change; 'never': the rule turns the sweep off;
+   * 'unknown': the rule could not be read; null: the agent has no session
+   * sweep to speak of (nothing is said).
+   */
+  sessionDays: number | 'never' | 'unknown' | null;
+  /** Where the rule comes from, or why there is none ("cleanupPeriodDays 30, the default"). */
+  sessionRule: string;
+  /** Sessions of these sources follow another rule (Claude's desktop app): the sentence instead of a date. */
+  exempt?: { sources: string[]; text: string };
+  /** Non-session items the agent prunes itself: an exact item id, or a prefix ending in ':'. */
+  itemRules: { id: string; text: string }[];
+  /** One sentence when the agent's settings could not be read (the default is assumed). */
+  warning?: string;
+}
+
+export interface CategoryGrowth {
+  /** Bytes now minus bytes then (negative when it shrank). */
+  bytes: number;
+  items: number;
+}
+
+/** What the Overview shows: the change since `since` per category, and the total bytes of the last scans, oldest first. */
+export interface GrowthSummary {
+  since: number | null;
+  byCategory: Partial<Record<Category, CategoryGrowth>>;
+  totalBytes: number;
+  /** Total managed bytes (protected excluded) of the kept scans and this one, oldest first. */
+  trend: { at: number; bytes: number }[];
+  /** One sentence when the history file could not be used (it is then started afresh). */
+  warning?: string;
 }

@@ -4,28 +4,12 @@
 // settings, read only); this module only words it.
 
 import { formatDate } from '../core/format.js';
+import type { AgentSweep } from '../core/model.js';
+
+export type { AgentSweep } from '../core/model.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-export interface AgentSweep {
-  /** The agent's name as the sentences use it ("Claude"). */
-  agentName: string;
-  /**
-   * Sessions are deleted at the agent's first start once this many days
-   * passed since their last change; 'never': the rule turns the sweep off;
-   * 'unknown': the rule could not be read; null: the agent has no session
-   * sweep to speak of (nothing is said).
-   */
-  sessionDays: number | 'never' | 'unknown' | null;
-  /** Where the rule comes from, or why there is none ("cleanupPeriodDays 30, the default"). */
-  sessionRule: string;
-  /** Sessions of these sources follow another rule (Claude's desktop app): the sentence instead of a date. */
-  exempt?: { sources: string[]; text: string };
-  /** Non-session items the agent prunes itself: an exact item id, or a prefix ending in ':'. */
-  itemRules: { id: string; text: string }[];
-  /** One sentence when the agent's settings could not be read (the default is assumed). */
-  warning?: string;
-}
 
 /** The sentence for a session of `source` last changed at `updatedAt`, seen at `now`; null when there is nothing to say. */
 export function sessionSweepText(sweep: AgentSweep, updatedAt: number | null, now: number, source = ''): string | null {

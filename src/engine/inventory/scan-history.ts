@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../host/atomic.js';
 import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
 import { AGENT_KINDS, CATEGORIES, type AgentKind, type Category, type CategoryTotal } from '../core/model.js';
+import type { CategoryGrowth, GrowthSummary } from '../core/model.js';
+
+export type { CategoryGrowth, GrowthSummary } from '../core/model.js';
 
 export const HISTORY_FILE = 'scan-history.json';
 /** Scans kept per agent home. */
@@ -35,22 +38,7 @@ export interface HistoryFile {
   agents: Partial<Record<AgentKind, HomeHistory[]>>;
 }
 
-export interface CategoryGrowth {
-  /** Bytes now minus bytes then (negative when it shrank). */
-  bytes: number;
-  items: number;
-}
 
-/** What the Overview shows: the change since `since` per category, and the total bytes of the last scans, oldest first. */
-export interface GrowthSummary {
-  since: number | null;
-  byCategory: Partial<Record<Category, CategoryGrowth>>;
-  totalBytes: number;
-  /** Total managed bytes (protected excluded) of the kept scans and this one, oldest first. */
-  trend: { at: number; bytes: number }[];
-  /** One sentence when the history file could not be used (it is then started afresh). */
-  warning?: string;
-}
 
 const empty = (): HistoryFile => ({ version: 1, agents: {} });
 
