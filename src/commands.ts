@@ -2,9 +2,9 @@
 // Loaded only when the command line has more than the bare app's flags.
 
 import { readFileSync } from 'node:fs';
-import { ADAPTERS } from './adapters/registry.js';
 import type { AppFlags } from './app/flags.js';
-import { Engine } from './engine/api/engine.js';
+import type { Engine } from './engine/api/engine.js';
+import { cliEngine } from './cli/engine-factory.js';
 import { formatBytes, formatCount } from './engine/core/format.js';
 import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category, type CleanupPlan } from './engine/core/model.js';
 import { ownDirs, UsageError } from './engine/host/own-dirs.js';
@@ -12,7 +12,6 @@ import { buildScanReport } from './engine/api/scan-report.js';
 import type { ItemObservation } from './engine/cleanup/recovery.js';
 import type { LoadedSettings } from './engine/host/settings.js';
 import { joinSafe, safe, safeJson, safeText, type SafeText } from './engine/core/text.js';
-import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { RuleArgs } from './plan-command.js';
 import { printErr, printOut, printProgress, printPrompt } from './terminal-out.js';
 
@@ -128,8 +127,7 @@ export async function runCommandLine(argv: string[], startApp: (f: AppFlags) => 
 }
 
 function engineForCli(readOnly: boolean): Engine {
-  ownDirs(process.env);
-  return new Engine(ADAPTERS, hostContextFromEnv(process.env), { readOnly, demo: false });
+  return cliEngine(process.env, { readOnly });
 }
 
 async function scanCommand(agent: AgentKind | undefined, json: boolean, readOnly: boolean): Promise<number> {
