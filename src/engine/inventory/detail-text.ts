@@ -1,0 +1,163 @@
+// The detail pane's text for one session, project or item, and the reasons
+// a row cannot be marked.
+
+import { countDescendants, type Forest, type SessionNode } from './forest.js';
+import type { SnapshotIndex } from './snapshot-index.js';
+import { itemSweepText, sessionSweepText } from './agent-sweep.js';
+import { formatBytes, formatDate } from '../core/format.js';
+import { NO_PROJECT_ID, type AgentKind, type Detail, type Inventory } from '../core/model.js';
+import { RequestError } from '../core/validate.js';
+
+export const PROVISIONAL_REASON = 'Still scanning: marks are available when the scan finishes.';
+export const CONTEXT_ROW_REASON = 'Ancestor of a filtered result';
+
+// ==== AGENT-SPECIFIC STRINGS ==============================================
+// Every label below names something one agent records. They belong in the
+// adapter descriptors (src/engine/core/adapter.ts); until they move there,
+// this table is the only place the engine's generic code spells them.
+// Every agent gets the same table today, so each shows what it showed before.
+
+export interface AgentDetailLabels {
+  /** A session's `source` value → what the Source field says (an unlisted value is shown as it is). */
+  sources: Readonly<Record<string, string>>;
+  /** Session metadata keys shown in the Metadata section, with their labels (other keys are not shown). */
+  metadata: Readonly<Record<string, string>>;
+}
+
+const SHARED_DETAIL_LABELS: AgentDetailLabels = {
+  // Codex: a thread started from the desktop app or an IDE extension.
+  sources: { vscode: 'Desktop / IDE' },
+  metadata: {
+    // Codex pins threads; Claude and pi record false.
+    pinned: 'Pinned',
+    requiresAgentExit: 'Needs exit',
+    // Claude's entrypoint, pi's 'cli'.
+    source: 'Recorded as',
+  },
+};
+
+export const AGENT_DETAIL_LABELS: Readonly<Record<AgentKind, AgentDetailLabels>> = {
+  codex: SHARED_DETAIL_LABELS,
+  claude: SHARED_DETAIL_LABELS,
+  opencode: SHARED_DETAIL_LABELS,
+  pi: SHARED_DETAIL_LABELS,
+};
+
+export function agentDetailLabels(agent: AgentKind): AgentDetailLabels {
+  return AGENT_DETAIL_LABELS[agent];
+}
+// ==== END AGENT-SPECIFIC STRINGS ==========================================
+
+/** What of a snapshot the detail text reads. */
+export interface DetailSource {
+  readonly agent: AgentKind;
+  readonly inventory: Inventory;
+  readonly scannedAt: number;
+  readonly provisional: boolean;
+  readonly forest: Forest;
+}
+
+export function detailText(snap: DetailSource, index: SnapshotIndex, id: string): Detail {
+  const n = index.session(id);
+  if (n) return sessionDetail(snap, n);
+  const p = snap.forest.projectById.get(id);
+  if (p) {
+    return {
+      id,
+      kind: 'project',
+      title: p.label,
+      sections: [
+        {
+          heading: 'Project',
+          fields: [
+            { label: 'Sessions', value: String(p.sessions) },
+            { label: 'Size', value: formatBytes(p.bytes) },
+            { label: 'Updated', value: formatDate(p.latest || null) },
+            { label: 'Roots', value: p.roots.length ? p.roots.join(', ') : p.virtual ? 'Sessions without a recognized project' : '—' },
+            { label: 'Project id', value: p.id === NO_PROJECT_ID ? '—' : p.id },
+          ],
+        },
+      ],
+      paths: [],
+      selectable: false,
+    };
+  }
+  const it = index.item(id);
+  if (!it) throw new RequestError(`unknown item id "${id}" in this snapshot`);
+  return {
+    id,
+    kind: 'item',
+    title: it.label,
+    sections: [
+      {
+        heading: 'Facts',
+        fields: [
+          { label: 'Category', value: it.category },
+          { label: 'Size', value: formatBytes(it.bytes) },
+          { label: 'Risk', value: it.risk },
+          { label: 'Recoverable', value: it.recoverable ? 'yes (backup-able)' : 'no' },
+          { label: 'Identifier', value: it.id },
+          { label: 'Modified', value: formatDate(it.modifiedAt ?? null) },
+          ...(it.subtitle ? [{ label: 'About', value: it.subtitle }] : []),
+        ],
+      },
+      ...sweepSection(snap.inventory.sweep ? itemSweepText(snap.inventory.sweep, it.id) : null),
+    ],
+    paths: it.paths,
+    blockedReason: it.blockedReason,
+    selectable: it.selectable,
+  };
+}
+
+/** "Claude deletes this transcript on …": what the agent itself will do, read from its settings. */
+function sweepSection(text: string | null): Detail['sections'] {
+  return text ? [{ heading: "Agent's own cleanup", fields: [{ label: 'By itself', value: text }] }] : [];
+}
+
+function sessionDetail(snap: DetailSource, n: SessionNode): Detail {
+  const s = n.s;
+  const labels = agentDetailLabels(snap.agent);
+  const project = snap.forest.projectById.get(n.projectKey);
+  const parent = n.parent;
+  const meta = Object.entries(s.metadata)
+    .filter(([k]) => Object.hasOwn(labels.metadata, k))
+    .map(([k, v]) => ({ label: labels.metadata[k]!, value: typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v) }));
+  return {
+    id: s.itemId,
+    kind: 'session',
+    title: s.title,
+    sections: [
+      {
+        heading: 'Facts',
+        fields: [
+          { label: 'Size', value: formatBytes(s.bytes) },
+          { label: 'Risk', value: 'high' },
+          { label: 'Recoverable', value: s.recoverable ? 'yes (backup-able)' : 'no' },
+          { label: 'Identifier', value: s.id },
+          { label: 'Modified', value: formatDate(s.updatedAt) },
+        ],
+      },
+      {
+        heading: 'Session',
+        fields: [
+          { label: 'Project', value: project?.label ?? '—' },
+          { label: 'Source', value: Object.hasOwn(labels.sources, s.source) ? labels.sources[s.source]! : s.source },
+          { label: 'Status', value: s.state === 'archived' ? 'Archived' : 'Not loaded' },
+          { label: 'Created', value: formatDate(s.createdAt) },
+          { label: 'Updated', value: formatDate(s.updatedAt) },
+          { label: 'Parent', value: parent ? `${parent.s.title} (${parent.s.id})` : '—' },
+          { label: 'Children', value: String(n.children.length) },
+          { label: 'In tree below', value: String(countDescendants(n)) },
+          { label: 'Deleted with it', value: s.deletionDescendantIds.length ? String(s.deletionDescendantIds.length) : 'nothing else (forks are kept)' },
+          { label: 'Working dir', value: s.cwd ?? 'No working directory' },
+          { label: 'Project root', value: project?.roots.join(', ') || '—' },
+        ],
+      },
+      ...(meta.length ? [{ heading: 'Metadata', fields: meta }] : []),
+      ...sweepSection(snap.inventory.sweep ? sessionSweepText(snap.inventory.sweep, s.updatedAt, snap.scannedAt, s.source) : null),
+    ],
+    paths: s.paths,
+    blockedReason: snap.provisional ? PROVISIONAL_REASON : s.blockedReason,
+    selectable: s.selectable && !snap.provisional,
+  };
+}
