@@ -1,5 +1,9 @@
-// Human formatting shared by the screens and the CLI report.
+// Human formatting shared by the screens and the CLI report, in the current
+// language (i18n/index.ts: one per process, set before the first frame).
+// Sizes keep the SI unit symbols in every language (Chinese terminal tools
+// write "1.2 MB" too); dates stay ISO-like, which reads the same in both.
 
+import { groupDigits, t } from './i18n/index.js';
 import { displayWidth } from './text.js';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
@@ -19,9 +23,7 @@ export function formatBytes(n: number): string {
 
 /** 12,345 — by hand: toLocaleString goes through Intl and costs ~0.5 ms a call on every repaint. */
 export function formatCount(n: number): string {
-  if (!Number.isFinite(n)) return '—';
-  const s = String(Math.trunc(Math.abs(n)));
-  return (n < 0 ? '-' : '') + s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return groupDigits(n);
 }
 
 /** 2026-11-29 14:37 (UTC), compact and sortable. */
@@ -38,30 +40,33 @@ export function isoOrNull(ms: number | null | undefined): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
-/** "3 min ago", "2 d ago" — for the deck. */
+/** "3 min ago", "2 d ago" (3 分钟前, 2 天前) — for the deck. */
 export function formatAgo(ms: number, now: number): string {
   const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return 'just now';
+  if (s < 60) return t('ago.now');
   const m = Math.round(s / 60);
-  if (m < 60) return `${m} min ago`;
+  if (m < 60) return t('ago.minutes', { n: m });
   const h = Math.round(m / 60);
-  if (h < 48) return `${h} h ago`;
-  return `${Math.round(h / 24)} d ago`;
+  if (h < 48) return t('ago.hours', { n: h });
+  return t('ago.days', { n: Math.round(h / 24) });
 }
 
-/** Short relative age for table columns: 5m, 3h, 12d, 4mo, 2y. */
+/** Short relative age for table columns: 5m, 3h, 12d, 4mo, 2y (5分钟, 3小时, 12天, 4个月, 2年). */
 export function formatAge(ms: number | null, now: number): string {
   if (ms == null) return '—';
   const s = Math.max(0, (now - ms) / 1000);
-  if (s < 3600) return `${Math.max(1, Math.round(s / 60))}m`;
-  if (s < 86400) return `${Math.round(s / 3600)}h`;
+  if (s < 3600) return t('age.minutes', { n: Math.max(1, Math.round(s / 60)) });
+  if (s < 86400) return t('age.hours', { n: Math.round(s / 3600) });
   const d = s / 86400;
-  if (d < 60) return `${Math.round(d)}d`;
-  if (d < 730) return `${Math.round(d / 30)}mo`;
-  return `${Math.round(d / 365)}y`;
+  if (d < 60) return t('age.days', { n: Math.round(d) });
+  if (d < 730) return t('age.months', { n: Math.round(d / 30) });
+  return t('age.years', { n: Math.round(d / 365) });
 }
 
-/** "1 item", "2 items", "1,234 sessions": the count formatted, the noun agreeing with it. */
+/**
+ * English only: "1 item", "2 items". Kept for the callers the catalog has
+ * not reached yet (cli, app, modals); new code uses t('count.…', { count }).
+ */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
 }

@@ -1,11 +1,12 @@
 // $XDG_CONFIG_HOME/cleanerx/config.json: target agent, home overrides,
-// retention. Read strictly; anything unrecognized falls back to defaults
+// retention, key store, language. Read strictly; anything unrecognized falls back to defaults
 // with a warning instead of guessing.
 
 import { isAbsolute, join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
 import { AGENT_KINDS, type AgentKind } from '../core/model.js';
+import type { LanguageSetting } from '../core/i18n/index.js';
 import { cleanText } from '../core/text.js';
 
 export interface Settings {
@@ -15,6 +16,8 @@ export interface Settings {
   retention: { backupDays: number; logDays: number; tempHours: number };
   /** Where the backup identity is unlocked from: the passphrase file, or (opt-in) the OS key ring. */
   backupKeyStore: 'file' | 'keyring';
+  /** The interface language: 'auto' follows --lang and the locale (LC_ALL, LC_MESSAGES, LANG). */
+  language: LanguageSetting;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -23,6 +26,7 @@ export const DEFAULT_SETTINGS: Settings = {
   homeOverrides: {},
   retention: { backupDays: 30, logDays: 7, tempHours: 24 },
   backupKeyStore: 'file',
+  language: 'auto',
 };
 
 export interface LoadedSettings {
@@ -94,6 +98,7 @@ export function validateSettings(v: unknown): Settings {
       tempHours: num(r.tempHours, 1, 8760, 24, 'retention.tempHours'),
     },
     backupKeyStore: keyStore(o.backupKeyStore),
+    language: language(o.language),
   };
 }
 
@@ -101,6 +106,12 @@ function keyStore(v: unknown): 'file' | 'keyring' {
   if (v === undefined || v === 'file') return 'file';
   if (v === 'keyring') return 'keyring';
   throw new Error('backupKeyStore must be "file" or "keyring"');
+}
+
+function language(v: unknown): LanguageSetting {
+  if (v === undefined || v === 'auto') return 'auto';
+  if (v === 'en' || v === 'zh') return v;
+  throw new Error('language must be "auto", "en" or "zh"');
 }
 
 function clone(s: Settings): Settings {
