@@ -26,7 +26,7 @@ if (!existsSync(CODEX_BIN)) throw new Error(`The pinned Codex binary is missing 
 export const codexHome = (t: TempEnv): string => t.env.CODEX_HOME!;
 
 export function installation(t: TempEnv, executable: string | null = CODEX_BIN): Installation {
-  return { agent: 'codex', state: executable ? 'installed' : 'dataOnly', home: codexHome(t), homeSource: 'env', executable, version: null, warnings: [] };
+  return { agent: 'codex', displayName: 'Codex', memoryNotice: '', state: executable ? 'installed' : 'dataOnly', home: codexHome(t), homeSource: 'env', executable, version: null, warnings: [] };
 }
 
 export function buildStore(t: TempEnv, o: Partial<CodexFixtureOptions> = {}): CodexFixtureManifest {

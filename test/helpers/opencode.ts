@@ -62,7 +62,7 @@ export function buildStore(t: TempEnv, template: Template, o: Partial<OpencodeFi
 }
 
 export function installation(t: TempEnv, executable: string | null = OPENCODE_BIN): Installation {
-  return { agent: 'opencode', state: executable ? 'installed' : 'dataOnly', home: dataDir(t), homeSource: 'env', executable, version: null, warnings: [] };
+  return { agent: 'opencode', displayName: 'OpenCode', memoryNotice: '', state: executable ? 'installed' : 'dataOnly', home: dataDir(t), homeSource: 'env', executable, version: null, warnings: [] };
 }
 
 export type Row = Record<string, unknown>;
