@@ -80,7 +80,7 @@ async function until<T>(what: string, f: () => T | null | undefined | false, ms 
  * `sh -c 'opencode <args> & exec sleep 120'`: our child becomes `sleep`, the
  * parent of an opencode it never reaps (a zombie once it exits).
  */
-function underUs(args: string[], env: Record<string, string>): ChildProcess {
+function underUs(args: string[], env: Readonly<Record<string, string | undefined>>): ChildProcess {
   const c = spawn('/bin/sh', ['-c', '"$0" "$@" </dev/null >/dev/null 2>&1 & exec sleep 120', OPENCODE_BIN, ...args], { env, detached: true, stdio: 'ignore' });
   groups.push(c);
   return c;

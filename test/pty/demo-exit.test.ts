@@ -49,7 +49,7 @@ describe('the demo home goes with the demo', () => {
     ['Ctrl-C', (p) => p.press(KEYS.ctrlC)],
     ['SIGHUP', (p) => p.pty.kill('SIGHUP')],
     // The master side closes (writes now fail with EIO) and the kernel hangs up: a closed terminal window or SSH link.
-    ['the terminal closes', (p) => p.pty.destroy()],
+    ['the terminal closes', (p) => (p.pty as typeof p.pty & { destroy(): void }).destroy()],
     ['SIGTERM', (p) => p.pty.kill('SIGTERM')],
     ['SIGINT', (p) => p.pty.kill('SIGINT')],
   ];

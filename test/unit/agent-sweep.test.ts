@@ -130,7 +130,7 @@ describe("Claude's cleanupPeriodDays", () => {
 });
 
 describe('the wording', () => {
-  const claude = { agentName: 'Claude', sessionDays: 30, sessionRule: 'cleanupPeriodDays 30, the default', itemRules: [] } as const;
+  const claude = { agentName: 'Claude', sessionDays: 30, sessionRule: 'cleanupPeriodDays 30, the default', itemRules: [] as { id: string; text: string }[] };
   it('past due: at the next start; no time: nothing; off: kept', () => {
     expect(sessionSweepText({ ...claude }, NOW - 40 * DAY, NOW)).toMatch(/^Claude deletes this transcript at its next start: it is older than 30 days/);
     expect(sessionSweepText({ ...claude }, null, NOW)).toBeNull();

@@ -200,7 +200,7 @@ describe('backup of empty dirs, FIFOs and sockets', () => {
       [{ emptyDirs: [{ root: 'pi_home', relativePath: '../escape', mode: 0o700 }] }, /unsafe empty directory/],
       [{ emptyDirs: [{ root: 'pi_home', relativePath: 'sessions/x/a.jsonl', mode: 0o700 }] }, /as a file and a directory/],
       [{ skipped: [{ root: 'pi_home', relativePath: 'sessions/x/p', kind: 'symlink' as never }] }, /invalid skipped entry/],
-    ] as const) {
+    ] as [Partial<Parameters<typeof writeArchive>[0]>, RegExp][]) {
       const archivePath = join(t.root, `${randomUUID()}.cxb`);
       await writeArchive({ archivePath, recipient, agent: 'pi', operationId: 'op', id: randomUUID(), itemCount: 1, retentionDays: 1, files, ...opts });
       await expect(readArchive(archivePath, identity)).rejects.toThrow(why);

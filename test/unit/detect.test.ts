@@ -10,6 +10,7 @@ import type { HostContext } from '../../src/engine/core/adapter.js';
 import { detectOne, findExecutable, resolveHome, VERSION_PROBE_ENV } from '../../src/engine/host/detect.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { UsageError } from '../../src/engine/host/own-dirs.js';
+import { DEFAULT_SETTINGS } from '../../src/engine/host/settings.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -65,7 +66,7 @@ describe('home resolution', () => {
     t = makeTempEnv();
     const engine = new Engine(ADAPTERS, t.ctx);
     const override = join(t.root, 'pi-elsewhere');
-    await engine.saveSettings({ version: 1, targetAgent: null, homeOverrides: { pi: override }, retention: { backupDays: 30, logDays: 7, tempHours: 24 } });
+    await engine.saveSettings({ ...DEFAULT_SETTINGS, targetAgent: null, homeOverrides: { pi: override }, retention: { backupDays: 30, logDays: 7, tempHours: 24 } });
     const pi = (await engine.detect()).find((i) => i.agent === 'pi')!;
     expect(pi.home).toBe(override);
     expect(pi.homeSource).toBe('override');

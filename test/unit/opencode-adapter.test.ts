@@ -644,12 +644,12 @@ describe('routes refuse before running anything', () => {
     await expect(route.deleteSessions(installation(t, null), t.ctx, [root])).rejects.toThrow(NO_EXECUTABLE);
     fakeOpencode(4242, ['opencode'], userEnv());
     await expect(route.deleteSessions(inst, t.ctx, [root], { expectedRevision: dbRevision(db()) })).rejects.toThrow(UNVERIFIED_REASON);
-    await expect(route.exportSessions(inst, t.ctx, [root], join(t.root, 'stage'))).rejects.toThrow(/Quit OpenCode before backing up/);
+    await expect(route.exportSessions!(inst, t.ctx, [root], join(t.root, 'stage'))).rejects.toThrow(/Quit OpenCode before backing up/);
     rmSync(join(t.procRoot, '4242'), { recursive: true });
     mkdirSync(join(t.root, 'open-stage'), { mode: 0o755 });
     chmodSync(join(t.root, 'open-stage'), 0o755);
-    await expect(route.exportSessions(inst, t.ctx, [root], join(t.root, 'open-stage'))).rejects.toThrow(/0700/);
-    await expect(route.exportSessions(inst, t.ctx, [root], 'relative/stage')).rejects.toThrow(/absolute/);
+    await expect(route.exportSessions!(inst, t.ctx, [root], join(t.root, 'open-stage'))).rejects.toThrow(/0700/);
+    await expect(route.exportSessions!(inst, t.ctx, [root], 'relative/stage')).rejects.toThrow(/absolute/);
 
     const exportFile = (id: string, directory: string): string => {
       const f = join(t.root, `${id}.json`);
@@ -657,11 +657,11 @@ describe('routes refuse before running anything', () => {
       return f;
     };
     const entry = (id: string, directory: string) => ({ id, file: exportFile(id, directory), directory, parentId: null, title: 't', bytes: 1, sha256: '' });
-    await expect(route.importSessions(inst, t.ctx, [entry(root, m.sessions[0]!.directory)])).rejects.toThrow(/already exists/);
-    await expect(route.importSessions(inst, t.ctx, [entry('ses_new0000000000000000001', join(t.root, 'gone'))])).rejects.toThrow(/working directory .* is unavailable/);
+    await expect(route.importSessions!(inst, t.ctx, [entry(root, m.sessions[0]!.directory)])).rejects.toThrow(/already exists/);
+    await expect(route.importSessions!(inst, t.ctx, [entry('ses_new0000000000000000001', join(t.root, 'gone'))])).rejects.toThrow(/working directory .* is unavailable/);
     const e = entry('ses_new0000000000000000002', m.sessions[0]!.directory);
-    await expect(route.importSessions(inst, t.ctx, [e, e])).rejects.toThrow(/twice/);
-    await expect(route.importSessions(inst, t.ctx, [{ ...e, directory: '/' }])).rejects.toThrow(/another working directory/);
+    await expect(route.importSessions!(inst, t.ctx, [e, e])).rejects.toThrow(/twice/);
+    await expect(route.importSessions!(inst, t.ctx, [{ ...e, directory: '/' }])).rejects.toThrow(/another working directory/);
     expect(ran()).toBe(false);
     expect(dbState()).toEqual(before);
   });

@@ -198,7 +198,7 @@ describe('restore of empty dirs without root privileges', () => {
   it.each([
     ['restore:emptyDirs', 'fail', 'undone in the same run'],
     ['restore:emptyDirs', 'crash', 'rolled back by the next settle'],
-  ] as const)('%s (%s): a dir that locks its owner out is %s all the same', async (point, how) => {
+  ] as const)('%s (%s): a dir that locks its owner out is %s all the same', async (point, how, _outcome) => {
     const src = t.env.PI_CODING_AGENT_DIR!;
     const s = join(src, 'sessions', '--home-u-src-api--');
     mkdirSync(join(s, 'locked', 'child'), { recursive: true });
