@@ -29,6 +29,7 @@ import { TabBar } from '../widgets/tab-bar.js';
 import { TextInput, type KeyEvent, type TextInputOptions } from '../widgets/text-input.js';
 import { fitWidth } from '../engine/core/text.js';
 import { PerfLog } from '../perf-log.js';
+import { SettledSignal } from './settled-signal.js';
 import { braces, makeTheme } from '../widgets/theme.js';
 
 interface SelectorEntry {
@@ -67,7 +68,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   // on the wire, and a multiplexer or a capture sees q/x/~ instead of ─│·.
   (screen.tput as unknown as { brokenACS: boolean }).brokenACS = true;
 
-  const engine: EngineApi = deferred(new Promise<EngineApi>(() => undefined));
+  const rawEngine: EngineApi = deferred(new Promise<EngineApi>(() => undefined));
   const marks = new Marks();
   const perf = new PerfLog(env.CLEANERX_PERF_LOG);
   let installs: Installation[] = [];
@@ -89,6 +90,8 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   let hold: { title: string; queue: [string | undefined, KeyEvent][]; box: Dialog } | null = null;
   let current = 1;
   let renderQueued = false;
+  const settled = new SettledSignal(env.CLEANERX_SETTLED_FILE, () => !hold && !scanning && !renderQueued);
+  const engine = settled.wrapEngine(rawEngine);
 
   const requestRender = (): void => {
     if (renderQueued) return;
@@ -413,6 +416,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       hold.box.box.setFront();
     }
     screen.render();
+    settled.painted();
     if (perf.enabled) {
       const st = screens[current]!.paintState?.() ?? { rows: 0, settled: true };
       perf.painted({ rows: st.rows, settled: st.settled, scanning: scanning !== null });
@@ -579,12 +583,13 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     screen.on('cleanerx:repaint', () => requestRender());
 
     paint();
-    void (async () => {
+    void settled.track((async () => {
       try {
         await new Promise((r) => setImmediate(r));
         const real = early ?? openEngine();
         real.catch((e: Error) => ctx.message(e.message, 'error'));
-        Object.assign(engine, deferred(real));
+        Object.assign(rawEngine, deferred(real));
+        settled.engineReady();
         settings = await engine.loadSettings();
         perf.mark('engineReady');
         if (settings.warning) ctx.message(settings.warning, 'error');
@@ -609,6 +614,6 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       } catch (e) {
         ctx.message((e as Error).message, 'error');
       }
-    })();
+    })());
   });
 }
