@@ -6,12 +6,15 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ADAPTERS } from '../adapters/registry.js';
 import type { AgentKind } from '../engine/core/model.js';
+import { DEMO_AGENTS } from './demo-agents.js';
 
-const PINNED: { agent: AgentKind; pkg: string; bin: string }[] = [
-  { agent: 'codex', pkg: '@openai/codex', bin: 'codex' },
-  { agent: 'pi', pkg: '@mariozechner/pi-coding-agent', bin: 'pi' },
-];
+/** The agents whose demo runs a pinned package, in registry order. */
+const PINNED: { agent: AgentKind; pkg: string; bin: string }[] = ADAPTERS.flatMap((a) => {
+  const p = DEMO_AGENTS[a.kind].pinned;
+  return p ? [{ agent: a.kind, ...p }] : [];
+});
 
 export interface DemoTools {
   /** Directories to put first on the demo's PATH. */

@@ -336,7 +336,7 @@ describe('a fixture home', () => {
     const h = join(t.env.HOME!, '.claude');
     const m = buildClaudeFixture({ configDir: h, claudeJsonPath: join(t.env.HOME!, '.claude.json'), projects: 1, sessionsPerProject: 2, cwdRoot: codeRoot() });
     expect(m.protectedNames).not.toContain('.claude.json');
-    const inst: Installation = { agent: 'claude', state: 'dataOnly', home: h, homeSource: 'default', executable: null, version: null, warnings: [] };
+    const inst: Installation = { agent: 'claude', displayName: 'Claude Code', memoryNotice: '', state: 'dataOnly', home: h, homeSource: 'default', executable: null, version: null, warnings: [] };
     const inv = await claudeAdapter.scan(inst, { ...t.ctx, env }, () => undefined);
     expect(inv.items.find((i) => i.id === 'protected:claude:.claude.json')).toMatchObject({ paths: [join(t.env.HOME!, '.claude.json')], selectable: false });
     expect(inv.sessions.map((x) => x.title).sort()).toEqual(m.sessions.map((x) => x.expectedTitle).sort());

@@ -289,7 +289,7 @@ describe('state database', () => {
       { ...base, id: A, rollout_path: roll, title: '', first_user_message: 'first message' },
       { ...base, id: B, rollout_path: roll2, title: 'db title', first_user_message: 'f', name: '  ' },
     ]);
-    const inst = { agent: 'codex' as const, state: 'dataOnly' as const, home, homeSource: 'env' as const, executable: null, version: null, warnings: [] };
+    const inst = { agent: 'codex' as const, displayName: 'Codex', memoryNotice: '', state: 'dataOnly' as const, home, homeSource: 'env' as const, executable: null, version: null, warnings: [] };
     const before = hashTree(t.root, [t.procRoot]);
     const inv = await codexAdapter.scan(inst, t.ctx, () => undefined);
     expect(treeDiff(before, hashTree(t.root, [t.procRoot]))).toEqual([]);

@@ -386,7 +386,10 @@ describe('Engine snapshots', () => {
   function fakeAdapter(make: () => Inventory): AgentAdapter {
     return {
       kind: 'pi',
+      displayName: 'pi',
+      memoryNotice: '',
       homeEnvVar: 'PI_CODING_AGENT_DIR',
+      isolatedEnv: () => ({}),
       binaryNames: ['cleanerx-test-no-such-binary'],
       extraBinDirs: () => [],
       resolveHome: () => ({ home: '/nonexistent/pi-home', source: 'default' }),

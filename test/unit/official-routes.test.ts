@@ -26,7 +26,7 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-const inst = (): Installation => ({ agent: 'codex', state: 'installed', home, homeSource: 'env', executable: '/bin/true', version: '1', warnings: [] });
+const inst = (): Installation => ({ agent: 'codex', displayName: 'Codex', memoryNotice: '', state: 'installed', home, homeSource: 'env', executable: '/bin/true', version: '1', warnings: [] });
 
 function session(id: string, parentId: string | null, descendants: string[], paths: string[] = []): SessionRecord {
   return {

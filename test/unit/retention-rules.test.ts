@@ -44,7 +44,7 @@ function rec(id: string, o: Partial<SessionRecord> & { ageDays?: number } = {}):
 }
 
 function snapshot(sessions: SessionRecord[], agent: Installation['agent'] = 'codex'): Snapshot {
-  const inst: Installation = { agent, state: 'dataOnly', home: '/w/store', homeSource: 'env', executable: null, version: null, warnings: [] };
+  const inst: Installation = { agent, displayName: agent, memoryNotice: '', state: 'dataOnly', home: '/w/store', homeSource: 'env', executable: null, version: null, warnings: [] };
   const inv: Inventory = {
     sessions,
     items: [],

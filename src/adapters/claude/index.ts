@@ -14,7 +14,10 @@ import { findClaudeWriters } from './writers.js';
 
 export const claudeAdapter: AgentAdapter = {
   kind: 'claude',
+  displayName: 'Claude Code',
+  memoryNotice: 'Automatic memory of Claude Code. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
   homeEnvVar: 'CLAUDE_CONFIG_DIR',
+  isolatedEnv: (home) => ({ CLAUDE_CONFIG_DIR: join(home, '.claude') }),
   binaryNames: ['claude'],
   extraBinDirs: (ctx) => [join(ctx.env.HOME ?? '/nonexistent', '.claude', 'local')],
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CLAUDE_CONFIG_DIR', ['.claude'], (v) => expandTilde(v, ctx)),

@@ -16,7 +16,8 @@ import { RpcError } from './rpc-client.js';
 import { descendantsOf, minimalRoots } from './lineage.js';
 import { THREAD_ID } from './paths.js';
 import { LOADED_REASON, PINNED_REASON } from './scan.js';
-import { loadStore, rolloutPaths, RouteRefused, type StoreView } from './store.js';
+import { RouteRefused, runOfficialDeletes } from '../official-delete.js';
+import { loadStore, rolloutPaths, type StoreView } from './store.js';
 import { ALL_SOURCE_KINDS } from './thread-list.js';
 import { findCodexWriters } from './writers.js';
 import type { JsonRpcClient } from './rpc-client.js';
@@ -58,40 +59,28 @@ export async function deleteCodexThreads(inst: Installation, ctx: HostContext, r
       if (why) throw new RouteRefused(`${store.byId.get(root)?.id ?? root}: ${why}`);
     }
     const client = store.conn.client;
-    const route: DeleteResult['route'] = store.conn.transport === 'proxy' ? 'verifiedServer' : 'privateServer';
+    const route = store.conn.transport === 'proxy' ? 'verifiedServer' : 'privateServer';
     const result: DeleteResult = { route, roots, deleted: [], failed: [], stopped: false, durationMs: 0 };
-    for (let i = 0; i < roots.length; i++) {
-      const root = roots[i]!;
-      if (opts.shouldStop?.()) {
-        result.stopped = true;
-        for (const r of roots.slice(i)) result.failed.push({ id: r, reason: 'Not attempted: the cleanup was stopped.' });
-        break;
-      }
-      const scope = scopes.get(root)!;
-      let error: string | null = null;
-      try {
-        await client.request('thread/delete', { threadId: root }, opts.timeoutMs ?? DELETE_TIMEOUT_MS);
-      } catch (e) {
-        error = e instanceof RpcError ? `Codex refused to delete the thread: ${e.message}` : `Codex did not delete the thread: ${(e as Error).message}`;
-      }
-      let left: Set<string>;
-      try {
-        left = await stillPresent(client, inst.home, store, scope);
-      } catch (e) {
-        // Unprovable: everything of the scope counts as still present.
-        left = new Set(scope);
-        error ??= `Codex could not be asked whether the thread is gone: ${(e as Error).message}`;
-      }
-      for (const id of scope) if (!left.has(id)) result.deleted.push(id);
-      if (error || left.size) {
-        const why = error ?? `Codex reported success, but ${left.size} thread(s) of this scope are still listed or still have rollout files.`;
-        for (const id of scope) if (left.has(id)) result.failed.push({ id, reason: why });
-        if (!left.size) result.failed.push({ id: root, reason: why });
-        for (const r of roots.slice(i + 1)) result.failed.push({ id: r, reason: 'Not attempted: an earlier deletion failed.' });
-        break;
-      }
-      opts.onProgress?.(i + 1, roots.length, root);
-    }
+    await runOfficialDeletes(
+      {
+        roots,
+        scopes,
+        deleteRoot: async (root) => {
+          try {
+            await client.request('thread/delete', { threadId: root }, opts.timeoutMs ?? DELETE_TIMEOUT_MS);
+            return null;
+          } catch (e) {
+            return e instanceof RpcError ? `Codex refused to delete the thread: ${e.message}` : `Codex did not delete the thread: ${(e as Error).message}`;
+          }
+        },
+        stillPresent: (scope) => stillPresent(client, inst.home, store, scope),
+        unprovable: (e) => `Codex could not be asked whether the thread is gone: ${e.message}`,
+        stillThere: (n) => `Codex reported success, but ${n} thread(s) of this scope are still listed or still have rollout files.`,
+        shouldStop: opts.shouldStop,
+        onProgress: opts.onProgress,
+      },
+      result,
+    );
     result.durationMs = Date.now() - started;
     return result;
   } finally {

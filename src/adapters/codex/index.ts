@@ -18,7 +18,10 @@ const scanModule = () => import('./scan.js');
 
 export const codexAdapter: AgentAdapter = {
   kind: 'codex',
+  displayName: 'Codex',
+  memoryNotice: 'Automatic memory of Codex. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
   homeEnvVar: 'CODEX_HOME',
+  isolatedEnv: (home) => ({ CODEX_HOME: join(home, '.codex') }),
   binaryNames: ['codex'],
   extraBinDirs: (ctx) =>
     ctx.platform === 'darwin' ? ['/Applications/Codex.app/Contents/Resources', '/Applications/ChatGPT.app/Contents/Resources'] : [],

@@ -15,7 +15,7 @@ import { logCutoff, LOGS_ITEM, MEMORY_DIRS, MEMORY_ITEM, MEMORY_RUNNING_REASON, 
 import { allDbs, newestDb, sqliteHome } from './paths.js';
 import { columnsOf, openSnapshot } from './sqlite-read.js';
 import { lastScan } from './scan.js';
-import { RouteRefused } from './store.js';
+import { RouteRefused } from '../official-delete.js';
 import { findCodexWriters } from './writers.js';
 
 type ApplyResult = Awaited<ReturnType<ItemRoute['applyItems']>>;

@@ -15,8 +15,6 @@ import { readSessionMeta } from './rollout-reader.js';
 import { readStateDb, type StateRead } from './state-db.js';
 import { listAllThreads, loadedThreads, type ListedThread } from './thread-list.js';
 
-export class RouteRefused extends Error {}
-
 export interface StoreView {
   source: 'appServer' | 'stateDb' | 'none';
   /** Open when source is appServer; the caller closes it. */

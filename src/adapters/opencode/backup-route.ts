@@ -14,7 +14,8 @@ import { closeQuietly } from './db-open.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { descendantsOf, minimalRoots } from './lineage.js';
 import { opencodeEnv, plainMessage, runOpencode } from './official-cli.js';
-import { loadStore, openForCheck, requireKnown, requireRevision, RouteRefused, SESSION_ID, stillPresent, validateIds } from './store.js';
+import { RouteRefused } from '../official-delete.js';
+import { loadStore, openForCheck, requireKnown, requireRevision, SESSION_ID, stillPresent, validateIds } from './store.js';
 import { findOpencodeWriters } from './writers.js';
 
 type ExportOpts = NonNullable<Parameters<NonNullable<SessionRoute['exportSessions']>>[4]>;

@@ -16,7 +16,8 @@ import { descendantsOf, minimalRoots } from './lineage.js';
 import { opencodeEnv, plainMessage, runOpencode } from './official-cli.js';
 import { startPrivateServer, type PrivateServer } from './private-server.js';
 import { probeAccess, verifySession } from './server-probe.js';
-import { loadStore, openForCheck, requireKnown, requireRevision, RouteRefused, stillPresent, validateIds, type StoreView } from './store.js';
+import { RouteRefused, runOfficialDeletes } from '../official-delete.js';
+import { loadStore, openForCheck, requireKnown, requireRevision, stillPresent, validateIds, type StoreView } from './store.js';
 import { findOpencodeWriters, type Endpoint } from './writers.js';
 
 type DeleteOpts = NonNullable<Parameters<SessionRoute['deleteSessions']>[3]>;
@@ -41,7 +42,7 @@ export async function deleteOpencodeSessions(inst: Installation, ctx: HostContex
 
   const writers = await findOpencodeWriters(ctx, store.db);
   const env = opencodeEnv(inst, ctx, store.db);
-  let route: DeleteResult['route'] = 'cli';
+  let route = 'cli';
   let fallbackReason: string | undefined;
   let server: PrivateServer | null = null;
   let mutate: Mutator = (root) => deleteWithCli(exe, env, root, opts.timeoutMs);
@@ -64,26 +65,19 @@ export async function deleteOpencodeSessions(inst: Installation, ctx: HostContex
   let check: Db | null = null;
   try {
     check = openForCheck(store.db);
-    for (let i = 0; i < roots.length; i++) {
-      const root = roots[i]!;
-      if (opts.shouldStop?.()) {
-        result.stopped = true;
-        for (const r of roots.slice(i)) result.failed.push({ id: r, reason: 'Not attempted: the cleanup was stopped.' });
-        break;
-      }
-      const scope = scopes.get(root)!;
-      const error = await mutate(root);
-      const left = stillPresent(check, scope);
-      for (const id of scope) if (!left.has(id)) result.deleted.push(id);
-      if (error || left.size) {
-        const why = error ?? `OpenCode reported success, but ${left.size} session(s) of this scope are still in its database.`;
-        for (const id of scope) if (left.has(id)) result.failed.push({ id, reason: why });
-        if (!left.size) result.failed.push({ id: root, reason: why });
-        for (const r of roots.slice(i + 1)) result.failed.push({ id: r, reason: 'Not attempted: an earlier deletion failed.' });
-        break;
-      }
-      opts.onProgress?.(i + 1, roots.length, root);
-    }
+    const db = check;
+    await runOfficialDeletes(
+      {
+        roots,
+        scopes,
+        deleteRoot: mutate,
+        stillPresent: (scope) => stillPresent(db, scope),
+        stillThere: (n) => `OpenCode reported success, but ${n} session(s) of this scope are still in its database.`,
+        shouldStop: opts.shouldStop,
+        onProgress: opts.onProgress,
+      },
+      result,
+    );
   } finally {
     closeQuietly(check);
     await server?.stop();

@@ -18,7 +18,10 @@ const routes = () => import('./backup-route.js');
 
 export const opencodeAdapter: AgentAdapter = {
   kind: 'opencode',
+  displayName: 'OpenCode',
+  memoryNotice: 'Automatic memory of OpenCode. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
   homeEnvVar: 'XDG_DATA_HOME',
+  isolatedEnv: (home) => ({ OPENCODE_DB: join(home, '.local', 'share', 'opencode', DB_NAME) }),
   binaryNames: ['opencode'],
   extraBinDirs: (ctx) => [join(homeOf(ctx.env), '.opencode', 'bin')],
   resolveHome: resolveOpencodeHome,

@@ -10,6 +10,10 @@ import { existingIds, readLinks, type SessionLink } from './db-reader.js';
 import { buildLineage, type Lineage } from './lineage.js';
 import { chooseDatabase } from './paths.js';
 import { readSchema } from './schema.js';
+import { RouteRefused } from '../official-delete.js';
+
+// Still imported from here by test/unit/opencode-adapter.test.ts; one class, shared with Codex.
+export { RouteRefused };
 
 /** Session ids OpenCode's CLI and server accept: `ses_` + [A-Za-z0-9_-], at most 128 characters. */
 export const SESSION_ID = /^ses_[A-Za-z0-9_-]{1,124}$/;
@@ -20,8 +24,6 @@ export interface StoreView {
   lineage: Lineage;
   sessions: Map<string, SessionLink>;
 }
-
-export class RouteRefused extends Error {}
 
 export function loadStore(inst: Installation, ctx: HostContext): StoreView {
   const choice = chooseDatabase(inst, ctx);

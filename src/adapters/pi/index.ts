@@ -12,7 +12,10 @@ import { findPiWriters } from './writers.js';
 
 export const piAdapter: AgentAdapter = {
   kind: 'pi',
+  displayName: 'pi',
+  memoryNotice: 'pi keeps no automatic memory; AGENTS.md, SYSTEM.md and APPEND_SYSTEM.md are protected instructions, not memory.',
   homeEnvVar: 'PI_CODING_AGENT_DIR',
+  isolatedEnv: (home) => ({ PI_CODING_AGENT_DIR: join(home, '.pi', 'agent') }),
   binaryNames: ['pi'],
   extraBinDirs: () => [],
   resolveHome: (ctx: HostContext) =>

@@ -20,10 +20,24 @@ export interface HomeResolution {
   source: 'override' | 'env' | 'default';
 }
 
+/**
+ * What the rest of cleanerx knows of an agent without running it: the engine
+ * and the UI get these at runtime (the Engine holds the adapters; the UI reads
+ * Installation), so nothing outside the agent's folder spells them.
+ */
 export interface AdapterDescriptor {
   kind: AgentKind;
+  /** The agent's name as the user knows it, in every message and screen. */
+  displayName: string;
+  /** What the Memory screen says about this agent's memory and what is not memory. */
+  memoryNotice: string;
   /** Env var that moves the agent's home, shown in Settings. */
   homeEnvVar: string;
+  /**
+   * The agent's own variables that keep its whole store under `home` (a test's
+   * or the demo's throw-away home), beside the shared HOME and XDG_* dirs.
+   */
+  isolatedEnv(home: string): Record<string, string>;
   /** Executable names searched for on PATH and in package-manager dirs. */
   binaryNames: string[];
   /** Extra directories searched for the executable (beyond the shared list). */
@@ -110,7 +124,8 @@ export interface SessionRoute {
       shouldStop?: () => boolean;
     },
   ): Promise<{
-    route: 'cli' | 'privateServer' | 'verifiedServer';
+    /** How the agent was reached, for the record (e.g. 'cli', 'privateServer', 'verifiedServer'). */
+    route: string;
     /** Why the private server was not used when it was wanted. */
     fallbackReason?: string;
     /** Roots actually requested (minimal set, in order). */

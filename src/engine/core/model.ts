@@ -1,10 +1,25 @@
 // The engine's data model. Pure types: the UI, the CLI and the adapters all
 // speak these, and nothing here knows about a terminal.
 
-export const AGENT_KINDS = ['codex', 'claude', 'opencode', 'pi'] as const;
+// The agents' kinds, for types only: each agent's name, notices and hooks are
+// in its adapter descriptor (src/adapters/<agent>/index.ts), listed in
+// src/adapters/registry.ts. One line per agent; test/unit/agent-registry.test.ts
+// fails when this list and the registry disagree (members or order).
+// biome-ignore format: one line per agent
+export const AGENT_KINDS = [
+  'codex',
+  'claude',
+  'opencode',
+  'pi',
+] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
-export const AGENT_NAMES: Record<AgentKind, string> = {
+/**
+ * @deprecated A copy of the descriptors' `displayName`, kept while callers
+ * move to names given at runtime (Installation.displayName, the Engine's
+ * adapters); test/unit/agent-registry.test.ts keeps it equal to them.
+ */
+export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   codex: 'Codex',
   claude: 'Claude Code',
   opencode: 'OpenCode',
@@ -47,6 +62,10 @@ export interface Writer {
 
 export interface Installation {
   agent: AgentKind;
+  /** The agent's name as the user knows it (from its adapter descriptor). */
+  displayName: string;
+  /** What the Memory screen says about this agent's memory (from its descriptor). */
+  memoryNotice: string;
   state: DetectionState;
   /** Absolute resolved home (data root) of the agent. */
   home: string;

@@ -145,6 +145,8 @@ export async function detectOne(
   const version = executable && withVersion ? await cachedVersion(stateDir, adapter.kind, executable, () => readVersion(adapter, executable, ctx.env)) : null;
   return {
     agent: adapter.kind,
+    displayName: adapter.displayName,
+    memoryNotice: adapter.memoryNotice,
     state: executable ? 'installed' : hasData ? 'dataOnly' : 'notFound',
     home,
     homeSource: source,

@@ -1,0 +1,64 @@
+// The one registry of agents (src/adapters/registry.ts) and everything that
+// must agree with it: the kinds list in engine/core (types only), the
+// deprecated name table, the demo's hooks, the isolated env, and detection's
+// order and names.
+
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ADAPTERS } from '../../src/adapters/registry.js';
+import { DEMO_AGENTS } from '../../src/demo/demo-agents.js';
+import { isolatedEnv } from '../../src/demo/demo-home.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { AGENT_KINDS, AGENT_NAMES } from '../../src/engine/core/model.js';
+import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+let t: TempEnv | undefined;
+afterEach(() => {
+  t?.cleanup();
+  t = undefined;
+});
+
+describe('the agent registry', () => {
+  it('lists exactly the kinds of engine/core, in the same order, each once', () => {
+    expect(ADAPTERS.map((a) => a.kind)).toEqual([...AGENT_KINDS]);
+    expect(new Set(ADAPTERS.map((a) => a.kind)).size).toBe(ADAPTERS.length);
+  });
+
+  it('gives every agent a distinct display name and a memory notice; the deprecated table copies the names', () => {
+    for (const a of ADAPTERS) {
+      expect(a.displayName.trim(), a.kind).not.toBe('');
+      expect(a.memoryNotice.trim(), a.kind).not.toBe('');
+      expect(AGENT_NAMES[a.kind], a.kind).toBe(a.displayName);
+    }
+    expect(new Set(ADAPTERS.map((a) => a.displayName)).size).toBe(ADAPTERS.length);
+    expect(Object.keys(AGENT_NAMES).sort()).toEqual([...AGENT_KINDS].sort());
+  });
+
+  it('has a demo hook for every agent and none for an unknown one', () => {
+    expect(Object.keys(DEMO_AGENTS).sort()).toEqual([...AGENT_KINDS].sort());
+  });
+
+  it('builds the isolated env from every descriptor, all inside the temp root', () => {
+    const root = '/tmp/cleanerx-registry-root';
+    const env = isolatedEnv(root);
+    for (const a of ADAPTERS) {
+      const own = a.isolatedEnv(join(root, 'home'));
+      expect(Object.keys(own).length, a.kind).toBeGreaterThan(0);
+      for (const [k, v] of Object.entries(own)) expect(env[k], `${a.kind} ${k}`).toBe(v);
+      // The variable that moves the agent's home is set (OpenCode's is the shared XDG_DATA_HOME).
+      expect(env[a.homeEnvVar], a.kind).toBeDefined();
+    }
+    for (const [k, v] of Object.entries(env)) expect(v.startsWith(`${root}/`), k).toBe(true);
+  });
+
+  it('detection reports every agent in registry order with its name and memory notice', async () => {
+    t = makeTempEnv();
+    const found = await new Engine(ADAPTERS, t.ctx).detect();
+    expect(found.map((i) => i.agent)).toEqual(ADAPTERS.map((a) => a.kind));
+    expect(found.map((i) => i.displayName)).toEqual(ADAPTERS.map((a) => a.displayName));
+    expect(found.map((i) => i.memoryNotice)).toEqual(ADAPTERS.map((a) => a.memoryNotice));
+    // A subset keeps the registry's order, whatever order it was asked in.
+    const some = await new Engine(ADAPTERS, t.ctx).detect({ agents: ['pi', 'codex'] });
+    expect(some.map((i) => i.agent)).toEqual(['codex', 'pi']);
+  });
+});
