@@ -1,10 +1,13 @@
 // Worker-thread host of the engine (a composition root, like cli.ts): it
-// builds the Engine with the real adapters and answers EngineApi calls.
+// builds the Engine with the real adapters and the backup service, and
+// answers EngineApi calls.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { ADAPTERS } from './adapters/registry.js';
 import { defaultHostContext } from './engine/core/adapter.js';
+import { ENGINE_METHODS } from './engine/api/api.js';
 import { Engine } from './engine/api/engine.js';
+import { backupService } from './backup/service.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/api/worker-client.js';
 import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { ScanSummary } from './engine/core/model.js';
@@ -12,17 +15,22 @@ import { selectionTransfer } from './engine/inventory/selection.js';
 
 const init = workerData as WorkerInit;
 // Summaries cross to the UI with the selection index as typed arrays, moved rather than copied.
-const engine = new Engine(ADAPTERS, hostContextFromEnv(init.env) ?? defaultHostContext(), { ...init.opts, compactSelection: true });
+const engine = new Engine(ADAPTERS, hostContextFromEnv(init.env) ?? defaultHostContext(), { ...init.opts, compactSelection: true }, backupService());
 const port = parentPort!;
 
 port.on('message', async (m: WorkerRequest) => {
   const reply = (r: WorkerReply): void => port.postMessage(r, transferables(r));
   try {
-    // Progress callbacks go last, after any optional arguments the caller left out.
-    const args = [...m.args];
-    if (m.method === 'scan' || m.method === 'execute') args.push((progress: unknown) => reply({ id: m.id, progress } as WorkerReply));
+    // Only the EngineApi's own methods answer (not the Engine's other public ones).
+    const spec = Object.hasOwn(ENGINE_METHODS, m.method) ? ENGINE_METHODS[m.method] : undefined;
     const fn = (engine as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method];
-    if (typeof fn !== 'function') throw new Error(`unknown engine call ${String(m.method)}`);
+    if (!spec || typeof fn !== 'function') throw new Error(`unknown engine call ${String(m.method)}`);
+    const args = [...m.args];
+    // The progress callback goes at its own index, after any optional arguments the caller left out.
+    if (spec.progress !== null) {
+      args.length = spec.progress;
+      args.push((progress: unknown) => reply({ id: m.id, progress } as WorkerReply));
+    }
     const result = await fn.apply(engine, args);
     reply({ id: m.id, ok: true, result });
   } catch (e) {

@@ -5,33 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { SessionExportEntry } from '../engine/core/adapter.js';
-import type { Journal, JournalStore } from '../engine/cleanup/journal.js';
-import type { CleanupPlan, ExecuteProgress } from '../engine/core/model.js';
+import type { TakeBackupOptions, TakenBackup } from '../engine/cleanup/backup-step.js';
 import { collectEntries, collectFiles, newBackupId, readArchive, skippedWarning, writeArchive } from './archive.js';
 import { addRecord, archivePathFor, backupsDir } from './catalog.js';
 import { ensurePrivateDir } from '../engine/host/atomic.js';
 import { promises as fsp } from 'node:fs';
 
-export interface TakeBackupOptions {
-  plan: CleanupPlan;
-  journal: Journal;
-  store: JournalStore;
-  dataDir: string;
-  key: { identity: string; recipient: string };
-  roots: { label: string; dir: string }[];
-  retentionDays: number;
-  /** Official exports (OpenCode sessions) written into a private staging dir and archived under `<agent>_session_export`. */
-  exportSessions?: (stagingDir: string) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
-  progress(p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>): void;
-}
-
-export interface TakenBackup {
-  id: string;
-  /** The store revision an official export left (the delete that follows expects it). */
-  revisionAfterExport?: string;
-  /** One sentence per entry the backup does not hold (FIFOs, sockets, devices under a planned path), for the result. */
-  warnings: string[];
-}
+export type { TakeBackupOptions, TakenBackup };
 
 export async function takeBackup(o: TakeBackupOptions): Promise<TakenBackup> {
   const { store, journal: j } = o;

@@ -2,16 +2,17 @@
 // runs in a worker thread for the UI (src/worker.ts) and in-process for
 // `scan --json`. It is handed its adapters; it never imports one.
 
-import type { AgentAdapter, HostContext } from '../core/adapter.js';
+import type { AgentAdapter, HostContext, SessionExportEntry } from '../core/adapter.js';
 import { acquireAgentLock } from '../cleanup/agent-lock.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from '../host/detect.js';
 import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
-// Backups, key stores and the executor load on first use: a scan (the CLI's
-// `scan --json`, the worker's first answer) never pays for age, zstd and tar.
-import type { BackupRecord } from '../../backup/catalog.js';
+// The executor loads on first use, and the injected backup service loads
+// its modules on first use: a scan (the CLI's `scan --json`, the worker's
+// first answer) never pays for age, zstd and tar.
 import type { BackupRequest, ExecutorDeps } from '../cleanup/executor.js';
+import { NO_BACKUPS, type BackupService } from './backup-service.js';
 import { AGENT_NAMES } from '../core/model.js';
 import type {
   AgentKind,
@@ -64,6 +65,8 @@ export class Engine implements EngineApi {
     private readonly adapters: readonly AgentAdapter[],
     private readonly ctx: HostContext,
     private readonly opts: EngineOptions = { readOnly: false, demo: false },
+    /** Backups, key store and restores: injected by the composition root (src/backup/service.ts). */
+    private readonly backups: BackupService = NO_BACKUPS,
   ) {
     this.dirs = ownDirs(ctx.env);
   }
@@ -319,6 +322,7 @@ export class Engine implements EngineApi {
       const firstRoot = plan.operations.find((o) => o.kind === 'officialDelete')?.rootSessionIds?.[0];
       const rev = firstRoot ? snap.session(`session:${firstRoot}`)?.s.metadata.routeRevision : undefined;
       backup = {
+        take: this.backups.take,
         dataDir: this.dirs.data,
         key,
         roots: this.backupRoots(plan.agent, snap.installation),
@@ -340,48 +344,39 @@ export class Engine implements EngineApi {
   }
 
   private async unlockOrCreateKey(passphrase: string): Promise<{ identity: string; recipient: string }> {
-    const { unlockOrCreateKey } = await import('../../backup/key-source.js');
-    return unlockOrCreateKey(this.dirs.data, (await this.settings()).backupKeyStore, passphrase);
+    return this.backups.unlockOrCreateKey(this.dirs.data, (await this.settings()).backupKeyStore, passphrase);
   }
 
   private async unlock(passphrase: string): Promise<{ identity: string; recipient: string }> {
-    const { unlockKey } = await import('../../backup/key-source.js');
-    return unlockKey(this.dirs.data, (await this.settings()).backupKeyStore, passphrase);
+    return this.backups.unlockKey(this.dirs.data, (await this.settings()).backupKeyStore, passphrase);
   }
 
   async keyInfo(): Promise<KeyInfo> {
     const store = (await this.settings()).backupKeyStore;
-    const { keyStatus } = await import('../../backup/keystore.js');
-    return { ...(await keyStatus(this.dirs.data)), store, needsPassphrase: store === 'file' };
+    return { ...(await this.backups.keyStatus(this.dirs.data)), store, needsPassphrase: store === 'file' };
   }
 
   /** Export always checks the file's passphrase, whatever unlocks the key day to day. */
   async keyExport(passphrase: string): Promise<string> {
-    const { exportIdentity } = await import('../../backup/keystore.js');
-    return exportIdentity(this.dirs.data, passphrase);
+    return this.backups.exportKey(this.dirs.data, passphrase);
   }
 
   async keyStoreSet(store: 'file' | 'keyring', passphrase: string): Promise<KeyInfo> {
     if (store !== 'file' && store !== 'keyring') throw new RequestError('The key store is "file" or "keyring".');
     const loaded = await loadSettings(this.dirs.config);
     if (loaded.warning) throw new RequestError(`${loaded.warning} Fix or save the settings first.`);
-    const { switchKeyStore } = await import('../../backup/key-source.js');
-    await switchKeyStore(this.dirs.data, store, passphrase);
+    await this.backups.switchKeyStore(this.dirs.data, store, passphrase);
     await saveSettings(this.dirs.config, { ...loaded.settings, backupKeyStore: store });
     this.settingsCache = null;
     return this.keyInfo();
   }
 
   async backupsList(): Promise<BackupSummary[]> {
-    const { archivePathFor, loadCatalog } = await import('../../backup/catalog.js');
-    return (await loadCatalog(this.dirs.data))
-      .map((r) => ({ id: r.id, agent: r.agent, createdAt: r.createdAt, expiresAt: r.expiresAt, itemCount: r.itemCount, originalBytes: r.originalBytes, archiveBytes: r.archiveBytes, verifiedAt: r.verifiedAt, operationId: r.operationId, path: archivePathFor(this.dirs.data, r.id) }))
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    return this.backups.list(this.dirs.data);
   }
 
-  private async record(id: string): Promise<BackupRecord> {
-    const { loadCatalog } = await import('../../backup/catalog.js');
-    const r = (await loadCatalog(this.dirs.data)).find((x) => x.id === id);
+  private async record(id: string): Promise<BackupSummary> {
+    const r = (await this.backups.list(this.dirs.data)).find((x) => x.id === id);
     if (!r) throw new RequestError(`No backup ${id} in the catalog.`);
     return r;
   }
@@ -389,10 +384,7 @@ export class Engine implements EngineApi {
   async backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }> {
     const r = await this.record(id);
     const key = await this.unlock(passphrase);
-    const [{ readArchive }, { archivePathFor }] = await Promise.all([import('../../backup/archive.js'), import('../../backup/catalog.js')]);
-    const m = await readArchive(archivePathFor(this.dirs.data, r.id), key.identity, {}, r.agent);
-    if (m.id !== r.id || m.operationId !== r.operationId) throw new RequestError('The archive does not belong to this catalog entry.');
-    return { entries: m.entries.length, bytes: m.originalBytes };
+    return this.backups.verify(this.dirs.data, r, key.identity);
   }
 
   /** A restore writes into the agent's dirs: never beside a cleanup (or another restore) of the same agent. */
@@ -426,21 +418,11 @@ export class Engine implements EngineApi {
     if (writers.length && !dryRun) throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
     const key = await this.unlock(passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
-    const [{ archivePathFor }, { restoreArchive }, { stagedExports }, { sessionExportRoot }] = await Promise.all([
-      import('../../backup/catalog.js'),
-      import('../../backup/restore.js'),
-      import('../../backup/session-import.js'),
-      import('../../backup/take.js'),
-    ]);
     const imp = adapter.sessionRoute?.importSessions;
-    const sessionImport = imp
-      ? {
-          root: sessionExportRoot(r.agent),
-          run: async (staged: Map<string, string>, dry: boolean) => {
-            const exports = await stagedExports(staged);
-            if (dry) return exports.map((e) => `${AGENT_NAMES[r.agent]} session ${e.id} (${e.directory})`);
-            return (await imp(inst, this.ctx, exports)).imported.map((id) => `${AGENT_NAMES[r.agent]} session ${id}`);
-          },
+    const importSessions = imp
+      ? async (exports: SessionExportEntry[], dry: boolean) => {
+          if (dry) return exports.map((e) => `${AGENT_NAMES[r.agent]} session ${e.id} (${e.directory})`);
+          return (await imp(inst, this.ctx, exports)).imported.map((id) => `${AGENT_NAMES[r.agent]} session ${id}`);
         }
       : undefined;
     if (!dryRun) {
@@ -451,14 +433,11 @@ export class Engine implements EngineApi {
       const done = settled.find((x) => x.outcome === 'completed' && x.backupId === r.id && !onlyPaths);
       if (done) return { restored: done.restored.length, alreadyPresent: 0, bytes: r.originalBytes, paths: done.restored, unit: 'files', emptyDirs: [], notInBackup: [] };
     }
-    const res = await restoreArchive({ archivePath: archivePathFor(this.dirs.data, r.id), identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), journalDir: join(this.dirs.state, 'restores'), dryRun, expectId: r.id, sessionImport, onlyPaths });
-    const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(r.agent)) ? 'sessions' : 'files';
-    return { restored: res.restored.length, alreadyPresent: res.alreadyPresent.length, bytes: res.manifest.originalBytes, paths: res.restored, unit, emptyDirs: res.emptyDirs, notInBackup: res.notInBackup };
+    return this.backups.restore({ dataDir: this.dirs.data, id: r.id, identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), journalDir: join(this.dirs.state, 'restores'), dryRun, importSessions, onlyPaths });
   }
 
   async backupDelete(id: string): Promise<void> {
-    const { deleteBackup } = await import('../../backup/catalog.js');
-    await deleteBackup(this.dirs.data, id);
+    await this.backups.delete(this.dirs.data, id);
   }
 
   private executorDeps(adapter: AgentAdapter): ExecutorDeps {
@@ -482,19 +461,12 @@ export class Engine implements EngineApi {
       stateDir: this.dirs.state,
       rescan: (agent) => this.scan(agent),
       snapshot: (id) => this.snapshot(id),
-      boundBackup: async (operationId, agent) => (await (await import('../../backup/catalog.js')).loadCatalog(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
+      boundBackup: async (operationId, agent) => (await this.backups.list(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
       restore: async (backupId, passphrase, scope) => {
         // Only what the cleanup took: intact paths are left alone.
         await this.restoreBackup(backupId, passphrase, false, scope.paths.filter((x) => x.state !== 'intact').map((x) => x.path));
       },
-      discardCandidate: async (backupId) => {
-        const { archivePathFor } = await import('../../backup/catalog.js');
-        const path = archivePathFor(this.dirs.data, backupId);
-        for (const p of [`${path}.partial`, path]) {
-          const st = await fsp.lstat(p).catch(() => null);
-          if (st?.isFile()) await fsp.unlink(p);
-        }
-      },
+      discardCandidate: (backupId) => this.backups.discardCandidate(this.dirs.data, backupId),
     };
   }
 
@@ -504,9 +476,8 @@ export class Engine implements EngineApi {
     const stagingParent = join(this.dirs.data, 'restore-staging');
     const names = [...(await fsp.readdir(journalDir).catch(() => [] as string[])), ...(await fsp.readdir(stagingParent).catch(() => [] as string[]))];
     if (!names.some((n) => n.startsWith('restore-'))) return [];
-    const { settlePendingRestores } = await import('../../backup/restore.js');
     const s = await this.settings();
-    return settlePendingRestores({
+    return this.backups.settleRestores({
       journalDir,
       stagingParent,
       agent,

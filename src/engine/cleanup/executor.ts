@@ -14,7 +14,7 @@ import { AGENT_NAMES, type AgentKind, type Category, type CleanupPlan, type Exec
 import { captureIdentity, removeAnchored, revalidate, type FileIdentity, type SafetyContext } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { walkOwned } from '../inventory/revision.js';
-import { takeBackup } from '../../backup/take.js';
+import type { BackupKey, TakeBackup } from './backup-step.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
 
@@ -44,8 +44,10 @@ export async function assertNoPendingJournal(stateDir: string, agent: AgentKind)
 }
 
 export interface BackupRequest {
+  /** The backup code, injected (the engine never imports it). */
+  take: TakeBackup;
   dataDir: string;
-  key: { identity: string; recipient: string };
+  key: BackupKey;
   roots: { label: string; dir: string }[];
   retentionDays: number;
   /** Writes the official exports of these session roots into a private dir (OpenCode). */
@@ -158,7 +160,7 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
     try {
       const roots = plan.operations.flatMap((o) => (o.kind === 'officialDelete' ? o.rootSessionIds ?? [] : []));
       const exportSessions = roots.length && backup.exportSessions ? (dir: string) => backup.exportSessions!(roots, dir) : undefined;
-      const taken = await takeBackup({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress, exportSessions });
+      const taken = await backup.take({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress, exportSessions });
       backupId = taken.id;
       revisionAfterExport = taken.revisionAfterExport;
       warnings.push(...taken.warnings);

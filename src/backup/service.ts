@@ -1,0 +1,82 @@
+// The engine's BackupService, implemented by the backup modules. This file
+// is loaded at startup by the composition roots, so it imports nothing of
+// the backup code itself: each call loads what it needs on first use (a
+// scan never pays for age, zstd and tar).
+
+import { promises as fsp } from 'node:fs';
+import type { BackupService } from '../engine/api/backup-service.js';
+import { RequestError } from '../engine/core/validate.js';
+
+export function backupService(): BackupService {
+  return {
+    async unlockOrCreateKey(dataDir, store, passphrase) {
+      return (await import('./key-source.js')).unlockOrCreateKey(dataDir, store, passphrase);
+    },
+    async unlockKey(dataDir, store, passphrase) {
+      return (await import('./key-source.js')).unlockKey(dataDir, store, passphrase);
+    },
+    async keyStatus(dataDir) {
+      return (await import('./keystore.js')).keyStatus(dataDir);
+    },
+    async exportKey(dataDir, passphrase) {
+      return (await import('./keystore.js')).exportIdentity(dataDir, passphrase);
+    },
+    async switchKeyStore(dataDir, to, passphrase) {
+      await (await import('./key-source.js')).switchKeyStore(dataDir, to, passphrase);
+    },
+    async list(dataDir) {
+      const { archivePathFor, loadCatalog } = await import('./catalog.js');
+      return (await loadCatalog(dataDir))
+        .map((r) => ({ id: r.id, agent: r.agent, createdAt: r.createdAt, expiresAt: r.expiresAt, itemCount: r.itemCount, originalBytes: r.originalBytes, archiveBytes: r.archiveBytes, verifiedAt: r.verifiedAt, operationId: r.operationId, path: archivePathFor(dataDir, r.id) }))
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+    },
+    async verify(dataDir, r, identity) {
+      const [{ readArchive }, { archivePathFor }] = await Promise.all([import('./archive.js'), import('./catalog.js')]);
+      const m = await readArchive(archivePathFor(dataDir, r.id), identity, {}, r.agent);
+      if (m.id !== r.id || m.operationId !== r.operationId) throw new RequestError('The archive does not belong to this catalog entry.');
+      return { entries: m.entries.length, bytes: m.originalBytes };
+    },
+    async restore(q) {
+      const [{ archivePathFor }, { restoreArchive }, { stagedExports }, { sessionExportRoot }] = await Promise.all([
+        import('./catalog.js'),
+        import('./restore.js'),
+        import('./session-import.js'),
+        import('./take.js'),
+      ]);
+      const imp = q.importSessions;
+      const sessionImport = imp ? { root: sessionExportRoot(q.agent), run: async (staged: Map<string, string>, dry: boolean) => imp(await stagedExports(staged), dry) } : undefined;
+      const res = await restoreArchive({
+        archivePath: archivePathFor(q.dataDir, q.id),
+        identity: q.identity,
+        agent: q.agent,
+        roots: q.roots,
+        uid: q.uid,
+        stagingParent: q.stagingParent,
+        journalDir: q.journalDir,
+        dryRun: q.dryRun,
+        expectId: q.id,
+        sessionImport,
+        onlyPaths: q.onlyPaths,
+      });
+      const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(q.agent)) ? 'sessions' : 'files';
+      return { restored: res.restored.length, alreadyPresent: res.alreadyPresent.length, bytes: res.manifest.originalBytes, paths: res.restored, unit, emptyDirs: res.emptyDirs, notInBackup: res.notInBackup };
+    },
+    async settleRestores(q) {
+      return (await import('./restore.js')).settlePendingRestores(q);
+    },
+    async delete(dataDir, id) {
+      await (await import('./catalog.js')).deleteBackup(dataDir, id);
+    },
+    async discardCandidate(dataDir, id) {
+      const path = (await import('./catalog.js')).archivePathFor(dataDir, id);
+      for (const p of [`${path}.partial`, path]) {
+        const st = await fsp.lstat(p).catch(() => null);
+        if (st?.isFile()) await fsp.unlink(p);
+      }
+    },
+    async take(o) {
+      return (await import('./take.js')).takeBackup(o);
+    },
+  };
+}
+
