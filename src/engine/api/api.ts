@@ -58,6 +58,54 @@ export interface EngineApi {
   close(): Promise<void>;
 }
 
+/**
+ * Every EngineApi method, once: the worker client, the worker host and the
+ * app's deferred engine are built from this list. `progress` is the index of
+ * the method's progress callback (it streams events across the worker), or
+ * null. The checks below fail the build when the list and the interface part.
+ */
+export const ENGINE_METHODS = {
+  detect: { progress: null },
+  scan: { progress: 1 },
+  page: { progress: null },
+  matchIds: { progress: null },
+  detail: { progress: null },
+  preview: { progress: null },
+  plan: { progress: null },
+  matchRules: { progress: null },
+  retentionPlan: { progress: null },
+  planFromFile: { progress: null },
+  execute: { progress: 2 },
+  keyInfo: { progress: null },
+  keyExport: { progress: null },
+  keyStoreSet: { progress: null },
+  backupsList: { progress: null },
+  backupVerify: { progress: null },
+  backupRestore: { progress: null },
+  backupDelete: { progress: null },
+  stopExecution: { progress: null },
+  recoveryList: { progress: null },
+  recoveryAction: { progress: null },
+  loadSettings: { progress: null },
+  saveSettings: { progress: null },
+  close: { progress: null },
+} as const satisfies { [K in keyof EngineApi]: { progress: number | null } };
+
+export type EngineMethod = keyof typeof ENGINE_METHODS;
+
+// ---- type-level agreement of ENGINE_METHODS and EngineApi ----
+type Assert<T extends true> = T;
+type FnParam<K extends keyof EngineApi, I extends number> = NonNullable<Parameters<EngineApi[K]>[I]> extends (p: never) => void ? true : false;
+type AnyFnParam<K extends keyof EngineApi> = Extract<Parameters<EngineApi[K]>[number], (p: never) => void> extends never ? false : true;
+type ProgressAgrees<K extends keyof EngineApi> = (typeof ENGINE_METHODS)[K]['progress'] extends infer I extends number ? FnParam<K, I> : AnyFnParam<K> extends false ? true : false;
+/** Every interface method is listed (and nothing else: `satisfies` refuses extra keys). */
+export type EngineMethodsComplete = Assert<keyof EngineApi extends EngineMethod ? true : false>;
+/** A method has a callback parameter exactly when the list says it streams progress, at the index it names. */
+export type EngineProgressAgrees = Assert<{ [K in keyof EngineApi]: ProgressAgrees<K> }[keyof EngineApi]>;
+
+/** The method names, in the list's order. */
+export const ENGINE_METHOD_NAMES = Object.keys(ENGINE_METHODS) as EngineMethod[];
+
 export interface EngineOptions {
   readOnly: boolean;
   /** The demo lists data-only agents in the selector too. */

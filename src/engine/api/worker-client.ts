@@ -2,7 +2,7 @@
 // Calls are matched to replies by id; scan progress arrives as events.
 
 import { Worker } from 'node:worker_threads';
-import type { EngineApi, EngineOptions } from './api.js';
+import { ENGINE_METHOD_NAMES, ENGINE_METHODS, type EngineApi, type EngineMethod, type EngineOptions } from './api.js';
 import type { ExecuteProgress, ScanProgress } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 
@@ -11,7 +11,7 @@ export interface WorkerInit {
   opts: EngineOptions;
 }
 
-export type WorkerRequest = { id: number; method: keyof EngineApi; args: unknown[] };
+export type WorkerRequest = { id: number; method: EngineMethod; args: unknown[] };
 export type WorkerReply =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: string; kind: 'request' | 'usage' | 'internal' }
@@ -47,37 +47,21 @@ export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi 
   worker.on('error', (e) => fail(e instanceof Error ? e : new Error(String(e))));
   worker.on('exit', (code) => fail(new Error(`engine worker stopped (exit ${code})`)));
 
-  const call = (method: keyof EngineApi, args: unknown[], progress?: Progress): Promise<never> =>
+  const call = (method: EngineMethod, args: unknown[], progress?: Progress): Promise<never> =>
     new Promise((resolve, reject) => {
       const id = next++;
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject, progress });
       worker.postMessage({ id, method, args } satisfies WorkerRequest);
     });
 
+  const api = {} as Record<EngineMethod, (...a: unknown[]) => Promise<unknown>>;
+  for (const m of ENGINE_METHOD_NAMES) {
+    const at = ENGINE_METHODS[m].progress;
+    // The callback stays here; the arguments before it cross (left-out optional ones as undefined).
+    api[m] = at === null ? (...a) => call(m, a) : (...a) => call(m, Array.from({ length: at }, (_, i) => a[i]), a[at] as Progress | undefined);
+  }
   return {
-    detect: (opts) => call('detect', [opts]),
-    scan: (agent, onProgress) => call('scan', [agent], onProgress),
-    page: (req) => call('page', [req]),
-    matchIds: (s, f) => call('matchIds', [s, f]),
-    detail: (s, id) => call('detail', [s, id]),
-    preview: (s, id) => call('preview', [s, id]),
-    plan: (s, ids) => call('plan', [s, ids]),
-    matchRules: (s, r) => call('matchRules', [s, r]),
-    retentionPlan: (s, r) => call('retentionPlan', [s, r]),
-    planFromFile: (s, f) => call('planFromFile', [s, f]),
-    execute: (planId, opts, onProgress) => call('execute', [planId, opts ?? {}], onProgress),
-    keyInfo: () => call('keyInfo', []),
-    keyExport: (p) => call('keyExport', [p]),
-    keyStoreSet: (s, p) => call('keyStoreSet', [s, p]),
-    backupsList: () => call('backupsList', []),
-    backupVerify: (id, p) => call('backupVerify', [id, p]),
-    backupRestore: (id, p, dry) => call('backupRestore', [id, p, Boolean(dry)]),
-    backupDelete: (id) => call('backupDelete', [id]),
-    stopExecution: () => call('stopExecution', []),
-    recoveryList: () => call('recoveryList', []),
-    recoveryAction: (id, action, passphrase) => call('recoveryAction', [id, action, passphrase]),
-    loadSettings: () => call('loadSettings', []),
-    saveSettings: (s) => call('saveSettings', [s]),
+    ...(api as unknown as EngineApi),
     close: async () => {
       fail(new Error('engine closed'));
       await worker.terminate();
