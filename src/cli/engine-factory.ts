@@ -4,6 +4,7 @@
 // any agent is read.
 
 import { ADAPTERS } from '../adapters/registry.js';
+import { backupService } from '../backup/service.js';
 import { Engine } from '../engine/api/engine.js';
 import { hostContextFromEnv } from '../engine/host/host-context.js';
 import { ownDirs } from '../engine/host/own-dirs.js';
@@ -18,5 +19,5 @@ export type EngineFactory = (opts: CliEngineOptions) => Promise<Engine>;
 export function cliEngine(env: Record<string, string | undefined>, opts: CliEngineOptions): Engine {
   ownDirs(env);
   // BACKUP SERVICE INJECTION (engine-split): the backup service goes into this constructor call.
-  return new Engine(ADAPTERS, hostContextFromEnv(env), { readOnly: opts.readOnly, demo: false });
+  return new Engine(ADAPTERS, hostContextFromEnv(env), { readOnly: opts.readOnly, demo: false }, backupService());
 }
