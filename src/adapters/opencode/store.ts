@@ -12,9 +12,6 @@ import { chooseDatabase } from './paths.js';
 import { readSchema } from './schema.js';
 import { RouteRefused } from '../official-delete.js';
 
-// Still imported from here by test/unit/opencode-adapter.test.ts; one class, shared with Codex.
-export { RouteRefused };
-
 /** Session ids OpenCode's CLI and server accept: `ses_` + [A-Za-z0-9_-], at most 128 characters. */
 export const SESSION_ID = /^ses_[A-Za-z0-9_-]{1,124}$/;
 
