@@ -1,91 +1,274 @@
-// Layering rules, checked on the import statements of the sources:
-//   src/engine/**                 never reaches the UI, the adapters or the app;
-//   src/screens/**, src/widgets/** never touch the filesystem, processes or the adapters;
-//   src/adapters/**               never reach the UI.
+// Layering rules over src/, read from the import graph (the TypeScript parser,
+// so comments and strings never count as imports):
+//   engine rooms     core → nothing above it; host → core; inventory → host, core;
+//                    cleanup → inventory, host, core; api → every room.
+//                    The engine reaches nothing outside src/engine (no UI, adapters, app, cli, backup, demo) and no blessed.
+//   backup/          engine/core, engine/host, engine/cleanup only; never engine/api (nor inventory), UI, app, cli, adapters, demo.
+//   adapters/        never the UI (screens, widgets, modals, app, blessed), the cli or the demo.
+//   demo/            imported by neither the engine nor the adapters (the engine rule above and the adapters rule say so).
+//   screens/, widgets/, modals/  no fs, no child_process, no adapters.
+//   app/             never cli.ts or src/cli/**;  src/cli/** never app/.
+//   no import cycle, neither between files nor between folders (a folder = the directory a file sits in).
+//   homedir() / tmpdir() of node:os only in src/engine/host/** (every other place takes the home and temp dir from there).
+// Every edge counts: static imports, re-exports, literal import() and require(),
+// and type-only imports too: a type-only cycle is still two modules that cannot be
+// understood, moved or tested apart, and "type-only" is one edit away from a runtime cycle.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
-// import x from 'm'; import {a,\n b} from 'm'; import 'm'; export * from 'm'; import type ...;
-// import('m'); require('m').
-const IMPORT_RE =
-  /(?:^|[^\w$.])(?:import|export)\s+(?:type\s+)?(?:[^'";]+?\s+from\s*)?['"]([^'"\n]+)['"]|(?:^|[^\w$.])import\s*\(\s*['"]([^'"\n]+)['"]\s*\)|(?:^|[^\w$.])require\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g;
+interface Imp {
+  spec: string;
+  /** The names bound from the module ('*' for a namespace or default binding, whose uses are checked by name). */
+  names: string[];
+  /** For '*' bindings: the local name. */
+  local?: string;
+}
 
-function importsOf(source: string): string[] {
-  const out: string[] = [];
-  for (const m of source.matchAll(IMPORT_RE)) out.push((m[1] ?? m[2] ?? m[3])!);
+/** Every module a source names: import/export … from, import x = require(), literal import() and require(). */
+function importsOf(source: string): Imp[] {
+  const sf = ts.createSourceFile('x.ts', source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const out: Imp[] = [];
+  const visit = (n: ts.Node): void => {
+    if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
+      const c = n.importClause;
+      const names: string[] = [];
+      let local: string | undefined;
+      if (c?.name) {
+        names.push('*');
+        local = c.name.text;
+      }
+      const b = c?.namedBindings;
+      if (b && ts.isNamespaceImport(b)) {
+        names.push('*');
+        local = b.name.text;
+      } else if (b) for (const e of b.elements) names.push((e.propertyName ?? e.name).text);
+      out.push({ spec: n.moduleSpecifier.text, names, local });
+    } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+      out.push({ spec: n.moduleSpecifier.text, names: [] });
+    } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference) && ts.isStringLiteral(n.moduleReference.expression)) {
+      out.push({ spec: n.moduleReference.expression.text, names: ['*'], local: n.name.text });
+    } else if (ts.isCallExpression(n) && n.arguments.length >= 1 && ts.isStringLiteralLike(n.arguments[0]!)) {
+      const isImport = n.expression.kind === ts.SyntaxKind.ImportKeyword;
+      const isRequire = ts.isIdentifier(n.expression) && n.expression.text === 'require';
+      if (isImport || isRequire) out.push({ spec: (n.arguments[0] as ts.StringLiteralLike).text, names: ['*'] });
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
   return out;
 }
 
-type Layer = 'engine' | 'screens' | 'widgets' | 'adapters' | 'app' | 'other';
+/** The folder rule a file falls under (path relative to src, '/'-separated). */
+type Area =
+  | 'engine/core'
+  | 'engine/host'
+  | 'engine/inventory'
+  | 'engine/cleanup'
+  | 'engine/api'
+  | 'engine/?'
+  | 'backup'
+  | 'adapters'
+  | 'demo'
+  | 'screens'
+  | 'widgets'
+  | 'modals'
+  | 'app'
+  | 'cli'
+  | 'cli.ts'
+  | 'other';
 
-/** The src layer a file (path relative to src, '/'-separated) belongs to. */
-function layerOfPath(rel: string): Layer {
-  const first = rel.split('/')[0]!;
-  if (first === 'engine' || first === 'screens' || first === 'widgets' || first === 'adapters') return first;
-  if (/^app(\.[jt]s)?$/.test(first)) return 'app';
+function areaOf(rel: string): Area {
+  const [first, second] = rel.split('/');
+  if (first === 'engine') {
+    if (second === 'core' || second === 'host' || second === 'inventory' || second === 'cleanup' || second === 'api') return `engine/${second}`;
+    return 'engine/?';
+  }
+  if (rel === 'cli.ts') return 'cli.ts';
+  if (first === 'backup' || first === 'adapters' || first === 'demo' || first === 'screens' || first === 'widgets' || first === 'modals' || first === 'app' || first === 'cli')
+    return first;
   return 'other';
 }
 
-/** Where a specifier points: a src layer for relative imports, or the bare package name. */
-function target(fromRel: string, spec: string): { layer: Layer | null; bare: string | null } {
-  if (spec.startsWith('.')) {
-    const abs = resolve(join(SRC, dirname(fromRel)), spec);
-    const rel = relative(SRC, abs).split(sep).join('/');
-    if (rel.startsWith('..')) return { layer: 'other', bare: null };
-    return { layer: layerOfPath(rel), bare: null };
-  }
-  return { layer: null, bare: spec };
+const ROOMS = ['engine/core', 'engine/host', 'engine/inventory', 'engine/cleanup', 'engine/api'] as const;
+/** Which rooms each room may import (itself included). */
+const ROOM_MAY: Record<string, readonly string[]> = {
+  'engine/core': ['engine/core'],
+  'engine/host': ['engine/host', 'engine/core'],
+  'engine/inventory': ['engine/inventory', 'engine/host', 'engine/core'],
+  'engine/cleanup': ['engine/cleanup', 'engine/inventory', 'engine/host', 'engine/core'],
+  'engine/api': ROOMS,
+};
+const BACKUP_MAY = ['backup', 'engine/core', 'engine/host', 'engine/cleanup'];
+const UI: readonly Area[] = ['screens', 'widgets', 'modals', 'app'];
+const FS_AND_PROCESSES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process']);
+const OS = new Set(['os', 'node:os']);
+const isBlessed = (bare: string): boolean => bare === 'blessed' || bare.startsWith('blessed/');
+
+/** A relative specifier resolved against the tree: the file it names (x.js → x.ts, a folder → its index), or the bare path when none exists. */
+function resolveIn(files: ReadonlySet<string>, fromRel: string, spec: string): string {
+  const joined = posix.normalize(posix.join(posix.dirname(fromRel), spec));
+  const stem = joined.replace(/\.(m|c)?js$/, '');
+  for (const c of [joined, `${stem}.ts`, `${stem}.mts`, `${stem}.tsx`, `${joined}.ts`, `${joined}/index.ts`]) if (files.has(c)) return c;
+  return joined;
 }
 
-const FS_AND_PROCESSES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process']);
-const isBlessed = (bare: string | null): boolean => bare === 'blessed' || Boolean(bare?.startsWith('blessed/'));
+interface Edge {
+  from: string;
+  to: string;
+  spec: string;
+}
 
-/** Every rule violation of one file, as "file: spec (why)". */
-function violations(fileRel: string, source: string): string[] {
-  const from = layerOfPath(fileRel);
+/** Every rule break in a tree of sources (path relative to src → text), as plain sentences. */
+function checkTree(tree: ReadonlyMap<string, string>): string[] {
+  const files = new Set(tree.keys());
   const out: string[] = [];
-  for (const spec of importsOf(source)) {
-    const { layer, bare } = target(fileRel, spec);
-    let why: string | null = null;
-    if (from === 'engine') {
-      if (isBlessed(bare)) why = 'the engine must not use blessed';
-      else if (layer === 'screens' || layer === 'widgets' || layer === 'adapters' || layer === 'app') why = `the engine must not import ${layer}`;
-    } else if (from === 'screens' || from === 'widgets') {
-      if (bare && FS_AND_PROCESSES.has(bare)) why = `${from} must not touch the filesystem or processes`;
-      else if (layer === 'adapters') why = `${from} must not import adapters`;
-    } else if (from === 'adapters') {
-      if (isBlessed(bare)) why = 'adapters must not use blessed';
-      else if (layer === 'screens' || layer === 'widgets') why = `adapters must not import ${layer}`;
+  const edges: Edge[] = [];
+  for (const [rel, source] of tree) {
+    const from = areaOf(rel);
+    for (const imp of importsOf(source)) {
+      const { spec } = imp;
+      const say = (why: string): void => void out.push(`${rel}: '${spec}' (${why})`);
+      if (!spec.startsWith('.')) {
+        if (from.startsWith('engine/') && isBlessed(spec)) say('the engine must not use blessed');
+        if (from === 'adapters' && isBlessed(spec)) say('adapters must not use blessed');
+        if ((from === 'screens' || from === 'widgets' || from === 'modals') && FS_AND_PROCESSES.has(spec)) say(`${from} must not touch the filesystem or processes`);
+        if (OS.has(spec) && !rel.startsWith('engine/host/')) {
+          const direct = imp.names.filter((n) => n === 'homedir' || n === 'tmpdir');
+          const viaNs = imp.local ? [...source.matchAll(new RegExp(`\\b${imp.local}\\s*\\.\\s*(homedir|tmpdir)\\b`, 'g'))].map((m) => m[1]!) : [];
+          for (const n of new Set([...direct, ...viaNs])) say(`${n}() is read only in src/engine/host (take it from the HostContext)`);
+        }
+        continue;
+      }
+      const to = resolveIn(files, rel, spec);
+      if (to.startsWith('..')) continue;
+      edges.push({ from: rel, to, spec });
+      const dest = areaOf(to);
+      if (from.startsWith('engine/')) {
+        if (!dest.startsWith('engine/')) say(`the engine must not import ${dest === 'other' ? to : dest}`);
+        else if (from === 'engine/?') say(`${rel.split('/').slice(0, 2).join('/')} is not an engine room (core, host, inventory, cleanup, api)`);
+        else if (dest !== 'engine/?' && !ROOM_MAY[from]!.includes(dest)) say(`${from} must not import ${dest} (rooms import only the rooms below them)`);
+      } else if (from === 'backup') {
+        if (!BACKUP_MAY.includes(dest)) say(`backup may import only engine/core, engine/host and engine/cleanup, not ${dest === 'other' ? to : dest}`);
+      } else if (from === 'adapters') {
+        if (UI.includes(dest) || dest === 'cli' || dest === 'cli.ts') say(`adapters must not import ${dest}`);
+        else if (dest === 'demo') say('adapters must not import the demo');
+        else if (dest === 'backup') say('adapters must not import backup');
+      } else if (from === 'screens' || from === 'widgets' || from === 'modals') {
+        if (dest === 'adapters') say(`${from} must not import adapters`);
+      } else if (from === 'app') {
+        if (dest === 'cli' || dest === 'cli.ts') say('the app must not import the CLI');
+      } else if (from === 'cli') {
+        if (dest === 'app') say('src/cli must not import the app');
+      }
     }
-    if (why) out.push(`${fileRel}: '${spec}' (${why})`);
+  }
+  for (const { path, members } of cycles(edges.map((e) => [e.from, e.to]))) {
+    const more = members.length > path.length - 1 ? ` (one loop of ${members.length} files tied together)` : '';
+    out.push(`file cycle: ${path.join(' → ')}${more}`);
+  }
+  const dir = (f: string): string => posix.dirname(f);
+  const folderEdges = edges.filter((e) => dir(e.from) !== dir(e.to)).map((e): [string, string] => [dir(e.from), dir(e.to)]);
+  for (const { path: c, members } of cycles(folderEdges)) {
+    // Name one import per step so the fix has somewhere to start.
+    const steps = c.slice(0, -1).map((d, i) => {
+      const e = edges.find((x) => dir(x.from) === d && dir(x.to) === c[i + 1])!;
+      return `${d}/ → ${c[i + 1]}/ (${e.from} imports '${e.spec}')`;
+    });
+    const more = members.length > c.length - 1 ? ` (one loop of ${members.length} folders tied together: ${[...members].sort().join(', ')})` : '';
+    out.push(`folder cycle: ${steps.join('; ')}${more}`);
   }
   return out;
+}
+
+/** One cycle per strongly connected component with more than one node (or a self loop): a shortest closed path, and all the members. */
+function cycles(edgeList: readonly (readonly [string, string])[]): { path: string[]; members: string[] }[] {
+  const next = new Map<string, Set<string>>();
+  for (const [a, b] of edgeList) {
+    if (!next.has(a)) next.set(a, new Set());
+    if (!next.has(b)) next.set(b, new Set());
+    next.get(a)!.add(b);
+  }
+  // Tarjan, iterative (src has hundreds of files; recursion depth is no concern, but clarity of order is).
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const comps: string[][] = [];
+  const strong = (v: string): void => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    on.add(v);
+    for (const w of next.get(v)!) {
+      if (!idx.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const comp: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1 || next.get(v)!.has(v)) comps.push(comp);
+    }
+  };
+  for (const v of [...next.keys()].sort()) if (!idx.has(v)) strong(v);
+  // A shortest closed path through the component's first node (BFS inside the component).
+  return comps.map((comp) => {
+    const inComp = new Set(comp);
+    const start = [...comp].sort()[0]!;
+    const prev = new Map<string, string>();
+    const queue = [start];
+    while (queue.length) {
+      const v = queue.shift()!;
+      for (const w of next.get(v)!) {
+        if (!inComp.has(w)) continue;
+        if (w === start) {
+          const path = [start];
+          for (let x = v; x !== start; x = prev.get(x)!) path.splice(1, 0, x);
+          return { path: [...path, start], members: comp };
+        }
+        if (!prev.has(w)) {
+          prev.set(w, v);
+          queue.push(w);
+        }
+      }
+    }
+    return { path: [start, start], members: comp };
+  });
 }
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return out;
-  }
-  for (const n of names) {
+  for (const n of readdirSync(dir)) {
     const p = join(dir, n);
-    const st = statSync(p);
-    if (st.isDirectory()) out.push(...sourceFiles(p));
-    else if (/\.(m|c)?[jt]sx?$/.test(n) && !n.endsWith('.d.ts')) out.push(p);
+    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
+    else if (/\.(m|c)?tsx?$/.test(n) && !n.endsWith('.d.ts')) out.push(p);
   }
   return out;
 }
 
+const tree = (o: Record<string, string>): Map<string, string> => new Map(Object.entries(o));
+/** The rule breaks of one file in a tree where every file it names exists (empty). */
+function breaks(rel: string, source: string, others: string[] = []): string[] {
+  const t = tree({ [rel]: source });
+  for (const f of others) t.set(f, '');
+  return checkTree(t);
+}
+
 describe('the import scanner', () => {
-  it('finds every import form', () => {
+  it('finds every import form, and none in comments or strings', () => {
     const src = [
       "import blessed from 'blessed';",
       "import type { A, B } from '../screens/a.js';",
@@ -94,11 +277,16 @@ describe('the import scanner', () => {
       "import './side-effect.js';",
       "export { z } from '../widgets/z.js';",
       "export * from '../adapters/pi/index.js';",
+      "export type { T } from './t.js';",
       "const m = await import('../app.js');",
+      'const n = await import(`../tpl.js`);',
       "const r = require('fs/promises');",
-      "const s = 'import nothing from here';",
+      "import q = require('./q.js');",
+      "const s = 'import nothing from \"here\"';",
+      "// import { c } from './commented.js';",
+      "/* export * from './block.js'; */",
     ].join('\n');
-    expect(importsOf(src)).toEqual([
+    expect(importsOf(src).map((i) => i.spec)).toEqual([
       'blessed',
       '../screens/a.js',
       'node:fs',
@@ -106,53 +294,131 @@ describe('the import scanner', () => {
       './side-effect.js',
       '../widgets/z.js',
       '../adapters/pi/index.js',
+      './t.js',
       '../app.js',
+      '../tpl.js',
       'fs/promises',
+      './q.js',
     ]);
   });
 
-  it('flags each forbidden import, and allows the permitted ones', () => {
-    expect(violations('engine/x.ts', "import blessed from 'blessed';")).toHaveLength(1);
-    expect(violations('engine/x.ts', "import { a } from '../screens/a.js';")).toHaveLength(1);
-    expect(violations('engine/x.ts', "import { a } from '../widgets/a.js';")).toHaveLength(1);
-    expect(violations('engine/x.ts', "import { a } from '../adapters/registry.js';")).toHaveLength(1);
-    expect(violations('engine/x.ts', "import { a } from '../app.js';")).toHaveLength(1);
-    expect(violations('engine/sub/x.ts', "import { a } from '../../adapters/pi/scan.js';")).toHaveLength(1);
-    expect(violations('engine/x.ts', "import { a } from './model.js';\nimport { promises } from 'node:fs';")).toEqual([]);
+  it('resolves x.js to x.ts and a folder to its index', () => {
+    const t = tree({ 'engine/api/a.ts': "import { b } from '../core/b.js';\nimport { c } from '../core/c';", 'engine/core/b.ts': "import { a } from '../api/a.js';", 'engine/core/c/index.ts': '' });
+    expect(checkTree(t).filter((v) => v.startsWith('file cycle'))).toEqual(['file cycle: engine/api/a.ts → engine/core/b.ts → engine/api/a.ts']);
+    expect(checkTree(t).some((v) => v.includes("'../core/c'"))).toBe(false);
+  });
+});
 
-    for (const layer of ['screens', 'widgets']) {
-      for (const m of ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process']) {
-        expect(violations(`${layer}/x.ts`, `import * as m from '${m}';`), `${layer} ${m}`).toHaveLength(1);
+describe('each rule can fail (synthetic trees)', () => {
+  it('engine rooms import only the rooms below them', () => {
+    const rooms = ['core', 'host', 'inventory', 'cleanup', 'api'];
+    for (const [i, room] of rooms.entries()) {
+      for (const [j, other] of rooms.entries()) {
+        const found = breaks(`engine/${room}/x.ts`, `import { y } from '../${other}/y.js';`, [`engine/${other}/y.ts`]);
+        const allowed = room === 'api' || j <= i;
+        expect(found, `${room} → ${other}`).toHaveLength(allowed ? 0 : 1);
       }
-      expect(violations(`${layer}/x.ts`, "import { piAdapter } from '../adapters/pi/index.js';")).toHaveLength(1);
-      expect(violations(`${layer}/x.ts`, "import type { X } from '../adapters/registry.js';")).toHaveLength(1);
-      expect(violations(`${layer}/x.ts`, "import blessed from 'blessed';\nimport { cleanText } from '../engine/text.js';")).toEqual([]);
     }
+    expect(breaks('engine/core/x.ts', "import type { Y } from '../host/y.js';", ['engine/host/y.ts'])).toHaveLength(1);
+    expect(breaks('engine/core/x.ts', "const y = await import('../inventory/y.js');", ['engine/inventory/y.ts'])).toHaveLength(1);
+    expect(breaks('engine/newroom/x.ts', "import { y } from '../core/y.js';", ['engine/core/y.ts'])[0]).toMatch(/not an engine room/);
+  });
 
-    expect(violations('adapters/pi/x.ts', "import blessed from 'blessed';")).toHaveLength(1);
-    expect(violations('adapters/pi/x.ts', "import { a } from '../../screens/a.js';")).toHaveLength(1);
-    expect(violations('adapters/x.ts', "import { a } from '../widgets/a.js';")).toHaveLength(1);
-    expect(violations('adapters/pi/x.ts', "import { promises } from 'node:fs';\nimport { a } from '../../engine/model.js';")).toEqual([]);
+  it('the engine reaches nothing outside src/engine, nor blessed', () => {
+    for (const dest of ['screens/a.ts', 'widgets/a.ts', 'app/app.ts', 'adapters/registry.ts', 'adapters/pi/scan.ts', 'cli/scan.ts', 'cli.ts', 'backup/take.ts', 'demo/demo-home.ts', 'terminal-out.ts']) {
+      const spec = `../../${dest.replace(/\.ts$/, '.js')}`;
+      expect(breaks('engine/api/x.ts', `import { a } from '${spec}';`, [dest]), dest).toHaveLength(1);
+    }
+    expect(breaks('engine/cleanup/x.ts', "const b = await import('../../backup/take.js');", ['backup/take.ts'])).toHaveLength(1);
+    expect(breaks('engine/host/x.ts', "import blessed from 'blessed';")).toHaveLength(1);
+    expect(breaks('engine/host/x.ts', "import { promises } from 'node:fs';\nimport { a } from '../core/model.js';", ['engine/core/model.ts'])).toEqual([]);
+  });
+
+  it('backup imports engine/core, engine/host and engine/cleanup only', () => {
+    for (const ok of ['engine/core/a.ts', 'engine/host/a.ts', 'engine/cleanup/a.ts', 'backup/b.ts']) {
+      const spec = ok.startsWith('backup/') ? './b.js' : `../${ok.replace(/\.ts$/, '.js')}`;
+      expect(breaks('backup/x.ts', `import { a } from '${spec}';`, [ok]), ok).toEqual([]);
+    }
+    for (const bad of ['engine/api/api.ts', 'engine/inventory/snapshot.ts', 'screens/a.ts', 'app/app.ts', 'adapters/pi/index.ts', 'demo/demo-home.ts', 'cli/key.ts']) {
+      expect(breaks('backup/x.ts', `import type { a } from '../${bad.replace(/\.ts$/, '.js')}';`, [bad]), bad).toHaveLength(1);
+    }
+  });
+
+  it('adapters never reach the UI, the CLI, backup or the demo', () => {
+    for (const bad of ['screens/a.ts', 'widgets/a.ts', 'modals/a.ts', 'app/app.ts', 'cli/scan.ts', 'demo/fixtures/pi.ts', 'backup/take.ts']) {
+      expect(breaks('adapters/pi/x.ts', `import { a } from '../../${bad.replace(/\.ts$/, '.js')}';`, [bad]), bad).toHaveLength(1);
+    }
+    expect(breaks('adapters/x.ts', "import blessed from 'blessed';")).toHaveLength(1);
+    expect(breaks('adapters/pi/x.ts', "import { promises } from 'node:fs';\nimport { a } from '../../engine/core/model.js';", ['engine/core/model.ts'])).toEqual([]);
+  });
+
+  it('screens, widgets and modals touch no files, processes or adapters', () => {
+    for (const layer of ['screens', 'widgets', 'modals']) {
+      for (const m of FS_AND_PROCESSES) expect(breaks(`${layer}/x.ts`, `import * as m from '${m}';`), `${layer} ${m}`).toHaveLength(1);
+      expect(breaks(`${layer}/x.ts`, "import type { X } from '../adapters/registry.js';", ['adapters/registry.ts'])).toHaveLength(1);
+      expect(breaks(`${layer}/x.ts`, "import blessed from 'blessed';\nimport { cleanText } from '../engine/core/text.js';", ['engine/core/text.ts'])).toEqual([]);
+    }
+  });
+
+  it('the app never imports the CLI, and the CLI never the app', () => {
+    expect(breaks('app/x.ts', "import { main } from '../cli.js';", ['cli.ts'])).toHaveLength(1);
+    expect(breaks('app/x.ts', "import { scan } from '../cli/scan.js';", ['cli/scan.ts'])).toHaveLength(1);
+    expect(breaks('cli/x.ts', "const { runApp } = await import('../app/app.js');", ['app/app.ts'])).toHaveLength(1);
+    expect(breaks('cli.ts', "const { runApp } = await import('./app/app.js');", ['app/app.ts'])).toEqual([]);
+    expect(breaks('app/x.ts', "import type { AppFlags } from './flags.js';", ['app/flags.ts'])).toEqual([]);
+  });
+
+  it('homedir() and tmpdir() are read in src/engine/host only', () => {
+    expect(breaks('demo/x.ts', "import { tmpdir } from 'node:os';")).toHaveLength(1);
+    expect(breaks('adapters/x.ts', "import { homedir as h } from 'os';")).toHaveLength(1);
+    expect(breaks('cli/x.ts', "import * as os from 'node:os';\nconst d = os.tmpdir();")).toHaveLength(1);
+    expect(breaks('cli/x.ts', "import os from 'node:os';\nconst d = os.homedir();")).toHaveLength(1);
+    expect(breaks('cli/x.ts', "import { cpus, EOL } from 'node:os';")).toEqual([]);
+    expect(breaks('engine/host/x.ts', "import { homedir, tmpdir } from 'node:os';")).toEqual([]);
+  });
+
+  it('no cycle between files, type-only and import() included', () => {
+    expect(checkTree(tree({ 'a/x.ts': "import { y } from './y.js';", 'a/y.ts': "import { x } from './x.js';" }))).toEqual(['file cycle: a/x.ts → a/y.ts → a/x.ts']);
+    expect(checkTree(tree({ 'a/x.ts': "import type { Y } from './y.js';", 'a/y.ts': "import type { X } from './x.js';" }))).toHaveLength(1);
+    expect(checkTree(tree({ 'a/x.ts': "const y = await import('./y.js');", 'a/y.ts': "import './z.js';", 'a/z.ts': "export * from './x.js';" }))).toEqual([
+      'file cycle: a/x.ts → a/y.ts → a/z.ts → a/x.ts',
+    ]);
+    expect(checkTree(tree({ 'a/x.ts': "import { y } from './y.js';", 'a/y.ts': "import { z } from './z.js';", 'a/z.ts': '' }))).toEqual([]);
+  });
+
+  it('no cycle between folders', () => {
+    const found = checkTree(tree({ 'a/x.ts': "import { y } from '../b/y.js';", 'b/y.ts': "import { z } from '../a/z.js';", 'a/z.ts': '' }));
+    expect(found).toEqual(["folder cycle: a/ → b/ (a/x.ts imports '../b/y.js'); b/ → a/ (b/y.ts imports '../a/z.js')"]);
+    expect(checkTree(tree({ 'a/x.ts': "import { y } from '../b/y.js';", 'b/y.ts': "import { z } from '../c/z.js';", 'c/z.ts': '' }))).toEqual([]);
   });
 });
 
 describe('dependency rules over src/', () => {
-  const files = sourceFiles(SRC).map((f) => ({ abs: f, rel: relative(SRC, f).split(sep).join('/') }));
+  const real = new Map(sourceFiles(SRC).map((f) => [relative(SRC, f).split(sep).join('/'), readFileSync(f, 'utf8')]));
+  const found = checkTree(real);
+  const rulesOf = (pred: (v: string) => boolean): string[] => found.filter(pred);
+  // The whole list, once, for whoever fixes them.
+  if (found.length) console.log(`dependency rules: ${found.length} violation(s)\n  ${found.join('\n  ')}`);
 
-  it('sees the source tree', () => {
-    const engine = files.filter((f) => f.rel.startsWith('engine/'));
-    const adapters = files.filter((f) => f.rel.startsWith('adapters/'));
-    expect(engine.length).toBeGreaterThan(5);
-    expect(adapters.length).toBeGreaterThan(3);
-    // The scanner sees real imports (guards against a regex that silently matches nothing).
-    const engineTs = readFileSync(join(SRC, 'engine', 'api', 'engine.ts'), 'utf8');
-    expect(importsOf(engineTs)).toContain('../inventory/snapshot.js');
+  it('sees the source tree and its imports', () => {
+    expect([...real.keys()].filter((f) => f.startsWith('engine/')).length).toBeGreaterThan(20);
+    expect([...real.keys()].filter((f) => f.startsWith('adapters/')).length).toBeGreaterThan(10);
+    expect(importsOf(real.get('engine/api/engine.ts')!).map((i) => i.spec)).toContain('../inventory/snapshot.js');
   });
 
-  for (const layer of ['engine', 'screens', 'widgets', 'adapters'] as const) {
-    it(`src/${layer} follows its import rules`, () => {
-      const found = files.filter((f) => f.rel.startsWith(`${layer}/`)).flatMap((f) => violations(f.rel, readFileSync(f.abs, 'utf8')));
-      expect(found).toEqual([]);
-    });
-  }
+  const groups: [string, (v: string) => boolean][] = [
+    ['src/engine rooms and their reach', (v) => v.startsWith('engine/') && !/\(\w+\(\) is read only/.test(v)],
+    ['src/backup', (v) => v.startsWith('backup/') && !/\(\w+\(\) is read only/.test(v)],
+    ['src/adapters', (v) => v.startsWith('adapters/') && !/\(\w+\(\) is read only/.test(v)],
+    ['src/screens, src/widgets, src/modals', (v) => /^(screens|widgets|modals)\//.test(v)],
+    ['src/app and src/cli', (v) => /^(app|cli)\//.test(v) && !/\(\w+\(\) is read only/.test(v)],
+    ['homedir() and tmpdir() only in src/engine/host', (v) => /\(\w+\(\) is read only/.test(v)],
+    ['no file cycles', (v) => v.startsWith('file cycle')],
+    ['no folder cycles', (v) => v.startsWith('folder cycle')],
+  ];
+  for (const [name, pred] of groups) it(`${name} follow the rules`, () => expect(rulesOf(pred)).toEqual([]));
+
+  it('every violation is in one of the groups above', () => {
+    expect(found.filter((v) => !groups.some(([, p]) => p(v)))).toEqual([]);
+  });
 });
