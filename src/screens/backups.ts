@@ -3,16 +3,17 @@
 // typed confirm), D deletes forever (its own typed confirm).
 
 import blessed from 'blessed';
-import { fitPath, formatBytes, formatDate, plural } from '../engine/core/format.js';
+import { fitPath, formatBytes, formatDate } from '../engine/core/format.js';
+import { t as tr } from '../engine/core/i18n/index.js';
 import { AGENT_NAMES, type BackupSummary, type KeyInfo } from '../engine/core/model.js';
-import { fitWidth, padWidth } from '../engine/core/text.js';
+import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell, esc } from '../widgets/theme.js';
 import { VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 
 export class BackupsScreen implements Screen {
-  readonly title = 'Backups';
+  readonly title = tr('tab.backups');
   readonly root: blessed.Widgets.BoxElement;
   private head: blessed.Widgets.BoxElement;
   private list: VirtualList;
@@ -56,26 +57,30 @@ export class BackupsScreen implements Screen {
   paint(): void {
     const t = this.app.theme;
     const W = Math.max(20, ((this.app.screen.width as number) || 80) - 1);
-    const room = W - 12;
+    const keyLabel = tr('backups.key');
+    const room = W - 2 - displayWidth(keyLabel);
     const problem = this.key?.problem ? ` — ${this.key.problem}` : '';
     const key = !this.key
       ? '…'
       : this.key.exists
-        ? fitWidth(fitPath(this.key.path, Math.max(12, room - problem.length)) + problem, room)
-        : fitWidth('not created yet (the first backup creates it)', room);
+        ? fitWidth(fitPath(this.key.path, Math.max(12, room - displayWidth(problem))) + problem, room)
+        : fitWidth(tr('backups.keyNotCreated'), room);
     const second = this.busy
       ? ` ${t.warn(braces(fitWidth(this.busy, W - 1)))}`
       : this.error
         ? ` ${t.danger(braces(fitWidth(this.error, W - 1)))}`
-        : ` ${t.dim(braces(fitWidth('Readable without cleanerx: age -d -i <exported key> <id>.cxb | zstd -d | tar -t', W - 1)))}`;
+        : ` ${t.dim(braces(fitWidth(tr('backups.readable'), W - 1)))}`;
     this.head.setContent(
       [
-        ` ${t.dim('Backup key')} ${braces(key)}`,
+        ` ${t.dim(keyLabel)} ${braces(key)}`,
         second,
-        t.dim(`    ${padWidth('Created', 17)}${padWidth('Agent', 12)}${padWidth('Items', 7, 'right')}${padWidth('Original', 11, 'right')}${padWidth('Archive', 11, 'right')}  Id`),
+        t.dim(
+          `    ${padWidth(tr('backups.col.created'), 17)}${padWidth(tr('backups.col.agent'), 12)}${padWidth(tr('backups.col.items'), 7, 'right')}` +
+            `${padWidth(tr('backups.col.original'), 11, 'right')}${padWidth(tr('backups.col.archive'), 11, 'right')}  ${tr('backups.col.id')}`,
+        ),
       ].join('\n'),
     );
-    this.list.setEmptyText(t.dim('  No backups yet. Turn on b in the review of a cleanup to take one.'));
+    this.list.setEmptyText(t.dim(`  ${tr('backups.none')}`));
     this.list.paint();
   }
 
@@ -93,28 +98,28 @@ export class BackupsScreen implements Screen {
   }
 
   private readonly context: KeyContext = {
-    title: 'Backups',
+    title: tr('tab.backups'),
     bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: 'previous backup', run: () => this.then(() => this.list.move(-1)) },
-      { keys: ['down', 'j'], label: '↓ j', does: 'next backup', run: () => this.then(() => this.list.move(1)) },
+      { keys: ['up', 'k'], label: '↑ k', does: tr('backups.previous'), run: () => this.then(() => this.list.move(-1)) },
+      { keys: ['down', 'j'], label: '↓ j', does: tr('backups.next'), run: () => this.then(() => this.list.move(1)) },
       {
         keys: ['v'],
-        does: 'verify: decrypt and hash-check everything',
-        footer: 'verify',
+        does: tr('backups.verifyKey'),
+        footer: tr('backups.footer.verify'),
         disabled: () => this.noneSelected(),
-        run: () => this.then(() => this.withPassphrase('Passphrase to verify:', (p) => this.verify(this.selected()!, p))),
+        run: () => this.then(() => this.withPassphrase(tr('backups.passVerify'), (p) => this.verify(this.selected()!, p))),
       },
       {
         keys: ['enter'],
-        does: 'restore (preflight, then a typed confirm)',
-        footer: 'restore',
+        does: tr('backups.restoreKey'),
+        footer: tr('backups.footer.restore'),
         disabled: () => this.noneSelected(),
-        run: () => this.then(() => this.withPassphrase('Passphrase to restore:', (p) => this.restore(this.selected()!, p))),
+        run: () => this.then(() => this.withPassphrase(tr('backups.passRestore'), (p) => this.restore(this.selected()!, p))),
       },
       {
         keys: ['D'],
-        does: 'delete forever (typed confirm)',
-        footer: 'delete',
+        does: tr('backups.deleteKey'),
+        footer: tr('backups.footer.delete'),
         disabled: () => this.noneSelected(),
         run: () => this.then(() => this.confirmDelete(this.selected()!)),
       },
@@ -130,7 +135,7 @@ export class BackupsScreen implements Screen {
   }
 
   private noneSelected(): string | undefined {
-    return this.selected() ? undefined : 'no backup selected';
+    return this.selected() ? undefined : tr('backups.noneSelected');
   }
 
   private then(f: () => void): void {
@@ -141,7 +146,7 @@ export class BackupsScreen implements Screen {
   /** The key ring (when chosen in Settings) unlocks the key without asking. */
   private withPassphrase(label: string, then: (p: string) => void): void {
     this.app.engine.keyInfo().then(
-      (k) => (k.needsPassphrase ? this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: then, onCancel: () => this.app.message('Cancelled.') }) : then('')),
+      (k) => (k.needsPassphrase ? this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: then, onCancel: () => this.app.message(tr('common.cancelled')) }) : then('')),
       (e: Error) => this.app.message(e.message, 'error'),
     );
   }
@@ -159,64 +164,66 @@ export class BackupsScreen implements Screen {
   }
 
   private verify(b: BackupSummary, passphrase: string): void {
-    this.running(`Verifying backup ${b.id.slice(0, 8)}: decrypting and hashing every entry…`, this.app.engine.backupVerify(b.id, passphrase)).then(
+    const id = b.id.slice(0, 8);
+    this.running(tr('backups.verifying', { id }), this.app.engine.backupVerify(b.id, passphrase)).then(
       (r) => {
-        const what = r.entries === 1 ? `The 1 entry (${formatBytes(r.bytes)}) matches` : `All ${plural(r.entries, 'entry', 'entries')} (${formatBytes(r.bytes)}) match`;
-        this.app.message(`Backup ${b.id.slice(0, 8)} verified.`);
-        this.app.openDialog('Backup verified', [`${what} the manifest.`]);
+        this.app.message(tr('backups.verifiedMessage', { id }));
+        this.app.openDialog(tr('backups.verifiedTitle'), [tr('backups.entriesMatch', { count: r.entries, size: formatBytes(r.bytes) })]);
       },
       (e: Error) => {
-        this.app.message(`Backup ${b.id.slice(0, 8)} failed verification.`, 'error');
-        this.app.openDialog('Verification failed', [esc(e.message)]);
+        this.app.message(tr('backups.verifyFailedMessage', { id }), 'error');
+        this.app.openDialog(tr('backups.verifyFailedTitle'), [esc(e.message)]);
       },
     );
   }
 
   private restore(b: BackupSummary, passphrase: string): void {
-    this.running(`Checking every destination of backup ${b.id.slice(0, 8)} first…`, this.app.engine.backupRestore(b.id, passphrase, true)).then(
+    const id = b.id.slice(0, 8);
+    this.running(tr('backups.checking', { id }), this.app.engine.backupRestore(b.id, passphrase, true)).then(
       (dry) => {
         this.app.openInput({
-          label: `Restore ${unitCount(dry.restored, dry.unit)} (${formatBytes(dry.bytes)}) into ${AGENT_NAMES[b.agent]}? Type restore:`,
+          label: tr('backups.restorePrompt', { what: unitCount(dry.restored, dry.unit), size: formatBytes(dry.bytes), agent: AGENT_NAMES[b.agent] }),
           maxLength: 16,
           onSubmit: (v) => {
-            if (v.trim().toLowerCase() !== 'restore') return this.app.message('Not restored: type restore to confirm.');
-            this.running(`Restoring backup ${b.id.slice(0, 8)}…`, this.app.engine.backupRestore(b.id, passphrase)).then(
+            if (v.trim().toLowerCase() !== 'restore') return this.app.message(tr('backups.notRestored'));
+            this.running(tr('backups.restoring', { id }), this.app.engine.backupRestore(b.id, passphrase)).then(
               (r) => {
-                this.app.message(`Restored ${unitCount(r.restored, r.unit)}.`);
-                this.app.openDialog('Restore complete', [`${unitCount(r.restored, r.unit)} ${r.restored === 1 ? 'is' : 'are'} back.`, '', 'A rescan follows.']);
+                const what = unitCount(r.restored, r.unit);
+                this.app.message(tr('backups.restored', { what }));
+                this.app.openDialog(tr('backups.restoreCompleteTitle'), [tr('backups.back', { what, count: r.restored }), '', tr('backups.rescanFollows')]);
                 this.app.rescan();
               },
               (e: Error) => {
-                this.app.message('Restore failed; nothing was left half-restored.', 'error');
-                this.app.openDialog('Restore failed', [esc(e.message), '', 'Nothing was left half-restored: every file this restore created was removed again.']);
+                this.app.message(tr('backups.restoreFailedMessage'), 'error');
+                this.app.openDialog(tr('backups.restoreFailedTitle'), [esc(e.message), '', tr('backups.restoreFailedBody')]);
               },
             );
           },
-          onCancel: () => this.app.message('Restore cancelled.'),
+          onCancel: () => this.app.message(tr('backups.restoreCancelled')),
         });
       },
       (e: Error) => {
-        this.app.message('Restore not possible; nothing was written.', 'error');
-        this.app.openDialog('Restore not possible', [esc(e.message), '', 'Nothing was written.']);
+        this.app.message(tr('backups.restoreImpossibleMessage'), 'error');
+        this.app.openDialog(tr('backups.restoreImpossibleTitle'), [esc(e.message), '', tr('backups.nothingWritten')]);
       },
     );
   }
 
   private confirmDelete(b: BackupSummary): void {
     this.app.openInput({
-      label: `Delete backup ${b.id.slice(0, 8)} forever (the agent's data is not touched)? Type delete:`,
+      label: tr('backups.deletePrompt', { id: b.id.slice(0, 8) }),
       maxLength: 16,
       onSubmit: (v) => {
-        if (v.trim().toLowerCase() !== 'delete') return this.app.message('Not deleted: type delete to confirm.');
+        if (v.trim().toLowerCase() !== 'delete') return this.app.message(tr('backups.notDeleted'));
         this.app.engine.backupDelete(b.id).then(
           () => {
-            this.app.message('Backup deleted.');
+            this.app.message(tr('backups.deleted'));
             this.reload();
           },
-          (e: Error) => this.app.openDialog('Delete failed', [esc(e.message)]),
+          (e: Error) => this.app.openDialog(tr('backups.deleteFailedTitle'), [esc(e.message)]),
         );
       },
-      onCancel: () => this.app.message('Delete cancelled.'),
+      onCancel: () => this.app.message(tr('backups.deleteCancelled')),
     });
   }
 
@@ -224,5 +231,5 @@ export class BackupsScreen implements Screen {
 
 /** "1 file", "3 sessions": the restore's unit agreeing with its count. */
 function unitCount(n: number, unit: 'files' | 'sessions'): string {
-  return plural(n, unit === 'files' ? 'file' : 'session', unit);
+  return tr(unit === 'files' ? 'count.files' : 'count.sessions', { count: n });
 }

@@ -3,6 +3,7 @@
 
 import blessed from 'blessed';
 import { fitPath, formatBytes } from '../engine/core/format.js';
+import { t as tr } from '../engine/core/i18n/index.js';
 import { AGENT_NAMES, type Category, type Detail, type ItemSummary, type Preview } from '../engine/core/model.js';
 import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane, wrapWords } from '../widgets/detail-pane.js';
@@ -50,13 +51,13 @@ export class ItemsScreen implements Screen {
     const t = this.app.theme;
     const H = Math.max(6, ((this.app.screen.height as number) || 24) - 3);
     const s = this.app.summary();
-    const agent = s ? AGENT_NAMES[s.agent] : 'this agent';
+    const agent = s ? AGENT_NAMES[s.agent] : tr('common.thisAgent');
     const nw = Math.max(20, ((this.app.screen.width as number) || 80) - 2);
     this.notice.setContent(wrapWords(this.emptyNotice(agent), nw).slice(0, 2).map((l) => ` ${t.dim(braces(l))}`).join('\n'));
     const paneH = Math.max(4, Math.floor(H * 0.35));
     place(this.list.box, { height: Math.max(2, H - 2 - paneH) });
     place(this.pane.box, { top: H - paneH, height: paneH });
-    this.list.setEmptyText(t.dim(s ? '  No items of these kinds in this scan.' : '  Waiting for scan data'));
+    this.list.setEmptyText(t.dim(`  ${tr(s ? 'items.none' : 'common.waitingForScan')}`));
     this.list.paint();
     const it = this.items[this.list.cursor];
     if (it && this.shown?.id === it.id) {
@@ -67,9 +68,9 @@ export class ItemsScreen implements Screen {
       this.pane.showText([
         t.bold(braces(fitWidth(cleanText(it.label), w))),
         ...(it.subtitle ? wrapWords(cleanText(it.subtitle), w).map(braces) : []),
-        `${t.dim('Path          ')}${braces(fitPath(cleanText(it.pathLabel), w - 14))}`,
-        `${t.dim('Size          ')}${formatBytes(it.bytes)}`,
-        `${t.dim('Risk          ')}${it.risk}`,
+        `${t.dim(padWidth(tr('items.path'), 14))}${braces(fitPath(cleanText(it.pathLabel), w - 14))}`,
+        `${t.dim(padWidth(tr('items.size'), 14))}${formatBytes(it.bytes)}`,
+        `${t.dim(padWidth(tr('items.risk'), 14))}${tr(`risk.${it.risk}`)}`,
         ...(it.blockedReason ? wrapWords(cleanText(it.blockedReason), w).map((l) => t.warn(braces(l))) : []),
       ]);
     } else this.pane.showText([]);
@@ -79,7 +80,7 @@ export class ItemsScreen implements Screen {
     const t = this.app.theme;
     const mark = !it.selectable ? ' -  ' : this.app.marks.has(it.id) ? '[x] ' : '[ ] ';
     const titleW = Math.max(10, width - 4 - 12 - 10 - 11);
-    const line = `${mark}${padWidth(it.category, 12)}${cell(it.label, titleW)}${padWidth(it.risk, 10)}${padWidth(formatBytes(it.bytes), 11, 'right')}`;
+    const line = `${mark}${padWidth(tr(`kind.${it.category}`), 12)}${cell(it.label, titleW)}${padWidth(tr(`risk.${it.risk}`), 10)}${padWidth(formatBytes(it.bytes), 11, 'right')}`;
     if (selected) return t.cursor(line);
     return it.category === 'protected' ? t.dim(line) : line;
   }
@@ -90,18 +91,18 @@ export class ItemsScreen implements Screen {
     this.context ??= {
       title: this.title,
       bindings: [
-        { keys: ['up', 'k'], label: '↑ k', does: 'move up', run: () => this.moved(() => this.list.move(-1)) },
-        { keys: ['down', 'j'], label: '↓ j', does: 'move down', run: () => this.moved(() => this.list.move(1)) },
-        { keys: ['g'], does: 'first item', run: () => this.moved(() => this.list.setCursor(0)) },
-        { keys: ['G'], does: 'last item', run: () => this.moved(() => this.list.setCursor(this.items.length - 1)) },
+        { keys: ['up', 'k'], label: '↑ k', does: tr('key.moveUp'), run: () => this.moved(() => this.list.move(-1)) },
+        { keys: ['down', 'j'], label: '↓ j', does: tr('key.moveDown'), run: () => this.moved(() => this.list.move(1)) },
+        { keys: ['g'], does: tr('items.first'), run: () => this.moved(() => this.list.setCursor(0)) },
+        { keys: ['G'], does: tr('items.last'), run: () => this.moved(() => this.list.setCursor(this.items.length - 1)) },
         {
           keys: ['space'],
-          does: 'mark',
-          footer: 'mark',
-          disabled: () => (this.app.readOnly ? 'read-only mode: nothing can be marked for cleanup' : undefined),
+          does: tr('key.mark'),
+          footer: tr('footer.mark'),
+          disabled: () => (this.app.readOnly ? tr('common.readOnlyWhy') : undefined),
           run: () => this.moved(() => this.markCursor()),
         },
-        { keys: ['p'], does: 'details and a bounded read-only preview', footer: 'preview', run: () => void this.preview() },
+        { keys: ['p'], does: tr('items.previewKey'), footer: tr('footer.preview'), run: () => void this.preview() },
       ],
     };
     return this.context;
@@ -115,7 +116,7 @@ export class ItemsScreen implements Screen {
   private markCursor(): void {
     const it = this.items[this.list.cursor];
     if (!it) return;
-    if (!it.selectable) this.app.message(it.blockedReason ?? 'This item cannot be marked.');
+    if (!it.selectable) this.app.message(it.blockedReason ?? tr('items.notMarkable'));
     else this.app.marks.toggle(it.id);
   }
 

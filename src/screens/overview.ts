@@ -2,8 +2,9 @@
 // sessions, an age histogram, and a line for every other agent.
 
 import blessed from 'blessed';
-import { fitPath, formatBytes, formatCount, formatDate, plural } from '../engine/core/format.js';
-import { AGENT_NAMES, CATEGORIES, CATEGORY_LABELS } from '../engine/core/model.js';
+import { fitPath, formatBytes, formatCount, formatDate } from '../engine/core/format.js';
+import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
+import { AGENT_NAMES, CATEGORIES, type Installation } from '../engine/core/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { bar } from '../widgets/bars.js';
 import { sparkline } from '../widgets/sparkline.js';
@@ -13,7 +14,7 @@ import type { AppContext, Screen } from './screen.js';
 import { openWarnings } from './warnings.js';
 
 export class OverviewScreen implements Screen {
-  readonly title = 'Overview';
+  readonly title = tr('tab.overview');
   readonly root: blessed.Widgets.BoxElement;
 
   constructor(private app: AppContext) {
@@ -28,54 +29,62 @@ export class OverviewScreen implements Screen {
     const s = this.app.summary();
     const L: string[] = [];
     if (!s) {
-      L.push(t.dim(this.app.scanning() ? ' Scanning…' : this.app.agent() ? ' Waiting for scan data' : ' No agent data was found. See Settings (6) for what was detected.'));
+      L.push(t.dim(` ${tr(this.app.scanning() ? 'common.scanning' : this.app.agent() ? 'common.waitingForScan' : 'overview.noAgentData')}`));
     } else {
       const name = AGENT_NAMES[s.agent];
-      const facts = `${formatBytes(s.totals.bytes)} managed in ${plural(s.totals.items, 'item')} · ${plural(s.sessionCount, 'session')} · ${plural(s.projects.length, 'project')}`;
-      L.push(` ${t.bold(braces(name))}  ${braces(fitWidth(facts, W - name.length - 2))}`);
-      if (s.writers.length) L.push(' ' + t.warn(braces(fitWidth(`Running: ${s.writers.map((w) => `${w.name} (pid ${w.pid})`).join(', ')} — its data is read-only until it exits.`, W))));
-      if (s.readOnly) L.push(' ' + t.warn('Read-only mode: no cleanup route is offered.'));
+      const facts = [
+        tr('overview.managed', { size: formatBytes(s.totals.bytes), items: tr('count.items', { count: s.totals.items }) }),
+        tr('count.sessions', { count: s.sessionCount }),
+        tr('count.projects', { count: s.projects.length }),
+      ].join(' · ');
+      L.push(` ${t.bold(braces(name))}  ${braces(fitWidth(facts, W - displayWidth(name) - 2))}`);
+      // The pid goes in as text: t() groups the digits of numbers.
+      const writers = s.writers.map((w) => tr('overview.writer', { name: w.name, pid: String(w.pid) })).join(tr('list.separator'));
+      if (s.writers.length) L.push(' ' + t.warn(braces(fitWidth(tr('overview.running', { writers }), W))));
+      if (s.readOnly) L.push(' ' + t.warn(tr('overview.readOnly')));
       L.push('');
       const cats = CATEGORIES.filter((c) => (s.byCategory[c]?.items ?? 0) > 0);
       const max = Math.max(1, ...cats.filter((c) => c !== 'protected').map((c) => s.byCategory[c]!.bytes));
       const g = s.growth?.since != null ? s.growth : null;
       // The growth column takes its room from the bar, so a line still fits 80 columns.
       const barW = Math.max(8, Math.min(40, W - 44 - (g ? GROWTH_W + 1 : 0)));
-      L.push(t.accent(' Storage by category') + (g ? t.dim(braces(fitWidth(` · change since ${formatDate(g.since)} UTC`, Math.max(0, W - 20)))) : ''));
+      const byCategory = ` ${tr('overview.byCategory')}`;
+      L.push(t.accent(byCategory) + (g ? t.dim(braces(fitWidth(tr('overview.changeSince', { date: formatDate(g.since) }), Math.max(0, W - displayWidth(byCategory))))) : ''));
       for (const c of cats) {
         const v = s.byCategory[c]!;
-        const b = c === 'protected' ? t.dim(padWidth('(never cleaned)', barW)) : t.accent(bar(v.bytes, max, barW));
+        const b = c === 'protected' ? t.dim(padWidth(tr('overview.neverCleaned'), barW)) : t.accent(bar(v.bytes, max, barW));
         const d = g ? ' ' + growthCell(g.byCategory[c]?.bytes ?? 0, t) : '';
-        L.push(`  ${padWidth(CATEGORY_LABELS[c], 18)} ${b} ${padWidth(formatBytes(v.bytes), 9, 'right')} ${padWidth(formatCount(v.items), 7, 'right')}${d}`);
+        L.push(`  ${padWidth(tr(`category.${c}`), 18)} ${b} ${padWidth(formatBytes(v.bytes), 9, 'right')} ${padWidth(formatCount(v.items), 7, 'right')}${d}`);
       }
       const trend = s.growth?.trend ?? [];
       if (trend.length >= 2) {
         const first = trend[0]!;
         const last = trend[trend.length - 1]!;
-        const tail = ` ${formatBytes(first.bytes)} → ${formatBytes(last.bytes)} over ${plural(trend.length, 'scan')} since ${formatDate(first.at).slice(0, 10)}`;
+        const tail = tr('overview.trendTail', { first: formatBytes(first.bytes), last: formatBytes(last.bytes), scans: tr('count.scans', { count: trend.length }), date: formatDate(first.at).slice(0, 10) });
         const spark = sparkline(trend.map((x) => x.bytes), Math.max(4, Math.min(trend.length, W - 24 - displayWidth(tail))));
-        L.push(`  ${padWidth('Trend', 18)} ${t.accent(spark)}${t.dim(braces(fitWidth(tail, Math.max(0, W - 21 - displayWidth(spark)))))}`);
+        L.push(`  ${padWidth(tr('overview.trend'), 18)} ${t.accent(spark)}${t.dim(braces(fitWidth(tail, Math.max(0, W - 21 - displayWidth(spark)))))}`);
       }
       const half = Math.floor((W - 4) / 2);
       const pmax = Math.max(1, ...s.projects.map((p) => p.bytes));
-      const left = [t.accent('Largest projects'), ...s.projects.slice(0, 5).map((p) => `${cell(p.label, half - 22)} ${t.accent(bar(p.bytes, pmax, 10))} ${padWidth(formatBytes(p.bytes), 9, 'right')}`)];
-      const right = [t.accent('Largest sessions'), ...s.largestSessions.slice(0, 5).map((x) => `${cell(x.title, half - 12)} ${padWidth(formatBytes(x.bytes), 9, 'right')}`)];
+      const leftHead = tr('overview.largestProjects');
+      const left = [t.accent(leftHead), ...s.projects.slice(0, 5).map((p) => `${cell(p.label, half - 22)} ${t.accent(bar(p.bytes, pmax, 10))} ${padWidth(formatBytes(p.bytes), 9, 'right')}`)];
+      const right = [t.accent(tr('overview.largestSessions')), ...s.largestSessions.slice(0, 5).map((x) => `${cell(x.title, half - 12)} ${padWidth(formatBytes(x.bytes), 9, 'right')}`)];
       L.push('');
-      for (let i = 0; i < Math.max(left.length, right.length); i++) L.push(` ${left[i] ?? ''}${i === 0 ? ' '.repeat(Math.max(1, half - 16)) : left[i] ? '  ' : ' '.repeat(half + 1)}${right[i] ?? ''}`);
+      for (let i = 0; i < Math.max(left.length, right.length); i++) L.push(` ${left[i] ?? ''}${i === 0 ? ' '.repeat(Math.max(1, half - displayWidth(leftHead))) : left[i] ? '  ' : ' '.repeat(half + 1)}${right[i] ?? ''}`);
       L.push('');
       const amax = Math.max(1, ...s.ageHistogram.map((a) => a.bytes));
-      L.push(t.accent(' Sessions by last update'));
-      for (const a of s.ageHistogram) L.push(`  ${padWidth(a.label, 12)} ${t.accent(bar(a.bytes, amax, barW))} ${padWidth(formatBytes(a.bytes), 9, 'right')} ${padWidth(formatCount(a.sessions), 7, 'right')}`);
+      L.push(t.accent(` ${tr('overview.byAge')}`));
+      for (const a of s.ageHistogram) L.push(`  ${padWidth(ageLabel(a.label), 12)} ${t.accent(bar(a.bytes, amax, barW))} ${padWidth(formatBytes(a.bytes), 9, 'right')} ${padWidth(formatCount(a.sessions), 7, 'right')}`);
       if (s.warnings.length) {
-        const count = plural(s.warnings.length, 'warning');
-        const tail = ' · w lists them all';
-        const first = fitWidth(`— first: ${s.warnings[0]!.reason}`, Math.max(10, W - count.length - tail.length - 2));
+        const count = tr('count.warnings', { count: s.warnings.length });
+        const tail = tr('overview.warningsTail');
+        const first = fitWidth(tr('overview.firstWarning', { reason: s.warnings[0]!.reason }), Math.max(10, W - displayWidth(count) - displayWidth(tail) - 2));
         L.push('', ` ${t.warn(count)} ${t.dim(braces(first + tail))}`);
       }
     }
-    L.push('', t.accent(' All agents'));
+    L.push('', t.accent(` ${tr('overview.allAgents')}`));
     for (const i of this.app.installations()) {
-      const state = i.state === 'installed' ? 'Installed' : i.state === 'dataOnly' ? 'Local data only' : 'Not detected';
+      const state = tr(AGENT_STATE[i.state]);
       const cur = i.agent === this.app.agent() ? t.bold('›') : ' ';
       L.push(` ${cur} ${padWidth(AGENT_NAMES[i.agent], 12)} ${padWidth(state, 16)} ${t.dim(cell(fitPath(i.home, Math.max(10, W - 34)), Math.max(10, W - 34)))}`);
     }
@@ -83,15 +92,15 @@ export class OverviewScreen implements Screen {
   }
 
   private readonly context: KeyContext = {
-    title: 'Overview',
+    title: tr('tab.overview'),
     bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: 'scroll up', run: () => this.scroll(-1) },
-      { keys: ['down', 'j'], label: '↓ j', does: 'scroll down', run: () => this.scroll(1) },
+      { keys: ['up', 'k'], label: '↑ k', does: tr('key.scrollUp'), run: () => this.scroll(-1) },
+      { keys: ['down', 'j'], label: '↓ j', does: tr('key.scrollDown'), run: () => this.scroll(1) },
       {
         keys: ['w'],
-        does: 'list every warning of this scan',
-        footer: 'warnings',
-        disabled: () => (this.app.summary()?.warnings.length ? undefined : 'this scan raised no warnings'),
+        does: tr('key.listWarnings'),
+        footer: tr('footer.warnings'),
+        disabled: () => (this.app.summary()?.warnings.length ? undefined : tr('common.noWarningsWhy')),
         run: () => openWarnings(this.app),
       },
     ],
@@ -108,6 +117,25 @@ export class OverviewScreen implements Screen {
 }
 
 const GROWTH_W = 9;
+
+export const AGENT_STATE: Record<Installation['state'], MessageKey> = {
+  installed: 'agentState.installed',
+  dataOnly: 'agentState.dataOnly',
+  notFound: 'agentState.notFound',
+};
+
+/** The engine names its four age buckets in English; a bucket it may add later shows as it is. */
+const AGE_LABEL: Record<string, MessageKey> = {
+  '< 7 days': 'overview.age.under7',
+  '7–30 days': 'overview.age.7to30',
+  '30–90 days': 'overview.age.30to90',
+  '> 90 days': 'overview.age.over90',
+};
+
+function ageLabel(label: string): string {
+  const key = AGE_LABEL[label];
+  return key ? tr(key) : label;
+}
 
 /** "+1.2 MB", "-300 KB" or a dim "±0", right-aligned in GROWTH_W cells. */
 function growthCell(bytes: number, t: Theme): string {

@@ -4,7 +4,8 @@
 // marked already stays), and the review is the usual one.
 
 import blessed from 'blessed';
-import { formatBytes, formatCount, plural } from '../engine/core/format.js';
+import { formatBytes } from '../engine/core/format.js';
+import { t as tr } from '../engine/core/i18n/index.js';
 import type { RetentionRules } from '../engine/inventory/retention/rules.js';
 import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
@@ -12,7 +13,10 @@ import { fitTagged } from '../widgets/tagged.js';
 import { braces } from '../widgets/theme.js';
 import type { AppContext } from './screen.js';
 
-export const SELECT_MENU_TITLE = 'Select by rules';
+/** The form's title (a function: the language is set at start-up, after this module loads). */
+export function selectMenuTitle(): string {
+  return tr('select.title');
+}
 
 interface Field {
   label: string;
@@ -44,14 +48,26 @@ export class SelectMenu {
     const sources = s?.sources ?? [];
     const projects = s?.projects ?? [];
     this.fields = [
-      { label: 'Last used (whole tree)', choices: ['any time', ...DAYS.map((d) => `older than ${d} d`)], apply: (r, i) => i && (r.olderThanDays = DAYS[i - 1]) },
-      { label: 'Size', choices: ['any size', ...SIZES.map((b) => `larger than ${formatBytes(b)}`)], apply: (r, i) => i && (r.largerThanBytes = SIZES[i - 1]) },
-      { label: 'Keep per project', choices: ['keep none', ...KEEP.map((n) => `keep latest ${n}`)], apply: (r, i) => i && (r.keepLatest = KEEP[i - 1]) },
-      { label: 'Empty (no user message)', choices: ['no matter', 'only empty'], apply: (r, i) => i && (r.empty = true) },
-      { label: 'Orphans (parent gone)', choices: ['no matter', 'only orphans'], apply: (r, i) => i && (r.orphans = true) },
-      { label: 'State', choices: ['any state', 'current', 'archived'], apply: (r, i) => i && (r.state = i === 1 ? 'current' : 'archived') },
-      { label: 'Source', choices: ['any source', ...sources.map((x) => cleanText(x, 40))], apply: (r, i) => i && (r.source = sources[i - 1]) },
-      { label: 'Project', choices: ['any project', ...projects.map((p) => cleanText(p.label, 40))], apply: (r, i) => i && (r.project = projects[i - 1]!.id) },
+      {
+        label: tr('select.lastUsed'),
+        choices: [tr('select.anyTime'), ...DAYS.map((d) => tr('select.olderThan', { days: d }))],
+        apply: (r, i) => i && (r.olderThanDays = DAYS[i - 1]),
+      },
+      {
+        label: tr('select.size'),
+        choices: [tr('select.anySize'), ...SIZES.map((b) => tr('select.largerThan', { size: formatBytes(b) }))],
+        apply: (r, i) => i && (r.largerThanBytes = SIZES[i - 1]),
+      },
+      { label: tr('select.keep'), choices: [tr('select.keepNone'), ...KEEP.map((n) => tr('select.keepLatest', { n }))], apply: (r, i) => i && (r.keepLatest = KEEP[i - 1]) },
+      { label: tr('select.empty'), choices: [tr('select.noMatter'), tr('select.onlyEmpty')], apply: (r, i) => i && (r.empty = true) },
+      { label: tr('select.orphans'), choices: [tr('select.noMatter'), tr('select.onlyOrphans')], apply: (r, i) => i && (r.orphans = true) },
+      {
+        label: tr('select.state'),
+        choices: [tr('select.anyState'), tr('select.current'), tr('select.archived')],
+        apply: (r, i) => i && (r.state = i === 1 ? 'current' : 'archived'),
+      },
+      { label: tr('select.source'), choices: [tr('select.anySource'), ...sources.map((x) => cleanText(x, 40))], apply: (r, i) => i && (r.source = sources[i - 1]) },
+      { label: tr('select.project'), choices: [tr('select.anyProject'), ...projects.map((p) => cleanText(p.label, 40))], apply: (r, i) => i && (r.project = projects[i - 1]!.id) },
     ];
     this.values = this.fields.map(() => 0);
     this.box = blessed.box({
@@ -61,7 +77,7 @@ export class SelectMenu {
       tags: true,
       wrap: false,
       border: { type: 'line' },
-      label: ` ${app.theme.bold(SELECT_MENU_TITLE)} `,
+      label: ` ${app.theme.bold(selectMenuTitle())} `,
       style: { border: { fg: app.theme.color ? 'cyan' : undefined } },
     });
     this.paint();
@@ -108,14 +124,12 @@ export class SelectMenu {
 
   private confirm(): void {
     if (!this.result) {
-      this.app.message(this.active() ? 'Wait for the count, then press Enter.' : 'Choose a rule first (← → change the highlighted one).');
+      this.app.message(tr(this.active() ? 'select.waitForCount' : 'select.chooseFirst'));
       return;
     }
     const added = this.app.marks.addAll(this.result.ids);
     const already = this.result.ids.length - added;
-    this.app.message(
-      `Marked ${plural(added, 'more session', 'more sessions')} by rules${already ? ` (${formatCount(already)} already marked)` : ''}; x reviews the cleanup.`,
-    );
+    this.app.message(already ? tr('select.markedAlready', { count: added, already }) : tr('select.marked', { count: added }));
     this.close();
   }
 
@@ -135,7 +149,7 @@ export class SelectMenu {
     const width = Math.max(30, Math.min(64, sw - 2));
     const inner = width - 2;
     const labelW = Math.min(24, Math.max(10, inner - 22));
-    const lines: string[] = [t.dim('Every rule must hold. Enter only adds marks.'), ''];
+    const lines: string[] = [t.dim(tr('select.intro')), ''];
     this.fields.forEach((f, k) => {
       const v = this.values[k]!;
       const text = `${k === this.cursor ? '›' : ' '} ${padWidth(fitWidth(f.label, labelW), labelW)} ${v === 0 ? f.choices[0] : `◂ ${f.choices[v]} ▸`}`;
@@ -144,7 +158,7 @@ export class SelectMenu {
     });
     lines.push('');
     lines.push(...this.summaryLines());
-    lines.push(t.dim('↑↓ rule · ← → change · Enter mark · Esc close'));
+    lines.push(t.dim(tr('select.keysLine')));
     const height = Math.min(lines.length + 2, sh - 3);
     this.box.width = width;
     this.box.height = height;
@@ -160,28 +174,28 @@ export class SelectMenu {
   private summaryLines(): string[] {
     const t = this.app.theme;
     if (this.error) return [t.danger(braces(cleanText(this.error, 300)))];
-    if (!this.active()) return [t.dim('Choose a rule to see what it matches.')];
-    if (this.busy || !this.result) return [t.dim('Counting…')];
+    if (!this.active()) return [t.dim(tr('select.chooseToSee'))];
+    if (this.busy || !this.result) return [t.dim(tr('select.counting'))];
     const r = this.result;
-    const head = `Matches ${plural(r.ids.length, 'session')} · ${formatBytes(r.bytes)}${r.skipped ? ` · ${formatCount(r.skipped)} blocked, skipped` : ''}`;
+    const head = tr('select.matches', { count: r.ids.length, size: formatBytes(r.bytes) }) + (r.skipped ? tr('select.skipped', { count: r.skipped }) : '');
     const note = r.notes[0] ? t.dim(braces(cleanText(r.notes[0], 300))) : '';
     return note ? [t.bold(braces(head)), note] : [t.bold(braces(head))];
   }
 
   keyContext(): KeyContext {
     return {
-      title: SELECT_MENU_TITLE,
+      title: selectMenuTitle(),
       modal: true,
       bindings: [
-        { keys: ['up', 'k', 'S-tab'], label: '↑ k', does: 'previous rule', footer: 'rule', run: () => this.move(-1) },
-        { keys: ['down', 'j', 'tab'], label: '↓ j', does: 'next rule', run: () => this.move(1) },
-        { keys: ['right', 'l', 'space'], label: '→ l Space', does: 'next choice of this rule', footer: 'change', run: () => this.change(1) },
-        { keys: ['left', 'h'], label: '← h', does: 'previous choice of this rule', run: () => this.change(-1) },
-        { keys: ['enter'], does: 'mark what matches (adds to the marks)', footer: 'mark', run: () => this.confirm() },
-        { keys: ['escape'], does: 'close without marking', footer: 'close', run: () => this.close() },
+        { keys: ['up', 'k', 'S-tab'], label: '↑ k', does: tr('select.previousRule'), footer: tr('select.footer.rule'), run: () => this.move(-1) },
+        { keys: ['down', 'j', 'tab'], label: '↓ j', does: tr('select.nextRule'), run: () => this.move(1) },
+        { keys: ['right', 'l', 'space'], label: '→ l Space', does: tr('select.nextChoice'), footer: tr('select.footer.change'), run: () => this.change(1) },
+        { keys: ['left', 'h'], label: '← h', does: tr('select.previousChoice'), run: () => this.change(-1) },
+        { keys: ['enter'], does: tr('select.markKey'), footer: tr('footer.mark'), run: () => this.confirm() },
+        { keys: ['escape'], does: tr('select.closeKey'), footer: tr('footer.close'), run: () => this.close() },
       ],
       // The form owns the keyboard while open: other letters do nothing here.
-      text: { does: 'ignored while the form is open', run: () => undefined },
+      text: { does: tr('select.ignored'), run: () => undefined },
     };
   }
 

@@ -3,7 +3,8 @@
 // engine in pages of 50; only the visible window is drawn.
 
 import blessed from 'blessed';
-import { fitPath, formatAge, formatBytes, formatCount, plural } from '../engine/core/format.js';
+import { fitPath, formatAge, formatBytes, formatCount } from '../engine/core/format.js';
+import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
 import type { Detail, ExpansionSpec, PageResult, Preview, Row, SessionFilter, SortKey, UpdatedFilter } from '../engine/core/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
@@ -16,19 +17,19 @@ import { SelectMenu } from './select-menu.js';
 
 const PAGE = 50;
 const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
-const UPDATED_LABEL: Record<UpdatedFilter, string> = {
-  all: 'any time',
-  within7: 'last 7 d',
-  within30: 'last 30 d',
-  older30: 'older than 30 d',
-  older90: 'older than 90 d',
+const UPDATED_LABEL: Record<UpdatedFilter, MessageKey> = {
+  all: 'sessions.updated.all',
+  within7: 'sessions.updated.within7',
+  within30: 'sessions.updated.within30',
+  older30: 'sessions.updated.older30',
+  older90: 'sessions.updated.older90',
 };
 const SORTS: SortKey[] = ['updated', 'size', 'title'];
 /** Each key's order in plain words, [default, reversed]. */
-const SORT_LABEL: Record<SortKey, [string, string]> = {
-  updated: ['newest first', 'oldest first'],
-  size: ['largest first', 'smallest first'],
-  title: ['title A→Z', 'title Z→A'],
+const SORT_LABEL: Record<SortKey, [MessageKey, MessageKey]> = {
+  updated: ['sessions.sort.newest', 'sessions.sort.oldest'],
+  size: ['sessions.sort.largest', 'sessions.sort.smallest'],
+  title: ['sessions.sort.titleAz', 'sessions.sort.titleZa'],
 };
 
 /** Page cache over the engine: keeps showing the old rows until the new view's first page lands. */
@@ -126,7 +127,7 @@ class PagedRows implements RowSource {
 }
 
 export class SessionsScreen implements Screen {
-  readonly title = 'Sessions';
+  readonly title = tr('tab.sessions');
   readonly root: blessed.Widgets.BoxElement;
   private header: blessed.Widgets.BoxElement;
   private list: VirtualList;
@@ -224,10 +225,10 @@ export class SessionsScreen implements Screen {
       this.rows.error
         ? this.app.theme.danger(braces(this.rows.error))
         : !s
-          ? this.app.theme.dim(this.app.scanning() ? '  Scanning…' : '  Waiting for scan data')
+          ? this.app.theme.dim(`  ${tr(this.app.scanning() ? 'common.scanning' : 'common.waitingForScan')}`)
           : s.sessionCount === 0
-            ? this.app.theme.dim('  No manageable data here yet')
-            : this.app.theme.dim('  Nothing matches this filter (Esc clears it)'),
+            ? this.app.theme.dim(`  ${tr('sessions.noData')}`)
+            : this.app.theme.dim(`  ${tr('sessions.noMatch')}`),
     );
     this.list.paint();
     this.paintDetail();
@@ -237,26 +238,26 @@ export class SessionsScreen implements Screen {
   private headerLines(width: number): string[] {
     const t = this.app.theme;
     const s = this.app.summary();
-    const parts = [this.view === 'tree' ? 'Tree' : 'List', SORT_LABEL[this.sort][this.reverse ? 1 : 0], UPDATED_LABEL[this.filter.updated ?? 'all']];
-    if (s?.provisional) parts.unshift('Scanning… partial, read-only');
+    const parts = [tr(this.view === 'tree' ? 'sessions.tree' : 'sessions.list'), tr(SORT_LABEL[this.sort][this.reverse ? 1 : 0]), tr(UPDATED_LABEL[this.filter.updated ?? 'all'])];
+    if (s?.provisional) parts.unshift(tr('sessions.partial'));
     if (this.filter.text) parts.push(`“${this.filter.text}”`);
     const filtered = Boolean(this.filter.text || this.filter.updated);
     const counts = !s
       ? ''
       : filtered
-        ? `${formatCount(this.rows.matched)} of ${plural(s.sessionCount, 'session')} · ${formatBytes(this.rows.matchedBytes)}`
-        : `${plural(s.sessionCount, 'session')} · ${formatBytes(this.rows.matchedBytes)}`;
+        ? tr('sessions.countsFiltered', { matched: this.rows.matched, count: s.sessionCount, size: formatBytes(this.rows.matchedBytes) })
+        : tr('sessions.counts', { count: s.sessionCount, size: formatBytes(this.rows.matchedBytes) });
     const left = fitWidth(parts.join(' · '), Math.max(10, width - displayWidth(counts) - 2));
     const gap = Math.max(1, width - 1 - displayWidth(left) - displayWidth(counts));
     const line1 = `${braces(left)}${' '.repeat(gap)}${t.dim(counts)}`;
     const cols = this.columns(width);
     const head =
       '    ' +
-      padWidth(this.view === 'tree' ? 'Project / session' : 'Session', cols.title) +
-      padWidth('Source', cols.source) +
-      padWidth('Updated', cols.age, 'right') +
-      padWidth('Size', cols.size, 'right') +
-      padWidth('Kids', cols.kids, 'right');
+      padWidth(tr(this.view === 'tree' ? 'sessions.col.projectSession' : 'sessions.col.session'), cols.title) +
+      padWidth(tr('sessions.col.source'), cols.source) +
+      padWidth(tr('sessions.col.updated'), cols.age, 'right') +
+      padWidth(tr('sessions.col.size'), cols.size, 'right') +
+      padWidth(tr('sessions.col.kids'), cols.kids, 'right');
     return [line1, t.dim(braces(head))];
   }
 
@@ -289,7 +290,7 @@ export class SessionsScreen implements Screen {
       if (room >= 8) label = `${r.title}  ${fitPath(r.source, room)}`;
     }
     const title = prefix + cell(label, titleRoom - 1) + ' ';
-    const source = cell(r.kind === 'project' ? '' : r.state === 'archived' ? 'archived' : r.source, cols.source);
+    const source = cell(r.kind === 'project' ? '' : r.state === 'archived' ? tr('sessions.archived') : r.source, cols.source);
     const age = padWidth(formatAge(r.updatedAt, now), cols.age, 'right');
     // A filtered view's project row counts its matches, not everything it holds.
     const bytes = r.matchedBytes ?? r.bytes;
@@ -314,12 +315,12 @@ export class SessionsScreen implements Screen {
     const t = this.app.theme;
     const row = this.rows.row(this.list.cursor);
     if (!row) {
-      this.pane.showText([t.dim(this.app.summary() ? '' : 'Select an agent with [ or ] (or Tab to the deck).')]);
+      this.pane.showText([t.dim(this.app.summary() ? '' : tr('sessions.chooseAgent'))]);
       return;
     }
     const d = this.detail;
     if (!d || d.id !== row.id || !d.detail) {
-      this.pane.showText([t.bold(braces(row.title)), d?.error ? t.danger(braces(d.error)) : t.dim('Loading details…')]);
+      this.pane.showText([t.bold(braces(row.title)), d?.error ? t.danger(braces(d.error)) : t.dim(tr('sessions.loadingDetails'))]);
       if (!this.detailTimer && (!d || d.id !== row.id)) this.scheduleDetail();
       return;
     }
@@ -354,7 +355,7 @@ export class SessionsScreen implements Screen {
     const s = this.app.summary();
     const row = this.rows.row(this.list.cursor);
     if (!s || !row || row.kind !== 'session') {
-      this.app.message('Preview is available on a session row.');
+      this.app.message(tr('sessions.previewOnSession'));
       return;
     }
     try {
@@ -385,16 +386,16 @@ export class SessionsScreen implements Screen {
   }
 
   private readonly detailContext: KeyContext = {
-    title: 'Details',
+    title: tr('sessions.details'),
     bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: 'scroll up', footer: 'scroll', run: () => this.scrollPane(-1) },
-      { keys: ['down', 'j'], label: '↓ j', does: 'scroll down', run: () => this.scrollPane(1) },
-      { keys: ['pageup'], does: 'scroll a page up', run: () => this.scrollPane(-10) },
-      { keys: ['pagedown'], does: 'scroll a page down', run: () => this.scrollPane(10) },
+      { keys: ['up', 'k'], label: '↑ k', does: tr('key.scrollUp'), footer: tr('footer.scroll'), run: () => this.scrollPane(-1) },
+      { keys: ['down', 'j'], label: '↓ j', does: tr('key.scrollDown'), run: () => this.scrollPane(1) },
+      { keys: ['pageup'], does: tr('key.scrollPageUp'), run: () => this.scrollPane(-10) },
+      { keys: ['pagedown'], does: tr('key.scrollPageDown'), run: () => this.scrollPane(10) },
       {
         keys: ['escape'],
-        does: 'back to the list',
-        footer: 'back to the list',
+        does: tr('sessions.backToList'),
+        footer: tr('sessions.backToList'),
         run: () => {
           this.focus = 'list';
           this.app.requestRender();
@@ -404,26 +405,26 @@ export class SessionsScreen implements Screen {
   };
 
   private readonly listContext: KeyContext = {
-    title: 'Sessions',
+    title: tr('tab.sessions'),
     bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: 'move up', run: () => void this.moveTo(this.list.cursor - 1) },
-      { keys: ['down', 'j'], label: '↓ j', does: 'move down', run: () => void this.moveTo(this.list.cursor + 1) },
-      { keys: ['pageup'], does: 'page up', run: () => void this.moveTo(this.list.cursor - this.list.height) },
-      { keys: ['pagedown'], does: 'page down', run: () => void this.moveTo(this.list.cursor + this.list.height) },
-      { keys: ['g', 'home'], does: 'top', run: () => void this.moveTo(0) },
-      { keys: ['G', 'end'], does: 'bottom', run: () => void this.moveTo(this.rows.total() - 1) },
-      { keys: ['enter'], does: 'expand / collapse', footer: 'expand', run: () => void this.expand(undefined) },
-      { keys: ['right', 'l'], label: '→ l', does: 'expand', run: () => void this.expand(true) },
-      { keys: ['left', 'h'], label: '← h', does: 'collapse, or go to parent', run: () => void this.collapseOrParent() },
-      { keys: ['space'], does: 'mark (on a project: its sessions in this filter)', footer: 'mark', disabled: () => this.readOnlyWhy(), run: () => void this.markRow() },
-      { keys: ['a'], does: 'mark all in the current filter', footer: 'mark all', disabled: () => this.readOnlyWhy(), run: () => void this.markScope(true) },
-      { keys: ['A'], does: 'clear marks in the current filter', run: () => void this.markScope(false) },
-      { keys: ['R'], does: 'select by rules: age of the whole tree, size, keep latest, empty, orphans (shows what matches, then adds marks)', footer: 'rules', disabled: () => this.readOnlyWhy(), run: () => this.openMenu() },
-      { keys: ['/'], does: 'filter by title or cwd', footer: 'filter', run: () => this.openSearch() },
+      { keys: ['up', 'k'], label: '↑ k', does: tr('key.moveUp'), run: () => void this.moveTo(this.list.cursor - 1) },
+      { keys: ['down', 'j'], label: '↓ j', does: tr('key.moveDown'), run: () => void this.moveTo(this.list.cursor + 1) },
+      { keys: ['pageup'], does: tr('key.pageUp'), run: () => void this.moveTo(this.list.cursor - this.list.height) },
+      { keys: ['pagedown'], does: tr('key.pageDown'), run: () => void this.moveTo(this.list.cursor + this.list.height) },
+      { keys: ['g', 'home'], does: tr('key.top'), run: () => void this.moveTo(0) },
+      { keys: ['G', 'end'], does: tr('key.bottom'), run: () => void this.moveTo(this.rows.total() - 1) },
+      { keys: ['enter'], does: tr('sessions.expandCollapse'), footer: tr('sessions.expand'), run: () => void this.expand(undefined) },
+      { keys: ['right', 'l'], label: '→ l', does: tr('sessions.expand'), run: () => void this.expand(true) },
+      { keys: ['left', 'h'], label: '← h', does: tr('sessions.collapse'), run: () => void this.collapseOrParent() },
+      { keys: ['space'], does: tr('sessions.markRow'), footer: tr('footer.mark'), disabled: () => this.readOnlyWhy(), run: () => void this.markRow() },
+      { keys: ['a'], does: tr('sessions.markAll'), footer: tr('sessions.footer.markAll'), disabled: () => this.readOnlyWhy(), run: () => void this.markScope(true) },
+      { keys: ['A'], does: tr('sessions.clearMarks'), run: () => void this.markScope(false) },
+      { keys: ['R'], does: tr('sessions.rules'), footer: tr('sessions.footer.rules'), disabled: () => this.readOnlyWhy(), run: () => this.openMenu() },
+      { keys: ['/'], does: tr('sessions.filterKey'), footer: tr('sessions.footer.filter'), run: () => this.openSearch() },
       {
         keys: ['f'],
-        does: 'updated: any · 7 d · 30 d · >30 d · >90 d',
-        footer: 'updated',
+        does: tr('sessions.updatedKey'),
+        footer: tr('sessions.footer.updated'),
         run: () => {
           const i = UPDATED_CYCLE.indexOf(this.filter.updated ?? 'all');
           const next = UPDATED_CYCLE[(i + 1) % UPDATED_CYCLE.length]!;
@@ -433,8 +434,8 @@ export class SessionsScreen implements Screen {
       },
       {
         keys: ['s'],
-        does: 'sort by: updated · size · title',
-        footer: 'sort',
+        does: tr('sessions.sortKey'),
+        footer: tr('sessions.footer.sort'),
         run: () => {
           this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length]!;
           this.changed(true);
@@ -442,7 +443,7 @@ export class SessionsScreen implements Screen {
       },
       {
         keys: ['S'],
-        does: 'reverse the order (oldest, smallest, Z→A first)',
+        does: tr('sessions.reverseKey'),
         run: () => {
           this.reverse = !this.reverse;
           this.changed(true);
@@ -450,14 +451,14 @@ export class SessionsScreen implements Screen {
       },
       {
         keys: ['w'],
-        does: 'list every warning of this scan',
-        disabled: () => (this.app.summary()?.warnings.length ? undefined : 'this scan raised no warnings'),
+        does: tr('key.listWarnings'),
+        disabled: () => (this.app.summary()?.warnings.length ? undefined : tr('common.noWarningsWhy')),
         run: () => openWarnings(this.app),
       },
       {
         keys: ['t'],
-        does: 'tree / flat list',
-        footer: 'tree/flat',
+        does: tr('sessions.treeKey'),
+        footer: tr('sessions.footer.tree'),
         run: () => {
           this.view = this.view === 'tree' ? 'flat' : 'tree';
           this.changed(true);
@@ -465,17 +466,17 @@ export class SessionsScreen implements Screen {
       },
       {
         keys: ['e'],
-        does: 'expand all / collapse all',
+        does: tr('sessions.expandAllKey'),
         run: () => {
           this.expansion = { base: this.expansion.base === 'allOpen' ? 'allClosed' : 'allOpen', toggled: new Set() };
           this.changed(false);
         },
       },
-      { keys: ['p'], does: 'bounded read-only preview', footer: 'preview', run: () => void this.loadPreview() },
+      { keys: ['p'], does: tr('sessions.previewKey'), footer: tr('footer.preview'), run: () => void this.loadPreview() },
       {
         keys: ['escape'],
-        does: 'clear the filter',
-        disabled: () => (this.filter.text || this.filter.updated ? undefined : 'no filter is set'),
+        does: tr('sessions.clearFilter'),
+        disabled: () => (this.filter.text || this.filter.updated ? undefined : tr('sessions.noFilter')),
         run: () => {
           this.filter = {};
           this.changed(true);
@@ -486,14 +487,14 @@ export class SessionsScreen implements Screen {
 
   private openMenu(): void {
     const s = this.app.summary();
-    if (!s) return this.app.message('No scan yet: nothing to select.');
+    if (!s) return this.app.message(tr('sessions.noScan'));
     if (this.provisional()) return;
     this.menu = new SelectMenu(this.app, () => (this.menu = null));
     this.app.requestRender();
   }
 
   private readOnlyWhy(): string | undefined {
-    return this.app.readOnly ? 'read-only mode: nothing can be marked for cleanup' : undefined;
+    return this.app.readOnly ? tr('common.readOnlyWhy') : undefined;
   }
 
   private scrollPane(n: number): void {
@@ -541,7 +542,7 @@ export class SessionsScreen implements Screen {
   /** A partial view from a running scan offers nothing to mark (the engine refuses it too). */
   private provisional(): boolean {
     if (!this.app.summary()?.provisional) return false;
-    this.app.message('Still scanning: marks are available when the scan finishes.');
+    this.app.message(tr('sessions.stillScanning'));
     return true;
   }
 
@@ -549,7 +550,7 @@ export class SessionsScreen implements Screen {
     const r = this.rows.row(this.list.cursor);
     if (!r) return true;
     if (this.app.readOnly) {
-      this.app.message('Read-only mode: nothing can be marked for cleanup.');
+      this.app.message(tr('common.readOnly'));
       return true;
     }
     if (this.provisional()) return true;
@@ -558,7 +559,7 @@ export class SessionsScreen implements Screen {
       return true;
     }
     if (!r.selectable) {
-      this.app.message(r.blockedReason ?? 'This row cannot be marked.');
+      this.app.message(r.blockedReason ?? tr('sessions.rowNotMarkable'));
       return true;
     }
     this.app.marks.toggle(r.id);
@@ -575,7 +576,7 @@ export class SessionsScreen implements Screen {
     const allMarked = ids.length > 0 && ids.every((id) => this.app.marks.has(id));
     if (allMarked) this.app.marks.deleteAll(ids);
     else this.app.marks.addAll(ids);
-    this.app.message(ids.length === 0 ? 'Nothing in this project can be marked.' : `${allMarked ? 'Unmarked' : 'Marked'} ${plural(ids.length, 'session')} in ${r.title}.`);
+    this.app.message(ids.length === 0 ? tr('sessions.projectNothing') : tr(allMarked ? 'sessions.projectUnmarked' : 'sessions.projectMarked', { count: ids.length, project: r.title }));
     this.app.requestRender();
   }
 
@@ -583,15 +584,17 @@ export class SessionsScreen implements Screen {
     const s = this.app.summary();
     if (!s) return;
     if (this.app.readOnly && on) {
-      this.app.message('Read-only mode: nothing can be marked for cleanup.');
+      this.app.message(tr('common.readOnly'));
       return;
     }
     if (this.provisional()) return;
     const { ids, bytes } = await this.app.engine.matchIds(s.snapshotId, this.filter);
     const n = on ? this.app.marks.addAll(ids) : this.app.marks.deleteAll(ids);
-    const scope = this.filter.text || this.filter.updated ? 'in this filter' : 'in all sessions';
+    const filtered = Boolean(this.filter.text || this.filter.updated);
     this.app.message(
-      on ? `Marked ${plural(n, 'session')} ${scope} (${formatBytes(bytes)} selectable; blocked ones skipped).` : `Cleared ${plural(n, 'mark')} ${scope}.`,
+      on
+        ? tr(filtered ? 'sessions.markedInFilter' : 'sessions.markedInAll', { count: n, size: formatBytes(bytes) })
+        : tr(filtered ? 'sessions.clearedInFilter' : 'sessions.clearedInAll', { count: n }),
     );
     this.app.requestRender();
   }
@@ -600,7 +603,7 @@ export class SessionsScreen implements Screen {
     const before = this.filter.text ?? '';
     let timer: NodeJS.Timeout | null = null;
     this.app.openInput({
-      label: 'Filter (title or cwd):',
+      label: tr('sessions.filterPrompt'),
       value: before,
       maxLength: 512,
       onChange: (v) => {

@@ -4,7 +4,8 @@
 import blessed from 'blessed';
 import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engine/core/model.js';
 import { fitPath } from '../engine/core/format.js';
-import { padWidth } from '../engine/core/text.js';
+import { displayWidth, padWidth } from '../engine/core/text.js';
+import { getLanguage, LANGUAGE_NAMES, t as tr, type LanguageSetting } from '../engine/core/i18n/index.js';
 import { wrapWords } from '../widgets/detail-pane.js';
 import { passphraseProblem } from '../engine/core/passphrase-rule.js';
 import type { Settings } from '../engine/host/settings.js';
@@ -12,10 +13,13 @@ import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 
-const STATE_LABEL = { installed: 'Installed', dataOnly: 'Local data only', notFound: 'Not detected' } as const;
+import { AGENT_STATE } from './overview.js';
+
+/** The L key's cycle; each language is named in its own script. */
+const LANGUAGE_CYCLE: LanguageSetting[] = ['auto', 'en', 'zh'];
 
 export class SettingsScreen implements Screen {
-  readonly title = 'Settings';
+  readonly title = tr('tab.settings');
   readonly root: blessed.Widgets.BoxElement;
   private cursor = 0;
   private draft: Settings | null = null;
@@ -35,11 +39,8 @@ export class SettingsScreen implements Screen {
       (k) => {
         this.key = k;
         this.keyPath = k.path;
-        this.keyNote = k.exists ? `passphrase-protected age identity${k.problem ? `; ${k.problem}` : ''} · X exports it` : 'none yet; the first backup creates it';
-        this.storeLine =
-          k.store === 'keyring'
-            ? 'OS key ring (no passphrase asked; the file stays the recovery path) · K switches back to the file'
-            : 'the file, unlocked with your passphrase · K keeps it in the OS key ring instead (desktop sessions)';
+        this.keyNote = k.exists ? (k.problem ? tr('settings.keyExistsProblem', { problem: k.problem }) : tr('settings.keyExists')) : tr('settings.keyNone');
+        this.storeLine = tr(k.store === 'keyring' ? 'settings.storeKeyring' : 'settings.storeFile');
         this.app.requestRender();
       },
       () => undefined,
@@ -55,25 +56,25 @@ export class SettingsScreen implements Screen {
     const W = Math.max(40, ((this.app.screen.width as number) || 80) - 2);
     const loaded = this.app.settings();
     const s = this.current();
-    const L: string[] = [` ${t.accent('Agents')} ${t.dim(this.busy ? '· detecting…' : '')}`];
+    const L: string[] = [` ${t.accent(tr('settings.agents'))} ${t.dim(this.busy ? tr('settings.detectingNote') : '')}`];
     const installs = this.app.installations();
     const room = Math.max(10, W - 17);
     AGENT_KINDS.forEach((kind, i) => {
       const inst = installs.find((x) => x.agent === kind);
       const sel = i === this.cursor;
-      const state = this.busy ? 'Detecting' : inst ? STATE_LABEL[inst.state] : 'Detecting';
+      const state = this.busy || !inst ? tr('settings.detecting') : tr(AGENT_STATE[inst.state]);
       const head = `${sel ? '›' : ' '} ${padWidth(AGENT_NAMES[kind], 12)} ${padWidth(state, 16)} ${inst?.version ? braces(inst.version) : ''}`;
       L.push(sel ? t.cursor(padWidth(head, W)) : head);
       const override = s?.homeOverrides[kind];
-      const source = inst?.homeSource === 'override' ? ' (override)' : inst?.homeSource === 'env' ? ' (environment)' : '';
-      L.push(path('home', inst ? inst.home : '…', source));
-      if (override !== undefined || this.draft) L.push(override === undefined ? text('override', '— (none)')[0]! : path('override', override));
-      L.push(inst?.executable ? path('executable', inst.executable) : text('executable', 'not found')[0]!);
+      const source = inst?.homeSource === 'override' ? tr('settings.fromOverride') : inst?.homeSource === 'env' ? tr('settings.fromEnv') : '';
+      L.push(path(tr('settings.home'), inst ? inst.home : '…', source));
+      if (override !== undefined || this.draft) L.push(override === undefined ? text(tr('settings.override'), tr('settings.noOverride'))[0]! : path(tr('settings.override'), override));
+      L.push(inst?.executable ? path(tr('settings.executable'), inst.executable) : text(tr('settings.executable'), tr('settings.notFound'))[0]!);
       for (const w of inst?.warnings ?? []) L.push(...warnLines(w));
     });
     // Labels padded to 12 after 5 columns; a path is cut in the middle (suffix kept), prose wraps at spaces.
     function path(label: string, value: string, suffix = ''): string {
-      return `     ${t.dim(padWidth(label, 12))}${cell(fitPath(value, Math.max(8, room - suffix.length)) + suffix, room)}`;
+      return `     ${t.dim(padWidth(label, 12))}${cell(fitPath(value, Math.max(8, room - displayWidth(suffix))) + suffix, room)}`;
     }
     function text(label: string, value: string): string[] {
       return wrapWords(value, room).map((l, i) => `     ${t.dim(padWidth(i === 0 ? label : '', 12))}${braces(l)}`);
@@ -82,36 +83,38 @@ export class SettingsScreen implements Screen {
       return wrapWords(w, W - 6).map((l) => `     ${t.warn(braces(l))}`);
     }
     L.push('', ` ${t.accent('cleanerx')}`);
-    L.push(path('config', loaded?.path ?? '…'));
+    L.push(path(tr('settings.config'), loaded?.path ?? '…'));
     if (loaded?.warning) L.push(...warnLines(loaded.warning));
-    if (s) L.push(...text('retention', `backups ${s.retention.backupDays} d · logs ${s.retention.logDays} d · temporary ${s.retention.tempHours} h`));
-    L.push(path('backup key', this.keyPath));
+    if (s) L.push(...text(tr('settings.retention'), tr('settings.retentionValue', { backupDays: String(s.retention.backupDays), logDays: String(s.retention.logDays), tempHours: String(s.retention.tempHours) })));
+    if (s) L.push(...text(tr('settings.language'), tr('settings.languageValue', { value: languageLabel(s.language) })));
+    L.push(path(tr('settings.backupKey'), this.keyPath));
     if (this.keyNote) L.push(...text('', this.keyNote));
-    L.push(...text('unlocked by', this.storeLine));
-    if (this.draft) L.push('', ...warnLines('Unsaved changes — S saves (and detects again), Esc discards.'));
+    L.push(...text(tr('settings.unlockedBy'), this.storeLine));
+    if (this.draft) L.push('', ...warnLines(tr('settings.unsaved')));
     this.root.setContent(L.join('\n'));
   }
 
   private readonly context: KeyContext = {
-    title: 'Settings',
+    title: tr('tab.settings'),
     bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: 'previous agent', run: () => this.then(() => (this.cursor = Math.max(0, this.cursor - 1))) },
-      { keys: ['down', 'j'], label: '↓ j', does: 'next agent', run: () => this.then(() => (this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1))) },
-      { keys: ['enter', 'e'], does: 'edit its home override', footer: 'edit home', run: () => this.then(() => this.editOverride(AGENT_KINDS[this.cursor]!)) },
-      { keys: ['D'], does: 'detect again', footer: 'detect', run: () => this.then(() => void this.detectAgain(null)) },
-      { keys: ['S'], does: 'save (atomic) and detect again', footer: 'save', run: () => this.then(() => void this.save()) },
+      { keys: ['up', 'k'], label: '↑ k', does: tr('key.previousAgent'), run: () => this.then(() => (this.cursor = Math.max(0, this.cursor - 1))) },
+      { keys: ['down', 'j'], label: '↓ j', does: tr('key.nextAgent'), run: () => this.then(() => (this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1))) },
+      { keys: ['enter', 'e'], does: tr('settings.editKey'), footer: tr('settings.footer.edit'), run: () => this.then(() => this.editOverride(AGENT_KINDS[this.cursor]!)) },
+      { keys: ['D'], does: tr('settings.detectKey'), footer: tr('settings.footer.detect'), run: () => this.then(() => void this.detectAgain(null)) },
+      { keys: ['S'], does: tr('settings.saveKey'), footer: tr('settings.footer.save'), run: () => this.then(() => void this.save()) },
       {
         keys: ['escape'],
-        does: 'discard unsaved changes',
-        disabled: () => (this.draft ? undefined : 'there are no unsaved changes'),
+        does: tr('settings.discardKey'),
+        disabled: () => (this.draft ? undefined : tr('settings.nothingUnsaved')),
         run: () =>
           this.then(() => {
             this.draft = null;
-            this.app.message('Discarded unsaved settings.');
+            this.app.message(tr('settings.discarded'));
           }),
       },
-      { keys: ['X'], does: 'export the backup key (after a passphrase check)', run: () => this.then(() => this.exportKey()) },
-      { keys: ['K'], does: 'unlock the backup key by the OS key ring / by its passphrase', run: () => this.then(() => this.switchKeyStore()) },
+      { keys: ['L'], does: tr('settings.languageKey'), run: () => this.then(() => this.cycleLanguage()) },
+      { keys: ['X'], does: tr('settings.exportKey'), run: () => this.then(() => this.exportKey()) },
+      { keys: ['K'], does: tr('settings.storeKey'), run: () => this.then(() => this.switchKeyStore()) },
     ],
   };
 
@@ -124,26 +127,36 @@ export class SettingsScreen implements Screen {
     this.app.requestRender();
   }
 
+  /** Into the draft like an override: S saves it; the running process keeps its language (one per process). */
+  private cycleLanguage(): void {
+    const base = this.current();
+    if (!base) return;
+    const next: Settings = JSON.parse(JSON.stringify(base)) as Settings;
+    next.language = LANGUAGE_CYCLE[(LANGUAGE_CYCLE.indexOf(base.language) + 1) % LANGUAGE_CYCLE.length]!;
+    this.draft = next;
+    this.app.message(tr('settings.languageChanged', { value: languageLabel(next.language) }));
+  }
+
   private editOverride(kind: AgentKind): void {
     const base = this.current();
     if (!base) return;
     this.app.openInput({
-      label: `${AGENT_NAMES[kind]} home (absolute path, empty = default):`,
+      label: tr('settings.homePrompt', { agent: AGENT_NAMES[kind] }),
       value: base.homeOverrides[kind] ?? '',
       maxLength: 4096,
       onSubmit: (v) => {
         const value = v.trim();
         if (value && !value.startsWith('/')) {
-          this.app.message(`The ${AGENT_NAMES[kind]} home must be an absolute path (starting with /); nothing changed.`, 'error');
+          this.app.message(tr('settings.homeNotAbsolute', { agent: AGENT_NAMES[kind] }), 'error');
           return;
         }
         const next: Settings = JSON.parse(JSON.stringify(base)) as Settings;
         if (value) next.homeOverrides[kind] = value;
         else delete next.homeOverrides[kind];
         this.draft = next;
-        this.app.message(`Override set for ${AGENT_NAMES[kind]}; press S to save and detect again.`);
+        this.app.message(tr('settings.overrideSet', { agent: AGENT_NAMES[kind] }));
       },
-      onCancel: () => this.app.message('Edit cancelled.'),
+      onCancel: () => this.app.message(tr('settings.editCancelled')),
     });
   }
 
@@ -153,38 +166,38 @@ export class SettingsScreen implements Screen {
     if (!k) return;
     const to = k.store === 'keyring' ? 'file' : 'keyring';
     const run = (passphrase: string): void => {
-      this.app.message(to === 'keyring' ? 'Asking the OS key ring (at most 3 s)…' : 'Removing the key ring copy…');
+      this.app.message(tr(to === 'keyring' ? 'settings.askingKeyring' : 'settings.removingKeyring'));
       this.app.engine.keyStoreSet(to, passphrase).then(
         () => {
           if (this.draft) this.draft.backupKeyStore = to;
           this.onSummary();
           void this.app.redetect();
-          this.app.message(to === 'keyring' ? 'The backup key is now unlocked by the OS key ring.' : 'The backup key is unlocked by its passphrase again.');
+          this.app.message(tr(to === 'keyring' ? 'settings.nowKeyring' : 'settings.nowFile'));
         },
         (e: Error) => this.app.message(e.message, 'error'),
       );
     };
     if (to === 'file') return run('');
-    const ask = (label: string, done: (v: string) => void): void => this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => this.app.message('Cancelled.') });
-    if (k.exists) return ask('Backup key passphrase (to put the key in the OS key ring):', run);
-    ask('New backup key passphrase (8+ characters):', (first) => {
+    const ask = (label: string, done: (v: string) => void): void => this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => this.app.message(tr('common.cancelled')) });
+    if (k.exists) return ask(tr('settings.passForKeyring'), run);
+    ask(tr('settings.newPass'), (first) => {
       const problem = passphraseProblem(first);
-      if (problem) return this.app.message(`${problem} Nothing was done.`, 'error');
-      ask('Repeat the passphrase:', (second) => (second === first ? run(first) : this.app.message('The passphrases differ; nothing was done.', 'error')));
+      if (problem) return this.app.message(tr('settings.passProblem', { problem }), 'error');
+      ask(tr('settings.repeatPass'), (second) => (second === first ? run(first) : this.app.message(tr('settings.passDiffer'), 'error')));
     });
   }
 
   private exportKey(): void {
     this.app.openInput({
-      label: 'Backup key passphrase (to export the identity):',
+      label: tr('settings.passForExport'),
       mask: true,
       maxLength: 1024,
       onSubmit: (p) =>
         this.app.engine.keyExport(p).then(
-          (text) => this.app.openDialog('Backup key (keep it safe, e.g. in a password manager)', [...text.trim().split('\n'), '', 'With it: age -d -i key.txt <id>.cxb | zstd -d | tar -x']),
+          (text) => this.app.openDialog(tr('settings.exportTitle'), [...text.trim().split('\n'), '', tr('settings.exportHow')]),
           (e: Error) => this.app.message(e.message, 'error'),
         ),
-      onCancel: () => this.app.message('Cancelled.'),
+      onCancel: () => this.app.message(tr('common.cancelled')),
     });
   }
 
@@ -194,7 +207,7 @@ export class SettingsScreen implements Screen {
     try {
       await this.app.redetect(save ?? undefined);
       if (save) this.draft = null;
-      this.app.message(save ? 'Settings saved; agents detected again.' : 'Agents detected again.');
+      this.app.message(tr(save ? 'settings.savedDetected' : 'settings.detected'));
     } catch (e) {
       this.app.message((e as Error).message, 'error');
     } finally {
@@ -209,4 +222,9 @@ export class SettingsScreen implements Screen {
     await this.detectAgain(s);
   }
 
+}
+
+/** 'auto' names the language the locale gives this process; a language is named in its own script. */
+function languageLabel(v: LanguageSetting): string {
+  return v === 'auto' ? tr('settings.languageAuto', { language: LANGUAGE_NAMES[getLanguage()] }) : LANGUAGE_NAMES[v];
 }

@@ -2,7 +2,8 @@
 // and the deck have room for the count and the first one only). Reasons and
 // paths come from agent data: cleaned and made inert before they are shown.
 
-import { fitPath, formatCount, plural } from '../engine/core/format.js';
+import { fitPath } from '../engine/core/format.js';
+import { t } from '../engine/core/i18n/index.js';
 import type { ScanWarning } from '../engine/core/model.js';
 import { cleanText } from '../engine/core/text.js';
 import { wrapWords } from '../widgets/detail-pane.js';
@@ -13,14 +14,14 @@ import type { AppContext } from './screen.js';
 export const MAX_LISTED = 500;
 
 export function warningsTitle(n: number): string {
-  return n === 0 ? 'Warnings' : `Warnings (${formatCount(n)})`;
+  return n === 0 ? t('warnings.title') : t('warnings.titleCount', { count: n });
 }
 
 /** The dialog's lines at `width` columns: each reason wrapped at spaces, its path cut in the middle. */
 export function warningLines(warnings: readonly ScanWarning[], theme: Theme, width: number): string[] {
-  if (warnings.length === 0) return ['This scan raised no warnings.'];
+  if (warnings.length === 0) return [t('warnings.none')];
   const w = Math.max(20, width);
-  const lines: string[] = [theme.dim(braces(`${plural(warnings.length, 'warning')} in this scan: files that were skipped or read only in part.`)), ''];
+  const lines: string[] = [theme.dim(braces(t('warnings.intro', { count: warnings.length }))), ''];
   const shown = warnings.slice(0, MAX_LISTED);
   const num = String(shown.length).length + 2;
   shown.forEach((x, i) => {
@@ -29,18 +30,14 @@ export function warningLines(warnings: readonly ScanWarning[], theme: Theme, wid
     reason.forEach((l, j) => lines.push(braces((j === 0 ? head : ' '.repeat(num)) + l)));
     if (x.path) lines.push(theme.dim(braces(' '.repeat(num) + fitPath(cleanText(x.path, 4096), w - num))));
   });
-  if (warnings.length > shown.length) lines.push('', theme.dim(`… and ${formatMore(warnings.length - shown.length)}; cleanerx scan --json lists every one.`));
+  if (warnings.length > shown.length) lines.push('', theme.dim(t('warnings.more', { count: warnings.length - shown.length })));
   return lines;
-}
-
-function formatMore(n: number): string {
-  return plural(n, 'more warning', 'more warnings');
 }
 
 /** Opens the warnings dialog for the current scan (the key is `w` on Overview and Sessions). */
 export function openWarnings(app: AppContext): void {
   const s = app.summary();
-  if (!s) return app.message('No scan yet: there are no warnings to show.');
+  if (!s) return app.message(t('warnings.noScan'));
   const width = Math.max(20, ((app.screen.width as number) || 80) - 8);
-  app.openDialog(warningsTitle(s.warnings.length), warningLines(s.warnings, app.theme, width), 'Esc or Enter closes · ↑↓ scroll');
+  app.openDialog(warningsTitle(s.warnings.length), warningLines(s.warnings, app.theme, width), t('warnings.footer'));
 }

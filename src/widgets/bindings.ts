@@ -3,6 +3,7 @@
 // table drives dispatch, the footer hints and the help overlay, so what the
 // footer promises is what a key does, and help lists every key there is.
 
+import { t } from '../engine/core/i18n/index.js';
 import type { KeyEvent } from './text-input.js';
 
 export interface Binding {
@@ -36,6 +37,7 @@ export interface KeyContext {
   modal?: boolean;
 }
 
+// Key names stay as the keycaps print them in every language (Enter, Esc, PgDn): a Chinese keyboard says Enter too.
 const NAMED: Record<string, string> = {
   up: '↑',
   down: '↓',
@@ -125,7 +127,7 @@ export function helpSections(contexts: readonly KeyContext[]): HelpSection[] {
     title: ctx.title,
     rows: [
       ...ctx.bindings.map((b) => ({ keys: bindingLabel(b), does: b.does, disabled: b.disabled?.() })),
-      ...(ctx.text ? [{ keys: 'letters', does: ctx.text.does }] : []),
+      ...(ctx.text ? [{ keys: t('help.letters'), does: ctx.text.does }] : []),
     ],
   }));
 }

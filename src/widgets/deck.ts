@@ -5,6 +5,7 @@
 
 import blessed from 'blessed';
 import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
+import { t as tr } from '../engine/core/i18n/index.js';
 import { fitTagged } from './tagged.js';
 import { braces, type Theme } from './theme.js';
 
@@ -37,10 +38,11 @@ export class Deck {
     const width = Math.max(20, (this.box.width as number) || 80);
     const t = this.theme;
     const cur = s.agents[s.current];
-    const name = fitWidth(cur ? `${cur.label}${cur.note ? ` (${cur.note})` : ''}` : 'no agent', Math.max(8, Math.floor(width / 3)));
+    const name = fitWidth(cur ? `${cur.label}${cur.note ? ` (${cur.note})` : ''}` : tr('deck.noAgent'), Math.max(8, Math.floor(width / 3)));
     const sel = s.selectorFocused ? t.inverse(` ◂ ${braces(name)} ▸ `) : t.accent(`[${braces(name)}]`);
-    const left = ` Agent ${sel}`;
-    const leftWidth = 7 + displayWidth(name) + (s.selectorFocused ? 6 : 2);
+    const agentLabel = ` ${tr('deck.agent')} `;
+    const left = `${agentLabel}${sel}`;
+    const leftWidth = displayWidth(agentLabel) + displayWidth(name) + (s.selectorFocused ? 6 : 2);
     const right = fitWidth(s.marks ? `${s.marks} ` : '', Math.max(0, width - leftWidth - 4));
     const room = Math.max(0, width - leftWidth - displayWidth(right) - 3);
     const status = fitWidth(s.status, room);

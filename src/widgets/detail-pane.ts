@@ -3,7 +3,8 @@
 
 import blessed from 'blessed';
 import type { Detail, Preview } from '../engine/core/model.js';
-import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
+import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
+import { cleanText, displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, esc, type Theme } from './theme.js';
 
 export class DetailPane {
@@ -24,22 +25,22 @@ export class DetailPane {
     const lines: string[] = [t.bold(braces(fitWidth(cleanText(d.title), w)))];
     const labelW = 14;
     // The whole reason, wrapped, first: it names the writer seen (pid, command line) so the user can check it.
-    if (d.blockedReason) lines.push(...wrapWords(`Blocked: ${cleanText(d.blockedReason, 8192)}`, w).map((l) => t.warn(braces(l))));
+    if (d.blockedReason) lines.push(...wrapWords(tr('detail.blocked', { reason: cleanText(d.blockedReason, 8192) }), w).map((l) => t.warn(braces(l))));
     for (const sec of d.sections) {
       lines.push(t.accent(braces(sec.heading)));
       for (const f of sec.fields) lines.push(...this.field(f.label, f.value, labelW, w));
     }
-    if (d.selectable || d.kind === 'session') lines.push(...this.field('Marked', d.selectable ? (marked ? 'yes' : 'no') : 'not selectable', labelW, w));
+    if (d.selectable || d.kind === 'session') lines.push(...this.field(tr('detail.marked'), tr(d.selectable ? (marked ? 'detail.yes' : 'detail.no') : 'detail.notSelectable'), labelW, w));
     if (d.paths.length) {
-      lines.push(t.accent('Paths'));
+      lines.push(t.accent(tr('detail.paths')));
       for (const p of d.paths.slice(0, 20)) lines.push(...wrapText(cleanText(p), w).map(braces));
-      if (d.paths.length > 20) lines.push(t.dim(`… and ${d.paths.length - 20} more`));
+      if (d.paths.length > 20) lines.push(t.dim(tr('detail.morePaths', { count: d.paths.length - 20 })));
     }
     let previewAt = -1;
     if (preview) {
       lines.push('');
       previewAt = lines.length;
-      lines.push(t.accent(braces(fitWidth(`Preview · ${previewSourceLabel(preview.source)}`, w))));
+      lines.push(t.accent(braces(fitWidth(tr('detail.preview', { source: previewSourceLabel(preview.source) }), w))));
       if (preview.warning) lines.push(...wrapWords(cleanText(preview.warning), w).map((l) => t.warn(braces(l))));
       for (const b of preview.blocks) {
         if (b.kind === 'message') lines.push(t.bold(esc(b.role)));
@@ -48,7 +49,7 @@ export class DetailPane {
         for (const l of body.split('\n').slice(0, 40)) lines.push(...wrapText(cleanText(l), w).map(braces));
       }
     } else if (d.kind === 'session') {
-      lines.push('', t.dim('p: load a bounded, read-only preview'));
+      lines.push('', t.dim(tr('detail.previewHint')));
     }
     this.box.setContent(lines.join('\n'));
     // A freshly loaded preview is what the user asked to see: start there.
@@ -61,27 +62,27 @@ export class DetailPane {
   private field(label: string, value: string, labelW: number, w: number): string[] {
     const room = Math.max(4, w - labelW);
     const parts = wrapWords(cleanText(value), room);
-    return parts.map((p, i) => `${this.theme.dim((i === 0 ? label : '').padEnd(labelW))}${braces(p)}`);
+    return parts.map((p, i) => `${this.theme.dim(padWidth(i === 0 ? label : '', labelW))}${braces(p)}`);
   }
 }
 
-const PREVIEW_SOURCES: Record<string, string> = {
-  'piSession.readOnly': 'the pi session file, read-only',
-  'claudeTranscript.readOnly': 'the Claude transcript, read-only',
-  'claudeMemoryMarkdown.readOnly': 'the memory file, read-only',
-  'appServer.threadRead': 'the Codex App Server, read-only',
-  'rollout.readOnlyFallback': 'the Codex rollout file, read-only',
-  'codexLogs.readOnly': 'the Codex log database, read-only',
-  'opencodeDb.readOnly': 'the OpenCode database, read-only',
-  'opencodeLogs.readOnly': 'the OpenCode log file, read-only',
-  protected: 'not opened (protected)',
-  error: 'not readable',
-  none: 'not available',
+const PREVIEW_SOURCES: Record<string, MessageKey> = {
+  'piSession.readOnly': 'preview.piSession',
+  'claudeTranscript.readOnly': 'preview.claudeTranscript',
+  'claudeMemoryMarkdown.readOnly': 'preview.claudeMemory',
+  'appServer.threadRead': 'preview.appServer',
+  'rollout.readOnlyFallback': 'preview.rollout',
+  'codexLogs.readOnly': 'preview.codexLogs',
+  'opencodeDb.readOnly': 'preview.opencodeDb',
+  'opencodeLogs.readOnly': 'preview.opencodeLogs',
+  protected: 'preview.protected',
+  error: 'preview.error',
+  none: 'preview.none',
 };
 
 /** Where a preview came from, in words (the engine's source ids are for logs and tests). */
 export function previewSourceLabel(source: string): string {
-  return PREVIEW_SOURCES[source] ?? 'read-only';
+  return tr(Object.hasOwn(PREVIEW_SOURCES, source) ? PREVIEW_SOURCES[source]! : 'preview.readOnly');
 }
 
 /**

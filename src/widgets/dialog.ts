@@ -4,6 +4,7 @@
 // box, so a long help is never cut off at the bottom of a small terminal.
 
 import blessed from 'blessed';
+import { t } from '../engine/core/i18n/index.js';
 import { displayWidth } from '../engine/core/text.js';
 import { fitTagged, taggedWidth } from './tagged.js';
 import type { Theme } from './theme.js';
@@ -58,7 +59,7 @@ export class Dialog {
     const max = Math.max(0, this.lines.length - room);
     this.offset = Math.max(0, Math.min(this.offset, max));
     const shown = this.lines.slice(this.offset, this.offset + room);
-    const more = max > 0 ? ` (${this.offset + 1}–${this.offset + shown.length} of ${this.lines.length})` : '';
+    const more = max > 0 ? t('dialog.position', { from: this.offset + 1, to: this.offset + shown.length, total: this.lines.length }) : '';
     const foot = this.theme.dim(fitTagged(`${this.footer}${more}`, inner));
     this.box.setContent([...shown.map((l) => fitTagged(l, inner)), ...Array(room - shown.length).fill(''), foot].join('\n'));
   }

@@ -1,7 +1,7 @@
 // The top tab bar: number keys 1–6 switch; the current tab is inverse.
 
 import blessed from 'blessed';
-import { displayWidth } from '../engine/core/text.js';
+import { displayWidth, fitWidth } from '../engine/core/text.js';
 import type { Theme } from './theme.js';
 
 export class TabBar {
@@ -11,18 +11,37 @@ export class TabBar {
     this.box = blessed.box({ parent, top: 0, left: 0, width: '100%', height: 1, tags: true });
   }
 
-  paint(tabs: string[], current: number, right: string): void {
+  paint(names: string[], current: number, right: string): void {
+    const width = (this.box.width as number) || 80;
+    // Labels are cut by display width when all of them cannot fit (a Chinese character takes two columns); the current one last.
+    const tabs = fitTabs(names, current, width);
     const parts = tabs.map((t, i) => {
       const label = ` ${i + 1} ${t} `;
       return i === current ? this.theme.inverse(this.theme.bold(label)) : label;
     });
     // The right side's badges are whole words or nothing ("read-onl" read as a typo): the first ones go first.
     // blessed's {|} keeps at least 3 columns before the right side and cuts that side's end when short of room.
-    const width = (this.box.width as number) || 80;
     const used = tabs.reduce((w, t, i) => w + displayWidth(` ${i + 1} ${t} `), 0);
     const words = right ? right.split(' ') : [];
     const plain = (x: string): number => displayWidth(x.replace(/\{[^{}]*\}/g, ''));
     while (words.length && used + 3 + words.reduce((w, x) => w + plain(x) + 1, 0) > width) words.shift();
     this.box.setContent(`${parts.join('')}{|}${words.join(' ')} `);
   }
+}
+
+/** The tab names cut (widest first, the current one kept longest) until ` n name ` cells fit `width`. */
+export function fitTabs(names: readonly string[], current: number, width: number): string[] {
+  const out = [...names];
+  const total = (): number => out.reduce((w, t, i) => w + displayWidth(` ${i + 1} ${t} `), 0);
+  while (total() > width) {
+    let widest = -1;
+    for (let i = 0; i < out.length; i++) {
+      const w = displayWidth(out[i]!);
+      if (w <= 1) continue;
+      if (widest < 0 || w > displayWidth(out[widest]!) || (widest === current && w === displayWidth(out[widest]!))) widest = i;
+    }
+    if (widest < 0) break;
+    out[widest] = fitWidth(out[widest]!, displayWidth(out[widest]!) - 1);
+  }
+  return out;
 }

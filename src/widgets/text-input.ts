@@ -5,6 +5,7 @@
 import { dispatch, type KeyContext } from './bindings.js';
 import { braces } from './theme.js';
 import { fitWidth } from '../engine/core/text.js';
+import { t } from '../engine/core/i18n/index.js';
 
 export interface TextInputOptions {
   label: string;
@@ -43,16 +44,16 @@ export class TextInput {
   /** The same keys as handle(), as a table for the footer and help. */
   keyContext(): KeyContext {
     this.context ??= {
-      title: this.opts.label.replace(/:$/, ''),
+      title: this.opts.label.replace(/[:：]$/, ''),
       modal: true,
       bindings: [
-        { keys: ['enter'], does: 'submit', footer: 'submit', run: () => this.opts.onSubmit(this.value) },
-        { keys: ['escape'], does: 'cancel', footer: 'cancel', run: () => this.opts.onCancel() },
-        { keys: ['backspace'], does: 'delete the last character', run: () => this.set(Array.from(this.value).slice(0, -1).join('')) },
-        { keys: ['C-u'], does: 'clear', run: () => this.set('') },
-        { keys: ['space'], does: 'type a space', run: () => this.insert(' ') },
+        { keys: ['enter'], does: t('key.submit'), footer: t('footer.submit'), run: () => this.opts.onSubmit(this.value) },
+        { keys: ['escape'], does: t('key.cancel'), footer: t('footer.cancel'), run: () => this.opts.onCancel() },
+        { keys: ['backspace'], does: t('key.deleteLast'), run: () => this.set(Array.from(this.value).slice(0, -1).join('')) },
+        { keys: ['C-u'], does: t('key.clear'), run: () => this.set('') },
+        { keys: ['space'], does: t('key.typeSpace'), run: () => this.insert(' ') },
       ],
-      text: { does: this.opts.mask ? 'type (shown as •)' : 'type', run: (ch) => this.insert(ch) },
+      text: { does: t(this.opts.mask ? 'key.typeMasked' : 'key.type'), run: (ch) => this.insert(ch) },
     };
     return this.context;
   }

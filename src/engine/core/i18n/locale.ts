@@ -4,6 +4,9 @@
 
 export const LANGUAGES = ['en', 'zh'] as const;
 export type Language = (typeof LANGUAGES)[number];
+/** Each language named in its own script (the same in every catalog, so a reader finds theirs). */
+export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', zh: '简体中文' };
+
 /** What Settings stores: a language, or 'auto' (follow --lang and the locale). */
 export type LanguageSetting = 'auto' | Language;
 
