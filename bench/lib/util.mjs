@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BENCH = join(ROOT, 'bench');
-export const STORES = join(BENCH, '.stores');
+/** Generated stores; CLEANERX_BENCH_STORES lets two checkouts (a before and an after) share one set. */
+export const STORES = process.env.CLEANERX_BENCH_STORES || join(BENCH, '.stores');
 export const RESULTS = join(BENCH, 'results');
 export const CLI = join(ROOT, 'dist', 'cli.js');
 
