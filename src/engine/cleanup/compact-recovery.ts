@@ -1,0 +1,116 @@
+// Recovery of an interrupted compaction. What is on disk decides, compared
+// with the identities the journal recorded; the step only says whether the
+// sibling was ever verified. Nothing is deleted unless another complete
+// copy of the database is in place, so the original and the compacted copy
+// are never both lost:
+//
+//   database path holds            sibling                  decision
+//   the recorded original          verified, unchanged      roll forward (rename)
+//   the recorded original          absent / unverified      roll back (remove sibling)
+//   the recorded compacted copy    (moved by the rename)    roll forward (finish)
+//   nothing                        verified, unchanged      roll forward (rename)
+//   nothing                        unverified               keep the sibling, blocked
+//   a changed database file        any                      roll back: the file in place is complete
+//                                                            and newer than the copy
+//   not a regular file             any                      keep everything, blocked
+//
+// "Unchanged" means the same device, inode, size and mtime; a verified
+// sibling is also re-checked with integrity_check before it is renamed in.
+
+import Database from 'better-sqlite3';
+import { promises as fsp } from 'node:fs';
+import { dirname } from 'node:path';
+import { closeSync, constants, fsyncSync, openSync } from 'node:fs';
+import { COMPACT_TERMINAL, listCompactions, saveCompaction, type CompactionEntry } from './compact-journal.js';
+import { removeSibling, sameIdentity } from './compact.js';
+
+export type CompactRecovery =
+  | { decision: 'nothingToDo'; reason: string }
+  | { decision: 'rolledBack'; reason: string }
+  | { decision: 'rolledForward'; reason: string }
+  | { decision: 'blocked'; reason: string };
+
+const STEP_ORDER = ['planned', 'checkpointed', 'copying', 'copied', 'verified', 'swapping', 'swapped', 'complete'];
+const reached = (e: CompactionEntry, step: string): boolean => STEP_ORDER.indexOf(e.step) >= STEP_ORDER.indexOf(step);
+
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, constants.O_RDONLY);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function integrityOk(path: string): boolean {
+  let db: Database.Database | null = null;
+  try {
+    // Read-write, so that closing removes the -wal/-shm SQLite makes for a WAL file (a read-only connection would leave them).
+    db = new Database(path, { fileMustExist: true, timeout: 2000 });
+    db.pragma('query_only = 1');
+    return db.pragma('integrity_check', { simple: true }) === 'ok';
+  } catch {
+    return false;
+  } finally {
+    try {
+      db?.close();
+    } catch {
+      // nothing
+    }
+  }
+}
+
+async function settle(stateDir: string, e: CompactionEntry, step: 'complete' | 'rolledBack', message: string): Promise<void> {
+  e.step = step;
+  e.message = message;
+  await saveCompaction(stateDir, e, `compact:recovered:${step}`);
+}
+
+/** Decides and carries out the recovery of one compaction journal entry (the caller holds the agent's cleanup lock). */
+export async function recoverCompaction(stateDir: string, entry: CompactionEntry): Promise<CompactRecovery> {
+  const e = entry;
+  if (COMPACT_TERMINAL.includes(e.step)) return { decision: 'nothingToDo', reason: 'The compaction was already settled.' };
+  const db = await fsp.lstat(e.dbPath).catch(() => null);
+  const sib = await fsp.lstat(e.siblingPath).catch(() => null);
+  const verified = reached(e, 'verified') && sameIdentity(e.sibling, sib);
+
+  // The rename happened: the database path is the compacted copy.
+  if (e.sibling && db && !sib && db.dev === e.sibling.dev && db.ino === e.sibling.ino) {
+    fsyncDir(dirname(e.dbPath));
+    await settle(stateDir, e, 'complete', 'Recovered: the compacted database was already in place.');
+    return { decision: 'rolledForward', reason: 'The compacted database is in place; the compaction is finished.' };
+  }
+  const originalThere = sameIdentity(e.original, db);
+  const walHoldsData = ((await fsp.lstat(e.dbPath + '-wal').catch(() => null))?.size ?? 0) > 0;
+
+  if (verified && (originalThere || !db) && !walHoldsData && integrityOk(e.siblingPath)) {
+    for (const side of ['-wal', '-shm']) {
+      const st = await fsp.lstat(e.siblingPath + side).catch(() => null);
+      if (st?.isFile() && st.size === 0) await fsp.unlink(e.siblingPath + side);
+    }
+    await fsp.rename(e.siblingPath, e.dbPath);
+    fsyncDir(dirname(e.dbPath));
+    await settle(stateDir, e, 'complete', 'Recovered by finishing the compaction: the verified compacted copy replaced the database.');
+    return { decision: 'rolledForward', reason: db ? 'The verified compacted copy replaced the unchanged original.' : 'The database was missing; the verified compacted copy took its place.' };
+  }
+  if (!db && sib) {
+    return { decision: 'blocked', reason: `${e.dbPath} is missing and the copy ${e.siblingPath} was never verified; it is kept: inspect it before anything else.` };
+  }
+  if (db?.isFile()) {
+    await removeSibling(e.siblingPath);
+    await settle(stateDir, e, 'rolledBack', 'Recovered by rolling back: the original database is kept, the unfinished copy removed.');
+    return { decision: 'rolledBack', reason: 'The original database is in place; the unfinished compacted copy was removed.' };
+  }
+  if (!db && !sib) return { decision: 'blocked', reason: `${e.dbPath} and its compacted copy are both missing: something else removed them.` };
+  return { decision: 'blocked', reason: `${e.dbPath} is no longer a regular file; nothing is touched: inspect it and ${e.siblingPath}.` };
+}
+
+/** Recovers every unfinished compaction; unreadable journals are reported, never acted on. */
+export async function recoverCompactions(stateDir: string): Promise<{ path: string; result: CompactRecovery }[]> {
+  const out: { path: string; result: CompactRecovery }[] = [];
+  for (const f of await listCompactions(stateDir)) {
+    if (f.kind === 'unknown') out.push({ path: f.path, result: { decision: 'blocked', reason: f.reason } });
+    else if (!COMPACT_TERMINAL.includes(f.entry.step)) out.push({ path: f.path, result: await recoverCompaction(stateDir, f.entry) });
+  }
+  return out;
+}

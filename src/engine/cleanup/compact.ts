@@ -1,0 +1,251 @@
+// Compact one agent database (Codex logs_2.sqlite after its old-rows
+// delete, opencode.db after official deletes): its free pages go back to
+// the filesystem.
+//
+// VACUUM INTO a sibling file plus an atomic rename, not VACUUM in place:
+// - the original is never written (beyond the WAL checkpoint, which keeps
+//   its content) until one rename swaps in a copy that has already passed
+//   integrity_check and a content proof against that very original; a
+//   crash at any point leaves the original, or the verified copy in its
+//   place, and a failed proof simply discards the copy. In place, a proof
+//   can only be taken after the original is gone, and undoing a kill relies
+//   on the next opener rolling SQLite's own journal back;
+// - in place needs up to twice the database in free space (the rewritten
+//   pages go through the WAL or rollback journal, then back into the file);
+//   VACUUM INTO needs the live pages once (the free-space check still asks
+//   for the database and its WAL, as the issue does);
+// - its costs, handled here: the copy takes the original's mode (the owner
+//   is this user: foreign-owned databases are refused); the original's WAL
+//   is checkpointed (TRUNCATE) and removed by the last close before the
+//   rename, so no -wal of the old file is ever applied to the new one (a
+//   stale -shm is reset by the next opener, which finds itself alone); a
+//   reader holding the old inode would go on reading a file nobody sees, so
+//   any process holding the database or a side file refuses it, and the
+//   compaction holds SQLite's EXCLUSIVE lock (locking_mode=EXCLUSIVE) from
+//   the checkpoint to the proof, so nobody reads or writes meanwhile.
+// The caller asserts the agent is stopped and holds the agent's cleanup lock.
+
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { closeSync, constants, fsyncSync, openSync, promises as fsp, type Stats } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { crashPoint, failPoint } from '../core/faults.js';
+import { readDbSpace, type DbSpace } from '../host/db-space.js';
+import { fileHolders, type Holder } from './compact-holders.js';
+import { listCompactions, saveCompaction, COMPACT_TERMINAL, type CompactionEntry, type FileIdentity } from './compact-journal.js';
+import { contentProof, proofDifference, type ContentProof } from './compact-proof.js';
+
+export class CompactRefused extends Error {}
+
+export interface CompactOptions {
+  stateDir: string;
+  dbPath: string;
+  /** The caller's statement that the agent owning the database is not running (checked by its writer detection). */
+  agentStopped: boolean;
+  /** Where holders are looked for (a test points it elsewhere); /proc by default. */
+  procRoot?: string;
+  /** Free bytes for an unprivileged user on the database's filesystem (statfs), injectable for tests. */
+  freeBytes?: (dir: string) => Promise<number>;
+  operationId?: string;
+}
+
+export interface CompactResult {
+  operationId: string;
+  before: { fileBytes: number; walBytes: number; freePages: number; pageSize: number };
+  after: { fileBytes: number; walBytes: number; freePages: number };
+  /** What the database and its WAL took before, less what the database takes now. */
+  freedBytes: number;
+  proof: ContentProof;
+}
+
+/** Free space beyond the database and its WAL that the check keeps in hand. */
+export const FREE_MARGIN_BYTES = 16 * 1024 * 1024;
+const BUSY_MS = 2000;
+
+export const identityOf = (st: Stats): FileIdentity => ({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o7777 });
+export const sameIdentity = (a: FileIdentity | undefined, st: Stats | null): boolean =>
+  Boolean(a && st && st.isFile() && st.dev === a.dev && st.ino === a.ino && st.size === a.size && st.mtimeMs === a.mtimeMs);
+
+/** Every crash point a compaction passes, in order (CLEANERX_CRASH_AT=<point>). */
+export const COMPACT_CRASH_POINTS = [
+  'compact:planned',
+  'compact:checkpointed',
+  'compact:copying',
+  'compact:copy:written',
+  'compact:copied',
+  'compact:verified',
+  'compact:swapping',
+  'compact:swap:renamed',
+  'compact:swapped',
+  'compact:complete',
+] as const;
+
+export const siblingFor = (dbPath: string, operationId: string): string => join(dirname(dbPath), `.${basename(dbPath)}.cleanerx-compact-${operationId}`);
+export const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
+
+async function statfsFree(dir: string): Promise<number> {
+  const s = await fsp.statfs(dir);
+  return s.bavail * s.bsize;
+}
+
+function fsyncPath(p: string, flags = constants.O_RDONLY): void {
+  const fd = openSync(p, flags | constants.O_NOFOLLOW);
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const holderText = (h: Holder[]): string => h.slice(0, 3).map((x) => `${x.name} (pid ${x.pid})`).join(', ') + (h.length > 3 ? ` and ${h.length - 3} more` : '');
+
+/** The preconditions, in the order a user can act on them; throws CompactRefused with one sentence. */
+async function preflight(o: CompactOptions): Promise<DbSpace> {
+  if (!o.agentStopped) throw new CompactRefused('Quit the agent first: a database is compacted only while its agent is stopped.');
+  const space = readDbSpace(o.dbPath);
+  if (space.state !== 'ok') throw new CompactRefused(`Cannot compact ${o.dbPath}: ${space.reason ?? space.state}`);
+  for (const f of await listCompactions(o.stateDir)) {
+    if (f.kind === 'unknown') throw new CompactRefused(`An unreadable compaction journal (${f.path}) blocks compaction; inspect it and move it away.`);
+    if (f.entry.dbPath === o.dbPath && !COMPACT_TERMINAL.includes(f.entry.step)) throw new CompactRefused(`An interrupted compaction of ${o.dbPath} must be recovered first.`);
+  }
+  const holders = await fileHolders([o.dbPath, ...SIDE_FILES.map((s) => o.dbPath + s)], o.procRoot);
+  if (holders.length) throw new CompactRefused(`${holderText(holders)} has ${o.dbPath} open; quit it, then compact again.`);
+  const need = space.fileBytes + space.walBytes + FREE_MARGIN_BYTES;
+  const free = await (o.freeBytes ?? statfsFree)(dirname(o.dbPath));
+  if (free < need) throw new CompactRefused(`Not enough free space to compact ${o.dbPath}: it needs ${need} bytes free on its filesystem (the database and its WAL again), ${free} are free.`);
+  return space;
+}
+
+function closeQuietly(db: Database.Database | null): void {
+  try {
+    db?.close();
+  } catch {
+    // already unusable
+  }
+}
+
+/** Removes the sibling and any side file SQLite gave it; only regular files, never through a link. */
+export async function removeSibling(sibling: string): Promise<void> {
+  for (const p of [sibling, ...SIDE_FILES.map((s) => sibling + s)]) {
+    const st = await fsp.lstat(p).catch(() => null);
+    if (st?.isFile()) await fsp.unlink(p);
+  }
+}
+
+export async function compactDatabase(o: CompactOptions): Promise<CompactResult> {
+  const space = await preflight(o);
+  const operationId = o.operationId ?? randomUUID();
+  const sibling = siblingFor(o.dbPath, operationId);
+  const now = new Date().toISOString();
+  const entry: CompactionEntry = {
+    formatVersion: 1,
+    kind: 'compact',
+    operationId,
+    dbPath: o.dbPath,
+    siblingPath: sibling,
+    createdAt: now,
+    updatedAt: now,
+    step: 'planned',
+    before: { fileBytes: space.fileBytes, walBytes: space.walBytes, pageCount: space.pageCount!, freePages: space.freePages!, pageSize: space.pageSize! },
+  };
+  await saveCompaction(o.stateDir, entry);
+
+  let db: Database.Database | null = null;
+  let copy: Database.Database | null = null;
+  try {
+    db = new Database(o.dbPath, { fileMustExist: true, timeout: BUSY_MS });
+    // Before the first read: in WAL mode the connection then never uses the -shm, and holds the lock until closed.
+    db.pragma('locking_mode = EXCLUSIVE');
+    try {
+      db.exec('BEGIN EXCLUSIVE; COMMIT');
+    } catch (e) {
+      throw new CompactRefused(`Another program is using ${o.dbPath} (${String((e as { code?: string }).code ?? e)}); quit it, then compact again.`);
+    }
+    const wal = String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+    if (wal) {
+      const r = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
+      if (r[0]?.busy) throw new CompactRefused(`The WAL of ${o.dbPath} could not be checkpointed; quit whatever uses it, then compact again.`);
+    }
+    entry.step = 'checkpointed';
+    await saveCompaction(o.stateDir, entry);
+
+    const integrity = db.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok') throw new CompactRefused(`${o.dbPath} fails integrity_check (${String(integrity).slice(0, 160)}); it is left as it is.`);
+    const proof = contentProof(db);
+
+    entry.step = 'copying';
+    await saveCompaction(o.stateDir, entry);
+    db.prepare('VACUUM INTO ?').run(sibling);
+    crashPoint('compact:copy:written');
+    const mode = (await fsp.stat(o.dbPath)).mode & 0o7777;
+    await fsp.chmod(sibling, mode);
+    fsyncPath(sibling);
+    entry.step = 'copied';
+    await saveCompaction(o.stateDir, entry);
+
+    copy = new Database(sibling, { fileMustExist: true, timeout: BUSY_MS });
+    // VACUUM INTO writes a rollback-journal file; the agent expects its database in WAL mode.
+    if (wal) copy.pragma('journal_mode = WAL');
+    const copyIntegrity = copy.pragma('integrity_check', { simple: true });
+    if (copyIntegrity !== 'ok') throw new Error(`the compacted copy fails integrity_check (${String(copyIntegrity).slice(0, 160)})`);
+    failPoint('compact:proof');
+    const diff = proofDifference(proof, process.env.CLEANERX_FAIL_AT === 'compact:proof-mismatch' ? { ...proof, tables: [] } : contentProof(copy));
+    if (diff) throw new Error(`the compacted copy is not the same content: ${diff}`);
+    const freeAfter = Number(copy.pragma('freelist_count', { simple: true }));
+    copy.close();
+    copy = null;
+    for (const s of SIDE_FILES) if (await fsp.lstat(sibling + s).catch(() => null)) throw new Error(`SQLite left ${sibling}${s} behind`);
+    fsyncPath(sibling);
+    fsyncPath(dirname(o.dbPath));
+    const sib = await fsp.lstat(sibling);
+    entry.sibling = identityOf(sib);
+    entry.proof = proof;
+
+    // Closing removes the checkpointed WAL; then the original is re-identified as it will be at the rename.
+    db.close();
+    db = null;
+    const orig = await fsp.lstat(o.dbPath);
+    entry.original = identityOf(orig);
+    const leftWal = await fsp.lstat(o.dbPath + '-wal').catch(() => null);
+    if (leftWal && leftWal.size > 0) throw new Error(`${o.dbPath}-wal still holds data after the checkpoint`);
+    entry.step = 'verified';
+    await saveCompaction(o.stateDir, entry);
+
+    const holders = await fileHolders([o.dbPath, ...SIDE_FILES.map((s) => o.dbPath + s)], o.procRoot);
+    if (holders.length) throw new CompactRefused(`${holderText(holders)} opened ${o.dbPath} during the compaction; the original is kept.`);
+    if (!sameIdentity(entry.original, await fsp.lstat(o.dbPath).catch(() => null))) throw new Error(`${o.dbPath} changed during the compaction`);
+    entry.step = 'swapping';
+    await saveCompaction(o.stateDir, entry);
+    await fsp.rename(sibling, o.dbPath);
+    crashPoint('compact:swap:renamed');
+    fsyncPath(dirname(o.dbPath));
+    entry.step = 'swapped';
+    await saveCompaction(o.stateDir, entry);
+
+    const after = readDbSpace(o.dbPath);
+    entry.step = 'complete';
+    entry.message = `Compacted: ${space.fileBytes + space.walBytes} bytes before, ${sib.size} after.`;
+    await saveCompaction(o.stateDir, entry);
+    return {
+      operationId,
+      before: { fileBytes: space.fileBytes, walBytes: space.walBytes, freePages: space.freePages!, pageSize: space.pageSize! },
+      after: { fileBytes: after.fileBytes, walBytes: after.walBytes, freePages: after.freePages ?? freeAfter },
+      freedBytes: space.fileBytes + space.walBytes - after.fileBytes,
+      proof,
+    };
+  } catch (e) {
+    closeQuietly(copy);
+    closeQuietly(db);
+    // Before the rename the original is untouched: the copy is discarded. After it, nothing is undone here; recovery decides.
+    const swapped = entry.step === 'swapping' || entry.step === 'swapped';
+    if (!swapped) {
+      await removeSibling(sibling);
+      entry.step = 'rolledBack';
+      entry.message = `Not compacted; the original is kept: ${(e as Error).message}`;
+      await saveCompaction(o.stateDir, entry, 'compact:rolledBack');
+    }
+    if (e instanceof CompactRefused) throw e;
+    if (swapped) throw new Error(`Compaction of ${o.dbPath} stopped at the swap (${(e as Error).message}); run recovery, which keeps whichever complete copy is in place.`);
+    throw new Error(`Compaction of ${o.dbPath} stopped and the original is kept: ${(e as Error).message}`);
+  }
+}
