@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { ensureBenchTools } from './lib/system-tools.mjs';
 import { BENCH, fmtBytes, median, ROOT, STORES } from './lib/util.mjs';
 
 export const name = 'backup-1g';
@@ -185,13 +186,20 @@ function treeBytes(dir) {
 const mbps = (bytes, ms) => bytes / (1024 * 1024) / (ms / 1000);
 
 export async function run({ log }) {
-  for (const tool of ['/usr/bin/age', '/usr/bin/age-keygen', '/usr/bin/zstd', '/usr/bin/tar']) if (!existsSync(tool)) throw new Error(`${tool} is missing (install Debian's age, zstd, tar)`);
+  // The reference pipeline's tools, installed like the tests' (or named in one line).
+  const bin = ensureBenchTools([
+    ['age', 'age'],
+    ['age-keygen', 'age'],
+    ['zstd', 'zstd'],
+    ['tar', 'tar'],
+  ]);
+  const [age, ageKeygen, zstd, tar] = [bin.age, bin['age-keygen'], bin.zstd, bin.tar];
   const store = await ensureStore(log);
   const work = mkdtempSync(join(STORES, 'backup-1g-work-'));
   const child = join(BENCH, 'lib', 'backup-child.mjs');
   try {
     const keyTxt = join(work, 'key.txt');
-    await timed('/usr/bin/age-keygen', ['-o', keyTxt]);
+    await timed(ageKeygen, ['-o', keyTxt]);
     const recipient = /public key: (age1[0-9a-z]+)/.exec(readFileSync(keyTxt, 'utf8'))[1];
     const files = listFiles(join(store.agentDir, 'sessions')).map((f) => relative(store.agentDir, f));
     writeFileSync(join(work, 'files.txt'), files.join('\n') + '\n');
@@ -211,9 +219,9 @@ export async function run({ log }) {
       if (b.bytes !== bytes || b.files !== files.length) throw new Error(`ours backed up ${b.files} files / ${b.bytes} bytes, the store has ${files.length} / ${bytes}`);
       ours.push(b);
       const refOut = join(work, `ref-${i}.age`);
-      const rb = await timedShell(`/usr/bin/tar -cf - -C '${store.agentDir}' -T '${join(work, 'files.txt')}' | /usr/bin/zstd -3 -q -c | /usr/bin/age -r ${recipient} > '${refOut}'`, work);
+      const rb = await timedShell(`'${tar}' -cf - -C '${store.agentDir}' -T '${join(work, 'files.txt')}' | '${zstd}' -3 -q -c | '${age}' -r ${recipient} > '${refOut}'`, work);
       reference.push({ ...rb, archiveBytes: statSync(refOut).size });
-      refVerify.push(await timedShell(`/usr/bin/age -d -i '${keyTxt}' '${refOut}' | /usr/bin/zstd -d -q -c | /usr/bin/tar -t > /dev/null`, work));
+      refVerify.push(await timedShell(`'${age}' -d -i '${keyTxt}' '${refOut}' | '${zstd}' -d -q -c | '${tar}' -t > /dev/null`, work));
 
       // ---- restore into empty roots ----
       const oursRoot = join(work, `ours-root-${i}`);
@@ -224,7 +232,7 @@ export async function run({ log }) {
       oursRestore.push(rs);
       const refRoot = join(work, `ref-root-${i}`);
       mkdirSync(refRoot);
-      const rr = await timedShell(`/usr/bin/age -d -i '${keyTxt}' '${refOut}' | /usr/bin/zstd -d -q -c | /usr/bin/tar -x -C '${refRoot}'`, work);
+      const rr = await timedShell(`'${age}' -d -i '${keyTxt}' '${refOut}' | '${zstd}' -d -q -c | '${tar}' -x -C '${refRoot}'`, work);
       const refGot = treeBytes(refRoot);
       if (refGot.files !== files.length || refGot.bytes !== bytes) throw new Error(`reference restored ${refGot.files} files / ${refGot.bytes} bytes`);
       refRestore.push(rr);
