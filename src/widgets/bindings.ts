@@ -4,7 +4,15 @@
 // footer promises is what a key does, and help lists every key there is.
 
 import { t } from '../engine/core/i18n/index.js';
-import type { KeyEvent } from './text-input.js';
+
+/** blessed's key event, the parts the bindings read. */
+export interface KeyEvent {
+  name?: string;
+  full?: string;
+  ctrl?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+}
 
 export interface Binding {
   /**

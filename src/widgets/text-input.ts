@@ -2,7 +2,7 @@
 // characters insert, Backspace deletes, Ctrl-U clears, Enter submits, Esc
 // cancels. It draws itself into whatever line the owner gives it.
 
-import { dispatch, type KeyContext } from './bindings.js';
+import { dispatch, type KeyContext, type KeyEvent } from './bindings.js';
 import { braces } from './theme.js';
 import { fitWidth } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
@@ -18,13 +18,8 @@ export interface TextInputOptions {
   onCancel(): void;
 }
 
-export interface KeyEvent {
-  name?: string;
-  full?: string;
-  ctrl?: boolean;
-  meta?: boolean;
-  shift?: boolean;
-}
+// The key event lives with the bindings (which read it); re-exported for the app's imports.
+export type { KeyEvent };
 
 export class TextInput {
   value: string;

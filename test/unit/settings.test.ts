@@ -27,6 +27,7 @@ const custom: Settings = {
   homeOverrides: { pi: '/data/pi-agent', codex: '/data/codex' },
   retention: { backupDays: 90, logDays: 14, tempHours: 48 },
   backupKeyStore: 'keyring',
+  language: 'zh',
 };
 
 describe('loadSettings', () => {
@@ -49,6 +50,8 @@ describe('loadSettings', () => {
     ['an out-of-range retention', '{"version": 1, "retention": {"backupDays": 0}}'],
     ['a fractional retention', '{"version": 1, "retention": {"logDays": 1.5}}'],
     ['an unknown key store', '{"version": 1, "backupKeyStore": "vault"}'],
+    ['an unknown language', '{"version": 1, "language": "fr"}'],
+    ['a language that is not a string', '{"version": 1, "language": 1}'],
   ];
   for (const [name, text] of invalid) {
     it(`falls back to defaults with a warning for ${name}`, async () => {
@@ -105,7 +108,14 @@ describe('loadSettings', () => {
       homeOverrides: { pi: '/data/pi' },
       retention: { backupDays: 30, logDays: 3, tempHours: 24 },
       backupKeyStore: 'file',
+      language: 'auto',
     });
+  });
+
+  it('reads each language choice', () => {
+    for (const language of ['auto', 'en', 'zh'] as const) expect(validateSettings({ version: 1, language }).language).toBe(language);
+    expect(validateSettings({ version: 1 }).language).toBe('auto');
+    expect(() => validateSettings({ version: 1, language: 'zh_CN' })).toThrow('language must be "auto", "en" or "zh"');
   });
 });
 
