@@ -3,11 +3,11 @@
 // at it (also every test's isolated home, test/helpers/temp-env.ts).
 
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADAPTERS } from '../adapters/registry.js';
 import { DEMO_AGENTS } from './demo-agents.js';
 import { DEMO_PREFIX, writeOwner } from './demo-owner.js';
+import { systemTempDir } from '../engine/host/host-context.js';
 
 export interface DemoHome {
   root: string;
@@ -35,7 +35,7 @@ export function isolatedEnv(root: string): Record<string, string> {
  * `onRoot` hears the root as soon as it exists (before the fixtures are
  * written), so the caller's exit handlers can remove a half-built home too.
  */
-export function createDemoHome(now = Date.now(), onRoot?: (root: string) => void, tmp = tmpdir()): DemoHome {
+export function createDemoHome(now = Date.now(), onRoot?: (root: string) => void, tmp = systemTempDir()): DemoHome {
   const root = mkdtempSync(join(tmp, DEMO_PREFIX));
   writeOwner(root);
   onRoot?.(root);
