@@ -1,51 +1,43 @@
 #!/usr/bin/env node
-// Entry point. The bare app starts without yargs (it costs ~90 ms); any
-// subcommand or unusual flag loads it lazily. Exit codes: 0 ok, 1 failure,
-// 2 usage error. Errors are one line unless CLEANERX_DEBUG=1.
+// Entry point and the one composition root: the command line (src/cli/*)
+// meets the app (src/app/*) here and nowhere else. The bare app starts
+// without yargs (it costs ~90 ms); any subcommand or unusual flag loads it
+// lazily. Exit codes: 0 ok, 1 failure, 2 usage error. Errors are one line
+// unless CLEANERX_DEBUG=1.
 
 import type { EngineApi } from './engine/api/api.js';
-import { AGENT_KINDS, type AgentKind } from './engine/core/model.js';
 import { checkEnvDirs, ownDirs, UsageError } from './engine/host/own-dirs.js';
 import { printError } from './terminal-out.js';
 import type { AppFlags } from './app/flags.js';
+import { appArgs, type AppRequest } from './cli/app-args.js';
+import type { EngineFactory } from './cli/engine-factory.js';
 
-export type { AppFlags } from './app/flags.js';
-
-const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
 const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
-
-export function parseAgent(value: unknown): AgentKind {
-  if (typeof value === 'string' && (AGENT_KINDS as readonly string[]).includes(value)) return value as AgentKind;
-  const got = typeof value === 'string' && value ? ` "${value.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}"` : '';
-  throw new UsageError(`--agent needs one of ${AGENT_KINDS.join(', ')}${got ? ` (got${got})` : ''}.`);
-}
-
-/** The bare app's command line (its flags and --agent), or null for anything yargs must read. */
-function appArgs(argv: string[]): AppFlags | null {
-  const flags: AppFlags = { demo: false, keep: false, readOnly: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (FAST_FLAGS.has(a)) {
-      if (a === '--demo') flags.demo = true;
-      else if (a === '--keep') flags.keep = true;
-      else flags.readOnly = true;
-    } else if (a === '--agent') flags.initialAgent = parseAgent(argv[++i]);
-    else if (a.startsWith('--agent=')) flags.initialAgent = parseAgent(a.slice('--agent='.length));
-    else return null;
-  }
-  return flags;
-}
 
 async function main(argv: string[]): Promise<number> {
   // A relative home or own-dir override is refused before anything reads it, for every command.
   if (!argv.some((a) => INFO_FLAGS.has(a))) checkEnvDirs(process.env);
   const app = appArgs(argv);
   if (app) return startApp(app);
-  const { runCommandLine } = await import('./commands.js');
-  return runCommandLine(argv, startApp);
+  const [{ runCommandLine }, { terminalPrinter }, { stdinPassphrase }] = await Promise.all([
+    import('./cli/command-line.js'),
+    import('./cli/printer.js'),
+    import('./cli/passphrase.js'),
+  ]);
+  // The engine's modules load only when a command asks for it (not for --help or --version).
+  const engine: EngineFactory = async (opts) => (await import('./cli/engine-factory.js')).cliEngine(process.env, opts);
+  return runCommandLine(argv, {
+    engine,
+    io: terminalPrinter,
+    passphrase: stdinPassphrase(terminalPrinter),
+    env: process.env,
+    startApp,
+    columns: process.stdout.columns,
+  });
 }
 
-async function startApp(flags: AppFlags): Promise<number> {
+async function startApp(request: AppRequest): Promise<number> {
+  const flags: AppFlags = request;
   if (flags.keep && !flags.demo) throw new UsageError('--keep only applies to --demo.');
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
     throw new UsageError('cleanerx needs an interactive terminal; for a report use "cleanerx scan" or "cleanerx scan --json".');
@@ -96,9 +88,6 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  fail,
-);
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+}, fail);

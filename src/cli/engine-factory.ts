@@ -18,6 +18,6 @@ export type EngineFactory = (opts: CliEngineOptions) => Promise<Engine>;
 
 export function cliEngine(env: Record<string, string | undefined>, opts: CliEngineOptions): Engine {
   ownDirs(env);
-  // BACKUP SERVICE INJECTION (engine-split): the backup service goes into this constructor call.
+  // The backup service (engine-split) is injected here: the engine itself never imports src/backup.
   return new Engine(ADAPTERS, hostContextFromEnv(env), { readOnly: opts.readOnly, demo: false }, backupService());
 }

@@ -9,10 +9,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, write
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
-import { ADAPTERS } from '../../src/adapters/registry.js';
-import { itemLines } from '../../src/commands.js';
+import { cliEngine } from '../../src/cli/engine-factory.js';
+import { itemLines } from '../../src/cli/recovery.js';
 import { acquireAgentLock } from '../../src/engine/cleanup/agent-lock.js';
-import { Engine } from '../../src/engine/api/engine.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -82,7 +81,7 @@ describe('backup warnings and restore results on the command line', () => {
     const { t, id, tasks } = sessionWithFifo();
     expect(cli(t, ['clean', '--agent', 'claude', '--id', id, '--yes', '--backup'], {}, PASS).status).toBe(0);
     const bid = backupId(t);
-    const engine = new Engine(ADAPTERS, t.ctx);
+    const engine = cliEngine(t.env, { readOnly: false });
     const lock = acquireAgentLock(t.env.CLEANERX_STATE_DIR!, 'claude', 'cleanerx clean --agent claude');
     try {
       await expect(engine.backupRestore(bid, 'passphrase-123')).rejects.toThrow(new RegExp(`Another Claude Code cleanup is running \\(pid ${process.pid}, started .*, command: cleanerx clean --agent claude\\); wait for it to finish and try again\\.`));

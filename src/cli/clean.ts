@@ -1,0 +1,87 @@
+// `cleanerx clean`: the items named by --id, or exactly a reviewed plan file,
+// through the usual transaction. Prints the home and the plan first; without
+// --yes nothing is removed (exit 2).
+
+import { formatBytes, formatCount } from '../engine/core/format.js';
+import { AGENT_NAMES, type AgentKind, type CleanupPlan } from '../engine/core/model.js';
+import { safe, safeText } from '../engine/core/text.js';
+import { UsageError } from '../engine/host/own-dirs.js';
+import type { EngineFactory } from './engine-factory.js';
+import { readNewPassphrase, type PassphraseReader } from './passphrase.js';
+import type { Printer } from './printer.js';
+
+export type CleanTarget = { ids: string[] } | { file: string };
+
+export interface CleanOptions {
+  /** Required with ids; with a plan file it must match the file's agent. */
+  agent?: AgentKind;
+  what: CleanTarget;
+  yes: boolean;
+  readOnly: boolean;
+  backup: boolean;
+}
+
+export interface CleanDeps {
+  engine: EngineFactory;
+  io: Printer;
+  passphrase: PassphraseReader;
+}
+
+/** --id and --plan as given on the command line, or the usage error saying what is missing. */
+export function cleanTarget(ids: readonly string[], plan: string | undefined, agent: AgentKind | undefined): CleanTarget {
+  if (plan !== undefined && ids.length) throw new UsageError('clean takes either --id or --plan, not both.');
+  if (plan === undefined && !ids.length) throw new UsageError('clean needs --id ITEM (repeatable) or --plan FILE.');
+  if (plan === undefined && !agent) throw new UsageError('clean --id needs --agent.');
+  return plan === undefined ? { ids: [...ids] } : { file: plan };
+}
+
+export async function runClean(opts: CleanOptions, { engine: makeEngine, io, passphrase: reader }: CleanDeps): Promise<number> {
+  const engine = await makeEngine({ readOnly: opts.readOnly });
+  const { what, backup } = opts;
+  let plan: CleanupPlan;
+  if ('file' in what) {
+    const { planFromFile, printRefusal } = await import('./plan-from-file.js');
+    try {
+      plan = await planFromFile(engine, what.file, opts.agent);
+    } catch (e) {
+      if ((e as { refused?: boolean }).refused) return printRefusal(io, e as Error);
+      throw e;
+    }
+  } else {
+    if (!opts.agent) throw new UsageError('clean --id needs --agent.');
+    const summary = await engine.scan(opts.agent);
+    // Bare session ids are accepted as well as item ids.
+    const known = new Set([...summary.selection.map((s) => s.id), ...summary.items.map((i) => i.id)]);
+    const itemIds = what.ids.map((id) => (known.has(id) || id.includes(':') ? id : `session:${id}`));
+    plan = await engine.plan(summary.snapshotId, itemIds);
+  }
+  const agent = plan.agent;
+  const installation = engine.snapshot(plan.snapshotId).installation;
+  // The home comes from the environment or a settings override: say which tree this is before anything else.
+  io.out(safe`${AGENT_NAMES[agent]} home: ${safeText(installation.home)}`);
+  io.out(safe`${AGENT_NAMES[agent]}: ${formatCount(plan.items.length)} items, ${formatBytes(plan.estimatedBytes)}`);
+  for (const i of plan.items) {
+    io.out(
+      safe`  ${i.depth ? '  └ ' : ''}${safeText(i.id)}  ${formatBytes(i.bytes)}  ${safeText(i.label)}${i.includedBecause ? safe` (${safeText(i.includedBecause)})` : ''}`,
+    );
+  }
+  for (const n of plan.routeNotes) io.out(safeText(n));
+  const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
+  if (blockers.length) {
+    for (const b of blockers) io.err(safe`blocked: ${safeText(b)}`);
+    return 1;
+  }
+  if (backup && !plan.backupEligible) throw new UsageError(`No backup possible: ${plan.backupWhyNot}`);
+  if (!opts.yes) throw new UsageError(`Nothing was removed: add --yes to confirm this ${backup ? '' : 'irreversible '}cleanup.`);
+  let passphrase: string | undefined;
+  if (backup && (await engine.keyInfo()).needsPassphrase) {
+    const key = await engine.keyInfo();
+    passphrase = await readNewPassphrase(reader, key.exists, 'The passphrases differ; nothing was removed.');
+  }
+  const r = await engine.execute(plan.id, { backup, passphrase }, (p) => {
+    if (p.phase === 'deleting' && p.current) io.progress(safe`removing ${p.done + 1}/${p.total} `);
+  });
+  for (const w of r.warnings ?? []) io.out(safe`warning: ${safeText(w)}`);
+  io.out(safe`${r.status === 'complete' ? 'complete' : 'failed'}: ${safeText(r.message)} (operation ${safeText(r.operationId)})`);
+  return r.status === 'complete' ? 0 : 1;
+}

@@ -1,0 +1,61 @@
+// Retention rules between the command line and the engine: `plan`'s flags
+// to RetentionRules, and rules back to the flags that give them.
+
+import { UsageError } from '../engine/host/own-dirs.js';
+import { parseDuration, parseSize, rulesEmpty, type RetentionRules } from '../engine/inventory/retention/rules.js';
+
+export interface RuleArgs {
+  'older-than'?: string;
+  'larger-than'?: string;
+  'keep-latest'?: string;
+  empty?: boolean;
+  orphans?: boolean;
+  project?: string;
+  source?: string;
+  state?: string;
+}
+
+/** The command line's rules, or a UsageError (exit 2) naming the bad value. */
+export function rulesFromArgs(a: RuleArgs): RetentionRules {
+  const r: RetentionRules = {};
+  const shown = (v: string): string => v.replace(/[^\x20-\x7e]/g, '?').slice(0, 40);
+  if (a['older-than'] !== undefined) {
+    const d = parseDuration(String(a['older-than']));
+    if (d === null) throw new UsageError(`--older-than needs a duration such as 30d, 2w or 48h (got "${shown(String(a['older-than']))}").`);
+    r.olderThanDays = d;
+  }
+  if (a['larger-than'] !== undefined) {
+    const b = parseSize(String(a['larger-than']));
+    if (b === null) throw new UsageError(`--larger-than needs a size such as 500M, 1.5G or 20KiB (got "${shown(String(a['larger-than']))}").`);
+    r.largerThanBytes = b;
+  }
+  if (a['keep-latest'] !== undefined) {
+    const s = String(a['keep-latest']);
+    if (!/^\d{1,7}$/.test(s)) throw new UsageError(`--keep-latest needs a whole number of sessions to keep per project (got "${shown(s)}").`);
+    r.keepLatest = Number(s);
+  }
+  if (a.empty) r.empty = true;
+  if (a.orphans) r.orphans = true;
+  if (a.project !== undefined) r.project = String(a.project);
+  if (a.source !== undefined) r.source = String(a.source);
+  if (a.state !== undefined) r.state = a.state as 'current' | 'archived';
+  if (rulesEmpty(r))
+    throw new UsageError('plan needs at least one rule (--older-than, --larger-than, --keep-latest, --empty, --orphans, --project, --source or --state).');
+  return r;
+}
+
+const shellWord = (s: string): string => (/^[\w./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The command-line flags that give these rules (for the line that says how to run the plan). */
+export function ruleFlags(r: RetentionRules): string {
+  const f: string[] = [];
+  if (r.olderThanDays !== undefined) f.push(`--older-than ${r.olderThanDays}d`);
+  if (r.largerThanBytes !== undefined) f.push(`--larger-than ${r.largerThanBytes}`);
+  if (r.keepLatest !== undefined) f.push(`--keep-latest ${r.keepLatest}`);
+  if (r.empty) f.push('--empty');
+  if (r.orphans) f.push('--orphans');
+  if (r.project !== undefined) f.push(`--project ${shellWord(r.project)}`);
+  if (r.source !== undefined) f.push(`--source ${shellWord(r.source)}`);
+  if (r.state !== undefined) f.push(`--state ${r.state}`);
+  return f.join(' ');
+}

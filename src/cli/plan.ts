@@ -1,0 +1,54 @@
+// `cleanerx plan`: retention rules to a reviewable plan (text, or the
+// versioned plan file that `clean --plan` runs). Nothing is removed.
+
+import { formatBytes, formatCount } from '../engine/core/format.js';
+import { AGENT_NAMES, type AgentKind } from '../engine/core/model.js';
+import { safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
+import type { PlanFile } from '../engine/inventory/retention/plan-file.js';
+import type { RetentionRules } from '../engine/inventory/retention/rules.js';
+import type { EngineFactory } from './engine-factory.js';
+import { ruleFlags } from './plan-rules.js';
+import type { Printer } from './printer.js';
+
+export interface PlanOptions {
+  agent: AgentKind;
+  rules: RetentionRules;
+  json: boolean;
+  readOnly: boolean;
+}
+
+export interface PlanDeps {
+  engine: EngineFactory;
+  io: Printer;
+}
+
+export async function runPlan(opts: PlanOptions, { engine: makeEngine, io }: PlanDeps): Promise<number> {
+  const engine = await makeEngine({ readOnly: opts.readOnly });
+  const summary = await engine.scan(opts.agent);
+  const { file } = await engine.retentionPlan(summary.snapshotId, opts.rules);
+  if (opts.json) {
+    io.out(safeJson(file));
+    return 0;
+  }
+  io.out(...planLines(file));
+  return 0;
+}
+
+function planLines(file: PlanFile): SafeText[] {
+  const out: SafeText[] = [];
+  out.push(safe`${AGENT_NAMES[file.agent]} home: ${safeText(file.snapshot.home)}`);
+  out.push(
+    safe`Plan: ${formatCount(file.totals.items)} items, ${formatBytes(file.totals.bytes)}${file.totals.skipped ? safe`; ${formatCount(file.totals.skipped)} skipped` : ''}`,
+  );
+  for (const i of file.items) {
+    out.push(safe`  ${i.removedWith ? '  └ ' : ''}${safeText(i.id)}  ${formatBytes(i.bytes)}  ${safeText(i.title, 200)} — ${safeText(i.reason, 200)}`);
+  }
+  for (const s of file.skipped) out.push(safe`  skipped ${safeText(s.id)}  ${safeText(s.title, 200)} — ${safeText(s.reason, 300)}`);
+  for (const n of file.notes) out.push(safeText(n));
+  if (file.items.length)
+    out.push(
+      safe`Nothing was removed. To run exactly this plan: cleanerx plan --agent ${file.agent} ${safeText(ruleFlags(file.rules))} --json > plan.json, then cleanerx clean --plan plan.json --yes`,
+    );
+  else out.push(safe`No session matches these rules.`);
+  return out;
+}

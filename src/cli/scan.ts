@@ -1,0 +1,56 @@
+// `cleanerx scan [--agent A] [--json]`: the inventory, as text or as the documented JSON report.
+
+import { buildScanReport } from '../engine/api/scan-report.js';
+import { formatBytes, formatCount } from '../engine/core/format.js';
+import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category } from '../engine/core/model.js';
+import { joinSafe, safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
+import type { EngineFactory } from './engine-factory.js';
+import type { Printer } from './printer.js';
+import { settingsLine, stateLabel, writerList } from './writers.js';
+
+export interface ScanOptions {
+  agent?: AgentKind;
+  json: boolean;
+  readOnly: boolean;
+}
+
+export interface ScanDeps {
+  engine: EngineFactory;
+  io: Printer;
+}
+
+export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: ScanDeps): Promise<number> {
+  const engine = await makeEngine({ readOnly: opts.readOnly });
+  const settings = await engine.loadSettings();
+  const report = await buildScanReport(engine, opts.agent ? [opts.agent] : [...AGENT_KINDS]);
+  if (opts.json) {
+    // Compact: 100k sessions would be megabytes of indentation for a machine reader.
+    io.out(safeJson(report));
+    // stdout stays the contract; the settings problem goes beside it.
+    if (settings.warning) io.err(settingsLine(settings));
+    return 0;
+  }
+  const out: SafeText[] = [];
+  if (settings.warning) out.push(settingsLine(settings), safe``);
+  for (const a of report.agents) {
+    out.push(safe`${AGENT_NAMES[a.agent]} — ${stateLabel(a.state)}${a.version ? safe` ${safeText(a.version)}` : ''}`);
+    out.push(safe`  home      ${safeText(a.home)}`);
+    if (a.state === 'notFound') {
+      out.push(safe``);
+      continue;
+    }
+    out.push(safe`  total     ${formatBytes(a.totals.bytes)} in ${formatCount(a.totals.items)} items, ${formatCount(a.sessions.length)} sessions`);
+    for (const [cat, t] of Object.entries(a.totals.byCategory)) {
+      out.push(safe`    ${CATEGORY_LABELS[cat as Category].padEnd(18)} ${formatBytes(t.bytes).padStart(9)}  ${formatCount(t.items)}`);
+    }
+    if (a.writers.length) out.push(safe`  running   ${writerList(a.writers)}`);
+    const top = a.projects.slice(0, 10);
+    if (top.length) out.push(safe`  largest projects`);
+    for (const p of top) out.push(safe`    ${formatBytes(p.bytes).padStart(9)}  ${String(p.sessions).padStart(5)} sessions  ${safeText(p.label)}`);
+    if (a.warnings.length) out.push(safe`  warnings  ${a.warnings.length} (see --json)`);
+    out.push(safe``);
+  }
+  // The last agent's blank line ends the output.
+  io.out(joinSafe(out.slice(0, -1), safe`\n`));
+  return 0;
+}
