@@ -88,8 +88,9 @@ export async function scanOpencode(inst: Installation, ctx: HostContext, onProgr
       homeBlock ??
       (inst.executable ? undefined : NO_EXECUTABLE) ??
       (access.kind === 'unavailable' ? access.reason : undefined);
-    inv.sessions = sessionRecords(read, lineage, access, globalBlock, db, warnings);
-    inv.projects = projectGroups(read);
+    const projectKey = projectKeyer();
+    inv.sessions = sessionRecords(read, lineage, access, globalBlock, db, warnings, projectKey);
+    inv.projects = projectGroups(read, projectKey);
     progress('Reading the OpenCode database', inv.sessions.length);
   }
 
@@ -135,12 +136,34 @@ function readDatabase(db: string, warnings: ScanWarning[]): DbRead | null {
   }
 }
 
-function projectKey(raw: string): string {
-  return uuidv5Url(`opencode-project:${raw}`);
+/** Thousands of sessions share a few projects: one SHA-1 per project and scan, not per row. */
+function projectKeyer(): (raw: string) => string {
+  const keys = new Map<string, string>();
+  return (raw) => {
+    let k = keys.get(raw);
+    if (k === undefined) keys.set(raw, (k = uuidv5Url(`opencode-project:${raw}`)));
+    return k;
+  };
 }
 
-function sessionRecords(read: DbRead, lineage: Lineage, access: Access, globalBlock: string | undefined, db: string, warnings: ScanWarning[]): SessionRecord[] {
+function sessionRecords(
+  read: DbRead,
+  lineage: Lineage,
+  access: Access,
+  globalBlock: string | undefined,
+  db: string,
+  warnings: ScanWarning[],
+  projectKey: (raw: string) => string,
+): SessionRecord[] {
   const out: SessionRecord[] = [];
+  // Directories and project ids repeat across a project's sessions: each distinct one is cleaned once.
+  const cleanDirs = new Map<string, string>();
+  const cleanProjects = new Map<string, string>();
+  const cleanOnce = (memo: Map<string, string>, raw: string, max: number): string => {
+    let c = memo.get(raw);
+    if (c === undefined) memo.set(raw, (c = cleanText(raw, max)));
+    return c;
+  };
   let budget = DESCENDANT_BUDGET;
   let cycles = 0;
   for (const r of read.read.rows) {
@@ -173,7 +196,7 @@ function sessionRecords(read: DbRead, lineage: Lineage, access: Access, globalBl
       itemId: sessionItemId(r.id),
       title,
       named: Boolean(cleaned) && !isDefaultTitle(cleaned),
-      cwd: r.directory ? cleanText(r.directory, 4096) : null,
+      cwd: r.directory ? cleanOnce(cleanDirs, r.directory, 4096) : null,
       projectId: r.projectId ? projectKey(r.projectId) : null,
       parentId,
       deletionDescendantIds: descendants,
@@ -194,7 +217,7 @@ function sessionRecords(read: DbRead, lineage: Lineage, access: Access, globalBl
         // Deletion checks running OpenCode processes itself (verified loopback server).
         requiresAgentExit: false,
         status,
-        ...(r.projectId ? { opencodeProjectId: cleanText(r.projectId, 256) } : {}),
+        ...(r.projectId ? { opencodeProjectId: cleanOnce(cleanProjects, r.projectId, 256) } : {}),
         ...(r.parentId && !parentId ? { missingParentId: cleanText(r.parentId, 256) } : {}),
         ...(r.archivedAt !== null ? { archivedAt: r.archivedAt } : {}),
       },
@@ -205,7 +228,7 @@ function sessionRecords(read: DbRead, lineage: Lineage, access: Access, globalBl
 }
 
 
-function projectGroups(read: DbRead): ProjectGroup[] {
+function projectGroups(read: DbRead, projectKey: (raw: string) => string): ProjectGroup[] {
   const used = new Map<string, string>();
   for (const s of read.read.rows) if (s.projectId) used.set(projectKey(s.projectId), s.projectId);
   const groups: ProjectGroup[] = [];

@@ -141,7 +141,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
         lastYield = performance.now();
       }
       if (testPauseMs && reads.length % 50 === 49) await new Promise((r) => setTimeout(r, testPauseMs));
-      const file = join(b.dir, name);
+      // b.dir is normalized and a listed name has no slash: join's normalization would only cost (11k calls).
+      const file = `${b.dir}/${name}`;
       bucketOf.push(bi);
       try {
         const prefix = readHeadTail(file, buf, tail);
@@ -332,16 +333,13 @@ function listSessionNames(dir: string, bucket: number, links: LinkEntry[], warni
   const unreadable = (code: string): void => void warnings.push({ path: dir, reason: `Could not read this pi session bucket (${code}): its sessions are not listed; check its permissions.` });
   for (const e of listDirSorted(dir, unreadable)) {
     if (!e.name.endsWith('.jsonl')) continue;
+    if (e.isFile()) {
+      names.push(e.name);
+      continue;
+    }
     const file = join(dir, e.name);
-    if (e.isSymbolicLink()) {
-      links.push({ path: file, bucket });
-      continue;
-    }
-    if (!e.isFile()) {
-      warnings.push({ path: file, reason: 'Skipped pi session entry that is not a regular file.' });
-      continue;
-    }
-    names.push(e.name);
+    if (e.isSymbolicLink()) links.push({ path: file, bucket });
+    else warnings.push({ path: file, reason: 'Skipped pi session entry that is not a regular file.' });
   }
   return names;
 }
