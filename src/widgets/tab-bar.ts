@@ -29,11 +29,12 @@ export class TabBar {
   }
 }
 
-/** The tab names cut (widest first, the current one kept longest) until ` n name ` cells fit `width`. */
+/** The tab names cut (widest first, the current one kept longest) until the ` n name ` cells fit `width`. */
 export function fitTabs(names: readonly string[], current: number, width: number): string[] {
   const out = [...names];
   const total = (): number => out.reduce((w, t, i) => w + displayWidth(` ${i + 1} ${t} `), 0);
-  while (total() > width) {
+  // The last cell's closing pad may fall off the edge (it always could): a name is cut only when its text would.
+  while (total() > width + 1) {
     let widest = -1;
     for (let i = 0; i < out.length; i++) {
       const w = displayWidth(out[i]!);

@@ -70,6 +70,7 @@ export const en = {
   // ---- tab titles ----
   'tab.overview': 'Overview',
   'tab.sessions': 'Sessions',
+  'tab.sessionsCount': 'Sessions ({count})',
   'tab.memory': 'Memory',
   'tab.logs': 'Logs & caches',
   'tab.backups': 'Backups',

@@ -60,6 +60,7 @@ export const zh: Catalog = {
 
   'tab.overview': '概览',
   'tab.sessions': '会话',
+  'tab.sessionsCount': '会话（{count}）',
   'tab.memory': '记忆',
   'tab.logs': '日志与缓存',
   'tab.backups': '备份',
