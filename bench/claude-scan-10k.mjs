@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH, CLI, fmtBytes, isolatedEnvFor, median, ROOT, STORES, timeNode } from './lib/util.mjs';
+import { BENCH, CLI, emptyHomeScanMs, fixedCostLine, fmtBytes, isolatedEnvFor, median, ROOT, STORES, timeNode } from './lib/util.mjs';
 
 export const name = 'claude-scan-10k';
 /** Against a plain reader of the same I/O (the issue's ratio); du -sb is reported beside it. */
@@ -217,9 +217,11 @@ export async function run({ log }) {
   const o = median(ours);
   const r = median(reference);
   const d = median(du);
+  const empty = await emptyHomeScanMs('claude', { prepare: (e) => mkdirSync(join(e.CLAUDE_CONFIG_DIR, 'projects'), { recursive: true }) });
   const lines = [
     `${store.transcripts} transcripts (${store.bigTranscripts} of ~${store.bigMiBEach} MiB); du -sb = ${storeBytes} (${fmtBytes(storeBytes)}); ${claude.warnings.length} warnings; all titles as /resume shows them`,
     `reference: a plain reader of the same I/O (head ${fmtBytes(CLAUDE_HEAD_BYTES)} + tail ${fmtBytes(CLAUDE_TAIL_BYTES)} of every transcript, the title/archive sidecars, lstat of all ${plain.entries} entries), parsing nothing; ${fmtBytes(plain.bytes)} read`,
+    fixedCostLine(o, r, empty),
     `du -sb of the same tree ${d.toFixed(0)} ms (ours ${(o / d).toFixed(2)}× du; runs [${du.map((x) => x.toFixed(0)).join(', ')}])`,
     `store ${store.reused ? 'reused' : 'built'}; generation took ${(store.buildMs / 1000).toFixed(1)} s${store.scaled ? `; SCALED DOWN from ${fmtBytes(TARGET_BYTES)} to fit ${BUDGET_MS / 1000} s` : ''}`,
   ];
@@ -243,6 +245,7 @@ export async function run({ log }) {
       referenceEntries: plain.entries,
       referenceBytesRead: plain.bytes,
       duMs: d,
+      emptyHomeMs: empty,
       duRuns: du,
       lines,
     },

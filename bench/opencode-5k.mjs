@@ -15,7 +15,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, ROOT, STORES, isolatedEnvFor, median, timeNode } from './lib/util.mjs';
+import { CLI, ROOT, STORES, emptyHomeScanMs, fixedCostLine, isolatedEnvFor, median, timeNode } from './lib/util.mjs';
 
 export const name = 'opencode-5k';
 export const target = null;
@@ -81,6 +81,14 @@ export async function run({ log }) {
     scanRef.push((await timeNode(['-e', reader], { env: a.env, cwd: a.root })).ms);
   }
   rmSync(a.root, { recursive: true, force: true });
+  const f = await fixtureModule();
+  const emptyMs = await emptyHomeScanMs('opencode', {
+    envFor: (e) => ({ ...f.opencodeSandboxEnv(e, join(e.HOME, '..', 'tmp')), PATH: `${join(OPENCODE, '..')}:/usr/bin:/bin` }),
+    prepare: (e) => {
+      mkdirSync(join(e.XDG_DATA_HOME, 'opencode'), { recursive: true });
+      f.writeNpmGuard(join(e.XDG_CONFIG_HOME, 'opencode'));
+    },
+  });
 
   // ---- bulk delete: one private server (the whole cleanerx transaction) ----
   const roots = meta.roots.slice(0, ROOTS);
@@ -106,8 +114,9 @@ export async function run({ log }) {
 
   const lines = [
     `inventory: cleanerx scan ${median(scanOurs).toFixed(0)} ms vs plain read-only SELECT of the session rows ${median(scanRef).toFixed(0)} ms (${(median(scanOurs) / median(scanRef)).toFixed(2)}×; runs ours [${scanOurs.map((x) => x.toFixed(0)).join(', ')}], plain [${scanRef.map((x) => x.toFixed(0)).join(', ')}])`,
+    `  ${fixedCostLine(median(scanOurs), median(scanRef), emptyMs)}`,
     `bulk delete: ${roots.length} roots (${before - after} sessions with their descendants) through one private server, whole cleanerx transaction incl. two scans: ${(del.ms / 1000).toFixed(1)} s = ${(del.ms / roots.length).toFixed(1)} ms/root`,
     `one CLI process per root: ${cliPerRoot.toFixed(0)} ms/root (median of ${perRoot.length}: [${perRoot.map((x) => x.toFixed(0)).join(', ')}]) → ${(cliFor500 / 1000).toFixed(0)} s for ${roots.length} roots`,
   ];
-  return { name, ours: del.ms, reference: cliFor500, ratio: del.ms / cliFor500, target, runs: { ours: [del.ms], reference: perRoot.map((x) => x * roots.length) }, extra: { lines, sessions: meta.sessions, scanOursMs: median(scanOurs), scanReferenceMs: median(scanRef), cliPerRootMs: cliPerRoot, deletedSessions: before - after } };
+  return { name, ours: del.ms, reference: cliFor500, ratio: del.ms / cliFor500, target, runs: { ours: [del.ms], reference: perRoot.map((x) => x * roots.length) }, extra: { lines, sessions: meta.sessions, scanOursMs: median(scanOurs), scanReferenceMs: median(scanRef), scanEmptyHomeMs: emptyMs, cliPerRootMs: cliPerRoot, deletedSessions: before - after } };
 }

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH, CLI, isolatedEnvFor, median, ROOT, STORES, timeNode } from './lib/util.mjs';
+import { BENCH, CLI, emptyHomeScanMs, fixedCostLine, isolatedEnvFor, median, ROOT, STORES, timeNode } from './lib/util.mjs';
 
 export const name = 'pi-scan-10k';
 export const target = 1.5;
@@ -83,6 +83,7 @@ export async function run({ log }) {
   const duBytes = du.status === 0 ? Number(du.stdout.split(/\s/)[0]) : null;
   const o = median(ours);
   const r = median(reference);
+  const empty = await emptyHomeScanMs('pi', { prepare: (e) => mkdirSync(join(e.PI_CODING_AGENT_DIR, 'sessions'), { recursive: true }) });
   return {
     name,
     ours: o,
@@ -96,6 +97,8 @@ export async function run({ log }) {
       prefixBytesRead: refOut.bytes,
       duSessionsBytes: duBytes,
       warnings: pi.warnings.length,
+      emptyHomeMs: empty,
+      lines: [fixedCostLine(o, r, empty)],
     },
   };
 }

@@ -41,6 +41,7 @@ const t0 = Date.now();
 for (const b of BENCHES) {
   if (wanted.length && !wanted.includes(b.name)) continue;
   let res;
+  const started = Date.now();
   try {
     res = await b.run({ log });
   } catch (e) {
@@ -59,6 +60,7 @@ for (const b of BENCHES) {
   if (res.extra?.dataOnScreenMs !== undefined) log(`  pi data on screen (Sessions count + agent in the deck): ${Math.round(res.extra.dataOnScreenMs)} ms median`);
   if (res.extra?.note) log(`  ours: n/a (${res.extra.note})`);
   for (const l of res.extra?.lines ?? []) log(`  ${l}`);
+  log(`  took ${((Date.now() - started) / 1000).toFixed(1)} s (store building included)`);
   log(`  runs: ours [${res.runs.ours.map((x) => x.toFixed(0)).join(', ')}] ms, reference [${res.runs.reference.map((x) => x.toFixed(0)).join(', ')}] ms`);
   const out = {
     ...res,
@@ -69,5 +71,6 @@ for (const b of BENCHES) {
   };
   writeFileSync(join(RESULTS, `${res.name}.json`), JSON.stringify(out, null, 2) + '\n');
 }
-log(`total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+const total = (Date.now() - t0) / 1000;
+log(`total ${total.toFixed(1)} s${wanted.length ? '' : total > 600 ? ' (OVER the 10-minute budget for a whole run)' : ' (within the 10-minute budget for a whole run)'}`);
 process.exit(failed ? 1 : 0);

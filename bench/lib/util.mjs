@@ -63,3 +63,34 @@ export function fmtBytes(n) {
   }
   return `${v.toFixed(i ? 1 : 0)} ${u[i]}`;
 }
+
+/**
+ * Median wall time of `cleanerx scan --agent <agent> --json` on a home with
+ * nothing in it: the CLI's fixed cost (module loading, detection, the report)
+ * that no inventory can go below. `prepare(env)` makes the agent's empty home;
+ * `envFor(env)` may adjust the env (OpenCode's sandbox).
+ */
+export async function emptyHomeScanMs(agent, { runs = 3, prepare = () => {}, envFor = (e) => e } = {}) {
+  const { mkdtempSync, mkdirSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const root = mkdtempSync(join(tmpdir(), `cleanerx-bench-empty-${agent}-`));
+  try {
+    const env = envFor(await isolatedEnvFor(root, { CLEANERX_PROC_ROOT: join(root, 'proc') }));
+    mkdirSync(env.CLEANERX_PROC_ROOT, { recursive: true });
+    mkdirSync(env.HOME, { recursive: true });
+    prepare(env);
+    const args = [CLI, 'scan', '--agent', agent, '--json'];
+    await timeNode(args, { env, cwd: root });
+    const ms = [];
+    for (let i = 0; i < runs; i++) ms.push((await timeNode(args, { env, cwd: root })).ms);
+    return median(ms);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The line that splits a scan figure into the CLI's fixed cost and the inventory proper. */
+export function fixedCostLine(ours, reference, empty) {
+  const inventory = Math.max(0, ours - empty);
+  return `fixed cost: the same command on an empty home takes ${empty.toFixed(0)} ms (module loading, detection, report); the inventory itself ≈ ${inventory.toFixed(0)} ms = ${(inventory / reference).toFixed(2)}× the reference`;
+}
