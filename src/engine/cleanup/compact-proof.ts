@@ -22,15 +22,22 @@ export interface ContentProof {
 }
 
 const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
-const FLUSH = 1 << 20;
-
-function frame(v: unknown): string {
-  if (v === null) return 'n';
-  if (typeof v === 'bigint') return `i${v};`;
-  if (typeof v === 'number') return `r${Object.is(v, -0) ? '-0' : String(v)};`;
-  if (typeof v === 'string') return `t${v.length}:${v}`;
-  const b = v as Buffer;
-  return `b${b.length}:${b.toString('latin1')}`;
+/**
+ * One row: a small header naming each value's type and length (numbers in
+ * full), then the text and blob values themselves, handed to the hash as
+ * they are — no copy of a large value is ever concatenated.
+ */
+function hashRow(h: ReturnType<typeof createHash>, row: unknown[]): void {
+  let head = 'R';
+  for (const v of row) {
+    if (v === null) head += 'n';
+    else if (typeof v === 'bigint') head += `i${v};`;
+    else if (typeof v === 'number') head += `r${Object.is(v, -0) ? '-0' : String(v)};`;
+    else if (typeof v === 'string') head += `t${v.length};`;
+    else head += `b${(v as Buffer).length};`;
+  }
+  h.update(head);
+  for (const v of row) if (v !== null && (typeof v === 'string' || typeof v === 'object')) h.update(v as string | Buffer);
 }
 
 function hashTable(db: Database.Database, name: string, withoutRowid: boolean): TableProof {
@@ -46,21 +53,10 @@ function hashTable(db: Database.Database, name: string, withoutRowid: boolean): 
   st.safeIntegers(true);
   const h = createHash('sha256');
   let rows = 0;
-  let chunk: string[] = [];
-  let size = 0;
   for (const row of st.iterate() as IterableIterator<unknown[]>) {
     rows++;
-    let s = 'R';
-    for (const v of row) s += frame(v);
-    chunk.push(s);
-    size += s.length;
-    if (size > FLUSH) {
-      h.update(chunk.join(''));
-      chunk = [];
-      size = 0;
-    }
+    hashRow(h, row);
   }
-  h.update(chunk.join(''));
   return { name, rows, sha256: h.digest('hex') };
 }
 

@@ -27,8 +27,11 @@
 
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { closeSync, constants, fsyncSync, openSync, promises as fsp, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { crashPoint, failPoint } from '../core/faults.js';
 import { readDbSpace, type DbSpace } from '../host/db-space.js';
 import { fileHolders, type Holder } from './compact-holders.js';
@@ -95,6 +98,30 @@ function fsyncPath(p: string, flags = constants.O_RDONLY): void {
   } finally {
     closeSync(fd);
   }
+}
+
+const SQLITE_LIB = createRequire(import.meta.url).resolve('better-sqlite3');
+
+/**
+ * integrity_check of the compacted copy on a second thread, while this one
+ * takes its content proof: the two full reads of the copy overlap. The copy
+ * is still a rollback-journal file then, so a read-only open creates nothing.
+ */
+function integrityInWorker(path: string): Promise<string> {
+  // Dynamic imports only: an eval worker takes the parent's --input-type, so `require` may not exist.
+  const code = `(async () => {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  let d;
+  try { const D = (await import(workerData.lib)).default; d = new D(workerData.path, { readonly: true, fileMustExist: true }); parentPort.postMessage(String(d.pragma('integrity_check', { simple: true }))); }
+  catch (e) { parentPort.postMessage('error: ' + (e && e.message)); }
+  finally { try { d && d.close(); } catch {} }
+})();`;
+  return new Promise((resolve) => {
+    const w = new Worker(code, { eval: true, workerData: { lib: pathToFileURL(SQLITE_LIB).href, path } });
+    w.once('message', (m: string) => resolve(m));
+    w.once('error', (e) => resolve(`error: ${e.message}`));
+    w.once('exit', (c) => resolve(`error: the integrity check thread exited (${c})`));
+  });
 }
 
 const holderText = (h: Holder[]): string => h.slice(0, 3).map((x) => `${x.name} (pid ${x.pid})`).join(', ') + (h.length > 3 ? ` and ${h.length - 3} more` : '');
@@ -183,17 +210,25 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
     entry.step = 'copied';
     await saveCompaction(o.stateDir, entry);
 
-    copy = new Database(sibling, { fileMustExist: true, timeout: BUSY_MS });
-    // VACUUM INTO writes a rollback-journal file; the agent expects its database in WAL mode.
-    if (wal) copy.pragma('journal_mode = WAL');
-    const copyIntegrity = copy.pragma('integrity_check', { simple: true });
-    if (copyIntegrity !== 'ok') throw new Error(`the compacted copy fails integrity_check (${String(copyIntegrity).slice(0, 160)})`);
+    const checking = integrityInWorker(sibling);
+    copy = new Database(sibling, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
     failPoint('compact:proof');
-    const diff = proofDifference(proof, process.env.CLEANERX_FAIL_AT === 'compact:proof-mismatch' ? { ...proof, tables: [] } : contentProof(copy));
-    if (diff) throw new Error(`the compacted copy is not the same content: ${diff}`);
+    const copyProof = process.env.CLEANERX_FAIL_AT === 'compact:proof-mismatch' ? { ...proof, tables: [] } : contentProof(copy);
     const freeAfter = Number(copy.pragma('freelist_count', { simple: true }));
     copy.close();
     copy = null;
+    const copyIntegrity = await checking;
+    if (copyIntegrity !== 'ok') throw new Error(`the compacted copy fails integrity_check (${copyIntegrity.slice(0, 160)})`);
+    const diff = proofDifference(proof, copyProof);
+    if (diff) throw new Error(`the compacted copy is not the same content: ${diff}`);
+    if (freeAfter !== 0) throw new Error(`the compacted copy still has ${freeAfter} free pages`);
+    if (wal) {
+      // VACUUM INTO writes a rollback-journal file; the agent expects its database in WAL mode (the last close removes the side files).
+      copy = new Database(sibling, { fileMustExist: true, timeout: BUSY_MS });
+      copy.pragma('journal_mode = WAL');
+      copy.close();
+      copy = null;
+    }
     for (const s of SIDE_FILES) if (await fsp.lstat(sibling + s).catch(() => null)) throw new Error(`SQLite left ${sibling}${s} behind`);
     fsyncPath(sibling);
     fsyncPath(dirname(o.dbPath));
