@@ -39,7 +39,7 @@ export function straceOrError(): string | Error {
 }
 
 /** C-style escapes as strace prints them (\" \\ \n \t \ooo \xhh), decoded as UTF-8 bytes. */
-function unescape(s: string): string {
+function unescapeC(s: string): string {
   const bytes: number[] = [];
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
@@ -67,13 +67,13 @@ function quoted(s: string, at: number): { value: string; end: number } | null {
   if (s[at] !== '"') return null;
   let i = at + 1;
   while (i < s.length && s[i] !== '"') i += s[i] === '\\' ? 2 : 1;
-  return { value: unescape(s.slice(at + 1, i)), end: i + 1 };
+  return { value: unescapeC(s.slice(at + 1, i)), end: i + 1 };
 }
 
 /** `5</some/dir>` → '/some/dir'; AT_FDCWD → null. */
 function fdPath(tok: string): string | null {
   const m = /^-?\d+<(.*)>$/.exec(tok.trim());
-  return m ? unescape(m[1]!) : null;
+  return m ? unescapeC(m[1]!) : null;
 }
 
 interface Call {
@@ -153,7 +153,7 @@ export function parseTrace(text: string, cli: string, cwd: string): { opens: Ope
         continue;
       }
       const file = quoted(c.args, 0)?.value ?? '';
-      const argv = [...c.args.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => unescape(m[1]!));
+      const argv = [...c.args.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => unescapeC(m[1]!));
       const own = file === process.execPath && argv.slice(2).some((a) => a.startsWith(ownDist + '/'));
       execd.set(c.tid, { own, argv0: file });
     }

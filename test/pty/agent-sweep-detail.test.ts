@@ -8,9 +8,8 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatDate } from '../../src/engine/core/format.js';
-import { KEYS, type ScreenDriver } from '../helpers/pty-screen.js';
+import { KEYS, openApp, type ScreenDriver, TMUX_80x24 } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
-import { openScreen, TMUX_80x24 } from '../helpers/terminals.js';
 
 const DAY = 86_400_000;
 const SETTINGS = '{\n  "model": "opus",\n  "cleanupPeriodDays": 21\n}\n';
@@ -35,14 +34,12 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  s?.dispose();
-  s = null;
   t.cleanup();
 });
 
 describe("Claude's own sweep in the detail pane", () => {
   it('80×24: "Claude deletes this transcript on DATE"', { timeout: 60_000 }, async () => {
-    s = openScreen(TMUX_80x24, [], t.env);
+    s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
     await s.waitFor(/Agent \[Claude Code\]/, 15000);
     s.press('2');
     await s.waitFor(/\d+ sessions? · /);
@@ -52,12 +49,12 @@ describe("Claude's own sweep in the detail pane", () => {
     await s.waitFor(/^ Details › /m);
     for (let i = 0; i < 30 && !/Agent's own cleanup/.test(s.text()); i++) {
       s.press('j');
-      await new Promise((r) => setTimeout(r, 60));
+      await s.waitSettled();
     }
     await s.waitFor("Agent's own cleanup");
     for (let i = 0; i < 6; i++) {
       s.press('j');
-      await new Promise((r) => setTimeout(r, 60));
+      await s.waitSettled();
     }
     // The sentence wraps inside the pane: join the pane's lines and look for it whole.
     const flat = s.text().replace(/\s+/g, ' ');

@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
-import { CLI, KEYS, PtyScreen } from '../helpers/pty-screen.js';
+import { CLI, KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
+import { ROOT, TEST_PASSPHRASE } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PI_SESSION_MANAGER = join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'core', 'session-manager.js');
 const PI_LISTER = fileURLToPath(new URL('../peers/pi-list-all.mjs', import.meta.url));
-const PASS = 'correct horse battery staple';
+const PASS = TEST_PASSPHRASE;
 
 let t: TempEnv;
 let env: Record<string, string>;
@@ -34,8 +34,6 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  pty?.dispose();
-  pty = null;
   t.cleanup();
 });
 
@@ -59,7 +57,7 @@ it('mark → review with backup → passphrase twice → clean → Backups tab �
   const before = hashTree(t.env.HOME!, ownDirs());
   const modeOf = new Map(manifest.sessions.map((s) => [s.file, statSync(s.file).mode & 0o777]));
   expect(piListAll()).toHaveLength(manifest.sessions.length);
-  pty = new PtyScreen([], env, 100, 30);
+  pty = openPty({ args: [], env: env, cols: 100, rows: 30 });
   await pty.waitFor('Sessions (');
   pty.press('2');
   await pty.waitForLine(/^\[ \]   /);

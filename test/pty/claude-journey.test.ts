@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/demo/fixtures/claude.js';
-import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
+import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -27,14 +27,12 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  pty?.dispose();
-  pty = null;
   t.cleanup();
 });
 
 describe('Claude Code journey at 100×30', () => {
   it('browses sessions, shows a detail and a transcript preview, then a project memory, and quits', async () => {
-    pty = new PtyScreen([], t.env, 100, 30);
+    pty = openPty({ args: [], env: t.env, cols: 100, rows: 30 });
     await pty.waitFor(/Agent \[Claude Code\]/);
     await pty.waitFor(`Sessions (${manifest.sessions.length})`);
 
@@ -54,7 +52,7 @@ describe('Claude Code journey at 100×30', () => {
     await pty.waitFor(/^ Details › /m);
     for (let i = 0; i < 20 && !pty.text().includes('Working dir'); i++) {
       pty.press('j');
-      await new Promise((r) => setTimeout(r, 60));
+      await pty.waitSettled();
     }
     const detail = await pty.waitFor('Working dir');
     const cwd = (shown.cwd ?? 'No working directory').slice(0, 30);
@@ -85,7 +83,7 @@ describe('Claude Code journey at 100×30', () => {
   });
 
   it('shows an escape-laden title as inert text and filters to it', async () => {
-    pty = new PtyScreen([], t.env, 100, 30);
+    pty = openPty({ args: [], env: t.env, cols: 100, rows: 30 });
     await pty.waitFor(`Sessions (${manifest.sessions.length})`);
     pty.press('2');
     await pty.waitFor(/\d+ sessions · /);

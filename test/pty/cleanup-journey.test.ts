@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
-import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
+import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
@@ -20,15 +20,13 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  pty?.dispose();
-  pty = null;
   t.cleanup();
 });
 
 it('removes exactly the reviewed sessions and nothing else', async () => {
   const own = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!];
   const before = hashTree(t.env.HOME!, own);
-  pty = new PtyScreen([], t.env, 100, 30);
+  pty = openPty({ args: [], env: t.env, cols: 100, rows: 30 });
   await pty.waitFor('Sessions (');
   pty.press('2');
   await pty.waitForLine(/^\[ \]   /);
@@ -76,7 +74,7 @@ it('removes exactly the reviewed sessions and nothing else', async () => {
 
 it('--read-only offers no cleanup route at all', async () => {
   const before = hashTree(t.env.HOME!);
-  pty = new PtyScreen(['--read-only'], t.env, 100, 30);
+  pty = openPty({ args: ['--read-only'], env: t.env, cols: 100, rows: 30 });
   await pty.waitFor('Sessions (');
   pty.press('2');
   await pty.waitForLine(/^ -  /);
@@ -85,7 +83,7 @@ it('--read-only offers no cleanup route at all', async () => {
   pty.press('x');
   await pty.waitFor('no cleanup route is offered');
   pty.press(KEYS.esc);
-  await new Promise((r) => setTimeout(r, 100));
+  await pty.waitSettled();
   pty.press('q');
   expect(await pty.waitExit()).toBe(0);
   expect(treeDiff(before, hashTree(t.env.HOME!))).toEqual([]);

@@ -6,15 +6,13 @@
 
 import { dirname } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { buildStore, CODEX_BIN, rawClient, serverListing } from '../helpers/codex.js';
-import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let pty: PtyScreen | null = null;
 afterEach(() => {
-  pty?.dispose();
-  pty = null;
   t?.cleanup();
 });
 
@@ -24,7 +22,7 @@ it('mark a root thread → review says irreversible, no backup → delete throug
   targetAgent(t, 'codex');
   const env = { ...t.env, PATH: `${dirname(CODEX_BIN)}:/usr/bin:/bin` };
 
-  pty = new PtyScreen([], env, 110, 32);
+  pty = openPty({ args: [], env: env, cols: 110, rows: 32 });
   await pty.waitFor('Sessions (', 90_000);
   pty.press('2');
   await pty.waitForLine(/^\[ \]   /, 30_000);

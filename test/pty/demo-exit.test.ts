@@ -8,14 +8,12 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OWNER_FILE } from '../../src/demo/demo-owner.js';
-import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
+import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let pty: PtyScreen | null = null;
 afterEach(() => {
-  pty?.dispose();
-  pty = null;
   t?.cleanup();
 });
 
@@ -28,7 +26,7 @@ function demoIn(): { tmp: string; env: Record<string, string> } {
 }
 
 function demoScreen(args: string[], env: Record<string, string>): PtyScreen {
-  const p = new PtyScreen(args, env, 100, 30);
+  const p = openPty({ args, env, cols: 100, rows: 30 });
   // These tests are about the demo home's lifetime: no Ctrl-L redraw checks
   // between the steps (the journeys check the screen invariants).
   (p as { checkInvariants?: boolean }).checkInvariants = false;
@@ -41,6 +39,8 @@ async function openDemo(env: Record<string, string>): Promise<PtyScreen> {
   return p;
 }
 
+// After the app exited there is no app to say it settled: what these wait for is
+// a child of the demo that might still write, so they give it a fixed time.
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('the demo home goes with the demo', () => {
@@ -49,7 +49,7 @@ describe('the demo home goes with the demo', () => {
     ['Ctrl-C', (p) => p.press(KEYS.ctrlC)],
     ['SIGHUP', (p) => p.pty.kill('SIGHUP')],
     // The master side closes (writes now fail with EIO) and the kernel hangs up: a closed terminal window or SSH link.
-    ['the terminal closes', (p) => (p.pty as typeof p.pty & { destroy(): void }).destroy()],
+    ['the terminal closes', (p) => p.hangUp()],
     ['SIGTERM', (p) => p.pty.kill('SIGTERM')],
     ['SIGINT', (p) => p.pty.kill('SIGINT')],
   ];

@@ -9,9 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
-import type { ScreenDriver } from '../helpers/pty-screen.js';
+import { openApp, type ScreenDriver, TMUX_80x24 } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
-import { openScreen, TMUX_80x24 } from '../helpers/terminals.js';
 
 const DAY = 86_400_000;
 let t: TempEnv;
@@ -34,8 +33,6 @@ beforeEach(async () => {
 });
 
 afterEach(() => {
-  s?.dispose();
-  s = null;
   t.cleanup();
 });
 
@@ -43,7 +40,7 @@ describe('growth on the Overview at 80×24', () => {
   for (const noColor of [false, true]) {
     it(noColor ? 'NO_COLOR' : 'colour', { timeout: 60_000 }, async () => {
       targetAgent(t, 'pi');
-      s = openScreen(TMUX_80x24, [], noColor ? { ...t.env, NO_COLOR: '1' } : t.env);
+      s = openApp({ terminal: TMUX_80x24, args: [], env: noColor ? { ...t.env, NO_COLOR: '1' } : t.env });
       await s.waitFor(/Agent \[pi\]/, 15000);
       s.press('1');
       await s.waitFor(/change since \d{4}-\d\d-\d\d \d\d:\d\d UTC/);

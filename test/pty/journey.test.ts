@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
-import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
+import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -30,14 +30,12 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  pty?.dispose();
-  pty = null;
   t.cleanup();
 });
 
 describe('journey at 100×30', () => {
   it('browses, expands a fork, filters, marks, switches tab and agent, and quits cleanly', async () => {
-    pty = new PtyScreen([], t.env, 100, 30);
+    pty = openPty({ args: [], env: t.env, cols: 100, rows: 30 });
     const sessions = manifest.sessions.length;
     await pty.waitFor(`Sessions (${sessions})`);
     await pty.waitFor(/Agent \[pi\]/);
@@ -93,7 +91,7 @@ describe('journey at 100×30', () => {
   });
 
   it('shows a title holding escape sequences as inert text', async () => {
-    pty = new PtyScreen([], t.env, 100, 30);
+    pty = openPty({ args: [], env: t.env, cols: 100, rows: 30 });
     await pty.waitFor('Sessions (');
     pty.press('2', 't', '/');
     pty.type('evil');
@@ -110,7 +108,7 @@ describe('journey at 100×30', () => {
 
 describe('settings', () => {
   it('shows all four agents, refuses a relative override and saves an absolute one atomically', async () => {
-    pty = new PtyScreen([], t.env, 100, 30);
+    pty = openPty({ args: [], env: t.env, cols: 100, rows: 30 });
     await pty.waitFor('Sessions (');
     pty.press('6');
     await pty.waitFor(/OpenCode\s+Not detected/);
@@ -145,7 +143,7 @@ describe('settings', () => {
 
 describe('journey at 80×24', () => {
   it('fits, survives a resize, and keeps the deck on the last two lines', async () => {
-    pty = new PtyScreen([], t.env, 80, 24);
+    pty = openPty({ args: [], env: t.env, cols: 80, rows: 24 });
     await pty.waitFor('Sessions (');
     pty.press('2');
     await pty.waitFor(/\d+ sessions · /);
@@ -154,15 +152,14 @@ describe('journey at 80×24', () => {
     expect(lines[22]).toMatch(/Agent \[pi\]/);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
     pty.resize(100, 30);
-    await pty.waitFor(/Agent \[pi\]/);
-    await new Promise((r) => setTimeout(r, 150));
+    await pty.waitSettled();
     expect(pty.lines()[28]).toMatch(/Agent \[pi\]/);
     pty.press(KEYS.ctrlC);
     expect(await pty.waitExit()).toBe(0);
   });
 
   it('honours NO_COLOR', async () => {
-    pty = new PtyScreen([], { ...t.env, NO_COLOR: '1' }, 80, 24);
+    pty = openPty({ args: [], env: { ...t.env, NO_COLOR: '1' }, cols: 80, rows: 24 });
     await pty.waitFor('Sessions (');
     pty.press('2');
     await pty.waitFor(/\d+ sessions · /);

@@ -7,11 +7,12 @@
 import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { OpencodeFixtureManifest } from '../../src/demo/fixtures/opencode.js';
+import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
+import { TEST_PASSPHRASE } from '../helpers/constants.js';
 import { buildStore, expectOnlyRemoved, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
-import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
-const PASS = 'correct horse battery staple';
+const PASS = TEST_PASSPHRASE;
 
 let template: Template;
 beforeAll(async () => {
@@ -22,8 +23,6 @@ afterAll(() => template?.cleanup());
 let t: TempEnv;
 let pty: PtyScreen | null = null;
 afterEach(() => {
-  pty?.dispose();
-  pty = null;
   t?.cleanup();
 });
 
@@ -42,7 +41,7 @@ it('mark a root → review with backup → clean through OpenCode → Backups ta
   const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
   const rows0 = sessionRows(t);
 
-  pty = new PtyScreen([], env, 110, 32);
+  pty = openPty({ args: [], env: env, cols: 110, rows: 32 });
   await pty.waitFor('Sessions (', 15_000);
   pty.press('2');
   await pty.waitForLine(/^\[ \]   /, 15_000);

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
-import { KEYS, PtyScreen } from '../helpers/pty-screen.js';
+import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -22,15 +22,13 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  pty?.dispose();
-  pty = null;
   t.cleanup();
 });
 
 describe('first rows during a slow scan', () => {
   it('shows a partial read-only view before the scan finishes, then the complete one', async () => {
     // 600 sessions with a 150 ms pause every 50 files: the scan takes about two seconds.
-    pty = new PtyScreen([], { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_TEST_SCAN_PAUSE_MS: '150' }, 100, 30);
+    pty = openPty({ args: [], env: { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_TEST_SCAN_PAUSE_MS: '150' }, cols: 100, rows: 30 });
     await pty.waitFor(/Scanning… partial, read-only/);
     await pty.waitFor(/partial view \(read-only until the scan finishes\)/);
     // Session rows are on screen (not selectable: " -  ") while the tab's count is still provisional.

@@ -10,9 +10,8 @@ import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { formatBytes } from '../../src/engine/core/format.js';
-import { KEYS, type ScreenDriver } from '../helpers/pty-screen.js';
+import { KEYS, openApp, type ScreenDriver, TMUX_80x24 } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
-import { openScreen, TMUX_80x24 } from '../helpers/terminals.js';
 
 let t: TempEnv;
 let s: ScreenDriver | null = null;
@@ -25,8 +24,6 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  s?.dispose();
-  s = null;
   t.cleanup();
 });
 
@@ -41,7 +38,7 @@ describe('Select by rules at 80×24', () => {
     expect(expected.ids.length).toBeGreaterThan(0);
     expect(expected.ids.length).toBeLessThan(total);
 
-    s = openScreen(TMUX_80x24, [], t.env);
+    s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
     await s.waitFor(/Agent \[pi\]/, 15000);
     s.press('2');
     await s.waitFor(/\d+ sessions · /);
@@ -80,7 +77,7 @@ describe('Select by rules at 80×24', () => {
   });
 
   it('Esc closes the form without marking', { timeout: 60_000 }, async () => {
-    s = openScreen(TMUX_80x24, [], t.env);
+    s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
     await s.waitFor(/Agent \[pi\]/, 15000);
     s.press('2');
     await s.waitFor(/\d+ sessions · /);

@@ -11,10 +11,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
-import { KEYS, PtyScreen, type ScreenDriver } from '../helpers/pty-screen.js';
+import { fullMatrix, HEADLESS_100x30, KEYS, openApp, openPty, type ScreenDriver, TMUX_80x24, type TmuxScreen } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
-import { fullMatrix, HEADLESS_100x30, openScreen, TMUX_80x24 } from '../helpers/terminals.js';
-import { TmuxScreen } from '../helpers/tmux-screen.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
 let t: TempEnv;
@@ -37,18 +35,15 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  s?.dispose();
-  s = null;
   t.cleanup();
 });
 
-const footer = (x: ScreenDriver): string => x.lines()[x.rows - 1] ?? '';
 
 describe('the core journey in every terminal', () => {
   for (const c of fullMatrix()) {
     it(c.name, { timeout: 90_000 }, async () => {
       targetAgent(t, 'pi');
-      s = openScreen(c, [], t.env);
+      s = openApp({ terminal: c, args: [], env: t.env });
       await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
       await s.waitFor(/Agent \[pi\]/);
       s.press('1');
@@ -105,7 +100,7 @@ describe('keys typed with the key that opens the review', () => {
   it('go to the review: x b delete in one write turns the backup on and fills the confirmation; x 1 Enter deletes nothing', { timeout: 60_000 }, async () => {
     targetAgent(t, 'pi');
     const own = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!];
-    s = openScreen(TMUX_80x24, [], t.env);
+    s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
     await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
     const before = hashTree(t.env.HOME!, own);
     s.press('2');
@@ -146,7 +141,7 @@ describe('a review on a small terminal', () => {
   it('keeps its warning and confirmation on screen at 80×24 with every session marked, and refuses to confirm below 80×24', { timeout: 60_000 }, async () => {
     targetAgent(t, 'pi');
     const own = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!];
-    s = openScreen(TMUX_80x24, [], t.env);
+    s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
     await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
     const before = hashTree(t.env.HOME!, own);
     s.press('2');
@@ -175,7 +170,7 @@ describe('a review on a small terminal', () => {
 describe('Ctrl-Z', () => {
   it('suspends the app and gives the terminal back; on resume the whole screen is drawn again', { timeout: 60_000 }, async () => {
     targetAgent(t, 'pi');
-    const tm = openScreen(TMUX_80x24, [], t.env) as TmuxScreen;
+    const tm = openApp({ terminal: TMUX_80x24, args: [], env: t.env }) as TmuxScreen;
     s = tm;
     await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
     s.press('2');
@@ -197,7 +192,7 @@ describe('Ctrl-Z', () => {
 
 describe('the agent the app opens on', () => {
   it('is the one with the most data on a first start, not the first installed one that has none', { timeout: 60_000 }, async () => {
-    s = openScreen(HEADLESS_100x30, [], t.env);
+    s = openApp({ terminal: HEADLESS_100x30, args: [], env: t.env });
     await s.waitFor(/Agent \[pi\]/, 20000);
     await s.waitFor(`Sessions (${manifest.sessions.length})`);
     s.press('q');
@@ -206,7 +201,7 @@ describe('the agent the app opens on', () => {
 
   it('is the one --agent names', { timeout: 60_000 }, async () => {
     targetAgent(t, 'pi');
-    s = openScreen(HEADLESS_100x30, ['--agent', 'claude'], t.env);
+    s = openApp({ terminal: HEADLESS_100x30, args: ['--agent', 'claude'], env: t.env });
     await s.waitFor(/Agent \[Claude Code\]/, 15000);
     s.press('q');
     expect(await s.waitExit()).toBe(0);
@@ -216,7 +211,7 @@ describe('the agent the app opens on', () => {
 describe('Ctrl-L', () => {
   it('redraws every cell: text another program wrote over the frame is gone', { timeout: 60_000 }, async () => {
     targetAgent(t, 'pi');
-    const p = new PtyScreen([], t.env, 100, 30);
+    const p = openPty({ args: [], env: t.env, cols: 100, rows: 30 });
     s = p;
     await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
     s.press('2');
