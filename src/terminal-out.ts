@@ -25,14 +25,18 @@ export function printProgress(text: SafeText): void {
   if (process.stderr.isTTY) process.stderr.write(`\r${text}`);
 }
 
-/**
- * The error that ended a command: one line on stderr (and the stack with
- * CLEANERX_DEBUG=1). Returns the exit code: 2 for a usage error or a request
- * the engine refused, else 1.
- */
+type CommandError = (Error & { usage?: boolean; request?: boolean }) | undefined;
+
+/** The exit code for the error that ended a command: 2 for a usage error or a request the engine refused, else 1. */
+export function exitCodeFor(e: unknown): number {
+  const err = e as CommandError;
+  return err?.usage || err?.request ? 2 : 1;
+}
+
+/** The error that ended a command: one line on stderr (and the stack with CLEANERX_DEBUG=1). Returns its exit code. */
 export function printError(e: unknown, debug = process.env.CLEANERX_DEBUG === '1'): number {
-  const err = e as (Error & { usage?: boolean; request?: boolean }) | undefined;
+  const err = e as CommandError;
   if (debug) printErr(safeLines(err?.stack ?? String(e)));
   printErr(safe`cleanerx: ${safeText(err?.message ?? e)}`);
-  return err?.usage || err?.request ? 2 : 1;
+  return exitCodeFor(e);
 }
