@@ -62,7 +62,7 @@ export abstract class ScreenDriver {
 
   /** The app's settled signal: the file it appends `settled <n>` to, and the count when the last key went in. */
   protected readonly scratch: string;
-  readonly settledFile: string;
+  settledFile: string;
   private settledAtInput = 0;
 
   constructor(
@@ -118,6 +118,8 @@ export abstract class ScreenDriver {
   protected appEnv(env: Readonly<Record<string, string | undefined>>, termName: string): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+    // A test that reads the signal itself names the file; waitSettled() reads that one then.
+    if (out.CLEANERX_SETTLED_FILE) this.settledFile = out.CLEANERX_SETTLED_FILE;
     return { ...out, TERM: termName, LANG: 'C.UTF-8', CLEANERX_SETTLED_FILE: this.settledFile };
   }
 
