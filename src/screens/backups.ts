@@ -146,7 +146,10 @@ export class BackupsScreen implements Screen {
   /** The key ring (when chosen in Settings) unlocks the key without asking. */
   private withPassphrase(label: string, then: (p: string) => void): void {
     this.app.engine.keyInfo().then(
-      (k) => (k.needsPassphrase ? this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: then, onCancel: () => this.app.message(tr('common.cancelled')) }) : then('')),
+      (k) =>
+        k.needsPassphrase
+          ? this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: then, onCancel: () => this.app.message(tr('common.cancelled')) })
+          : then(''),
       (e: Error) => this.app.message(e.message, 'error'),
     );
   }
@@ -226,7 +229,6 @@ export class BackupsScreen implements Screen {
       onCancel: () => this.app.message(tr('backups.deleteCancelled')),
     });
   }
-
 }
 
 /** "1 file", "3 sessions": the restore's unit agreeing with its count. */

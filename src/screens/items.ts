@@ -53,7 +53,12 @@ export class ItemsScreen implements Screen {
     const s = this.app.summary();
     const agent = s ? AGENT_NAMES[s.agent] : tr('common.thisAgent');
     const nw = Math.max(20, ((this.app.screen.width as number) || 80) - 2);
-    this.notice.setContent(wrapWords(this.emptyNotice(agent), nw).slice(0, 2).map((l) => ` ${t.dim(braces(l))}`).join('\n'));
+    this.notice.setContent(
+      wrapWords(this.emptyNotice(agent), nw)
+        .slice(0, 2)
+        .map((l) => ` ${t.dim(braces(l))}`)
+        .join('\n'),
+    );
     const paneH = Math.max(4, Math.floor(H * 0.35));
     place(this.list.box, { height: Math.max(2, H - 2 - paneH) });
     place(this.pane.box, { top: H - paneH, height: paneH });
@@ -132,5 +137,4 @@ export class ItemsScreen implements Screen {
     }
     this.app.requestRender();
   }
-
 }

@@ -49,7 +49,10 @@ export class OverviewScreen implements Screen {
       // The growth column takes its room from the bar, so a line still fits 80 columns.
       const barW = Math.max(8, Math.min(40, W - 44 - (g ? GROWTH_W + 1 : 0)));
       const byCategory = ` ${tr('overview.byCategory')}`;
-      L.push(t.accent(byCategory) + (g ? t.dim(braces(fitWidth(tr('overview.changeSince', { date: formatDate(g.since) }), Math.max(0, W - displayWidth(byCategory))))) : ''));
+      L.push(
+        t.accent(byCategory) +
+          (g ? t.dim(braces(fitWidth(tr('overview.changeSince', { date: formatDate(g.since) }), Math.max(0, W - displayWidth(byCategory))))) : ''),
+      );
       for (const c of cats) {
         const v = s.byCategory[c]!;
         const b = c === 'protected' ? t.dim(padWidth(tr('overview.neverCleaned'), barW)) : t.accent(bar(v.bytes, max, barW));
@@ -60,21 +63,39 @@ export class OverviewScreen implements Screen {
       if (trend.length >= 2) {
         const first = trend[0]!;
         const last = trend[trend.length - 1]!;
-        const tail = tr('overview.trendTail', { first: formatBytes(first.bytes), last: formatBytes(last.bytes), scans: tr('count.scans', { count: trend.length }), date: formatDate(first.at).slice(0, 10) });
-        const spark = sparkline(trend.map((x) => x.bytes), Math.max(4, Math.min(trend.length, W - 24 - displayWidth(tail))));
+        const tail = tr('overview.trendTail', {
+          first: formatBytes(first.bytes),
+          last: formatBytes(last.bytes),
+          scans: tr('count.scans', { count: trend.length }),
+          date: formatDate(first.at).slice(0, 10),
+        });
+        const spark = sparkline(
+          trend.map((x) => x.bytes),
+          Math.max(4, Math.min(trend.length, W - 24 - displayWidth(tail))),
+        );
         L.push(`  ${padWidth(tr('overview.trend'), 18)} ${t.accent(spark)}${t.dim(braces(fitWidth(tail, Math.max(0, W - 21 - displayWidth(spark)))))}`);
       }
       const half = Math.floor((W - 4) / 2);
       const pmax = Math.max(1, ...s.projects.map((p) => p.bytes));
       const leftHead = tr('overview.largestProjects');
-      const left = [t.accent(leftHead), ...s.projects.slice(0, 5).map((p) => `${cell(p.label, half - 22)} ${t.accent(bar(p.bytes, pmax, 10))} ${padWidth(formatBytes(p.bytes), 9, 'right')}`)];
-      const right = [t.accent(tr('overview.largestSessions')), ...s.largestSessions.slice(0, 5).map((x) => `${cell(x.title, half - 12)} ${padWidth(formatBytes(x.bytes), 9, 'right')}`)];
+      const left = [
+        t.accent(leftHead),
+        ...s.projects.slice(0, 5).map((p) => `${cell(p.label, half - 22)} ${t.accent(bar(p.bytes, pmax, 10))} ${padWidth(formatBytes(p.bytes), 9, 'right')}`),
+      ];
+      const right = [
+        t.accent(tr('overview.largestSessions')),
+        ...s.largestSessions.slice(0, 5).map((x) => `${cell(x.title, half - 12)} ${padWidth(formatBytes(x.bytes), 9, 'right')}`),
+      ];
       L.push('');
-      for (let i = 0; i < Math.max(left.length, right.length); i++) L.push(` ${left[i] ?? ''}${i === 0 ? ' '.repeat(Math.max(1, half - displayWidth(leftHead))) : left[i] ? '  ' : ' '.repeat(half + 1)}${right[i] ?? ''}`);
+      for (let i = 0; i < Math.max(left.length, right.length); i++)
+        L.push(` ${left[i] ?? ''}${i === 0 ? ' '.repeat(Math.max(1, half - displayWidth(leftHead))) : left[i] ? '  ' : ' '.repeat(half + 1)}${right[i] ?? ''}`);
       L.push('');
       const amax = Math.max(1, ...s.ageHistogram.map((a) => a.bytes));
       L.push(t.accent(` ${tr('overview.byAge')}`));
-      for (const a of s.ageHistogram) L.push(`  ${padWidth(ageLabel(a.label), 12)} ${t.accent(bar(a.bytes, amax, barW))} ${padWidth(formatBytes(a.bytes), 9, 'right')} ${padWidth(formatCount(a.sessions), 7, 'right')}`);
+      for (const a of s.ageHistogram)
+        L.push(
+          `  ${padWidth(ageLabel(a.label), 12)} ${t.accent(bar(a.bytes, amax, barW))} ${padWidth(formatBytes(a.bytes), 9, 'right')} ${padWidth(formatCount(a.sessions), 7, 'right')}`,
+        );
       if (s.warnings.length) {
         const count = tr('count.warnings', { count: s.warnings.length });
         const tail = tr('overview.warningsTail');
@@ -86,7 +107,9 @@ export class OverviewScreen implements Screen {
     for (const i of this.app.installations()) {
       const state = tr(AGENT_STATE[i.state]);
       const cur = i.agent === this.app.agent() ? t.bold('›') : ' ';
-      L.push(` ${cur} ${padWidth(AGENT_NAMES[i.agent], 12)} ${padWidth(state, 16)} ${t.dim(cell(fitPath(i.home, Math.max(10, W - 34)), Math.max(10, W - 34)))}`);
+      L.push(
+        ` ${cur} ${padWidth(AGENT_NAMES[i.agent], 12)} ${padWidth(state, 16)} ${t.dim(cell(fitPath(i.home, Math.max(10, W - 34)), Math.max(10, W - 34)))}`,
+      );
     }
     this.root.setContent(L.join('\n'));
   }

@@ -58,7 +58,11 @@ export class SelectMenu {
         choices: [tr('select.anySize'), ...SIZES.map((b) => tr('select.largerThan', { size: formatBytes(b) }))],
         apply: (r, i) => i && (r.largerThanBytes = SIZES[i - 1]),
       },
-      { label: tr('select.keep'), choices: [tr('select.keepNone'), ...KEEP.map((n) => tr('select.keepLatest', { n }))], apply: (r, i) => i && (r.keepLatest = KEEP[i - 1]) },
+      {
+        label: tr('select.keep'),
+        choices: [tr('select.keepNone'), ...KEEP.map((n) => tr('select.keepLatest', { n }))],
+        apply: (r, i) => i && (r.keepLatest = KEEP[i - 1]),
+      },
       { label: tr('select.empty'), choices: [tr('select.noMatter'), tr('select.onlyEmpty')], apply: (r, i) => i && (r.empty = true) },
       { label: tr('select.orphans'), choices: [tr('select.noMatter'), tr('select.onlyOrphans')], apply: (r, i) => i && (r.orphans = true) },
       {
@@ -66,8 +70,16 @@ export class SelectMenu {
         choices: [tr('select.anyState'), tr('select.current'), tr('select.archived')],
         apply: (r, i) => i && (r.state = i === 1 ? 'current' : 'archived'),
       },
-      { label: tr('select.source'), choices: [tr('select.anySource'), ...sources.map((x) => cleanText(x, 40))], apply: (r, i) => i && (r.source = sources[i - 1]) },
-      { label: tr('select.project'), choices: [tr('select.anyProject'), ...projects.map((p) => cleanText(p.label, 40))], apply: (r, i) => i && (r.project = projects[i - 1]!.id) },
+      {
+        label: tr('select.source'),
+        choices: [tr('select.anySource'), ...sources.map((x) => cleanText(x, 40))],
+        apply: (r, i) => i && (r.source = sources[i - 1]),
+      },
+      {
+        label: tr('select.project'),
+        choices: [tr('select.anyProject'), ...projects.map((p) => cleanText(p.label, 40))],
+        apply: (r, i) => i && (r.project = projects[i - 1]!.id),
+      },
     ];
     this.values = this.fields.map(() => 0);
     this.box = blessed.box({
@@ -167,7 +179,12 @@ export class SelectMenu {
     // On a short terminal the fields near the cursor stay; the counts and keys always show.
     const tail = lines.slice(-3);
     const head = lines.slice(0, Math.max(0, room - tail.length));
-    this.box.setContent([...head, ...tail].slice(0, room).map((l) => fitTagged(l, inner)).join('\n'));
+    this.box.setContent(
+      [...head, ...tail]
+        .slice(0, room)
+        .map((l) => fitTagged(l, inner))
+        .join('\n'),
+    );
     this.box.setFront();
   }
 

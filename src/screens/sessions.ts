@@ -207,7 +207,13 @@ export class SessionsScreen implements Screen {
       place(this.list.box, { width: W - paneW - 1 });
       place(this.list.box, { height: H - listTop });
       place(this.sep, { top: listTop, left: W - paneW - 1, width: 1, height: H - listTop });
-      this.sep.setContent(this.app.theme.dim(Array(Math.max(1, H - listTop)).fill('│').join('\n')));
+      this.sep.setContent(
+        this.app.theme.dim(
+          Array(Math.max(1, H - listTop))
+            .fill('│')
+            .join('\n'),
+        ),
+      );
       place(this.pane.box, { top: listTop, left: W - paneW, width: paneW, height: H - listTop });
     } else {
       const paneH = Math.max(4, Math.floor((H - listTop) * 0.38));
@@ -238,7 +244,11 @@ export class SessionsScreen implements Screen {
   private headerLines(width: number): string[] {
     const t = this.app.theme;
     const s = this.app.summary();
-    const parts = [tr(this.view === 'tree' ? 'sessions.tree' : 'sessions.list'), tr(SORT_LABEL[this.sort][this.reverse ? 1 : 0]), tr(UPDATED_LABEL[this.filter.updated ?? 'all'])];
+    const parts = [
+      tr(this.view === 'tree' ? 'sessions.tree' : 'sessions.list'),
+      tr(SORT_LABEL[this.sort][this.reverse ? 1 : 0]),
+      tr(UPDATED_LABEL[this.filter.updated ?? 'all']),
+    ];
     if (s?.provisional) parts.unshift(tr('sessions.partial'));
     if (this.filter.text) parts.push(`“${this.filter.text}”`);
     const filtered = Boolean(this.filter.text || this.filter.updated);
@@ -417,7 +427,13 @@ export class SessionsScreen implements Screen {
       { keys: ['right', 'l'], label: '→ l', does: tr('sessions.expand'), run: () => void this.expand(true) },
       { keys: ['left', 'h'], label: '← h', does: tr('sessions.collapse'), run: () => void this.collapseOrParent() },
       { keys: ['space'], does: tr('sessions.markRow'), footer: tr('footer.mark'), disabled: () => this.readOnlyWhy(), run: () => void this.markRow() },
-      { keys: ['a'], does: tr('sessions.markAll'), footer: tr('sessions.footer.markAll'), disabled: () => this.readOnlyWhy(), run: () => void this.markScope(true) },
+      {
+        keys: ['a'],
+        does: tr('sessions.markAll'),
+        footer: tr('sessions.footer.markAll'),
+        disabled: () => this.readOnlyWhy(),
+        run: () => void this.markScope(true),
+      },
       { keys: ['A'], does: tr('sessions.clearMarks'), run: () => void this.markScope(false) },
       { keys: ['R'], does: tr('sessions.rules'), footer: tr('sessions.footer.rules'), disabled: () => this.readOnlyWhy(), run: () => this.openMenu() },
       { keys: ['/'], does: tr('sessions.filterKey'), footer: tr('sessions.footer.filter'), run: () => this.openSearch() },
@@ -576,7 +592,11 @@ export class SessionsScreen implements Screen {
     const allMarked = ids.length > 0 && ids.every((id) => this.app.marks.has(id));
     if (allMarked) this.app.marks.deleteAll(ids);
     else this.app.marks.addAll(ids);
-    this.app.message(ids.length === 0 ? tr('sessions.projectNothing') : tr(allMarked ? 'sessions.projectUnmarked' : 'sessions.projectMarked', { count: ids.length, project: r.title }));
+    this.app.message(
+      ids.length === 0
+        ? tr('sessions.projectNothing')
+        : tr(allMarked ? 'sessions.projectUnmarked' : 'sessions.projectMarked', { count: ids.length, project: r.title }),
+    );
     this.app.requestRender();
   }
 
@@ -625,5 +645,4 @@ export class SessionsScreen implements Screen {
       },
     });
   }
-
 }

@@ -68,7 +68,8 @@ export class SettingsScreen implements Screen {
       const override = s?.homeOverrides[kind];
       const source = inst?.homeSource === 'override' ? tr('settings.fromOverride') : inst?.homeSource === 'env' ? tr('settings.fromEnv') : '';
       L.push(path(tr('settings.home'), inst ? inst.home : '…', source));
-      if (override !== undefined || this.draft) L.push(override === undefined ? text(tr('settings.override'), tr('settings.noOverride'))[0]! : path(tr('settings.override'), override));
+      if (override !== undefined || this.draft)
+        L.push(override === undefined ? text(tr('settings.override'), tr('settings.noOverride'))[0]! : path(tr('settings.override'), override));
       L.push(inst?.executable ? path(tr('settings.executable'), inst.executable) : text(tr('settings.executable'), tr('settings.notFound'))[0]!);
       for (const w of inst?.warnings ?? []) L.push(...warnLines(w));
     });
@@ -85,7 +86,17 @@ export class SettingsScreen implements Screen {
     L.push('', ` ${t.accent('cleanerx')}`);
     L.push(path(tr('settings.config'), loaded?.path ?? '…'));
     if (loaded?.warning) L.push(...warnLines(loaded.warning));
-    if (s) L.push(...text(tr('settings.retention'), tr('settings.retentionValue', { backupDays: String(s.retention.backupDays), logDays: String(s.retention.logDays), tempHours: String(s.retention.tempHours) })));
+    if (s)
+      L.push(
+        ...text(
+          tr('settings.retention'),
+          tr('settings.retentionValue', {
+            backupDays: String(s.retention.backupDays),
+            logDays: String(s.retention.logDays),
+            tempHours: String(s.retention.tempHours),
+          }),
+        ),
+      );
     if (s) L.push(...text(tr('settings.language'), tr('settings.languageValue', { value: languageLabel(s.language) })));
     L.push(path(tr('settings.backupKey'), this.keyPath));
     if (this.keyNote) L.push(...text('', this.keyNote));
@@ -98,8 +109,18 @@ export class SettingsScreen implements Screen {
     title: tr('tab.settings'),
     bindings: [
       { keys: ['up', 'k'], label: '↑ k', does: tr('key.previousAgent'), run: () => this.then(() => (this.cursor = Math.max(0, this.cursor - 1))) },
-      { keys: ['down', 'j'], label: '↓ j', does: tr('key.nextAgent'), run: () => this.then(() => (this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1))) },
-      { keys: ['enter', 'e'], does: tr('settings.editKey'), footer: tr('settings.footer.edit'), run: () => this.then(() => this.editOverride(AGENT_KINDS[this.cursor]!)) },
+      {
+        keys: ['down', 'j'],
+        label: '↓ j',
+        does: tr('key.nextAgent'),
+        run: () => this.then(() => (this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1))),
+      },
+      {
+        keys: ['enter', 'e'],
+        does: tr('settings.editKey'),
+        footer: tr('settings.footer.edit'),
+        run: () => this.then(() => this.editOverride(AGENT_KINDS[this.cursor]!)),
+      },
       { keys: ['D'], does: tr('settings.detectKey'), footer: tr('settings.footer.detect'), run: () => this.then(() => void this.detectAgain(null)) },
       { keys: ['S'], does: tr('settings.saveKey'), footer: tr('settings.footer.save'), run: () => this.then(() => void this.save()) },
       {
@@ -178,7 +199,8 @@ export class SettingsScreen implements Screen {
       );
     };
     if (to === 'file') return run('');
-    const ask = (label: string, done: (v: string) => void): void => this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => this.app.message(tr('common.cancelled')) });
+    const ask = (label: string, done: (v: string) => void): void =>
+      this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => this.app.message(tr('common.cancelled')) });
     if (k.exists) return ask(tr('settings.passForKeyring'), run);
     ask(tr('settings.newPass'), (first) => {
       const problem = passphraseProblem(first);
@@ -221,7 +243,6 @@ export class SettingsScreen implements Screen {
     if (!s) return;
     await this.detectAgain(s);
   }
-
 }
 
 /** 'auto' names the language the locale gives this process; a language is named in its own script. */

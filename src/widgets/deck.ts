@@ -30,7 +30,10 @@ export interface DeckState {
 export class Deck {
   readonly box: blessed.Widgets.BoxElement;
 
-  constructor(parent: blessed.Widgets.Node, private theme: Theme) {
+  constructor(
+    parent: blessed.Widgets.Node,
+    private theme: Theme,
+  ) {
     this.box = blessed.box({ parent, bottom: 0, left: 0, width: '100%', height: 2, tags: true, wrap: false });
   }
 

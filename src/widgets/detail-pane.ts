@@ -10,7 +10,11 @@ import { braces, esc, type Theme } from './theme.js';
 export class DetailPane {
   readonly box: blessed.Widgets.BoxElement;
 
-  constructor(parent: blessed.Widgets.Node, private theme: Theme, opts: blessed.Widgets.BoxOptions) {
+  constructor(
+    parent: blessed.Widgets.Node,
+    private theme: Theme,
+    opts: blessed.Widgets.BoxOptions,
+  ) {
     this.box = blessed.box({ parent, tags: true, scrollable: true, wrap: false, ...opts });
   }
 
@@ -30,7 +34,8 @@ export class DetailPane {
       lines.push(t.accent(braces(sec.heading)));
       for (const f of sec.fields) lines.push(...this.field(f.label, f.value, labelW, w));
     }
-    if (d.selectable || d.kind === 'session') lines.push(...this.field(tr('detail.marked'), tr(d.selectable ? (marked ? 'detail.yes' : 'detail.no') : 'detail.notSelectable'), labelW, w));
+    if (d.selectable || d.kind === 'session')
+      lines.push(...this.field(tr('detail.marked'), tr(d.selectable ? (marked ? 'detail.yes' : 'detail.no') : 'detail.notSelectable'), labelW, w));
     if (d.paths.length) {
       lines.push(t.accent(tr('detail.paths')));
       for (const p of d.paths.slice(0, 20)) lines.push(...wrapText(cleanText(p), w).map(braces));

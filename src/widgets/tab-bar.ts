@@ -7,7 +7,10 @@ import type { Theme } from './theme.js';
 export class TabBar {
   readonly box: blessed.Widgets.BoxElement;
 
-  constructor(parent: blessed.Widgets.Node, private theme: Theme) {
+  constructor(
+    parent: blessed.Widgets.Node,
+    private theme: Theme,
+  ) {
     this.box = blessed.box({ parent, top: 0, left: 0, width: '100%', height: 1, tags: true });
   }
 

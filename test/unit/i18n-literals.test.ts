@@ -33,8 +33,36 @@ const ALLOWED = new Set([
   'delete',
   // Engine enum values and ids compared or passed on (never shown).
   ...['tree', 'flat', 'list', 'detail', 'default', 'allOpen', 'allClosed', 'updated', 'size', 'title', 'all', 'within7', 'within30', 'older30', 'older90'],
-  ...['current', 'archived', 'file', 'keyring', 'error', 'info', 'auto', 'none', 'protected', 'override', 'env', 'session', 'project', 'message', 'text', 'notice', 'files', 'sessions'],
-  ...['piSession.readOnly', 'claudeTranscript.readOnly', 'claudeMemoryMarkdown.readOnly', 'appServer.threadRead', 'rollout.readOnlyFallback', 'codexLogs.readOnly', 'opencodeDb.readOnly', 'opencodeLogs.readOnly'],
+  ...[
+    'current',
+    'archived',
+    'file',
+    'keyring',
+    'error',
+    'info',
+    'auto',
+    'none',
+    'protected',
+    'override',
+    'env',
+    'session',
+    'project',
+    'message',
+    'text',
+    'notice',
+    'files',
+    'sessions',
+  ],
+  ...[
+    'piSession.readOnly',
+    'claudeTranscript.readOnly',
+    'claudeMemoryMarkdown.readOnly',
+    'appServer.threadRead',
+    'rollout.readOnlyFallback',
+    'codexLogs.readOnly',
+    'opencodeDb.readOnly',
+    'opencodeLogs.readOnly',
+  ],
   // Language codes (Settings' language cycle) and dispatch result kinds.
   ...['en', 'zh', 'ran', 'disabled', 'unbound'],
   // The product's own name, a heading in Settings.
@@ -65,9 +93,14 @@ function isCode(node: ts.Node): boolean {
   if (ts.isPropertyAssignment(p) && p.name === node) return true;
   if (ts.isElementAccessExpression(p) && p.argumentExpression === node) return true;
   if (ts.isCaseClause(p)) return true;
-  if (ts.isBinaryExpression(p) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.InKeyword].includes(p.operatorToken.kind)) return true;
+  if (
+    ts.isBinaryExpression(p) &&
+    [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.InKeyword].includes(p.operatorToken.kind)
+  )
+    return true;
   // t('key') / tr('key'): the argument is a catalog key.
-  if (ts.isCallExpression(p) && ts.isIdentifier(p.expression) && (p.expression.text === 't' || p.expression.text === 'tr') && p.arguments[0] === node) return true;
+  if (ts.isCallExpression(p) && ts.isIdentifier(p.expression) && (p.expression.text === 't' || p.expression.text === 'tr') && p.arguments[0] === node)
+    return true;
   // keys: [...] in a binding table.
   if (ts.isArrayLiteralExpression(p) && ts.isPropertyAssignment(p.parent) && p.parent.name.getText() === 'keys') return true;
   return false;
@@ -112,12 +145,17 @@ describe('no user-visible string bypasses the catalog', () => {
       const sf = ts.createSourceFile('probe.ts', src, ts.ScriptTarget.Latest, true);
       const out: string[] = [];
       const visit = (n: ts.Node): void => {
-        if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && !isCode(n) && isWordy(n.text) && !ALLOWED.has(n.text) && !KEYS.has(n.text)) out.push(n.text);
+        if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && !isCode(n) && isWordy(n.text) && !ALLOWED.has(n.text) && !KEYS.has(n.text))
+          out.push(n.text);
         ts.forEachChild(n, visit);
       };
       visit(sf);
       return out;
     };
-    expect(probe(`app.message('Backup deleted.'); f('已删除'); g({ keys: ['up'], label: 'Esc' }); if (x === 'tree') t('tab.sessions'); tr(a ? 'detail.yes' : 'detail.no');`)).toEqual(['Backup deleted.', '已删除']);
+    expect(
+      probe(
+        `app.message('Backup deleted.'); f('已删除'); g({ keys: ['up'], label: 'Esc' }); if (x === 'tree') t('tab.sessions'); tr(a ? 'detail.yes' : 'detail.no');`,
+      ),
+    ).toEqual(['Backup deleted.', '已删除']);
   });
 });

@@ -101,7 +101,8 @@ describe('resolveLanguage', () => {
   });
 
   it('C, POSIX, en_* and anything else is English, as is no locale at all', () => {
-    for (const v of ['C', 'POSIX', 'C.UTF-8', 'en_US.UTF-8', 'en_GB', 'de_DE.UTF-8', 'ja_JP.UTF-8', 'zhx', 'xzh_CN']) expect(resolveLanguage({ env: env({ LANG: v }) }), v).toBe('en');
+    for (const v of ['C', 'POSIX', 'C.UTF-8', 'en_US.UTF-8', 'en_GB', 'de_DE.UTF-8', 'ja_JP.UTF-8', 'zhx', 'xzh_CN'])
+      expect(resolveLanguage({ env: env({ LANG: v }) }), v).toBe('en');
     expect(resolveLanguage({ env: {} })).toBe('en');
     expect(languageFromLocale({})).toBeUndefined();
   });
@@ -158,7 +159,9 @@ describe('tab labels fit by display width', () => {
 
   it('whole in both languages at 80 columns', () => {
     expect(fitTabs(zhTabs, 1, 80)).toEqual(zhTabs);
-    const enTabs = zhTabs.map((_, i) => t((['tab.overview', 'tab.sessions', 'tab.memory', 'tab.logs', 'tab.backups', 'tab.settings'] as const)[i]!, undefined, 'en'));
+    const enTabs = zhTabs.map((_, i) =>
+      t((['tab.overview', 'tab.sessions', 'tab.memory', 'tab.logs', 'tab.backups', 'tab.settings'] as const)[i]!, undefined, 'en'),
+    );
     expect(fitTabs(enTabs, 0, 80)).toEqual(enTabs);
   });
 

@@ -50,7 +50,14 @@ export async function loadSettings(configDir: string): Promise<LoadedSettings> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { settings: clone(DEFAULT_SETTINGS), path };
     const reason = e instanceof BoundedReadError ? e.reason : 'unreadable';
-    const what = reason === 'link' ? 'is a symbolic link (not followed)' : reason === 'notRegular' ? 'is not a regular file' : reason === 'tooLarge' ? 'is too large' : 'cannot be read';
+    const what =
+      reason === 'link'
+        ? 'is a symbolic link (not followed)'
+        : reason === 'notRegular'
+          ? 'is not a regular file'
+          : reason === 'tooLarge'
+            ? 'is too large'
+            : 'cannot be read';
     return { settings: clone(DEFAULT_SETTINGS), path, warning: `${path} ${what}; using defaults.` };
   }
   try {

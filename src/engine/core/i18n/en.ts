@@ -272,7 +272,10 @@ export const en = {
     one: '{count} warning in this scan: files that were skipped or read only in part.',
     other: '{count} warnings in this scan: files that were skipped or read only in part.',
   },
-  'warnings.more': { one: '… and {count} more warning; cleanerx scan --json lists every one.', other: '… and {count} more warnings; cleanerx scan --json lists every one.' },
+  'warnings.more': {
+    one: '… and {count} more warning; cleanerx scan --json lists every one.',
+    other: '… and {count} more warnings; cleanerx scan --json lists every one.',
+  },
   'warnings.noScan': 'No scan yet: there are no warnings to show.',
   'warnings.footer': 'Esc or Enter closes · ↑↓ scroll',
 
@@ -302,7 +305,10 @@ export const en = {
   'select.anyProject': 'any project',
   'select.waitForCount': 'Wait for the count, then press Enter.',
   'select.chooseFirst': 'Choose a rule first (← → change the highlighted one).',
-  'select.marked': { one: 'Marked {count} more session by rules; x reviews the cleanup.', other: 'Marked {count} more sessions by rules; x reviews the cleanup.' },
+  'select.marked': {
+    one: 'Marked {count} more session by rules; x reviews the cleanup.',
+    other: 'Marked {count} more sessions by rules; x reviews the cleanup.',
+  },
   'select.markedAlready': {
     one: 'Marked {count} more session by rules ({already} already marked); x reviews the cleanup.',
     other: 'Marked {count} more sessions by rules ({already} already marked); x reviews the cleanup.',
@@ -390,7 +396,7 @@ export const en = {
   'settings.unlockedBy': 'unlocked by',
   'settings.language': 'language',
   'settings.languageAuto': 'automatic (from the locale: {language})',
-  'settings.languageValue': '{value} · L changes it (saved with S, used from the next start)',
+  'settings.languageValue': '{value} · L changes it',
   'settings.languageKey': 'language: automatic · English · 简体中文 (saved with S, used from the next start)',
   'settings.languageChanged': 'Language set to {value}; press S to save (it applies from the next start).',
   'settings.keyExists': 'passphrase-protected age identity · X exports it',

@@ -358,7 +358,7 @@ export const zh: Catalog = {
   'settings.unlockedBy': '解锁方式',
   'settings.language': '语言',
   'settings.languageAuto': '自动（按区域设置：{language}）',
-  'settings.languageValue': '{value} · 按 L 更改（按 S 保存，下次启动生效）',
+  'settings.languageValue': '{value} · 按 L 更改',
   'settings.languageKey': '语言：自动 · English · 简体中文（按 S 保存，下次启动生效）',
   'settings.languageChanged': '语言已设为 {value}；按 S 保存（下次启动生效）。',
   'settings.keyExists': '受口令保护的 age 身份 · 按 X 导出',
