@@ -4,7 +4,7 @@
 import blessed from 'blessed';
 import type { Detail, Preview } from '../engine/core/model.js';
 import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
-import { cleanText, displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
+import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
 import { braces, esc, type Theme } from './theme.js';
 
 export class DetailPane {
@@ -67,7 +67,9 @@ export class DetailPane {
   private field(label: string, value: string, labelW: number, w: number): string[] {
     const room = Math.max(4, w - labelW);
     const parts = wrapWords(cleanText(value), room);
-    return parts.map((p, i) => `${this.theme.dim(padWidth(i === 0 ? label : '', labelW))}${braces(p)}`);
+    // Padded by display width but never cut (as padEnd did): a label longer than the column pushes its value right.
+    const head = (l: string): string => l + ' '.repeat(Math.max(0, labelW - displayWidth(l)));
+    return parts.map((p, i) => `${this.theme.dim(head(i === 0 ? label : ''))}${braces(p)}`);
   }
 }
 
