@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COMPACT_CRASH_POINTS, compactDatabase, CompactRefused, siblingFor } from '../../src/engine/cleanup/compact.js';
 import { listCompactions, saveCompaction, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
-import { contentProof, proofDifference, type ContentProof } from '../../src/engine/cleanup/compact-proof.js';
+import { compareWith, contentProof, proofDifference, type ContentProof } from '../../src/engine/cleanup/compact-proof.js';
 import { recoverCompaction, recoverCompactions } from '../../src/engine/cleanup/compact-recovery.js';
 import { readDbSpace } from '../../src/engine/host/db-space.js';
 import { buildOpencodeFixture, copyOpencodeStore } from '../../src/demo/fixtures/opencode.js';
@@ -216,6 +216,40 @@ describe('compactDatabase', () => {
     expect(treeDiff(before, hashTree(dir))).toEqual([]);
     const [j] = await listCompactions(state);
     expect(j).toMatchObject({ entry: { step: 'rolledBack' } });
+  });
+});
+
+describe('compareWith (the proof compactDatabase uses; the tests check with the sha256 proof)', () => {
+  it('finds a changed value, a changed type, a changed case under NOCASE, a missing row and an extra one', () => {
+    const { dir } = home();
+    const a = join(dir, 'a.db');
+    const make = (p: string, tweak: string): void => {
+      const d = new Database(p);
+      d.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT COLLATE NOCASE, n, b BLOB); CREATE TABLE k (x TEXT PRIMARY KEY, y) WITHOUT ROWID;
+        INSERT INTO t VALUES (1, 'Alpha', 1, X'00ff'), (2, 'beta', 2.5, NULL), (3, 'gamma', 3, X'');
+        INSERT INTO k VALUES ('p', 1), ('q', 2); ${tweak}`);
+      d.close();
+    };
+    make(a, '');
+    const cases: [string, RegExp | null][] = [
+      ['', null],
+      ["UPDATE t SET name = 'alpha' WHERE id = 1", /1 rows of table t differ/],
+      ['UPDATE t SET n = 1.0 WHERE id = 1', /1 rows of table t differ/],
+      ["UPDATE t SET b = X'00fe' WHERE id = 1", /1 rows of table t differ/],
+      ['DELETE FROM t WHERE id = 3', /table t has 2 rows instead of 3/],
+      ["UPDATE k SET y = 3 WHERE x = 'q'", /1 rows of table k differ/],
+      ['DELETE FROM t WHERE id = 3; INSERT INTO t VALUES (4, \'gamma\', 3, X\'\')', /1 rows of table t differ/],
+      ['PRAGMA user_version = 3', /user_version is 3 instead of 0/],
+    ];
+    cases.forEach(([tweak, want], i) => {
+      const b = join(dir, `b${i}.db`);
+      make(b, tweak);
+      const src = new Database(a, { readonly: true });
+      const r = compareWith(src, b);
+      src.close();
+      if (want) expect(r.difference, tweak).toMatch(want);
+      else expect(r).toEqual({ tables: [{ name: 'k', rows: 2 }, { name: 't', rows: 3 }], difference: null });
+    });
   });
 });
 

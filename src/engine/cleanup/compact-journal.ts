@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../host/atomic.js';
 import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
 import { crashPoint } from '../core/faults.js';
-import type { ContentProof } from './compact-proof.js';
+import type { ComparedTable } from './compact-proof.js';
 
 /**
  * In order. `copying`: VACUUM INTO the sibling runs (a partial sibling may
@@ -43,7 +43,8 @@ export interface CompactionEntry {
   original?: FileIdentity;
   /** The verified compacted copy. */
   sibling?: FileIdentity;
-  proof?: ContentProof;
+  /** The tables and row counts proven equal in the original and the copy. */
+  proof?: ComparedTable[];
   before?: { fileBytes: number; walBytes: number; pageCount: number; freePages: number; pageSize: number };
   message?: string;
 }

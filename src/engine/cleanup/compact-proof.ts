@@ -88,3 +88,62 @@ export function proofDifference(a: ContentProof, b: ContentProof): string | null
   }
   return null;
 }
+
+export interface ComparedTable {
+  name: string;
+  rows: number;
+}
+
+/**
+ * Proves, inside SQLite, that the database at `otherPath` holds exactly the
+ * content of `db`: the same schema and settings, and for every table the
+ * same row count and, for each row, a row with the same key whose every
+ * value has the same type and the same bytes (reals compared as numbers,
+ * everything else as blobs, so no collation can call 'A' equal to 'a').
+ * Equal counts plus a match for every row is a one-to-one match. This is
+ * exact where a hash is only probable, and runs at SQLite's speed: the
+ * JavaScript hashing of contentProof is a multiple of the VACUUM itself.
+ * Returns the first difference as a phrase, or null.
+ */
+export function compareWith(db: Database.Database, otherPath: string): { tables: ComparedTable[]; difference: string | null } {
+  db.prepare(`ATTACH DATABASE ? AS cmp`).run(otherPath);
+  try {
+    // Set before the first read of cmp: the connection's EXCLUSIVE mode would otherwise lock the copy against the integrity thread.
+    db.pragma('cmp.locking_mode = NORMAL');
+    const schemaOf = (s: string): string => JSON.stringify(db.prepare(`SELECT type, name, tbl_name, sql FROM ${s}.sqlite_schema ORDER BY type, name`).raw(true).all());
+    if (schemaOf('main') !== schemaOf('cmp')) return { tables: [], difference: 'the schema differs' };
+    for (const p of ['page_size', 'auto_vacuum', 'user_version', 'application_id']) {
+      const a = String(db.pragma(`main.${p}`, { simple: true }));
+      const b = String(db.pragma(`cmp.${p}`, { simple: true }));
+      if (a !== b) return { tables: [], difference: `${p} is ${b} instead of ${a}` };
+    }
+    const tables: ComparedTable[] = [];
+    const list = db.prepare(`SELECT name, sql FROM main.sqlite_schema WHERE type = 'table' ORDER BY name`).all() as { name: string; sql: string | null }[];
+    for (const { name, sql } of list) {
+      if (/^\s*CREATE\s+VIRTUAL\s/i.test(sql ?? '')) continue;
+      const t = quoteIdent(name);
+      const cols = (db.prepare(`SELECT name, pk FROM pragma_table_info(?)`).all(name) as { name: string; pk: number }[]);
+      const withoutRowid = /\bWITHOUT\s+ROWID\s*$/i.test((sql ?? '').trim());
+      const on = withoutRowid
+        ? cols.filter((c) => c.pk > 0).map((c) => `b.${quoteIdent(c.name)} = a.${quoteIdent(c.name)}`).join(' AND ')
+        : 'b.rowid = a.rowid';
+      const probe = withoutRowid ? `b.${quoteIdent(cols.find((c) => c.pk > 0)!.name)}` : 'b.rowid';
+      const same = cols
+        .map((c) => {
+          const x = `a.${quoteIdent(c.name)}`;
+          const y = `b.${quoteIdent(c.name)}`;
+          return `(typeof(${x}) = typeof(${y}) AND CASE typeof(${x}) WHEN 'null' THEN 1 WHEN 'real' THEN ${x} = ${y} ELSE CAST(${x} AS BLOB) = CAST(${y} AS BLOB) END)`;
+        })
+        .join(' AND ');
+      const rows = Number((db.prepare(`SELECT count(*) FROM main.${t}`).pluck().get() as number | bigint) ?? 0);
+      const other = Number((db.prepare(`SELECT count(*) FROM cmp.${t}`).pluck().get() as number | bigint) ?? 0);
+      if (rows !== other) return { tables, difference: `table ${name} has ${other} rows instead of ${rows}` };
+      const bad = db.prepare(`SELECT count(*) FROM main.${t} AS a LEFT JOIN cmp.${t} AS b ON ${on} WHERE ${probe} IS NULL OR NOT (${same || '1'})`).pluck().get() as number;
+      if (Number(bad) !== 0) return { tables, difference: `${bad} rows of table ${name} differ` };
+      tables.push({ name, rows });
+    }
+    return { tables, difference: null };
+  } finally {
+    db.prepare('DETACH DATABASE cmp').run();
+  }
+}

@@ -36,7 +36,7 @@ import { crashPoint, failPoint } from '../core/faults.js';
 import { readDbSpace, type DbSpace } from '../host/db-space.js';
 import { fileHolders, type Holder } from './compact-holders.js';
 import { listCompactions, saveCompaction, COMPACT_TERMINAL, type CompactionEntry, type FileIdentity } from './compact-journal.js';
-import { contentProof, proofDifference, type ContentProof } from './compact-proof.js';
+import { compareWith, type ComparedTable } from './compact-proof.js';
 
 export class CompactRefused extends Error {}
 
@@ -58,7 +58,8 @@ export interface CompactResult {
   after: { fileBytes: number; walBytes: number; freePages: number };
   /** What the database and its WAL took before, less what the database takes now. */
   freedBytes: number;
-  proof: ContentProof;
+  /** Every table and its row count, proven equal row by row in the original and the compacted copy. */
+  proof: ComparedTable[];
 }
 
 /** Free space beyond the database and its WAL that the check keeps in hand. */
@@ -198,7 +199,6 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
 
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') throw new CompactRefused(`${o.dbPath} fails integrity_check (${String(integrity).slice(0, 160)}); it is left as it is.`);
-    const proof = contentProof(db);
 
     entry.step = 'copying';
     await saveCompaction(o.stateDir, entry);
@@ -211,16 +211,18 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
     await saveCompaction(o.stateDir, entry);
 
     const checking = integrityInWorker(sibling);
-    copy = new Database(sibling, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
     failPoint('compact:proof');
-    const copyProof = process.env.CLEANERX_FAIL_AT === 'compact:proof-mismatch' ? { ...proof, tables: [] } : contentProof(copy);
+    // Still under the EXCLUSIVE lock on the original: the two files are compared as they are.
+    const compared = compareWith(db, sibling);
+    const diff = process.env.CLEANERX_FAIL_AT === 'compact:proof-mismatch' ? 'injected difference' : compared.difference;
+    copy = new Database(sibling, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
     const freeAfter = Number(copy.pragma('freelist_count', { simple: true }));
     copy.close();
     copy = null;
     const copyIntegrity = await checking;
     if (copyIntegrity !== 'ok') throw new Error(`the compacted copy fails integrity_check (${copyIntegrity.slice(0, 160)})`);
-    const diff = proofDifference(proof, copyProof);
     if (diff) throw new Error(`the compacted copy is not the same content: ${diff}`);
+    const proof = compared.tables;
     if (freeAfter !== 0) throw new Error(`the compacted copy still has ${freeAfter} free pages`);
     if (wal) {
       // VACUUM INTO writes a rollback-journal file; the agent expects its database in WAL mode (the last close removes the side files).
