@@ -9,7 +9,10 @@ import { ADAPTERS } from '../../src/adapters/registry.js';
 import { DEMO_AGENTS } from '../../src/demo/demo-agents.js';
 import { isolatedEnv } from '../../src/demo/demo-home.js';
 import { Engine } from '../../src/engine/api/engine.js';
-import { AGENT_KINDS, AGENT_NAMES } from '../../src/engine/core/model.js';
+import { AGENT_KINDS, AGENT_NAMES, type AgentKind } from '../../src/engine/core/model.js';
+import { detectOne } from '../../src/engine/host/detect.js';
+import { Snapshot } from '../../src/engine/inventory/snapshot.js';
+import { inventory, NOW, session } from '../helpers/sessions.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv | undefined;
@@ -57,8 +60,27 @@ describe('the agent registry', () => {
     expect(found.map((i) => i.agent)).toEqual(ADAPTERS.map((a) => a.kind));
     expect(found.map((i) => i.displayName)).toEqual(ADAPTERS.map((a) => a.displayName));
     expect(found.map((i) => i.memoryNotice)).toEqual(ADAPTERS.map((a) => a.memoryNotice));
+    expect(found.map((i) => i.labels)).toEqual(ADAPTERS.map((a) => a.labels));
     // A subset keeps the registry's order, whatever order it was asked in.
     const some = await new Engine(ADAPTERS, t.ctx).detect({ agents: ['pi', 'codex'] });
     expect(some.map((i) => i.agent)).toEqual(['codex', 'pi']);
+  });
+
+  it("the detail pane names sources and metadata with the detected agent's own labels", async () => {
+    t = makeTempEnv();
+    const detail = async (kind: AgentKind) => {
+      const adapter = ADAPTERS.find((a) => a.kind === kind)!;
+      const inst = await detectOne(adapter, t!.ctx, undefined, false);
+      const inv = inventory([session('s1', { source: 'vscode', metadata: { pinned: true, source: 'listing', historyMode: 'legacy' } })]);
+      const fields = new Snapshot(kind, inst, inv, NOW, 1).detail('session:s1').sections.flatMap((x) => x.fields);
+      return Object.fromEntries(fields.map((f) => [f.label, f.value]));
+    };
+    const codex = await detail('codex');
+    expect(codex.Source).toBe('Desktop / IDE');
+    expect(codex.Pinned).toBe('yes');
+    expect(codex['Recorded as']).toBe('listing');
+    expect(codex.historyMode).toBeUndefined();
+    // Only Codex names a `vscode` source; another agent shows the value as it is.
+    expect((await detail('claude')).Source).toBe('vscode');
   });
 });

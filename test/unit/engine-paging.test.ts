@@ -390,6 +390,7 @@ describe('Engine snapshots', () => {
       memoryNotice: '',
       homeEnvVar: 'PI_CODING_AGENT_DIR',
       isolatedEnv: () => ({}),
+      labels: { sources: {}, metadata: {} },
       binaryNames: ['cleanerx-test-no-such-binary'],
       extraBinDirs: () => [],
       resolveHome: () => ({ home: '/nonexistent/pi-home', source: 'default' }),

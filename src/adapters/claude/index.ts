@@ -18,6 +18,11 @@ export const claudeAdapter: AgentAdapter = {
   memoryNotice: 'Automatic memory of Claude Code. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
   homeEnvVar: 'CLAUDE_CONFIG_DIR',
   isolatedEnv: (home) => ({ CLAUDE_CONFIG_DIR: join(home, '.claude') }),
+  labels: {
+    // The source is Claude's entrypoint (cli, sdk-ts, claude-vscode…), shown as it is; Claude records pinned as false.
+    sources: {},
+    metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },
+  },
   binaryNames: ['claude'],
   extraBinDirs: (ctx) => [join(ctx.env.HOME ?? '/nonexistent', '.claude', 'local')],
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CLAUDE_CONFIG_DIR', ['.claude'], (v) => expandTilde(v, ctx)),

@@ -22,6 +22,11 @@ export const codexAdapter: AgentAdapter = {
   memoryNotice: 'Automatic memory of Codex. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
   homeEnvVar: 'CODEX_HOME',
   isolatedEnv: (home) => ({ CODEX_HOME: join(home, '.codex') }),
+  labels: {
+    // A thread started from the desktop app or an IDE extension; `source` metadata names the listing (App Server or state DB).
+    sources: { vscode: 'Desktop / IDE' },
+    metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },
+  },
   binaryNames: ['codex'],
   extraBinDirs: (ctx) =>
     ctx.platform === 'darwin' ? ['/Applications/Codex.app/Contents/Resources', '/Applications/ChatGPT.app/Contents/Resources'] : [],

@@ -22,6 +22,11 @@ export const opencodeAdapter: AgentAdapter = {
   memoryNotice: 'Automatic memory of OpenCode. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
   homeEnvVar: 'XDG_DATA_HOME',
   isolatedEnv: (home) => ({ OPENCODE_DB: join(home, '.local', 'share', 'opencode', DB_NAME) }),
+  labels: {
+    // Every session's source is 'cli'; OpenCode records pinned as false.
+    sources: {},
+    metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },
+  },
   binaryNames: ['opencode'],
   extraBinDirs: (ctx) => [join(homeOf(ctx.env), '.opencode', 'bin')],
   resolveHome: resolveOpencodeHome,

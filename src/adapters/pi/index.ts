@@ -16,6 +16,11 @@ export const piAdapter: AgentAdapter = {
   memoryNotice: 'pi keeps no automatic memory; AGENTS.md, SYSTEM.md and APPEND_SYSTEM.md are protected instructions, not memory.',
   homeEnvVar: 'PI_CODING_AGENT_DIR',
   isolatedEnv: (home) => ({ PI_CODING_AGENT_DIR: join(home, '.pi', 'agent') }),
+  labels: {
+    // Every session's source is 'cli'; pi records pinned as false.
+    sources: {},
+    metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },
+  },
   binaryNames: ['pi'],
   extraBinDirs: () => [],
   resolveHome: (ctx: HostContext) =>

@@ -2,7 +2,7 @@
 // this interface; concrete adapters are handed to it by the composition root
 // (src/adapters/registry.ts), so the engine never imports an agent.
 
-import type { AgentKind, Installation, Inventory, Preview, ScanProgress, Writer } from './model.js';
+import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ScanProgress, Writer } from './model.js';
 
 /** Everything outside the process that an adapter may consult. Tests build one. */
 export interface HostContext {
@@ -38,6 +38,8 @@ export interface AdapterDescriptor {
    * or the demo's throw-away home), beside the shared HOME and XDG_* dirs.
    */
   isolatedEnv(home: string): Record<string, string>;
+  /** How the detail pane names the session sources and metadata this agent records. */
+  labels: AgentDetailLabels;
   /** Executable names searched for on PATH and in package-manager dirs. */
   binaryNames: string[];
   /** Extra directories searched for the executable (beyond the shared list). */

@@ -60,12 +60,26 @@ export interface Writer {
   name: string;
 }
 
+/** How the detail pane names what one agent records (its descriptor's `labels`). */
+export interface AgentDetailLabels {
+  /** A session's `source` value → what the Source field says (an unlisted value is shown as it is). */
+  sources: Readonly<Record<string, string>>;
+  /** Session metadata keys shown in the Metadata section, with their labels (other keys are not shown). */
+  metadata: Readonly<Record<string, string>>;
+}
+
 export interface Installation {
   agent: AgentKind;
   /** The agent's name as the user knows it (from its adapter descriptor). */
   displayName: string;
   /** What the Memory screen says about this agent's memory (from its descriptor). */
   memoryNotice: string;
+  /**
+   * The descriptor's detail labels, which the Engine hands its snapshots with
+   * the installation. Absent from installations built by hand (tests): then
+   * no source is renamed and no metadata is shown.
+   */
+  labels?: AgentDetailLabels;
   state: DetectionState;
   /** Absolute resolved home (data root) of the agent. */
   home: string;

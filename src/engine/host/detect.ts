@@ -147,6 +147,7 @@ export async function detectOne(
     agent: adapter.kind,
     displayName: adapter.displayName,
     memoryNotice: adapter.memoryNotice,
+    labels: adapter.labels,
     state: executable ? 'installed' : hasData ? 'dataOnly' : 'notFound',
     home,
     homeSource: source,

@@ -5,52 +5,21 @@ import { countDescendants, type Forest, type SessionNode } from './forest.js';
 import type { SnapshotIndex } from './snapshot-index.js';
 import { itemSweepText, sessionSweepText } from './agent-sweep.js';
 import { formatBytes, formatDate } from '../core/format.js';
-import { NO_PROJECT_ID, type AgentKind, type Detail, type Inventory } from '../core/model.js';
+import { NO_PROJECT_ID, type AgentDetailLabels, type AgentKind, type Detail, type Installation, type Inventory } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 
 export const PROVISIONAL_REASON = 'Still scanning: marks are available when the scan finishes.';
 export const CONTEXT_ROW_REASON = 'Ancestor of a filtered result';
 
-// ==== AGENT-SPECIFIC STRINGS ==============================================
-// Every label below names something one agent records. They belong in the
-// adapter descriptors (src/engine/core/adapter.ts); until they move there,
-// this table is the only place the engine's generic code spells them.
-// Every agent gets the same table today, so each shows what it showed before.
-
-export interface AgentDetailLabels {
-  /** A session's `source` value → what the Source field says (an unlisted value is shown as it is). */
-  sources: Readonly<Record<string, string>>;
-  /** Session metadata keys shown in the Metadata section, with their labels (other keys are not shown). */
-  metadata: Readonly<Record<string, string>>;
-}
-
-const SHARED_DETAIL_LABELS: AgentDetailLabels = {
-  // Codex: a thread started from the desktop app or an IDE extension.
-  sources: { vscode: 'Desktop / IDE' },
-  metadata: {
-    // Codex pins threads; Claude and pi record false.
-    pinned: 'Pinned',
-    requiresAgentExit: 'Needs exit',
-    // Claude's entrypoint, pi's 'cli'.
-    source: 'Recorded as',
-  },
-};
-
-export const AGENT_DETAIL_LABELS: Readonly<Record<AgentKind, AgentDetailLabels>> = {
-  codex: SHARED_DETAIL_LABELS,
-  claude: SHARED_DETAIL_LABELS,
-  opencode: SHARED_DETAIL_LABELS,
-  pi: SHARED_DETAIL_LABELS,
-};
-
-export function agentDetailLabels(agent: AgentKind): AgentDetailLabels {
-  return AGENT_DETAIL_LABELS[agent];
-}
-// ==== END AGENT-SPECIFIC STRINGS ==========================================
+// What one agent records is named by its adapter descriptor (`labels`, in
+// src/adapters/<agent>/index.ts); the Engine hands it over with the
+// installation. A hand-built installation without labels renames nothing.
+const NO_LABELS: AgentDetailLabels = { sources: {}, metadata: {} };
 
 /** What of a snapshot the detail text reads. */
 export interface DetailSource {
   readonly agent: AgentKind;
+  readonly installation: Installation;
   readonly inventory: Inventory;
   readonly scannedAt: number;
   readonly provisional: boolean;
@@ -116,7 +85,7 @@ function sweepSection(text: string | null): Detail['sections'] {
 
 function sessionDetail(snap: DetailSource, n: SessionNode): Detail {
   const s = n.s;
-  const labels = agentDetailLabels(snap.agent);
+  const labels = snap.installation.labels ?? NO_LABELS;
   const project = snap.forest.projectById.get(n.projectKey);
   const parent = n.parent;
   const meta = Object.entries(s.metadata)
