@@ -4,7 +4,7 @@
 // scan never pays for age, zstd and tar).
 
 import { promises as fsp } from 'node:fs';
-import type { BackupService } from '../engine/api/backup-service.js';
+import type { BackupService } from '../engine/cleanup/backup-service.js';
 import { RequestError } from '../engine/core/validate.js';
 
 export function backupService(): BackupService {

@@ -7,13 +7,14 @@ import { ADAPTERS } from '../../src/adapters/registry.js';
 import { restoreArchive, type RestoreOptions } from '../../src/backup/restore.js';
 import { defaultHostContext } from '../../src/engine/core/adapter.js';
 import { Engine } from '../../src/engine/api/engine.js';
+import { backupService } from '../../src/backup/service.js';
 
 const arg = JSON.parse(process.argv[2]!) as RestoreOptions | { engine: { id: string; passphrase: string } };
 const run = async (): Promise<{ restored: number; alreadyPresent?: number }> => {
   if ('engine' in arg) {
     const ctx = defaultHostContext(process.env);
     ctx.procRoot = process.env.CLEANERX_PROC_ROOT ?? ctx.procRoot;
-    const r = await new Engine(ADAPTERS, ctx).backupRestore(arg.engine.id, arg.engine.passphrase);
+    const r = await new Engine(ADAPTERS, ctx, undefined, backupService()).backupRestore(arg.engine.id, arg.engine.passphrase);
     return { restored: r.restored };
   }
   const r = await restoreArchive(arg);

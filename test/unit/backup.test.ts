@@ -24,6 +24,7 @@ import type { CleanupPlan } from '../../src/engine/core/model.js';
 import { createServer } from 'node:net';
 import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { Engine } from '../../src/engine/api/engine.js';
+import { backupService } from '../../src/backup/service.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
@@ -581,7 +582,7 @@ describe('engine: the catalog entry, the manifest and the target agent must agre
     mkdirSync(backupsDir(dataDir), { recursive: true, mode: 0o700 });
     await craft(archivePathFor(dataDir, id), [manifestEntry(m), ...GOOD.map(payloadEntry)], rcpt);
     await addRecord(dataDir, { id, createdAt: m.createdAt, expiresAt: m.expiresAt, archivePath: archivePathFor(dataDir, id), archiveBytes: 1, originalBytes: m.originalBytes, itemCount: 2, operationId: m.operationId, agent: 'pi', verifiedAt: m.createdAt });
-    const engine = new Engine(ADAPTERS, t.ctx);
+    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
     const before = hashTree(t.env.HOME!, [dataDir]);
     await expect(engine.backupVerify(id, pass)).rejects.toThrow(/The archive belongs to claude, not pi\./);
     await expect(engine.backupRestore(id, pass, true)).rejects.toThrow(/The archive belongs to claude, not pi\./);

@@ -14,6 +14,7 @@ import { addRecord, archivePathFor, backupsDir, loadCatalog } from '../../src/ba
 import { createIdentity, identityPath, unlockIdentity } from '../../src/backup/keystore.js';
 import { BoundedReadError, openRegularFile, readRegularFile, readRegularFileAsync, readRegularText } from '../../src/engine/host/bounded-read.js';
 import { Engine } from '../../src/engine/api/engine.js';
+import { backupService } from '../../src/backup/service.js';
 import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { DEFAULT_SETTINGS, loadSettings } from '../../src/engine/host/settings.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -129,7 +130,7 @@ describe('hostile files in place of what cleanerx reads', () => {
       await addRecord(dataDir, { id, createdAt: now, expiresAt: now, archivePath: archivePathFor(dataDir, id), archiveBytes: 1, originalBytes: 1, itemCount: 1, operationId: 'op', agent: 'pi', verifiedAt: now });
       plant(kind, archivePathFor(dataDir, id));
       await expect(readArchive(archivePathFor(dataDir, id), await generateX25519Identity())).rejects.toThrow(REFUSAL[kind]);
-      const engine = new Engine(ADAPTERS, t.ctx);
+      const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
       try {
         await expect(engine.backupVerify(id, pass)).rejects.toThrow(REFUSAL[kind]);
         await expect(engine.backupRestore(id, pass, true)).rejects.toThrow(REFUSAL[kind]);

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
+import { backupService } from '../../src/backup/service.js';
 import { journalDir, listJournals, type Journal } from '../../src/engine/cleanup/journal.js';
 import type { ObservedRecoveryOperation } from '../../src/engine/cleanup/recovery.js';
 import { CLI } from '../helpers/pty-screen.js';
@@ -56,7 +57,7 @@ function journal(t: TempEnv): Journal {
 }
 
 async function listed(t: TempEnv): Promise<ObservedRecoveryOperation> {
-  const ops = (await new Engine(ADAPTERS, t.ctx).recoveryList()) as ObservedRecoveryOperation[];
+  const ops = (await new Engine(ADAPTERS, t.ctx, undefined, backupService()).recoveryList()) as ObservedRecoveryOperation[];
   expect(ops).toHaveLength(1);
   return ops[0]!;
 }
@@ -103,7 +104,7 @@ describe('recovery truth', () => {
     const fh = paths[2]!;
     writeFileSync(join(fh, 'fedcba9876543210@v1'), 'a third backup\n');
     // Review in-process to learn at which position of the operation file-history comes.
-    const engine = new Engine(ADAPTERS, t.ctx);
+    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
     const plan = await engine.plan((await engine.scan('claude')).snapshotId, [id]);
     const k = plan.operations[0]!.paths.indexOf(fh);
     expect(k).toBeGreaterThanOrEqual(0);

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 // its modules on first use: a scan (the CLI's `scan --json`, the worker's
 // first answer) never pays for age, zstd and tar.
 import type { BackupRequest, ExecutorDeps } from '../cleanup/executor.js';
-import { NO_BACKUPS, type BackupService } from './backup-service.js';
+import { NO_BACKUPS, type BackupService } from '../cleanup/backup-service.js';
 import { AGENT_NAMES } from '../core/model.js';
 import type {
   AgentKind,

@@ -6,7 +6,7 @@
 import type { SessionExportEntry } from '../core/adapter.js';
 import type { AgentKind, BackupSummary, KeyInfo, RestoreSummary } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
-import type { BackupKey, TakeBackup } from '../cleanup/backup-step.js';
+import type { BackupKey, TakeBackup } from './backup-step.js';
 
 export type KeyStoreKind = 'file' | 'keyring';
 
