@@ -27,6 +27,8 @@ export interface AppContext {
   message(text: string, kind?: 'info' | 'error'): void;
   openInput(opts: TextInputOptions): void;
   openDialog(title: string, lines: string[], footer?: string): void;
+  /** The one passphrase prompt (masked, never stored): see PassphraseRequest. */
+  askPassphrase(req: PassphraseRequest, then: (passphrase: string) => void): void;
   /**
    * Waits for `p` before opening the dialog it leads to (`then` opens it):
    * keys typed meanwhile are kept and go to that dialog, not to the screen
@@ -36,6 +38,25 @@ export interface AppContext {
   /** Re-reads settings, re-detects and rescans (after Settings → Save). */
   redetect(save?: LoadedSettings['settings']): Promise<void>;
   rescan(): void;
+}
+
+/**
+ * What a passphrase prompt asks. Every prompt for the backup key's
+ * passphrase (a cleanup's backup, a restore, the key's export, the move to
+ * the key ring) goes through one function with these.
+ */
+export interface PassphraseRequest {
+  /** False (the key ring unlocks the key): nothing is asked and the answer is ''. */
+  needed: boolean;
+  /** The prompt for the key that exists. */
+  label: string;
+  /**
+   * The key is made now: its passphrase is typed twice and checked against
+   * the passphrase rule first (the texts for each step and each refusal).
+   */
+  newKey?: { label: string; repeat: string; problem(problem: string): string; differ: string };
+  /** Esc at any step. */
+  onCancel(): void;
 }
 
 export interface Screen {

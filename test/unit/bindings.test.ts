@@ -15,9 +15,9 @@ import { BackupsScreen } from '../../src/screens/backups.js';
 import { ItemsScreen } from '../../src/screens/items.js';
 import { Marks } from '../../src/screens/marks.js';
 import { OverviewScreen } from '../../src/screens/overview.js';
-import { ProgressModal } from '../../src/screens/progress.js';
-import { RecoveryModal } from '../../src/screens/recovery.js';
-import { ReviewModal } from '../../src/screens/review.js';
+import { ProgressModal } from '../../src/modals/progress.js';
+import { RecoveryModal } from '../../src/modals/recovery.js';
+import { ReviewModal } from '../../src/modals/review.js';
 import type { AppContext, Screen } from '../../src/screens/screen.js';
 import { SessionsScreen } from '../../src/screens/sessions.js';
 import { SettingsScreen } from '../../src/screens/settings.js';
@@ -58,6 +58,7 @@ function appContext(s: blessed.Widgets.Screen, readOnly = false): AppContext {
     message: () => undefined,
     openInput: () => undefined,
     openDialog: () => undefined,
+    askPassphrase: () => undefined,
     hold: () => undefined,
     redetect: async () => undefined,
     rescan: () => undefined,

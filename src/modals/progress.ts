@@ -8,7 +8,7 @@ import { bar } from '../widgets/bars.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { cell, type Theme } from '../widgets/theme.js';
-import type { Modal } from './review.js';
+import type { Modal } from './modal.js';
 
 const PHASES: Record<ExecuteProgress['phase'], string> = {
   preflight: 'Checking every target again',

@@ -8,7 +8,7 @@ import { AGENT_NAMES, type RecoveryOperation } from '../engine/core/model.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
-import type { Modal } from './review.js';
+import type { Modal } from './modal.js';
 
 export class RecoveryModal implements Modal {
   readonly box: blessed.Widgets.BoxElement;

@@ -15,16 +15,7 @@ import { padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
-
-export interface Modal {
-  readonly box: blessed.Widgets.BoxElement;
-  /** The modal's keys: dispatch, footer and help read the same table. */
-  keyContext(): KeyContext;
-  /** Set by a binding when the modal is done; the app then destroys it. */
-  readonly closed: boolean;
-  paint(): void;
-  destroy(): void;
-}
+import type { Modal } from './modal.js';
 
 /** The smallest terminal the review is offered on; below it the box says so and refuses to confirm. */
 export const REVIEW_MIN = { cols: 80, rows: 24 } as const;

@@ -1,0 +1,172 @@
+// Which agent the app shows, and its scan: detection at start, the agent
+// selector (in the order detection reports, which is the registry's), the
+// first start that opens on the agent with the most data, switching agents,
+// rescans, and re-detection after Settings → Save.
+
+import type { AgentKind, ScanSummary } from '../engine/core/model.js';
+import type { Settings } from '../engine/host/settings.js';
+import type { AppContext } from '../screens/screen.js';
+import type { AppState } from './context.js';
+
+export class AgentScan {
+  constructor(
+    private readonly st: AppState,
+    private readonly ctx: AppContext,
+  ) {}
+
+  /** Detection at start, then the first scan; versions come last (a process each). */
+  async start(): Promise<void> {
+    const { st, ctx } = this;
+    st.settings = await st.engine.loadSettings();
+    st.perf.mark('engineReady');
+    if (st.settings.warning) ctx.message(st.settings.warning, 'error');
+    st.installs = await st.engine.detect();
+    st.detected = true;
+    st.perf.mark('detected');
+    this.buildSelector();
+    const asked = st.flags.initialAgent;
+    const preferred = asked ?? st.settings.settings.targetAgent;
+    st.agent = st.selector.find((e) => e.agent === preferred)?.agent ?? null;
+    if (asked && !st.agent) ctx.message(`${st.nameOf(asked)} was not detected here; see Settings (6).`, 'error');
+    if (!st.agent && !asked && st.selector.length > 1) await this.openOnLargest();
+    else {
+      st.agent ??= st.selector[0]?.agent ?? null;
+      this.startScan();
+    }
+  }
+
+  /** Versions cost a process each; they arrive after the first scan has started. */
+  async addVersions(): Promise<void> {
+    this.st.installs = await this.st.engine.detect({ versions: true });
+    this.st.requestRender();
+  }
+
+  async redetect(save?: Settings): Promise<void> {
+    const st = this.st;
+    if (save) await st.engine.saveSettings(save);
+    st.settings = await st.engine.loadSettings();
+    st.installs = await st.engine.detect({ versions: true });
+    this.buildSelector();
+    if (st.agent && !st.selector.some((e) => e.agent === st.agent)) st.agent = st.selector[0]?.agent ?? null;
+    this.startScan();
+  }
+
+  private buildSelector(): void {
+    const st = this.st;
+    const installed = st.installs.filter((i) => i.state === 'installed').map((i) => ({ agent: i.agent }));
+    const dataOnly = st.installs.filter((i) => i.state === 'dataOnly');
+    if (st.flags.demo) st.selector = [...installed, ...dataOnly.map((i) => ({ agent: i.agent, note: 'demo' }))];
+    else if (installed.length) st.selector = installed;
+    // Data without the program (copied home, program elsewhere): still show it rather than nothing.
+    else st.selector = dataOnly.map((i) => ({ agent: i.agent, note: 'data only' }));
+    // Detection reports the agents in the registry's order: the selector keeps it.
+    const rank = (a: AgentKind): number => st.installs.findIndex((i) => i.agent === a);
+    st.selector.sort((a, b) => rank(a.agent) - rank(b.agent));
+  }
+
+  startScan(): void {
+    const st = this.st;
+    const gen = ++st.scanGen;
+    if (!st.agent) {
+      st.summary = null;
+      st.marks.rebase(null);
+      st.summaryChanged();
+      st.requestRender();
+      return;
+    }
+    const target = st.agent;
+    st.perf.mark('scanStart');
+    st.scanning = { files: 0, phase: 'Starting' };
+    st.requestRender();
+    st.engine
+      .scan(target, (p) => {
+        if (gen !== st.scanGen) return;
+        st.scanning = { files: p.files, phase: p.phase };
+        // A partial view fills an empty screen while the scan runs (read-only);
+        // it never replaces a finished scan's view, and the final one replaces it.
+        if (p.provisional && (!st.summary || st.summary.provisional)) {
+          st.summary = p.provisional;
+          st.perf.mark('provisional', { sessions: p.provisional.sessionCount });
+          st.summaryChanged();
+        }
+        st.requestRender();
+      })
+      .then(
+        (s) => {
+          if (gen !== st.scanGen) return;
+          st.scanning = null;
+          st.summary = s;
+          st.perf.mark('scanDone', st.perf.enabled ? { uiHeapUsed: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss } : {});
+          st.marks.rebase(s);
+          st.summaryChanged();
+          st.requestRender();
+        },
+        (e: Error) => {
+          if (gen !== st.scanGen) return;
+          st.scanning = null;
+          // The engine dropped the partial view with the failed scan.
+          if (st.summary?.provisional) {
+            st.summary = null;
+            st.summaryChanged();
+          }
+          this.ctx.message(`Scan failed: ${e.message}`, 'error');
+        },
+      );
+  }
+
+  /**
+   * First start (no agent chosen yet): scan every detected agent and open on
+   * the one with the most data, not on the first one that has none.
+   */
+  private async openOnLargest(): Promise<void> {
+    const st = this.st;
+    const gen = ++st.scanGen;
+    let best: ScanSummary | null = null;
+    for (const e of st.selector) {
+      st.scanning = { files: 0, phase: `Looking at ${st.nameOf(e.agent)}` };
+      st.requestRender();
+      const s = await st.engine
+        .scan(e.agent, (p) => {
+          if (gen === st.scanGen) st.scanning = { files: p.files, phase: p.phase };
+          st.requestRender();
+        })
+        .catch(() => null);
+      if (gen !== st.scanGen) return;
+      if (s && (!best || s.totals.bytes > best.totals.bytes)) best = s;
+    }
+    st.scanning = null;
+    st.agent = best?.agent ?? st.selector[0]?.agent ?? null;
+    // The winner's scan is the newest of its agent: show it without scanning again.
+    if (!best) return this.startScan();
+    st.summary = best;
+    st.marks.rebase(best);
+    st.summaryChanged();
+    st.requestRender();
+  }
+
+  switchAgent(delta: number): void {
+    const { st, ctx } = this;
+    if (st.selector.length === 0) {
+      ctx.message('No agent to choose: nothing was detected (see Settings).');
+      return;
+    }
+    const i = st.selector.findIndex((e) => e.agent === st.agent);
+    const next = st.selector[(i + delta + st.selector.length) % st.selector.length]!.agent;
+    if (next === st.agent) {
+      ctx.message(`${st.nameOf(next)} is the only agent here.`);
+      return;
+    }
+    st.agent = next;
+    st.marks.clear();
+    st.summary = null;
+    st.summaryChanged();
+    this.startScan();
+    if (st.settings) {
+      const s = { ...st.settings.settings, targetAgent: next };
+      st.engine.saveSettings(s).then(
+        () => st.settings && (st.settings.settings = s),
+        (e: Error) => ctx.message(`Could not save the target agent: ${e.message}`, 'error'),
+      );
+    }
+  }
+}

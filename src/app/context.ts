@@ -1,0 +1,150 @@
+// The app's shared state, and the AppContext the screens get from it. One
+// object that every part of the app (the agent scan, the cleanup flow, the
+// keys, the frame) reads and changes; only the frame paints it.
+
+import type blessed from 'blessed';
+import type { EngineApi } from '../engine/api/api.js';
+import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.js';
+import type { LoadedSettings } from '../engine/host/settings.js';
+import type { Modal } from '../modals/modal.js';
+import { Marks } from '../screens/marks.js';
+import type { AppContext, Screen } from '../screens/screen.js';
+import { Dialog } from '../widgets/dialog.js';
+import { TextInput, type KeyEvent, type TextInputOptions } from '../widgets/text-input.js';
+import type { Theme } from '../widgets/theme.js';
+import { deferred } from './deferred-engine.js';
+import type { AppFlags } from './flags.js';
+import { promptPassphrase } from './passphrase-prompt.js';
+import { PerfLog } from './perf-log.js';
+import { SettledSignal } from './settled-signal.js';
+
+export interface SelectorEntry {
+  agent: AgentKind;
+  note?: string;
+}
+
+/** A dialog on its way (the plan, the key's state): keys typed meanwhile wait for it. */
+export interface Hold {
+  title: string;
+  queue: [string | undefined, KeyEvent][];
+  box: Dialog;
+}
+
+export class AppState {
+  readonly marks = new Marks();
+  readonly perf: PerfLog;
+  readonly settled: SettledSignal;
+  /** The engine until the worker is up: calls wait for it (filled in by the start-up). */
+  readonly rawEngine: EngineApi = deferred(new Promise<EngineApi>(() => undefined));
+  /** What every part of the app calls (counted for the settled signal). */
+  readonly engine: EngineApi;
+  screens: Screen[] = [];
+  installs: Installation[] = [];
+  /** Until the first detection answers, the deck says so (not "No agent selected"). */
+  detected = false;
+  selector: SelectorEntry[] = [];
+  agent: AgentKind | null = null;
+  summary: ScanSummary | null = null;
+  settings: LoadedSettings | null = null;
+  scanning: { files: number; phase: string } | null = null;
+  scanGen = 0;
+  input: TextInput | null = null;
+  dialog: Dialog | null = null;
+  modal: Modal | null = null;
+  executing = false;
+  message: { text: string; kind: 'info' | 'error'; at: number } | null = null;
+  selectorFocused = false;
+  hold: Hold | null = null;
+  /** The tab shown (Sessions first). */
+  current = 1;
+  renderQueued = false;
+  /** The frame's paint (set when the frame exists). */
+  paint: () => void = () => undefined;
+
+  constructor(
+    readonly screen: blessed.Widgets.Screen,
+    readonly theme: Theme,
+    readonly flags: AppFlags,
+    env: Record<string, string | undefined>,
+  ) {
+    this.perf = new PerfLog(env.CLEANERX_PERF_LOG);
+    this.settled = new SettledSignal(env.CLEANERX_SETTLED_FILE, () => !this.hold && !this.scanning && !this.renderQueued);
+    this.engine = this.settled.wrapEngine(this.rawEngine);
+  }
+
+  requestRender(): void {
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    setImmediate(() => this.paint());
+  }
+
+  /** The agent's name as detection gives it (from its adapter). */
+  nameOf(kind: AgentKind): string {
+    return this.installs.find((i) => i.agent === kind)?.displayName ?? kind;
+  }
+
+  /** A new summary (or agent): every screen hears of it. */
+  summaryChanged(): void {
+    for (const s of this.screens) s.onSummary();
+  }
+}
+
+/** What the context delegates to the other parts of the app. */
+export interface ContextServices {
+  hold: AppContext['hold'];
+  redetect: AppContext['redetect'];
+  rescan(): void;
+}
+
+export function makeContext(st: AppState, svc: ContextServices): AppContext {
+  const requestRender = (): void => st.requestRender();
+  const ctx: AppContext = {
+    engine: st.engine,
+    theme: st.theme,
+    screen: st.screen,
+    marks: st.marks,
+    readOnly: st.flags.readOnly,
+    demo: st.flags.demo,
+    now: () => Date.now(),
+    agent: () => st.agent,
+    summary: () => st.summary,
+    installations: () => st.installs,
+    settings: () => st.settings,
+    scanning: () => st.scanning !== null,
+    requestRender,
+    message: (text, kind = 'info') => {
+      st.message = { text, kind, at: Date.now() };
+      requestRender();
+    },
+    openInput: (opts: TextInputOptions) => {
+      st.input = new TextInput({
+        ...opts,
+        onSubmit: (v) => {
+          st.input = null;
+          opts.onSubmit(v);
+          requestRender();
+        },
+        onCancel: () => {
+          st.input = null;
+          opts.onCancel();
+          requestRender();
+        },
+        onChange: (v) => {
+          opts.onChange?.(v);
+          requestRender();
+        },
+      });
+      requestRender();
+    },
+    openDialog: (title, lines, footer = 'Esc or Enter closes') => {
+      st.dialog?.destroy();
+      st.dialog = new Dialog(st.screen, st.theme, title, lines, footer);
+      requestRender();
+    },
+    askPassphrase: (req, then) => promptPassphrase(ctx, req, then),
+    hold: (title, p, then) => svc.hold(title, p, then),
+    redetect: (save) => svc.redetect(save),
+    rescan: () => svc.rescan(),
+  };
+  return ctx;
+}

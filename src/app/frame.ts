@@ -1,0 +1,171 @@
+// The frame around the screens: the blessed screen itself, the tab bar on
+// top, the deck at the bottom (agent selector, status, marks, footer keys,
+// the message or the input line), the tabs' screens, help (?), a full
+// redraw (Ctrl-L) and suspend (Ctrl-Z). The only place that paints.
+
+import blessed from 'blessed';
+import { formatAgo, formatBytes, formatCount, plural } from '../engine/core/format.js';
+import { fitWidth } from '../engine/core/text.js';
+import { BackupsScreen } from '../screens/backups.js';
+import { ItemsScreen } from '../screens/items.js';
+import { OverviewScreen } from '../screens/overview.js';
+import type { AppContext, Screen } from '../screens/screen.js';
+import { SessionsScreen } from '../screens/sessions.js';
+import { SettingsScreen } from '../screens/settings.js';
+import { footerHints, helpSections, type KeyContext } from '../widgets/bindings.js';
+import { Deck, type DeckAgent } from '../widgets/deck.js';
+import { TabBar } from '../widgets/tab-bar.js';
+import { braces } from '../widgets/theme.js';
+import type { AppState } from './context.js';
+
+export function createScreen(): blessed.Widgets.Screen {
+  // blessed prints terminfo complaints (e.g. screen-256color) through console.error before the alt screen.
+  const origError = console.error;
+  console.error = () => undefined;
+  let screen: blessed.Widgets.Screen;
+  try {
+    screen = blessed.screen({
+      smartCSR: true,
+      fullUnicode: true,
+      forceUnicode: true,
+      autoPadding: false,
+      warnings: false,
+      title: 'cleanerx',
+      dockBorders: false,
+      sendFocus: false,
+      useBCE: false,
+    });
+  } finally {
+    console.error = origError;
+  }
+  // Borders and bullets go out as UTF-8, never through the alternate character
+  // set: terminfo's ACS (tmux-256color, screen, xterm) puts shift-in/out state
+  // on the wire, and a multiplexer or a capture sees q/x/~ instead of ─│·.
+  (screen.tput as unknown as { brokenACS: boolean }).brokenACS = true;
+  return screen;
+}
+
+/** The tabs, in order (1–6). */
+export function buildScreens(st: AppState, ctx: AppContext): Screen[] {
+  // The notice of the agent on screen comes from its adapter (through detection).
+  const memoryNotice = (name: string): string =>
+    st.installs.find((i) => i.agent === st.summary?.agent)?.memoryNotice ??
+    `Automatic memory of ${name}. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.`;
+  return [
+    new OverviewScreen(ctx),
+    new SessionsScreen(ctx),
+    new ItemsScreen(ctx, 'Memory', ['memory'], memoryNotice),
+    new ItemsScreen(ctx, 'Logs & caches', ['log', 'cache', 'temporary', 'protected'], () => 'Logs, caches and temporary data; protected configuration is listed so you can see it, never cleaned.'),
+    new BackupsScreen(ctx),
+    new SettingsScreen(ctx),
+  ];
+}
+
+export class Frame {
+  private readonly tabs: TabBar;
+  private readonly deck: Deck;
+
+  constructor(
+    private readonly st: AppState,
+    private readonly ctx: AppContext,
+    /** What has the keyboard now (the footer and help show it). */
+    private readonly focused: () => KeyContext[],
+  ) {
+    // Made before the screens: blessed stacks elements in the order they are made.
+    this.tabs = new TabBar(st.screen, st.theme);
+    this.deck = new Deck(st.screen, st.theme);
+  }
+
+  paint(): void {
+    const st = this.st;
+    const { screen, theme, screens, summary } = st;
+    st.renderQueued = false;
+    st.perf.paintStart();
+    // A notice fades after 6 s; an error stays until the next key, so one that left the app without an agent is read.
+    if (st.message?.kind === 'info' && Date.now() - st.message.at > 6000 && !st.input) st.message = null;
+    const W = (screen.width as number) || 80;
+    this.tabs.paint(
+      screens.map((s) => (s.title === 'Sessions' && summary ? `Sessions (${formatCount(summary.sessionCount)}${summary.provisional ? '…' : ''})` : s.title)),
+      st.current,
+      W >= 90 ? theme.dim('cleanerx') + (st.flags.readOnly ? ' ' + theme.warn('read-only') : '') : '',
+    );
+    screens.forEach((s, i) => (i === st.current ? s.root.show() : s.root.hide()));
+    screens[st.current]!.paint();
+    const agents: DeckAgent[] = st.selector.map((e) => ({ label: st.nameOf(e.agent), note: e.note }));
+    const focused = this.focused();
+    this.deck.paint({
+      agents,
+      current: Math.max(0, st.selector.findIndex((e) => e.agent === st.agent)),
+      selectorFocused: st.selectorFocused,
+      status: this.deckStatus(),
+      marks: st.marks.count ? `${formatCount(st.marks.count)} marked · ${formatBytes(st.marks.bytes)}` : '',
+      focus: focused[0]!.title,
+      hints: footerHints(focused),
+      message: st.message ? { text: st.message.text, kind: st.message.kind } : undefined,
+      inputLine: st.input ? st.input.render(W - 2) : undefined,
+    });
+    if (st.modal) st.modal.paint();
+    if (st.dialog) {
+      st.dialog.layout();
+      st.dialog.box.setFront();
+    }
+    if (st.hold) {
+      st.hold.box.layout();
+      st.hold.box.box.setFront();
+    }
+    screen.render();
+    st.settled.painted();
+    if (st.perf.enabled) {
+      const ps = screens[st.current]!.paintState?.() ?? { rows: 0, settled: true };
+      st.perf.painted({ rows: ps.rows, settled: ps.settled, scanning: st.scanning !== null });
+    }
+    if (st.message?.kind === 'info') setTimeout(() => st.requestRender(), 6100).unref();
+  }
+
+  private deckStatus(): string {
+    const { scanning, summary, agent } = this.st;
+    if (scanning && summary?.provisional) return `Scanning… ${plural(scanning.files, 'file')} · partial view (read-only until the scan finishes)`;
+    if (scanning) return `Scanning… ${plural(scanning.files, 'file')}`;
+    if (!summary) return agent ? 'Waiting for scan data' : this.st.detected ? 'No agent selected' : 'Detecting agents…';
+    const warn = summary.warnings.length ? ` · ${plural(summary.warnings.length, 'warning')}` : '';
+    const ro = this.st.flags.readOnly ? ' · read-only' : summary.writers.length ? ` · ${this.st.nameOf(summary.agent)} running` : '';
+    return `Last scan ${formatAgo(summary.scannedAt, Date.now())} · ${plural(summary.totals.items, 'item')} · ${formatBytes(summary.totals.bytes)}${ro}${warn}`;
+  }
+
+  repaintAll(): void {
+    // Forget what blessed believes is on the terminal, so every cell is written again.
+    this.st.screen.program.clear();
+    this.st.screen.realloc();
+    this.paint();
+  }
+
+  suspend(): void {
+    // blessed's pause buffers its "leave the alternate screen, show the cursor"
+    // and then silences the output before the buffer goes out: the shell's
+    // prompt would land on our frame. Unbuffered, those reach the terminal.
+    const program = this.st.screen.program as unknown as { useBuffer: boolean; flush(): void };
+    program.flush();
+    program.useBuffer = false;
+    (this.st.screen as unknown as { sigtstp(cb: () => void): void }).sigtstp(() => {
+      program.useBuffer = true;
+      this.repaintAll();
+    });
+  }
+
+  openHelp(): void {
+    const theme = this.st.theme;
+    const sections = helpSections(this.focused());
+    const W = Math.max(30, ((this.st.screen.width as number) || 80) - 10);
+    const lines: string[] = [];
+    for (const sec of sections) {
+      if (lines.length) lines.push('');
+      lines.push(theme.accent(braces(sec.title)));
+      for (const r of sec.rows) {
+        const why = r.disabled ? `  — unavailable: ${r.disabled}` : '';
+        const does = fitWidth(`${r.does}${why}`, Math.max(10, W - 18));
+        lines.push(`  ${theme.bold(braces(r.keys.padEnd(16)))}${r.disabled ? theme.dim(braces(does)) : braces(does)}`);
+      }
+    }
+    this.ctx.openDialog('Help', lines, 'Esc, Enter or ? closes · ↑↓ PgUp PgDn scroll');
+  }
+}
