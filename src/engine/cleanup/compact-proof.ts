@@ -21,6 +21,9 @@ export interface ContentProof {
   tables: TableProof[];
 }
 
+/** The compacted copy (cleanerx's own file) is read through mmap, SQLite's ceiling in this build: every page once, no copy into the page cache. */
+export const MMAP_BYTES = 0x7fff0000;
+
 const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 /**
  * One row: a small header naming each value's type and length (numbers in
@@ -110,6 +113,7 @@ export function compareWith(db: Database.Database, otherPath: string): { tables:
   try {
     // Set before the first read of cmp: the connection's EXCLUSIVE mode would otherwise lock the copy against the integrity thread.
     db.pragma('cmp.locking_mode = NORMAL');
+    db.pragma(`cmp.mmap_size = ${MMAP_BYTES}`);
     const schemaOf = (s: string): string => JSON.stringify(db.prepare(`SELECT type, name, tbl_name, sql FROM ${s}.sqlite_schema ORDER BY type, name`).raw(true).all());
     if (schemaOf('main') !== schemaOf('cmp')) return { tables: [], difference: 'the schema differs' };
     for (const p of ['page_size', 'auto_vacuum', 'user_version', 'application_id']) {

@@ -36,7 +36,7 @@ import { crashPoint, failPoint } from '../core/faults.js';
 import { readDbSpace, type DbSpace } from '../host/db-space.js';
 import { fileHolders, type Holder } from './compact-holders.js';
 import { listCompactions, saveCompaction, COMPACT_TERMINAL, type CompactionEntry, type FileIdentity } from './compact-journal.js';
-import { compareWith, type ComparedTable } from './compact-proof.js';
+import { compareWith, MMAP_BYTES, type ComparedTable } from './compact-proof.js';
 
 export class CompactRefused extends Error {}
 
@@ -113,7 +113,7 @@ function integrityInWorker(path: string): Promise<string> {
   const code = `(async () => {
   const { parentPort, workerData } = await import('node:worker_threads');
   let d;
-  try { const D = (await import(workerData.lib)).default; d = new D(workerData.path, { readonly: true, fileMustExist: true }); parentPort.postMessage(String(d.pragma('integrity_check', { simple: true }))); }
+  try { const D = (await import(workerData.lib)).default; d = new D(workerData.path, { readonly: true, fileMustExist: true }); d.pragma('mmap_size = ${MMAP_BYTES}'); parentPort.postMessage(String(d.pragma('integrity_check', { simple: true }))); }
   catch (e) { parentPort.postMessage('error: ' + (e && e.message)); }
   finally { try { d && d.close(); } catch {} }
 })();`;
@@ -184,6 +184,7 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
     db = new Database(o.dbPath, { fileMustExist: true, timeout: BUSY_MS });
     // Before the first read: in WAL mode the connection then never uses the -shm, and holds the lock until closed.
     db.pragma('locking_mode = EXCLUSIVE');
+    // No mmap on the original: a file truncated under it by anyone would be a SIGBUS, not an error (the copy is ours).
     try {
       db.exec('BEGIN EXCLUSIVE; COMMIT');
     } catch (e) {
