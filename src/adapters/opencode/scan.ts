@@ -141,7 +141,10 @@ function projectKeyer(): (raw: string) => string {
   const keys = new Map<string, string>();
   return (raw) => {
     let k = keys.get(raw);
-    if (k === undefined) keys.set(raw, (k = uuidv5Url(`opencode-project:${raw}`)));
+    if (k === undefined) {
+      k = uuidv5Url(`opencode-project:${raw}`);
+      keys.set(raw, k);
+    }
     return k;
   };
 }
@@ -161,7 +164,10 @@ function sessionRecords(
   const cleanProjects = new Map<string, string>();
   const cleanOnce = (memo: Map<string, string>, raw: string, max: number): string => {
     let c = memo.get(raw);
-    if (c === undefined) memo.set(raw, (c = cleanText(raw, max)));
+    if (c === undefined) {
+      c = cleanText(raw, max);
+      memo.set(raw, c);
+    }
     return c;
   };
   let budget = DESCENDANT_BUDGET;
@@ -227,7 +233,6 @@ function sessionRecords(
   return out;
 }
 
-
 function projectGroups(read: DbRead, projectKey: (raw: string) => string): ProjectGroup[] {
   const used = new Map<string, string>();
   for (const s of read.read.rows) if (s.projectId) used.set(projectKey(s.projectId), s.projectId);
@@ -236,7 +241,8 @@ function projectGroups(read: DbRead, projectKey: (raw: string) => string): Proje
     const p = read.projects.get(raw);
     const name = p?.name ? cleanText(p.name, 200) : '';
     const worktree = p?.worktree ? cleanText(p.worktree, 4096) : '';
-    const label = name || (worktree === '/' ? 'Global' : worktree ? cleanText(basename(worktree), 200) : '') || `OpenCode project ${cleanText(raw, 64).slice(0, 8)}`;
+    const label =
+      name || (worktree === '/' ? 'Global' : worktree ? cleanText(basename(worktree), 200) : '') || `OpenCode project ${cleanText(raw, 64).slice(0, 8)}`;
     groups.push({ id, label, roots: worktree ? [worktree] : [] });
   }
   return groups;

@@ -189,7 +189,13 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
             // owner checked above): the engine need not walk 100k files again after the scan.
             metadata: blockAll
               ? { pinned: false, requiresAgentExit: true, source: 'cli', ...userMessageFact(result.hasUserMessage) }
-              : { pinned: false, requiresAgentExit: true, source: 'cli', sourceRevision: fileRevision(file, prefix.stat), ...userMessageFact(result.hasUserMessage) },
+              : {
+                  pinned: false,
+                  requiresAgentExit: true,
+                  source: 'cli',
+                  sourceRevision: fileRevision(file, prefix.stat),
+                  ...userMessageFact(result.hasUserMessage),
+                },
           };
           reads.push(s);
           // When a copy repeats a session id, the file pi named for that id is the session.
@@ -247,7 +253,15 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       // pi lists both files; the one pi named for the id is the session, this one a read-only row of its own
       // (a new record: the partial inventory may have shown `r` under the plain id).
       const id = `${r.id}#${shortHash(r.paths[0]!)}`;
-      rec = { ...r, id, itemId: sessionItemId(id), selectable: false, blockedReason: PI_DUPLICATE_REASON, recoverable: false, metadata: { pinned: false, requiresAgentExit: true, source: 'cli', readOnly: true } };
+      rec = {
+        ...r,
+        id,
+        itemId: sessionItemId(id),
+        selectable: false,
+        blockedReason: PI_DUPLICATE_REASON,
+        recoverable: false,
+        metadata: { pinned: false, requiresAgentExit: true, source: 'cli', readOnly: true },
+      };
       copies.set(r, rec);
     }
     const bi = bucketOf[i]!;
@@ -258,7 +272,10 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
     }
     if (r.cwd) {
       let root = cleanRoots.get(r.cwd);
-      if (root === undefined) cleanRoots.set(r.cwd, (root = cleanText(r.cwd, 4096)));
+      if (root === undefined) {
+        root = cleanText(r.cwd, 4096);
+        cleanRoots.set(r.cwd, root);
+      }
       if (root && !project.roots.includes(root)) project.roots.push(root);
     }
     byId.set(rec.id, rec);
@@ -314,7 +331,8 @@ function provisionalLabel(cwd: string | null, bucketDir: string): string {
 function listBuckets(home: string, links: LinkEntry[], warnings: ScanWarning[]): Bucket[] {
   const root = join(home, 'sessions');
   const out: Bucket[] = [];
-  const unreadable = (code: string): void => void warnings.push({ path: root, reason: `Could not read pi's sessions directory (${code}): no session is listed; check its permissions.` });
+  const unreadable = (code: string): void =>
+    void warnings.push({ path: root, reason: `Could not read pi's sessions directory (${code}): no session is listed; check its permissions.` });
   for (const b of listDirSorted(root, unreadable)) {
     const dir = join(root, b.name);
     if (b.isSymbolicLink()) {
@@ -330,7 +348,8 @@ function listBuckets(home: string, links: LinkEntry[], warnings: ScanWarning[]):
 /** The session file names of one bucket, sorted; links go to `links`, non-files are warned about and left out. */
 function listSessionNames(dir: string, bucket: number, links: LinkEntry[], warnings: ScanWarning[]): string[] {
   const names: string[] = [];
-  const unreadable = (code: string): void => void warnings.push({ path: dir, reason: `Could not read this pi session bucket (${code}): its sessions are not listed; check its permissions.` });
+  const unreadable = (code: string): void =>
+    void warnings.push({ path: dir, reason: `Could not read this pi session bucket (${code}): its sessions are not listed; check its permissions.` });
   for (const e of listDirSorted(dir, unreadable)) {
     if (!e.name.endsWith('.jsonl')) continue;
     if (e.isFile()) {
@@ -363,7 +382,13 @@ function linkRecord(l: LinkEntry, projectId: string, warnings: ScanWarning[]): S
     target = readlinkSync(l.path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    warnings.push({ path: l.path, reason: code === 'ENOENT' ? 'Skipped pi session entry that vanished during the scan.' : `Skipped pi session link that changed or could not be read (${code ?? 'error'}).` });
+    warnings.push({
+      path: l.path,
+      reason:
+        code === 'ENOENT'
+          ? 'Skipped pi session entry that vanished during the scan.'
+          : `Skipped pi session link that changed or could not be read (${code ?? 'error'}).`,
+    });
     return null;
   }
   const kind = l.bucket < 0 ? 'Linked pi project folder' : 'Linked pi session';
