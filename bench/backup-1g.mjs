@@ -12,7 +12,20 @@
 
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  openSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureBenchTools } from './lib/system-tools.mjs';
 import { BENCH, fmtBytes, median, ROOT, STORES } from './lib/util.mjs';
@@ -34,13 +47,54 @@ const PARAMS = {
   seed: 1_000_000_007,
 };
 
-const WORDS = ['refactor', 'parser', 'cache', 'tests', 'flaky', 'deploy', 'migration', 'schema', 'router', 'docs', 'bench', 'auth', 'retry', 'lint', 'build', 'types', 'stream', 'queue', 'index', 'memory', 'the', 'a', 'of', 'to', 'in', 'function', 'return', 'const', 'await', 'error'];
+const WORDS = [
+  'refactor',
+  'parser',
+  'cache',
+  'tests',
+  'flaky',
+  'deploy',
+  'migration',
+  'schema',
+  'router',
+  'docs',
+  'bench',
+  'auth',
+  'retry',
+  'lint',
+  'build',
+  'types',
+  'stream',
+  'queue',
+  'index',
+  'memory',
+  'the',
+  'a',
+  'of',
+  'to',
+  'in',
+  'function',
+  'return',
+  'const',
+  'await',
+  'error',
+];
 
 /** A transcript-like JSONL line: repetitive keys, varied words and ids. */
 function jsonlLine(r) {
   const words = Array.from({ length: 8 + Math.floor(r() * 40) }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ');
-  const id = Math.floor(r() * 0xffffffff).toString(16).padStart(8, '0');
-  return JSON.stringify({ type: 'message', id, parentId: id.split('').reverse().join(''), timestamp: new Date(1_780_000_000_000 + Math.floor(r() * 1e10)).toISOString(), message: { role: r() < 0.5 ? 'user' : 'assistant', content: [{ type: 'text', text: words }] } }) + '\n';
+  const id = Math.floor(r() * 0xffffffff)
+    .toString(16)
+    .padStart(8, '0');
+  return (
+    JSON.stringify({
+      type: 'message',
+      id,
+      parentId: id.split('').reverse().join(''),
+      timestamp: new Date(1_780_000_000_000 + Math.floor(r() * 1e10)).toISOString(),
+      message: { role: r() < 0.5 ? 'user' : 'assistant', content: [{ type: 'text', text: words }] },
+    }) + '\n'
+  );
 }
 
 let pool = null;
@@ -216,10 +270,14 @@ export async function run({ log }) {
       // ---- backup ----
       const cxb = join(work, `ours-${i}.cxb`);
       const b = JSON.parse((await node(['backup', store.agentDir, cxb, keyTxt])).stdout);
-      if (b.bytes !== bytes || b.files !== files.length) throw new Error(`ours backed up ${b.files} files / ${b.bytes} bytes, the store has ${files.length} / ${bytes}`);
+      if (b.bytes !== bytes || b.files !== files.length)
+        throw new Error(`ours backed up ${b.files} files / ${b.bytes} bytes, the store has ${files.length} / ${bytes}`);
       ours.push(b);
       const refOut = join(work, `ref-${i}.age`);
-      const rb = await timedShell(`'${tar}' -cf - -C '${store.agentDir}' -T '${join(work, 'files.txt')}' | '${zstd}' -3 -q -c | '${age}' -r ${recipient} > '${refOut}'`, work);
+      const rb = await timedShell(
+        `'${tar}' -cf - -C '${store.agentDir}' -T '${join(work, 'files.txt')}' | '${zstd}' -3 -q -c | '${age}' -r ${recipient} > '${refOut}'`,
+        work,
+      );
       reference.push({ ...rb, archiveBytes: statSync(refOut).size });
       refVerify.push(await timedShell(`'${age}' -d -i '${keyTxt}' '${refOut}' | '${zstd}' -d -q -c | '${tar}' -t > /dev/null`, work));
 
@@ -228,7 +286,8 @@ export async function run({ log }) {
       mkdirSync(oursRoot);
       const rs = JSON.parse((await node(['restore', cxb, keyTxt, oursRoot, join(work, 'staging')])).stdout);
       const got = treeBytes(oursRoot);
-      if (rs.files !== files.length || got.files !== files.length || got.bytes !== bytes) throw new Error(`ours restored ${got.files} files / ${got.bytes} bytes`);
+      if (rs.files !== files.length || got.files !== files.length || got.bytes !== bytes)
+        throw new Error(`ours restored ${got.files} files / ${got.bytes} bytes`);
       oursRestore.push(rs);
       const refRoot = join(work, `ref-root-${i}`);
       mkdirSync(refRoot);
@@ -279,7 +338,14 @@ export async function run({ log }) {
         bytes,
         backup: { ours, reference, oursMBps: mbps(bytes, oMs), referenceMBps: mbps(bytes, rMs), throughputRatio: rMs / oMs, peakRssBytes: oRss },
         verify: { oursMBps: mbps(bytes, oVerify), referenceMBps: mbps(bytes, rvMs), throughputRatio: rvMs / oVerify, reference: refVerify },
-        restore: { ours: oursRestore, reference: refRestore, oursMBps: mbps(bytes, orMs), referenceMBps: mbps(bytes, rrMs), throughputRatio: rrMs / orMs, peakRssBytes: orRss },
+        restore: {
+          ours: oursRestore,
+          reference: refRestore,
+          oursMBps: mbps(bytes, orMs),
+          referenceMBps: mbps(bytes, rrMs),
+          throughputRatio: rrMs / orMs,
+          peakRssBytes: orRss,
+        },
       },
     };
   } finally {

@@ -51,9 +51,29 @@ function chunkFor(id, cwd) {
   const base = { isSidechain: false, userType: 'external', entrypoint: 'cli', cwd, sessionId: id, version: '2.1.332', gitBranch: 'main' };
   while (size < CHUNK) {
     const tid = `toolu_${n.toString(16).padStart(24, '0')}`;
-    const a = JSON.stringify({ parentUuid: `p-${n}`, ...base, message: { role: 'assistant', type: 'message', model: 'claude-opus-5-5', content: [{ type: 'tool_use', id: tid, name: 'Bash', input: { command: `cat build-${n}.log` } }] }, type: 'assistant', uuid: `a-${n}`, timestamp: '2026-11-20T10:00:00.000Z' });
+    const a = JSON.stringify({
+      parentUuid: `p-${n}`,
+      ...base,
+      message: {
+        role: 'assistant',
+        type: 'message',
+        model: 'claude-opus-5-5',
+        content: [{ type: 'tool_use', id: tid, name: 'Bash', input: { command: `cat build-${n}.log` } }],
+      },
+      type: 'assistant',
+      uuid: `a-${n}`,
+      timestamp: '2026-11-20T10:00:00.000Z',
+    });
     const out = `[build ${n}] ${'compiling module ok; '.repeat(3000)}`;
-    const u = JSON.stringify({ parentUuid: `a-${n}`, ...base, type: 'user', message: { role: 'user', content: [{ tool_use_id: tid, type: 'tool_result', content: out }] }, uuid: `u-${n}`, timestamp: '2026-11-20T10:00:01.000Z', toolUseResult: { stdout: out.slice(0, 80), stderr: '', interrupted: false } });
+    const u = JSON.stringify({
+      parentUuid: `a-${n}`,
+      ...base,
+      type: 'user',
+      message: { role: 'user', content: [{ tool_use_id: tid, type: 'tool_result', content: out }] },
+      uuid: `u-${n}`,
+      timestamp: '2026-11-20T10:00:01.000Z',
+      toolUseResult: { stdout: out.slice(0, 80), stderr: '', interrupted: false },
+    });
     rows.push(a, u);
     size += a.length + u.length + 2;
     n++;
@@ -65,7 +85,21 @@ function chunkFor(id, cwd) {
 function writeBig(file, id, cwd, title, chunks, chunk) {
   const head = [
     { type: 'permission-mode', permissionMode: 'default', sessionId: id },
-    { parentUuid: null, isSidechain: false, promptId: 'p0', type: 'user', message: { role: 'user', content: `dump every build log for ${title}` }, uuid: 'p-0', timestamp: '2026-11-20T09:59:59.000Z', userType: 'external', entrypoint: 'cli', cwd, sessionId: id, version: '2.1.332', gitBranch: 'main' },
+    {
+      parentUuid: null,
+      isSidechain: false,
+      promptId: 'p0',
+      type: 'user',
+      message: { role: 'user', content: `dump every build log for ${title}` },
+      uuid: 'p-0',
+      timestamp: '2026-11-20T09:59:59.000Z',
+      userType: 'external',
+      entrypoint: 'cli',
+      cwd,
+      sessionId: id,
+      version: '2.1.332',
+      gitBranch: 'main',
+    },
   ];
   const tail = [
     { type: 'ai-title', aiTitle: `Build logs of ${title}`, sessionId: id },
@@ -178,7 +212,9 @@ async function ensureStore(log) {
     builtAt: new Date().toISOString(),
   };
   writeFileSync(marker, JSON.stringify(info) + '\n');
-  log(`  built ${info.transcripts} transcripts (${big} big ones of ~${info.bigMiBEach} MiB) in ${(info.buildMs / 1000).toFixed(1)} s (fixture ${(fixtureMs / 1000).toFixed(1)} s)${scaled ? ' — SCALED DOWN to fit the time budget' : ''}`);
+  log(
+    `  built ${info.transcripts} transcripts (${big} big ones of ~${info.bigMiBEach} MiB) in ${(info.buildMs / 1000).toFixed(1)} s (fixture ${(fixtureMs / 1000).toFixed(1)} s)${scaled ? ' — SCALED DOWN to fit the time budget' : ''}`,
+  );
   return { root, ...info, reused: false };
 }
 
@@ -199,7 +235,8 @@ export async function run({ log }) {
   }
   const expected = JSON.parse(readFileSync(join(store.root, 'expected-titles.json'), 'utf8'));
   const wrong = claude.sessions.filter((s) => expected[s.id] !== s.title);
-  if (wrong.length) throw new Error(`${wrong.length} titles differ from /resume's, e.g. ${JSON.stringify(wrong[0].title)} vs ${JSON.stringify(expected[wrong[0].id])}`);
+  if (wrong.length)
+    throw new Error(`${wrong.length} titles differ from /resume's, e.g. ${JSON.stringify(wrong[0].title)} vs ${JSON.stringify(expected[wrong[0].id])}`);
 
   const ours = [];
   const reference = [];

@@ -41,9 +41,24 @@ async function template(log) {
   f.writeNpmGuard(join(env.XDG_CONFIG_HOME, 'opencode'));
   log('  building the OpenCode store (once)…');
   await f.initOpencodeStore(OPENCODE, env, db);
-  const m = f.buildOpencodeFixture({ db, workRoot: join(dir, 'work'), projects: 10, rootsPerProject: 198, childrenPerRoot: 2, grandchildren: 1, forks: 5, archived: 10, messagesPerSession: 2, partBytes: 200, seed: 11 });
+  const m = f.buildOpencodeFixture({
+    db,
+    workRoot: join(dir, 'work'),
+    projects: 10,
+    rootsPerProject: 198,
+    childrenPerRoot: 2,
+    grandchildren: 1,
+    forks: 5,
+    archived: 10,
+    messagesPerSession: 2,
+    partBytes: 200,
+    seed: 11,
+  });
   const roots = m.sessions.filter((s) => s.kind === 'root' && m.descendants.get(s.id).length > 0).map((s) => s.id);
-  execFileSync('node', ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, JSON.stringify(${JSON.stringify({ sessions: m.sessions.length, roots })}))`]);
+  execFileSync('node', [
+    '-e',
+    `require('fs').writeFileSync(${JSON.stringify(marker)}, JSON.stringify(${JSON.stringify({ sessions: m.sessions.length, roots })}))`,
+  ]);
   return { db, dir };
 }
 
@@ -94,7 +109,12 @@ export async function run({ log }) {
   const roots = meta.roots.slice(0, ROOTS);
   const b = await copy(tpl);
   const before = countSessions(b.env.OPENCODE_DB);
-  const del = await timeNode([CLI, 'clean', '--agent', 'opencode', '--yes', ...roots.flatMap((id) => ['--id', id])], { env: b.env, cwd: b.root, timeoutMs: 900_000, capture: true });
+  const del = await timeNode([CLI, 'clean', '--agent', 'opencode', '--yes', ...roots.flatMap((id) => ['--id', id])], {
+    env: b.env,
+    cwd: b.root,
+    timeoutMs: 900_000,
+    capture: true,
+  });
   const after = countSessions(b.env.OPENCODE_DB);
   rmSync(b.root, { recursive: true, force: true });
   if (!/complete:/.test(del.stdout)) throw new Error(`the bulk delete did not complete: ${del.stdout.slice(-400)}`);
@@ -118,5 +138,21 @@ export async function run({ log }) {
     `bulk delete: ${roots.length} roots (${before - after} sessions with their descendants) through one private server, whole cleanerx transaction incl. two scans: ${(del.ms / 1000).toFixed(1)} s = ${(del.ms / roots.length).toFixed(1)} ms/root`,
     `one CLI process per root: ${cliPerRoot.toFixed(0)} ms/root (median of ${perRoot.length}: [${perRoot.map((x) => x.toFixed(0)).join(', ')}]) → ${(cliFor500 / 1000).toFixed(0)} s for ${roots.length} roots`,
   ];
-  return { name, ours: del.ms, reference: cliFor500, ratio: del.ms / cliFor500, target, runs: { ours: [del.ms], reference: perRoot.map((x) => x * roots.length) }, extra: { lines, sessions: meta.sessions, scanOursMs: median(scanOurs), scanReferenceMs: median(scanRef), scanEmptyHomeMs: emptyMs, cliPerRootMs: cliPerRoot, deletedSessions: before - after } };
+  return {
+    name,
+    ours: del.ms,
+    reference: cliFor500,
+    ratio: del.ms / cliFor500,
+    target,
+    runs: { ours: [del.ms], reference: perRoot.map((x) => x * roots.length) },
+    extra: {
+      lines,
+      sessions: meta.sessions,
+      scanOursMs: median(scanOurs),
+      scanReferenceMs: median(scanRef),
+      scanEmptyHomeMs: emptyMs,
+      cliPerRootMs: cliPerRoot,
+      deletedSessions: before - after,
+    },
+  };
 }

@@ -55,9 +55,12 @@ for (const b of BENCHES) {
   const goal = res.target === null ? '(reported; no target)' : `(target ≤ ${res.target}× ${verdict})`;
   log(`${row([res.name, fmtMs(res.ours), fmtMs(res.reference), ratio])}   ${goal}`.trimEnd());
   if (res.extra?.duSessionsBytes !== undefined) {
-    log(`  ${res.extra.sessions} sessions; du -sb sessions/ = ${res.extra.duSessionsBytes} (${fmtBytes(res.extra.duSessionsBytes ?? 0)}); prefixes read ${fmtBytes(res.extra.prefixBytesRead)}`);
+    log(
+      `  ${res.extra.sessions} sessions; du -sb sessions/ = ${res.extra.duSessionsBytes} (${fmtBytes(res.extra.duSessionsBytes ?? 0)}); prefixes read ${fmtBytes(res.extra.prefixBytesRead)}`,
+    );
   }
-  if (res.extra?.dataOnScreenMs !== undefined) log(`  pi data on screen (Sessions count + agent in the deck): ${Math.round(res.extra.dataOnScreenMs)} ms median`);
+  if (res.extra?.dataOnScreenMs !== undefined)
+    log(`  pi data on screen (Sessions count + agent in the deck): ${Math.round(res.extra.dataOnScreenMs)} ms median`);
   if (res.extra?.note) log(`  ours: n/a (${res.extra.note})`);
   for (const l of res.extra?.lines ?? []) log(`  ${l}`);
   log(`  took ${((Date.now() - started) / 1000).toFixed(1)} s (store building included)`);
@@ -72,5 +75,7 @@ for (const b of BENCHES) {
   writeFileSync(join(RESULTS, `${res.name}.json`), JSON.stringify(out, null, 2) + '\n');
 }
 const total = (Date.now() - t0) / 1000;
-log(`total ${total.toFixed(1)} s${wanted.length ? '' : total > 600 ? ' (OVER the 10-minute budget for a whole run)' : ' (within the 10-minute budget for a whole run)'}`);
+log(
+  `total ${total.toFixed(1)} s${wanted.length ? '' : total > 600 ? ' (OVER the 10-minute budget for a whole run)' : ' (within the 10-minute budget for a whole run)'}`,
+);
 process.exit(failed ? 1 : 0);

@@ -24,10 +24,14 @@ export function ensureBenchTools(tools, { env = process.env, isRoot = process.ge
       );
     }
     const lock = ['-o', 'DPkg::Lock::Timeout=180'];
-    const run = (args) => spawnSync(apt, args, { env: { ...env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 }).status === 0;
+    const run = (args) =>
+      spawnSync(apt, args, { env: { ...env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 }).status === 0;
     const ok = run(['-qq', ...lock, 'update']) && run(['-y', '-qq', ...lock, 'install', '--no-install-recommends', ...pkgs]);
     pkgs = missing();
-    if (pkgs.length) throw new Error(`this bench needs ${pkgs.join(', ')}, and apt-get ${ok ? 'installed them but they are still not on PATH' : 'could not install them'}; run "${installCommand(pkgs, true)}" and try again.`);
+    if (pkgs.length)
+      throw new Error(
+        `this bench needs ${pkgs.join(', ')}, and apt-get ${ok ? 'installed them but they are still not on PATH' : 'could not install them'}; run "${installCommand(pkgs, true)}" and try again.`,
+      );
   }
   return Object.fromEntries(tools.map(([exe]) => [exe, onPath(exe, env)]));
 }
