@@ -146,10 +146,7 @@ export class BackupsScreen implements Screen {
   /** The key ring (when chosen in Settings) unlocks the key without asking. */
   private withPassphrase(label: string, then: (p: string) => void): void {
     this.app.engine.keyInfo().then(
-      (k) =>
-        k.needsPassphrase
-          ? this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: then, onCancel: () => this.app.message(tr('common.cancelled')) })
-          : then(''),
+      (k) => this.app.askPassphrase({ needed: k.needsPassphrase, label, onCancel: () => this.app.message(tr('common.cancelled')) }, then),
       (e: Error) => this.app.message(e.message, 'error'),
     );
   }
