@@ -7,7 +7,6 @@ import { fitPath } from '../engine/core/format.js';
 import { displayWidth, padWidth } from '../engine/core/text.js';
 import { getLanguage, LANGUAGE_NAMES, t as tr, type LanguageSetting } from '../engine/core/i18n/index.js';
 import { wrapWords } from '../widgets/detail-pane.js';
-import { passphraseProblem } from '../engine/core/passphrase-rule.js';
 import type { Settings } from '../engine/host/settings.js';
 import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
@@ -199,28 +198,17 @@ export class SettingsScreen implements Screen {
       );
     };
     if (to === 'file') return run('');
-    const ask = (label: string, done: (v: string) => void): void =>
-      this.app.openInput({ label, mask: true, maxLength: 1024, onSubmit: done, onCancel: () => this.app.message(tr('common.cancelled')) });
-    if (k.exists) return ask(tr('settings.passForKeyring'), run);
-    ask(tr('settings.newPass'), (first) => {
-      const problem = passphraseProblem(first);
-      if (problem) return this.app.message(tr('settings.passProblem', { problem }), 'error');
-      ask(tr('settings.repeatPass'), (second) => (second === first ? run(first) : this.app.message(tr('settings.passDiffer'), 'error')));
-    });
+    const fresh = { label: tr('settings.newPass'), repeat: tr('settings.repeatPass'), problem: (problem: string) => tr('settings.passProblem', { problem }), differ: tr('settings.passDiffer') };
+    this.app.askPassphrase({ needed: true, label: tr('settings.passForKeyring'), newKey: k.exists ? undefined : fresh, onCancel: () => this.app.message(tr('common.cancelled')) }, run);
   }
 
   private exportKey(): void {
-    this.app.openInput({
-      label: tr('settings.passForExport'),
-      mask: true,
-      maxLength: 1024,
-      onSubmit: (p) =>
-        this.app.engine.keyExport(p).then(
-          (text) => this.app.openDialog(tr('settings.exportTitle'), [...text.trim().split('\n'), '', tr('settings.exportHow')]),
-          (e: Error) => this.app.message(e.message, 'error'),
-        ),
-      onCancel: () => this.app.message(tr('common.cancelled')),
-    });
+    this.app.askPassphrase({ needed: true, label: tr('settings.passForExport'), onCancel: () => this.app.message(tr('common.cancelled')) }, (p) =>
+      this.app.engine.keyExport(p).then(
+        (text) => this.app.openDialog(tr('settings.exportTitle'), [...text.trim().split('\n'), '', tr('settings.exportHow')]),
+        (e: Error) => this.app.message(e.message, 'error'),
+      ),
+    );
   }
 
   private async detectAgain(save: Settings | null): Promise<void> {
