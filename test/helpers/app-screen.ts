@@ -119,6 +119,8 @@ export abstract class ScreenDriver {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
     // A test that reads the signal itself names the file; waitSettled() reads that one then.
+    // `CLEANERX_SETTLED_FILE: undefined` runs the app without the signal (waitSettled() then times out).
+    if ('CLEANERX_SETTLED_FILE' in env && env.CLEANERX_SETTLED_FILE === undefined) return { ...out, TERM: termName, LANG: 'C.UTF-8' };
     if (out.CLEANERX_SETTLED_FILE) this.settledFile = out.CLEANERX_SETTLED_FILE;
     return { ...out, TERM: termName, LANG: 'C.UTF-8', CLEANERX_SETTLED_FILE: this.settledFile };
   }
