@@ -50,7 +50,9 @@ function ensureStore(log) {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   db.exec(SCHEMA);
-  const ins = db.prepare('INSERT INTO logs (ts, ts_nanos, level, target, feedback_log_body, module_path, file, line, thread_id, process_uuid, estimated_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const ins = db.prepare(
+    'INSERT INTO logs (ts, ts_nanos, level, target, feedback_log_body, module_path, file, line, thread_id, process_uuid, estimated_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   let s = PARAMS.seed;
   const r = () => (s = (s * 1103515245 + 12345) & 0x7fffffff);
   const chars = 'abcdefghijklmnopqrstuvwxyz0123456789 {}":,';
@@ -60,7 +62,19 @@ function ensureStore(log) {
     db.transaction(() => {
       for (let k = 0; k < 20_000; k++, rows++) {
         const body = pool[r() % 256].slice(r() % 500) + rows;
-        ins.run(1_700_000_000 + rows, r() % 1e9, rows % 5 ? 'INFO' : 'WARN', 'codex_core::session', body, 'codex_core', 'session.rs', rows % 900, rows % 3 ? `thr-${rows % 50}` : null, `proc-${rows % 7}`, body.length);
+        ins.run(
+          1_700_000_000 + rows,
+          r() % 1e9,
+          rows % 5 ? 'INFO' : 'WARN',
+          'codex_core::session',
+          body,
+          'codex_core',
+          'session.rs',
+          rows % 900,
+          rows % 3 ? `thr-${rows % 50}` : null,
+          `proc-${rows % 7}`,
+          body.length,
+        );
       }
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');

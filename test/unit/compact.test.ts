@@ -53,12 +53,29 @@ CREATE INDEX idx_logs_ts ON logs(ts DESC, ts_nanos DESC, id DESC);
 CREATE INDEX idx_logs_thread_id ON logs(thread_id);
 CREATE INDEX idx_logs_thread_id_ts ON logs(thread_id, ts DESC, ts_nanos DESC, id DESC);
 CREATE INDEX idx_logs_process_uuid_threadless_ts ON logs(process_uuid, ts DESC, ts_nanos DESC, id DESC) WHERE thread_id IS NULL;`);
-  db.prepare('INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (1, ?, 1, ?, 12)').run('logs', Buffer.from([0, 1, 2, 255]));
-  const ins = db.prepare('INSERT INTO logs (ts, ts_nanos, level, target, feedback_log_body, module_path, file, line, thread_id, process_uuid, estimated_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  db.prepare('INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (1, ?, 1, ?, 12)').run(
+    'logs',
+    Buffer.from([0, 1, 2, 255]),
+  );
+  const ins = db.prepare(
+    'INSERT INTO logs (ts, ts_nanos, level, target, feedback_log_body, module_path, file, line, thread_id, process_uuid, estimated_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   db.transaction(() => {
     for (let i = 0; i < rows; i++) {
       const body = `event ${i} ` + 'ü→'.repeat(200 + (i % 300));
-      ins.run(1_750_000_000 + i, (i * 7919) % 1e9, i % 5 ? 'INFO' : 'WARN', 'codex_core::session', body, 'codex_core', 'session.rs', i % 900, i % 3 ? `thr-${i % 17}` : null, `proc-${i % 5}`, body.length);
+      ins.run(
+        1_750_000_000 + i,
+        (i * 7919) % 1e9,
+        i % 5 ? 'INFO' : 'WARN',
+        'codex_core::session',
+        body,
+        'codex_core',
+        'session.rs',
+        i % 900,
+        i % 3 ? `thr-${i % 17}` : null,
+        `proc-${i % 5}`,
+        body.length,
+      );
     }
   })();
   db.prepare('DELETE FROM logs WHERE ts < ?').run(1_750_000_000 + Math.floor(rows * 0.6));
@@ -147,7 +164,17 @@ describe('compactDatabase', () => {
       const db = t.env.OPENCODE_DB!;
       copyOpencodeStore(template.db, db);
       const dataDir = join(t.env.XDG_DATA_HOME!, 'opencode');
-      const m = buildOpencodeFixture({ db, workRoot: join(t.root, 'work'), dataDir, projects: 2, rootsPerProject: 6, messagesPerSession: 6, partBytes: 2500, events: true, seed: 16 });
+      const m = buildOpencodeFixture({
+        db,
+        workRoot: join(t.root, 'work'),
+        dataDir,
+        projects: 2,
+        rootsPerProject: 6,
+        messagesPerSession: 6,
+        partBytes: 2500,
+        events: true,
+        seed: 16,
+      });
       const w = new Database(db);
       w.pragma('foreign_keys = ON');
       w.pragma('wal_autocheckpoint = 0');
@@ -197,7 +224,9 @@ describe('compactDatabase', () => {
     const before = hashTree(dir);
     await expect(compactDatabase({ stateDir: state, dbPath: db, agentStopped: false })).rejects.toThrow(/^Quit the agent first/);
     const size = statSync(db).size;
-    await expect(compactDatabase({ stateDir: state, dbPath: db, agentStopped: true, freeBytes: async () => size })).rejects.toThrow(/Not enough free space .* it needs \d+ bytes free/);
+    await expect(compactDatabase({ stateDir: state, dbPath: db, agentStopped: true, freeBytes: async () => size })).rejects.toThrow(
+      /Not enough free space .* it needs \d+ bytes free/,
+    );
     expect(treeDiff(before, hashTree(dir))).toEqual([]);
     expect(await listCompactions(state)).toEqual([]);
   });
@@ -209,7 +238,9 @@ describe('compactDatabase', () => {
     const before = hashTree(dir);
     process.env.CLEANERX_FAIL_AT = 'compact:proof-mismatch';
     try {
-      await expect(compactDatabase({ stateDir: state, dbPath: db, agentStopped: true })).rejects.toThrow(/original is kept: the compacted copy is not the same content/);
+      await expect(compactDatabase({ stateDir: state, dbPath: db, agentStopped: true })).rejects.toThrow(
+        /original is kept: the compacted copy is not the same content/,
+      );
     } finally {
       delete process.env.CLEANERX_FAIL_AT;
     }
@@ -238,7 +269,7 @@ describe('compareWith (the proof compactDatabase uses; the tests check with the 
       ["UPDATE t SET b = X'00fe' WHERE id = 1", /1 rows of table t differ/],
       ['DELETE FROM t WHERE id = 3', /table t has 2 rows instead of 3/],
       ["UPDATE k SET y = 3 WHERE x = 'q'", /1 rows of table k differ/],
-      ['DELETE FROM t WHERE id = 3; INSERT INTO t VALUES (4, \'gamma\', 3, X\'\')', /1 rows of table t differ/],
+      ["DELETE FROM t WHERE id = 3; INSERT INTO t VALUES (4, 'gamma', 3, X'')", /1 rows of table t differ/],
       ['PRAGMA user_version = 3', /user_version is 3 instead of 0/],
     ];
     cases.forEach(([tweak, want], i) => {
@@ -248,7 +279,14 @@ describe('compareWith (the proof compactDatabase uses; the tests check with the 
       const r = compareWith(src, b);
       src.close();
       if (want) expect(r.difference, tweak).toMatch(want);
-      else expect(r).toEqual({ tables: [{ name: 'k', rows: 2 }, { name: 't', rows: 3 }], difference: null });
+      else
+        expect(r).toEqual({
+          tables: [
+            { name: 'k', rows: 2 },
+            { name: 't', rows: 3 },
+          ],
+          difference: null,
+        });
     });
   });
 });
@@ -270,7 +308,11 @@ describe('a kill at every crash point, then recovery', () => {
       const proof = proofOfCopy(db, join(t.root, 'scratch'));
       const outside = hashTree(dir, others(dir, 'logs_2.sqlite'));
       const code = `import(${JSON.stringify(pathToFileURL(DIST_COMPACT).href)}).then((m) => m.compactDatabase({ stateDir: ${JSON.stringify(state)}, dbPath: ${JSON.stringify(db)}, agentStopped: true })).then(() => process.exit(0), (e) => { console.error(e.message); process.exit(3); });`;
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { env: { ...t.env, CLEANERX_CRASH_AT: point }, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+        env: { ...t.env, CLEANERX_CRASH_AT: point },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(r.signal, r.stderr).toBe('SIGKILL');
 
       const [res] = await recoverCompactions(state);

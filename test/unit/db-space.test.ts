@@ -67,7 +67,16 @@ describe('readDbSpace', () => {
     expect(made.free).toBeGreaterThan(100);
     const before = hashTree(d);
     const s = readDbSpace(p);
-    expect(s).toMatchObject({ state: 'ok', readVia: 'header', journalMode: 'wal', autoVacuum: 'incremental', pageSize: 4096, pageCount: made.pages, freePages: made.free, walBytes: 0 });
+    expect(s).toMatchObject({
+      state: 'ok',
+      readVia: 'header',
+      journalMode: 'wal',
+      autoVacuum: 'incremental',
+      pageSize: 4096,
+      pageCount: made.pages,
+      freePages: made.free,
+      walBytes: 0,
+    });
     expect(s.reclaimableBytes).toBe(made.free * 4096);
     expect(treeDiff(before, hashTree(d))).toEqual([]);
     expect(readdirSync(d)).toEqual(['logs_2.sqlite']);

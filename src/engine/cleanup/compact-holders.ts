@@ -56,7 +56,12 @@ export async function fileHolders(paths: string[], procRoot = '/proc'): Promise<
       const st = await fsp.stat(`${fdDir}/${fd}`).catch(() => null);
       const hit = st && targets.get(`${st.dev}:${st.ino}`);
       if (!hit) continue;
-      const info: ProcessInfo = { pid: Number(pid), comm: (await readSmall(`${procRoot}/${pid}/comm`)).trim(), argv: (await readSmall(`${procRoot}/${pid}/cmdline`)).split('\0').filter(Boolean), exe: null };
+      const info: ProcessInfo = {
+        pid: Number(pid),
+        comm: (await readSmall(`${procRoot}/${pid}/comm`)).trim(),
+        argv: (await readSmall(`${procRoot}/${pid}/cmdline`)).split('\0').filter(Boolean),
+        exe: null,
+      };
       out.push({ pid: Number(pid), name: processName(info), path: hit });
       break;
     }

@@ -81,7 +81,11 @@ export async function listCompactions(stateDir: string): Promise<CompactionFile[
       } else out.push({ kind: 'entry', path, entry: v as CompactionEntry });
     } catch (e) {
       if (e instanceof BoundedReadError && e.code === 'ENOENT') continue;
-      out.push({ kind: 'unknown', path, reason: e instanceof BoundedReadError ? `The compaction journal cannot be read safely: ${e.message}` : 'The compaction journal cannot be read as JSON.' });
+      out.push({
+        kind: 'unknown',
+        path,
+        reason: e instanceof BoundedReadError ? `The compaction journal cannot be read safely: ${e.message}` : 'The compaction journal cannot be read as JSON.',
+      });
     }
   }
   return out;

@@ -48,7 +48,9 @@ function hashTable(db: Database.Database, name: string, withoutRowid: boolean): 
   let order = 'rowid';
   let select = `rowid, *`;
   if (withoutRowid) {
-    const pk = (db.prepare(`SELECT name, pk FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk`).all(name) as { name: string }[]).map((r) => quoteIdent(r.name));
+    const pk = (db.prepare(`SELECT name, pk FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk`).all(name) as { name: string }[]).map((r) =>
+      quoteIdent(r.name),
+    );
     order = pk.join(', ');
     select = '*';
   }
@@ -65,7 +67,12 @@ function hashTable(db: Database.Database, name: string, withoutRowid: boolean): 
 
 /** Reads the whole database once; call it inside the lock that keeps writers out. */
 export function contentProof(db: Database.Database): ContentProof {
-  const schema = db.prepare(`SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name`).raw(true).all() as [string, string, string, string | null][];
+  const schema = db.prepare(`SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name`).raw(true).all() as [
+    string,
+    string,
+    string,
+    string | null,
+  ][];
   const schemaSha256 = createHash('sha256').update(JSON.stringify(schema)).digest('hex');
   const settings: Record<string, string> = {};
   for (const p of ['page_size', 'auto_vacuum', 'user_version', 'application_id', 'encoding']) settings[p] = String(db.pragma(p, { simple: true }));
@@ -114,7 +121,8 @@ export function compareWith(db: Database.Database, otherPath: string): { tables:
     // Set before the first read of cmp: the connection's EXCLUSIVE mode would otherwise lock the copy against the integrity thread.
     db.pragma('cmp.locking_mode = NORMAL');
     db.pragma(`cmp.mmap_size = ${MMAP_BYTES}`);
-    const schemaOf = (s: string): string => JSON.stringify(db.prepare(`SELECT type, name, tbl_name, sql FROM ${s}.sqlite_schema ORDER BY type, name`).raw(true).all());
+    const schemaOf = (s: string): string =>
+      JSON.stringify(db.prepare(`SELECT type, name, tbl_name, sql FROM ${s}.sqlite_schema ORDER BY type, name`).raw(true).all());
     if (schemaOf('main') !== schemaOf('cmp')) return { tables: [], difference: 'the schema differs' };
     for (const p of ['page_size', 'auto_vacuum', 'user_version', 'application_id']) {
       const a = String(db.pragma(`main.${p}`, { simple: true }));
@@ -126,10 +134,13 @@ export function compareWith(db: Database.Database, otherPath: string): { tables:
     for (const { name, sql } of list) {
       if (/^\s*CREATE\s+VIRTUAL\s/i.test(sql ?? '')) continue;
       const t = quoteIdent(name);
-      const cols = (db.prepare(`SELECT name, pk FROM pragma_table_info(?)`).all(name) as { name: string; pk: number }[]);
+      const cols = db.prepare(`SELECT name, pk FROM pragma_table_info(?)`).all(name) as { name: string; pk: number }[];
       const withoutRowid = /\bWITHOUT\s+ROWID\s*$/i.test((sql ?? '').trim());
       const on = withoutRowid
-        ? cols.filter((c) => c.pk > 0).map((c) => `b.${quoteIdent(c.name)} = a.${quoteIdent(c.name)}`).join(' AND ')
+        ? cols
+            .filter((c) => c.pk > 0)
+            .map((c) => `b.${quoteIdent(c.name)} = a.${quoteIdent(c.name)}`)
+            .join(' AND ')
         : 'b.rowid = a.rowid';
       const probe = withoutRowid ? `b.${quoteIdent(cols.find((c) => c.pk > 0)!.name)}` : 'b.rowid';
       const same = cols
@@ -142,7 +153,10 @@ export function compareWith(db: Database.Database, otherPath: string): { tables:
       const rows = Number((db.prepare(`SELECT count(*) FROM main.${t}`).pluck().get() as number | bigint) ?? 0);
       const other = Number((db.prepare(`SELECT count(*) FROM cmp.${t}`).pluck().get() as number | bigint) ?? 0);
       if (rows !== other) return { tables, difference: `table ${name} has ${other} rows instead of ${rows}` };
-      const bad = db.prepare(`SELECT count(*) FROM main.${t} AS a LEFT JOIN cmp.${t} AS b ON ${on} WHERE ${probe} IS NULL OR NOT (${same || '1'})`).pluck().get() as number;
+      const bad = db
+        .prepare(`SELECT count(*) FROM main.${t} AS a LEFT JOIN cmp.${t} AS b ON ${on} WHERE ${probe} IS NULL OR NOT (${same || '1'})`)
+        .pluck()
+        .get() as number;
       if (Number(bad) !== 0) return { tables, difference: `${bad} rows of table ${name} differ` };
       tables.push({ name, rows });
     }

@@ -91,10 +91,16 @@ export async function recoverCompaction(stateDir: string, entry: CompactionEntry
     await fsp.rename(e.siblingPath, e.dbPath);
     fsyncDir(dirname(e.dbPath));
     await settle(stateDir, e, 'complete', 'Recovered by finishing the compaction: the verified compacted copy replaced the database.');
-    return { decision: 'rolledForward', reason: db ? 'The verified compacted copy replaced the unchanged original.' : 'The database was missing; the verified compacted copy took its place.' };
+    return {
+      decision: 'rolledForward',
+      reason: db ? 'The verified compacted copy replaced the unchanged original.' : 'The database was missing; the verified compacted copy took its place.',
+    };
   }
   if (!db && sib) {
-    return { decision: 'blocked', reason: `${e.dbPath} is missing and the copy ${e.siblingPath} was never verified; it is kept: inspect it before anything else.` };
+    return {
+      decision: 'blocked',
+      reason: `${e.dbPath} is missing and the copy ${e.siblingPath} was never verified; it is kept: inspect it before anything else.`,
+    };
   }
   if (db?.isFile()) {
     await removeSibling(e.siblingPath);

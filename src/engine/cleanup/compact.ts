@@ -68,7 +68,7 @@ const BUSY_MS = 2000;
 
 export const identityOf = (st: Stats): FileIdentity => ({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o7777 });
 export const sameIdentity = (a: FileIdentity | undefined, st: Stats | null): boolean =>
-  Boolean(a && st && st.isFile() && st.dev === a.dev && st.ino === a.ino && st.size === a.size && st.mtimeMs === a.mtimeMs);
+  Boolean(a && st?.isFile() && st.dev === a.dev && st.ino === a.ino && st.size === a.size && st.mtimeMs === a.mtimeMs);
 
 /** Every crash point a compaction passes, in order (CLEANERX_CRASH_AT=<point>). */
 export const COMPACT_CRASH_POINTS = [
@@ -125,7 +125,11 @@ function integrityInWorker(path: string): Promise<string> {
   });
 }
 
-const holderText = (h: Holder[]): string => h.slice(0, 3).map((x) => `${x.name} (pid ${x.pid})`).join(', ') + (h.length > 3 ? ` and ${h.length - 3} more` : '');
+const holderText = (h: Holder[]): string =>
+  h
+    .slice(0, 3)
+    .map((x) => `${x.name} (pid ${x.pid})`)
+    .join(', ') + (h.length > 3 ? ` and ${h.length - 3} more` : '');
 
 /** The preconditions, in the order a user can act on them; throws CompactRefused with one sentence. */
 async function preflight(o: CompactOptions): Promise<DbSpace> {
@@ -134,13 +138,17 @@ async function preflight(o: CompactOptions): Promise<DbSpace> {
   if (space.state !== 'ok') throw new CompactRefused(`Cannot compact ${o.dbPath}: ${space.reason ?? space.state}`);
   for (const f of await listCompactions(o.stateDir)) {
     if (f.kind === 'unknown') throw new CompactRefused(`An unreadable compaction journal (${f.path}) blocks compaction; inspect it and move it away.`);
-    if (f.entry.dbPath === o.dbPath && !COMPACT_TERMINAL.includes(f.entry.step)) throw new CompactRefused(`An interrupted compaction of ${o.dbPath} must be recovered first.`);
+    if (f.entry.dbPath === o.dbPath && !COMPACT_TERMINAL.includes(f.entry.step))
+      throw new CompactRefused(`An interrupted compaction of ${o.dbPath} must be recovered first.`);
   }
   const holders = await fileHolders([o.dbPath, ...SIDE_FILES.map((s) => o.dbPath + s)], o.procRoot);
   if (holders.length) throw new CompactRefused(`${holderText(holders)} has ${o.dbPath} open; quit it, then compact again.`);
   const need = space.fileBytes + space.walBytes + FREE_MARGIN_BYTES;
   const free = await (o.freeBytes ?? statfsFree)(dirname(o.dbPath));
-  if (free < need) throw new CompactRefused(`Not enough free space to compact ${o.dbPath}: it needs ${need} bytes free on its filesystem (the database and its WAL again), ${free} are free.`);
+  if (free < need)
+    throw new CompactRefused(
+      `Not enough free space to compact ${o.dbPath}: it needs ${need} bytes free on its filesystem (the database and its WAL again), ${free} are free.`,
+    );
   return space;
 }
 
@@ -283,7 +291,10 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
       await saveCompaction(o.stateDir, entry, 'compact:rolledBack');
     }
     if (e instanceof CompactRefused) throw e;
-    if (swapped) throw new Error(`Compaction of ${o.dbPath} stopped at the swap (${(e as Error).message}); run recovery, which keeps whichever complete copy is in place.`);
+    if (swapped)
+      throw new Error(
+        `Compaction of ${o.dbPath} stopped at the swap (${(e as Error).message}); run recovery, which keeps whichever complete copy is in place.`,
+      );
     throw new Error(`Compaction of ${o.dbPath} stopped and the original is kept: ${(e as Error).message}`);
   }
 }

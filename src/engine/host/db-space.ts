@@ -27,7 +27,18 @@ import Database from 'better-sqlite3';
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { lstatSyncOrNull, readAtSync } from './fsx.js';
 
-export type DbSpaceState = 'ok' | 'missing' | 'link' | 'notRegular' | 'foreignOwned' | 'notDatabase' | 'truncated' | 'locked' | 'corrupt' | 'unreadable' | 'changed';
+export type DbSpaceState =
+  | 'ok'
+  | 'missing'
+  | 'link'
+  | 'notRegular'
+  | 'foreignOwned'
+  | 'notDatabase'
+  | 'truncated'
+  | 'locked'
+  | 'corrupt'
+  | 'unreadable'
+  | 'changed';
 export type AutoVacuum = 'none' | 'full' | 'incremental';
 
 export interface DbSpace {
@@ -67,12 +78,17 @@ export function parseDbHeader(h: Buffer, fileBytes: number): DbHeader | { bad: '
   if (h.length < 100) return { bad: 'truncated', reason: 'The SQLite file is truncated (shorter than its header).' };
   const raw = h.readUInt16BE(16);
   const pageSize = raw === 1 ? 65536 : raw;
-  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) return { bad: 'notDatabase', reason: 'The SQLite header names an impossible page size.' };
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0)
+    return { bad: 'notDatabase', reason: 'The SQLite header names an impossible page size.' };
   const changeCounter = h.readUInt32BE(24);
   const inHeader = h.readUInt32BE(28);
   const validFor = h.readUInt32BE(92);
   const pageCount = inHeader > 0 && validFor === changeCounter ? inHeader : Math.floor(fileBytes / pageSize);
-  if (fileBytes < pageCount * pageSize) return { bad: 'truncated', reason: `The SQLite file is truncated: its header counts ${pageCount} pages, the file holds ${Math.floor(fileBytes / pageSize)}.` };
+  if (fileBytes < pageCount * pageSize)
+    return {
+      bad: 'truncated',
+      reason: `The SQLite file is truncated: its header counts ${pageCount} pages, the file holds ${Math.floor(fileBytes / pageSize)}.`,
+    };
   const freePages = h.readUInt32BE(36);
   if (freePages >= Math.max(pageCount, 1)) return { bad: 'notDatabase', reason: 'The SQLite header counts more free pages than the file has.' };
   const autoVacuum: AutoVacuum = h.readUInt32BE(52) === 0 ? 'none' : h.readUInt32BE(64) ? 'incremental' : 'full';
@@ -84,7 +100,8 @@ const sideSize = (st: Stats | null): number => (st?.isFile() ? st.size : 0);
 function describeError(e: unknown): { state: DbSpaceState; reason: string } {
   const code = String((e as { code?: string }).code ?? '');
   const msg = String((e as Error).message ?? e).slice(0, 160);
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return { state: 'locked', reason: 'The database is locked by another program; look again when the agent is idle.' };
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+    return { state: 'locked', reason: 'The database is locked by another program; look again when the agent is idle.' };
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return { state: 'corrupt', reason: `The database is corrupt (${msg}).` };
   return { state: 'unreadable', reason: `The database cannot be read (${code || 'error'}: ${msg}).` };
 }
@@ -103,10 +120,15 @@ export function readDbSpace(path: string, uid = process.getuid?.() ?? -1): DbSpa
   const walSt = lstatSyncOrNull(`${path}-wal`);
   const shmSt = lstatSyncOrNull(`${path}-shm`);
   const sized = { ...base, fileBytes: st.size, walBytes: sideSize(walSt), shmBytes: sideSize(shmSt) };
-  if (uid >= 0 && st.uid !== uid) return { ...sized, state: 'foreignOwned', reason: `The database belongs to another user (uid ${st.uid}); it is listed with its size and never opened.` };
-  for (const [side, s] of [['-wal', walSt], ['-shm', shmSt]] as const) {
+  if (uid >= 0 && st.uid !== uid)
+    return { ...sized, state: 'foreignOwned', reason: `The database belongs to another user (uid ${st.uid}); it is listed with its size and never opened.` };
+  for (const [side, s] of [
+    ['-wal', walSt],
+    ['-shm', shmSt],
+  ] as const) {
     if (s && !s.isFile()) return { ...sized, state: 'notRegular', reason: `${path}${side} is not a regular file; the database is left unread.` };
-    if (s && uid >= 0 && s.uid !== uid) return { ...sized, state: 'foreignOwned', reason: `${path}${side} belongs to another user; the database is left unread.` };
+    if (s && uid >= 0 && s.uid !== uid)
+      return { ...sized, state: 'foreignOwned', reason: `${path}${side} belongs to another user; the database is left unread.` };
   }
 
   let fd: number;
@@ -144,7 +166,11 @@ export function readDbSpace(path: string, uid = process.getuid?.() ?? -1): DbSpa
   });
   if (header.wal && !walSt && !shmSt) return fromHeader();
   if (header.wal && (!walSt || !shmSt)) {
-    return fromHeader(walSt ? 'The -wal exists without its -shm; counted from the main file only (frames still in the -wal are not).' : 'A -shm is left without its -wal; counted from the main file, which holds the whole database.');
+    return fromHeader(
+      walSt
+        ? 'The -wal exists without its -shm; counted from the main file only (frames still in the -wal are not).'
+        : 'A -shm is left without its -wal; counted from the main file, which holds the whole database.',
+    );
   }
 
   let db: Database.Database | null = null;
@@ -157,7 +183,8 @@ export function readDbSpace(path: string, uid = process.getuid?.() ?? -1): DbSpa
     const av = Number(db.pragma('auto_vacuum', { simple: true }));
     // SQLite follows a link swapped in after the O_NOFOLLOW look: what it read must be the same file.
     const again = lstatSyncOrNull(path);
-    if (!again || again.isSymbolicLink() || again.ino !== fst.ino || again.dev !== fst.dev) return { ...sized, state: 'changed', reason: 'The database was replaced while cleanerx read it; look again.' };
+    if (!again || again.isSymbolicLink() || again.ino !== fst.ino || again.dev !== fst.dev)
+      return { ...sized, state: 'changed', reason: 'The database was replaced while cleanerx read it; look again.' };
     return {
       ...sized,
       fileBytes: fst.size,
