@@ -20,11 +20,11 @@ import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import type { Installation, Item, SessionRecord } from '../../src/engine/core/model.js';
 import { cleanText } from '../../src/engine/core/text.js';
+import { CLI } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
 const LISTER = fileURLToPath(new URL('./claude-list.mjs', import.meta.url));
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 interface SdkSession {
   sessionId: string;

@@ -9,14 +9,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, TEST_PASSPHRASE } from '../helpers/constants.js';
 import { buildStore, dataDir, deepRoot, expectOnlyRemoved, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-const PASS = 'correct horse battery staple';
+const PASS = TEST_PASSPHRASE;
 
 let template: Template;
 beforeAll(async () => {

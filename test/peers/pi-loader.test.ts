@@ -23,10 +23,9 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
 import { PI_PREFIX_BYTES } from '../../src/adapters/pi/session-reader.js';
+import { CLI, ROOT } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'dist', 'cli.js');
 const PI_LISTER = fileURLToPath(new URL('./pi-list-all.mjs', import.meta.url));
 const PI1 = join(ROOT, 'test', 'peers', 'pi1', 'node_modules');
 
