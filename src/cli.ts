@@ -16,16 +16,19 @@ const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
 
 async function main(argv: string[]): Promise<number> {
   // A relative home or own-dir override is refused before anything reads it, for every command.
-  if (!argv.some((a) => INFO_FLAGS.has(a))) checkEnvDirs(process.env);
+  const info = argv.some((a) => INFO_FLAGS.has(a));
+  if (!info) checkEnvDirs(process.env);
   const app = appArgs(argv);
   if (app) return startApp(app);
+  // The engine's modules load beside yargs (a command will want them), but not for --help or --version.
+  const engineModule = info ? null : import('./cli/engine-factory.js');
+  engineModule?.catch(() => undefined);
   const [{ runCommandLine }, { terminalPrinter }, { stdinPassphrase }] = await Promise.all([
     import('./cli/command-line.js'),
     import('./cli/printer.js'),
     import('./cli/passphrase.js'),
   ]);
-  // The engine's modules load only when a command asks for it (not for --help or --version).
-  const engine: EngineFactory = async (opts) => (await import('./cli/engine-factory.js')).cliEngine(process.env, opts);
+  const engine: EngineFactory = async (opts) => (await (engineModule ?? import('./cli/engine-factory.js'))).cliEngine(process.env, opts);
   return runCommandLine(argv, {
     engine,
     io: terminalPrinter,
