@@ -159,6 +159,34 @@ export interface Inventory {
   writers: Writer[];
   /** What the agent deletes by itself (read from its settings, read only). */
   sweep?: AgentSweep;
+  /** Roots outside the home whose files the rows also account for (Claude's temp roots). */
+  attributionRoots?: string[];
+  /** Filled by the engine after the scan (engine/inventory/attribution.ts). */
+  attribution?: Attribution;
+}
+
+/**
+ * How much of what lies on disk under an agent's home (and its other roots)
+ * the inventory's rows account for: a du-like walk (lstat only, no link
+ * followed, one filesystem per root, each hard-linked inode once), counting
+ * the allocated size (512-byte blocks) of regular files.
+ */
+export interface Attribution {
+  measure: 'allocated';
+  roots: string[];
+  totalBytes: number;
+  totalFiles: number;
+  /** In a session, an item or a protected entry. */
+  accountedBytes: number;
+  accountedFiles: number;
+  /** In a read-only "not recognized" row (metadata.unrecognized). */
+  unrecognizedBytes: number;
+  unrecognizedFiles: number;
+  /** Files claimed by more than one row (none, when the adapter is right); the first few paths. */
+  doubleCountedFiles: number;
+  doubleCounted: { path: string; rows: string[] }[];
+  /** Subtrees the walk did not enter (another filesystem, unreadable, the entry cap). */
+  notWalked: ScanWarning[];
 }
 
 export const NO_PROJECT_ID = '__no_project';
@@ -239,6 +267,8 @@ export interface ScanSummary {
   provisional?: boolean;
   /** Change since an earlier scan and the trend of the last ones (cleanerx's own scan history). */
   growth?: GrowthSummary;
+  /** What of the agent's disk use the rows account for (absent for provisional views and agents not found). */
+  attribution?: Attribution;
 }
 
 export interface ScanProgress {
