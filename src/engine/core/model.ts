@@ -465,6 +465,41 @@ export interface ExecuteResult {
   backupId?: string;
   /** One sentence per entry under a planned path that the backup does not hold (a FIFO, socket or device). */
   warnings?: string[];
+  /** The disk space the plan promised and what the filesystems gave back, measured (engine/cleanup/freed-bytes.ts). */
+  freed?: FreedBytes;
+}
+
+/** Why the space freed differs from the promise by more than 5% (the result screen says each in a sentence). */
+export type FreedExplanation =
+  | 'databasePages'
+  | 'otherWrites'
+  | 'otherFrees'
+  | 'hardLinks'
+  | 'sparse'
+  | 'blockRounding'
+  | 'backup'
+  | 'incomplete'
+  | 'estimate';
+
+export interface FilesystemFreed {
+  /** A directory on that filesystem (the first planned path's nearest existing parent). */
+  path: string;
+  device: number;
+  /** The plan's estimate for the items on this filesystem. */
+  promisedBytes: number;
+  /** st_blocks × 512 of what the cleanup removed here (lstat before and after; hard-linked files not counted). */
+  allocatedBytes: number;
+  /** Free space after minus free space before (statfs), as the filesystem reports it. */
+  freedBytes: number;
+}
+
+export interface FreedBytes {
+  promisedBytes: number;
+  allocatedBytes: number;
+  freedBytes: number;
+  filesystems: FilesystemFreed[];
+  /** Empty when freed and promised are within 5% of each other. */
+  explanations: FreedExplanation[];
 }
 
 /** What a backup restore put back (or, dry, would). */
