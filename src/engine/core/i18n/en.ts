@@ -3,12 +3,18 @@
 // Text from agents (titles, paths, project names, reasons) is a parameter,
 // never a catalog entry. JSON output never goes through here.
 
+import { enApp } from './en-app.js';
+import { enCli } from './en-cli.js';
+
 export interface Plural {
   one?: string;
   other: string;
 }
 
 export const en = {
+  // The app's and the command line's blocks live in their own files.
+  ...enApp,
+  ...enCli,
   // ---- counts (a noun agreeing with its number) ----
   'count.items': { one: '{count} item', other: '{count} items' },
   'count.sessions': { one: '{count} session', other: '{count} sessions' },
@@ -434,6 +440,28 @@ export const en = {
   'settings.exportHow': 'With it: age -d -i key.txt <id>.cxb | zstd -d | tar -x',
   'settings.savedDetected': 'Settings saved; agents detected again.',
   'settings.detected': 'Agents detected again.',
+  // ---- database space, Compact, freed bytes (codex-compact) ----
+  'dbspace.line': '{name}: {file} on disk, WAL {wal}, {free} free pages ({reclaimable} to give back)',
+  'dbspace.notRead': '{name}: {file} on disk; free pages not read ({reason})',
+  'compact.label': 'Compact the Codex log database',
+  'compact.subtitle': 'Checkpoints the WAL and rewrites the file without its free pages (VACUUM); nothing is lost · {space}',
+  'compact.subtitleRows': 'Checkpoints the WAL and rewrites the file without its free pages (VACUUM), after the old rows are deleted: select them too · {space}',
+  'compact.running': 'Codex is running; quit it before compacting its log database.',
+  'compact.held': '{holders} has the Codex log database open; quit it before compacting.',
+  'compact.withRows': 'Select the old Codex log rows too: they are deleted before the database is compacted. Nothing was changed.',
+  'compact.stateDb': 'Codex state database: shown, never compacted · {space}',
+  'freed.heading': 'Disk space',
+  'freed.total': 'Promised {promised} · freed {freed} on disk (measured; removed data took {allocated})',
+  'freed.filesystem': '{path}: freed {freed} of {allocated} removed',
+  'freed.why.databasePages': 'The database keeps its pages until compacted.',
+  'freed.why.otherWrites': 'Another process wrote to this filesystem meanwhile.',
+  'freed.why.otherFrees': 'Another process freed space on this filesystem meanwhile.',
+  'freed.why.hardLinks': 'Hard links keep the data: another name still points at it.',
+  'freed.why.sparse': 'Files were sparse: they took less disk space than their size.',
+  'freed.why.blockRounding': 'Small files take whole filesystem blocks: they took more space than their size.',
+  'freed.why.backup': 'The backup was written to the same filesystem.',
+  'freed.why.incomplete': 'Not everything in the plan was removed.',
+  'freed.why.estimate': "The agent's size estimate differs from the space its data took on disk.",
 } satisfies Record<string, string | Plural>;
 
 export type MessageKey = keyof typeof en;

@@ -3,8 +3,12 @@
 // Enter、AGENTS.md）保持原样：用户要照着输入。
 
 import type { Catalog } from './en.js';
+import { zhApp } from './zh-app.js';
+import { zhCli } from './zh-cli.js';
 
 export const zh: Catalog = {
+  ...zhApp,
+  ...zhCli,
   'count.items': { other: '{count} 项' },
   'count.sessions': { other: '{count} 个会话' },
   'count.projects': { other: '{count} 个项目' },
@@ -396,4 +400,26 @@ export const zh: Catalog = {
   'settings.exportHow': '用法：age -d -i key.txt <id>.cxb | zstd -d | tar -x',
   'settings.savedDetected': '设置已保存；已重新检测智能体。',
   'settings.detected': '已重新检测智能体。',
+  // ---- database space, Compact, freed bytes (codex-compact) ----
+  'dbspace.line': '{name}：磁盘上 {file}，WAL {wal}，{free} 个空闲页（可归还 {reclaimable}）',
+  'dbspace.notRead': '{name}：磁盘上 {file}；未读取空闲页（{reason}）',
+  'compact.label': '压缩 Codex 日志数据库',
+  'compact.subtitle': '检查点写回 WAL，并去掉空闲页重写文件（VACUUM）；不丢失任何内容 · {space}',
+  'compact.subtitleRows': '先删除旧的日志行，再检查点写回 WAL 并去掉空闲页重写文件（VACUUM）：请一并选中旧日志行 · {space}',
+  'compact.running': 'Codex 正在运行；压缩其日志数据库前请先退出。',
+  'compact.held': '{holders} 打开着 Codex 日志数据库；压缩前请先退出它。',
+  'compact.withRows': '请一并选中旧的 Codex 日志行：压缩数据库前会先删除它们。未做任何更改。',
+  'compact.stateDb': 'Codex 状态数据库：仅显示，从不压缩 · {space}',
+  'freed.heading': '磁盘空间',
+  'freed.total': '预计 {promised} · 实际释放 {freed}（测量所得；删除的数据占用 {allocated}）',
+  'freed.filesystem': '{path}：已删除 {allocated}，释放 {freed}',
+  'freed.why.databasePages': '数据库在压缩前会保留其页面。',
+  'freed.why.otherWrites': '其间有其他进程向该文件系统写入了数据。',
+  'freed.why.otherFrees': '其间有其他进程在该文件系统上释放了空间。',
+  'freed.why.hardLinks': '硬链接保留了数据：仍有其他名称指向它。',
+  'freed.why.sparse': '文件是稀疏文件：占用的磁盘空间小于其大小。',
+  'freed.why.blockRounding': '小文件占用整个文件系统块：占用的空间大于其大小。',
+  'freed.why.backup': '备份写入了同一个文件系统。',
+  'freed.why.incomplete': '计划中的内容未全部删除。',
+  'freed.why.estimate': '智能体的大小估计与其数据实际占用的磁盘空间不同。',
 };
