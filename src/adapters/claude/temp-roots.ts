@@ -1,0 +1,127 @@
+// Claude Code's temp roots: `claude-<uid>/` and `cc-daemon-<uid>/` under
+// CLAUDE_CODE_TMPDIR or the temp dir. Background tasks stream their output to
+// `claude-<uid>/<sanitized cwd>/tasks/<task>.output` (newer builds put it, and
+// the scratchpad, under `<sanitized cwd>/<session id>/`), and nothing of
+// Claude's removes it: reports run to terabytes. The listing is lstat only
+// (an .output is never opened), no link is followed, and only the user's own
+// entries are taken: a root or an entry owned by someone else is left out
+// with a warning (then shown as not recognized, never removed).
+
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { HostContext } from '../../engine/core/adapter.js';
+import type { ScanWarning } from '../../engine/core/model.js';
+import { tempDirOf } from '../../engine/host/host-context.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ClaudeTemp {
+  /** The roots that exist, are real directories and are the user's. */
+  roots: string[];
+  /** Lower-case session id → its temp paths (`<project>/<session id>/`). */
+  bySession: Map<string, string[]>;
+  /** Everything else of the user's under the roots, as the smallest whole entries. */
+  rest: string[];
+}
+
+/** Where Claude Code puts its temp roots for this environment. */
+export function claudeTempBase(ctx: HostContext): string {
+  const v = ctx.env.CLAUDE_CODE_TMPDIR;
+  return v && isAbsolute(v) ? v : tempDirOf(ctx.env);
+}
+
+/** The two root paths (existing or not). With no uid (not Unix) there are none. */
+export function claudeTempRootPaths(ctx: HostContext): string[] {
+  if (ctx.uid < 0) return [];
+  const base = claudeTempBase(ctx);
+  return [join(base, `claude-${ctx.uid}`), join(base, `cc-daemon-${ctx.uid}`)];
+}
+
+/**
+ * Lists the temp roots. `sessionIds` (lower case) are the sessions the scan
+ * found: a `<project>/<id>/` directory goes with its session only when that
+ * session exists; any other goes with the rest.
+ */
+export function listClaudeTemp(ctx: HostContext, sessionIds: ReadonlySet<string>, warnings: ScanWarning[]): ClaudeTemp {
+  const out: ClaudeTemp = { roots: [], bySession: new Map(), rest: [] };
+  const [tasksRoot, daemonRoot] = claudeTempRootPaths(ctx);
+  if (!tasksRoot || !daemonRoot) return out;
+  for (const root of [tasksRoot, daemonRoot]) {
+    const st = lstatOrNull(root);
+    if (!st) continue;
+    if (st.isSymbolicLink() || !st.isDirectory()) {
+      warnings.push({ path: root, reason: 'Skipped Claude Code temp root: not a real directory (a link is never followed).' });
+      continue;
+    }
+    if (st.uid !== ctx.uid) {
+      warnings.push({ path: root, reason: 'Skipped Claude Code temp root owned by another user.' });
+      continue;
+    }
+    out.roots.push(root);
+  }
+  for (const root of out.roots) {
+    if (root === daemonRoot) {
+      for (const name of names(root, warnings)) if (ownEntry(join(root, name), ctx, warnings)) out.rest.push(join(root, name));
+      continue;
+    }
+    for (const project of names(root, warnings)) {
+      const pdir = join(root, project);
+      const pst = ownEntry(pdir, ctx, warnings);
+      if (!pst) continue;
+      if (!pst.isDirectory()) {
+        out.rest.push(pdir);
+        continue;
+      }
+      const children = names(pdir, warnings).map((n) => ({ n, st: ownEntry(join(pdir, n), ctx, warnings) }));
+      const isSession = (c: { n: string; st: Stats | null }): boolean => Boolean(c.st?.isDirectory()) && UUID.test(c.n) && sessionIds.has(c.n.toLowerCase());
+      // No session's folder and nothing foreign inside: the project folder goes whole.
+      if (children.every((c) => c.st && !isSession(c))) {
+        out.rest.push(pdir);
+        continue;
+      }
+      for (const c of children) {
+        if (!c.st) continue;
+        const n = c.n;
+        const p = join(pdir, n);
+        if (isSession(c)) {
+          const key = n.toLowerCase();
+          const list = out.bySession.get(key) ?? [];
+          list.push(p);
+          out.bySession.set(key, list);
+        } else out.rest.push(p);
+      }
+    }
+  }
+  return out;
+}
+
+/** The entry's lstat when it is the user's; a foreign or vanished entry is left out (foreign ones with a warning). */
+function ownEntry(p: string, ctx: HostContext, warnings: ScanWarning[]): Stats | null {
+  const st = lstatOrNull(p);
+  if (!st) return null;
+  if (st.uid !== ctx.uid) {
+    warnings.push({ path: p, reason: 'Skipped a Claude Code temp entry owned by another user.' });
+    return null;
+  }
+  return st;
+}
+
+function names(dir: string, warnings: ScanWarning[]): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch (e) {
+    warnings.push({
+      path: dir,
+      reason: `Could not read this Claude Code temp directory (${(e as NodeJS.ErrnoException).code ?? 'error'}); its files are not listed.`,
+    });
+    return [];
+  }
+}
+
+function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
