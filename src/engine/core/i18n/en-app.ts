@@ -12,7 +12,6 @@ export const enApp = {
   'app.deck.lastScan': 'Last scan {ago} · {items} · {bytes}{tail}',
   'app.deck.readOnly': ' · read-only',
   'app.deck.running': ' · {agent} running',
-  'app.deck.warnings': ' · {warnings}',
   'app.helpTitle': 'Help',
   'app.helpFooter': 'Esc, Enter or ? closes · ↑↓ PgUp PgDn scroll',
   'app.helpUnavailable': '  — unavailable: {why}',
@@ -93,6 +92,5 @@ export const enApp = {
   'recovery.restoring': 'Restoring',
   'recovery.closing': 'Closing',
   'recovery.rescanning': 'Rescanning',
-  'recovery.busy': '{action}…',
   'recovery.done': '{action}: done.',
 };

@@ -102,7 +102,6 @@ export const enCli = {
   'cli.doctor.data': 'data',
   'cli.doctor.key': 'backup key',
   'cli.doctor.keyProtected': '{path} (passphrase-protected age identity)',
-  'cli.doctor.keyProblem': '{path} — {problem}',
   'cli.doctor.keyNone': 'not created yet; the first backup creates {path}',
   'cli.doctor.store': 'key store',
   'cli.doctor.storeKeyring': 'the OS key ring unlocks the backup key (the file stays the recovery path)',

@@ -13,7 +13,6 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'app.deck.lastScan': '上次扫描 {ago} · {items} · {bytes}{tail}',
   'app.deck.readOnly': ' · 只读',
   'app.deck.running': ' · {agent} 运行中',
-  'app.deck.warnings': ' · {warnings}',
   'app.helpTitle': '帮助',
   'app.helpFooter': 'Esc、Enter 或 ? 关闭 · ↑↓ PgUp PgDn 滚动',
   'app.helpUnavailable': '  — 不可用：{why}',
@@ -94,6 +93,5 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'recovery.restoring': '正在恢复',
   'recovery.closing': '正在关闭',
   'recovery.rescanning': '正在重新扫描',
-  'recovery.busy': '{action}…',
   'recovery.done': '{action}：完成。',
 };

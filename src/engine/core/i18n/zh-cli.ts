@@ -102,7 +102,6 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.doctor.data': '数据',
   'cli.doctor.key': '备份密钥',
   'cli.doctor.keyProtected': '{path}（受口令保护的 age 身份）',
-  'cli.doctor.keyProblem': '{path} — {problem}',
   'cli.doctor.keyNone': '尚未创建；第一次备份时创建 {path}',
   'cli.doctor.store': '密钥存放',
   'cli.doctor.storeKeyring': '由系统密钥环解锁备份密钥（文件仍是恢复途径）',
