@@ -2,7 +2,7 @@
 // streams: the real one is terminal-out (SafeText only), a test's keeps the lines.
 
 import type { SafeText } from '../engine/core/text.js';
-import { printErr, printOut, printProgress, printPrompt } from '../terminal-out.js';
+import { printErr, printOut, printProgress, printPrompt } from '../terminal/terminal-out.js';
 
 export interface Printer {
   /** Each line, then a newline, on standard output. */

@@ -4,12 +4,12 @@
 // uncaught error. Only SIGKILL escapes, and the next `--demo` sweeps that.
 
 import { constants } from 'node:os';
-import { tmpdir } from 'node:os';
 import { createDemoHome, type DemoHome } from './demo-home.js';
 import { releaseOwner, removeOwnerLast, sweepStaleDemoHomes } from './demo-owner.js';
 import type { EngineApi } from '../engine/api/api.js';
+import { systemTempDir } from '../engine/host/host-context.js';
 import { safe } from '../engine/core/text.js';
-import { printError, printOut } from '../terminal-out.js';
+import { printError, printOut } from '../terminal/terminal-out.js';
 
 const SIGNALS = ['SIGHUP', 'SIGTERM', 'SIGINT', 'SIGQUIT'] as const;
 const CLOSE_WAIT_MS = 2000;
@@ -55,7 +55,7 @@ export class DemoLifetime {
   constructor(private readonly keep: boolean) {}
 
   create(now = Date.now()): DemoHome {
-    sweepStaleDemoHomes(tmpdir());
+    sweepStaleDemoHomes(systemTempDir());
     return createDemoHome(now, (root) => {
       this.root = root;
       process.on('exit', this.onExit);

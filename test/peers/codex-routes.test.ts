@@ -16,7 +16,7 @@ import { codexAdapter } from '../../src/adapters/codex/index.js';
 import { LOGS_ITEM, MEMORY_ITEM } from '../../src/adapters/codex/items.js';
 import { controlSocket } from '../../src/adapters/codex/paths.js';
 import { LOADED_REASON, PINNED_REASON } from '../../src/adapters/codex/scan.js';
-import { RouteRefused } from '../../src/adapters/official-delete.js';
+import { RouteRefused } from '../../src/adapters/shared/official-delete.js';
 import { PINNED_SECTION_ID } from '../../src/adapters/codex/thread-list.js';
 import type { Inventory } from '../../src/engine/core/model.js';
 import { buildStore, CODEX_BIN, codexHome, installation, rawClient, rowCount, serverDescendants, serverListing, storePicture } from '../helpers/codex.js';

@@ -23,7 +23,7 @@ import { runScan } from '../../src/cli/scan.js';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
 import type { Engine } from '../../src/engine/api/engine.js';
 import type { SafeText } from '../../src/engine/core/text.js';
-import { exitCodeFor } from '../../src/terminal-out.js';
+import { exitCodeFor } from '../../src/terminal/terminal-out.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 

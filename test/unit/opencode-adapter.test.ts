@@ -24,7 +24,7 @@ import { chooseDatabase } from '../../src/adapters/opencode/paths.js';
 import { ACTIVE_REASON, opencodeFallbackTitle } from '../../src/adapters/opencode/scan.js';
 import { newerSchemaReason } from '../../src/adapters/opencode/schema.js';
 import { UNVERIFIED_REASON } from '../../src/adapters/opencode/server-probe.js';
-import { RouteRefused } from '../../src/adapters/official-delete.js';
+import { RouteRefused } from '../../src/adapters/shared/official-delete.js';
 import { isOpencodeProcess, parseEndpoint, targetsDatabase } from '../../src/adapters/opencode/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';

@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/core/adapter.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
-import { expandTilde, resolveAgentHome } from '../home.js';
-import { pendingPreview } from '../pending.js';
+import { expandTilde, resolveAgentHome } from '../shared/home.js';
+import { pendingPreview } from '../shared/pending.js';
 import { previewMemory, previewTranscript } from './preview.js';
 import { scanClaude } from './scan.js';
 import { withClaudeSweep } from './sweep.js';

@@ -9,11 +9,11 @@ import type { HostContext } from '../../engine/core/adapter.js';
 import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
 import type { Category, Installation, Inventory, Item, ProjectGroup, Risk, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
 import { homeOf } from '../../engine/host/own-dirs.js';
-import { checkHome } from '../home.js';
+import { checkHome } from '../shared/home.js';
 import { walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
-import { parseObject } from '../jsonl.js';
+import { parseObject } from '../shared/jsonl.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, claudeFallbackTitle, readClaudeTranscript } from './transcript-reader.js';
 import { CLAUDE_RUNNING_REASON, findClaudeWriters } from './writers.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import type { ScanWarning, Writer } from '../../engine/core/model.js';
 import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/host/processes.js';
-import { isVersionProbe } from '../version-probe.js';
+import { isVersionProbe } from '../shared/version-probe.js';
 
 export const CLAUDE_RUNNING_REASON = 'Claude Code is running; quit it before deleting local session data.';
 

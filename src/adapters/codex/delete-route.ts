@@ -16,7 +16,7 @@ import { RpcError } from './rpc-client.js';
 import { descendantsOf, minimalRoots } from './lineage.js';
 import { THREAD_ID } from './paths.js';
 import { LOADED_REASON, PINNED_REASON } from './scan.js';
-import { RouteRefused, runOfficialDeletes } from '../official-delete.js';
+import { RouteRefused, runOfficialDeletes } from '../shared/official-delete.js';
 import { loadStore, rolloutPaths, type StoreView } from './store.js';
 import { ALL_SOURCE_KINDS } from './thread-list.js';
 import { findCodexWriters } from './writers.js';

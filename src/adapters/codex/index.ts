@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/core/adapter.js';
 import { attachSweep } from '../../engine/inventory/agent-sweep.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
-import { expandTilde, resolveAgentHome } from '../home.js';
+import { expandTilde, resolveAgentHome } from '../shared/home.js';
 import { appSupportRoot } from './paths.js';
 
 // The App Server client, SQLite readers and routes load on first use: a scan of another agent never pays for them.

@@ -3,9 +3,9 @@
 // deletion scope is the closure over spawn-parent links. Cycle-safe and
 // bounded; forks are not descendants (a fork is its own thread).
 
-import { buildLineage as build, type Lineage } from '../lineage.js';
+import { buildLineage as build, type Lineage } from '../shared/lineage.js';
 
-export { descendantsOf, minimalRoots, type Lineage } from '../lineage.js';
+export { descendantsOf, minimalRoots, type Lineage } from '../shared/lineage.js';
 
 /** A thread naming itself as parent is a root; threads on a longer loop lose their parent link (and are reported in `inCycle`). */
 export function buildLineage(threads: readonly { id: string; parentId: string | null }[]): Lineage {

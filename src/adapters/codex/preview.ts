@@ -6,7 +6,7 @@
 import type { HostContext } from '../../engine/core/adapter.js';
 import type { Installation, Preview, PreviewBlock } from '../../engine/core/model.js';
 import { cleanMultiline, cleanText } from '../../engine/core/text.js';
-import { pendingPreview } from '../pending.js';
+import { pendingPreview } from '../shared/pending.js';
 import { connectCodex } from './connection.js';
 import { LOGS_ITEM } from './items.js';
 import { THREAD_ID } from './paths.js';

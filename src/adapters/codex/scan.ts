@@ -13,7 +13,7 @@ import { sessionItemId } from '../../engine/core/ids.js';
 import type { Installation, Inventory, ProjectGroup, ScanProgress, SessionRecord } from '../../engine/core/model.js';
 import { walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
-import { checkHome } from '../home.js';
+import { checkHome } from '../shared/home.js';
 import { descendantsOf } from './lineage.js';
 import { fileItems, logsItem, memoryItem, MEMORY_RUNNING_REASON, oldLogRows, orphanMedia, OWNED_DIRS, readOnlyItems } from './items.js';
 import { appSupportRoot, sqliteHome, THREAD_ID } from './paths.js';

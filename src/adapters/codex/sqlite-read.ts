@@ -8,10 +8,10 @@
 
 import Database from 'better-sqlite3';
 import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRegularFile } from '../../engine/host/bounded-read.js';
 import { lstatSyncOrNull, readAtSync } from '../../engine/host/fsx.js';
+import { systemTempDir } from '../../engine/host/host-context.js';
 
 export type Db = Database.Database;
 
@@ -92,7 +92,7 @@ export function openSnapshot(path: string, what: string, copyLimit = COPY_LIMIT)
   if (total <= copyLimit) {
     for (let attempt = 0; attempt < 3; attempt++) {
       const before = identity(path) + '|' + identity(`${path}-wal`);
-      const dir = mkdtempSync(join(tmpdir(), 'cleanerx-codex-db-'));
+      const dir = mkdtempSync(join(systemTempDir(), 'cleanerx-codex-db-'));
       const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
       try {
         const copy = join(dir, 'copy.sqlite');

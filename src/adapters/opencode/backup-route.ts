@@ -14,7 +14,7 @@ import { closeQuietly } from './db-open.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { descendantsOf, minimalRoots } from './lineage.js';
 import { opencodeEnv, plainMessage, runOpencode } from './official-cli.js';
-import { RouteRefused } from '../official-delete.js';
+import { RouteRefused } from '../shared/official-delete.js';
 import { loadStore, openForCheck, requireKnown, requireRevision, SESSION_ID, stillPresent, validateIds } from './store.js';
 import { findOpencodeWriters } from './writers.js';
 

@@ -16,7 +16,7 @@ import { descendantsOf, minimalRoots } from './lineage.js';
 import { opencodeEnv, plainMessage, runOpencode } from './official-cli.js';
 import { startPrivateServer, type PrivateServer } from './private-server.js';
 import { probeAccess, verifySession } from './server-probe.js';
-import { RouteRefused, runOfficialDeletes } from '../official-delete.js';
+import { RouteRefused, runOfficialDeletes } from '../shared/official-delete.js';
 import { loadStore, openForCheck, requireKnown, requireRevision, stillPresent, validateIds, type StoreView } from './store.js';
 import { findOpencodeWriters, type Endpoint } from './writers.js';
 

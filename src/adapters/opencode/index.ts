@@ -9,7 +9,7 @@ import type { AgentAdapter } from '../../engine/core/adapter.js';
 import { attachSweep } from '../../engine/inventory/agent-sweep.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
 import { homeOf } from '../../engine/host/own-dirs.js';
-import { pendingPreview } from '../pending.js';
+import { pendingPreview } from '../shared/pending.js';
 import { CHANNEL_DB, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
 import { OPENCODE_SWEEP } from './sweep.js';
 

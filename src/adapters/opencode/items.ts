@@ -7,7 +7,7 @@ import type { HostContext } from '../../engine/core/adapter.js';
 import { canonicalPath, listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
 import type { Item, ScanWarning } from '../../engine/core/model.js';
 import { walkOwned } from '../../engine/inventory/revision.js';
-import { ReadOnlyItems } from '../read-only-entry.js';
+import { ReadOnlyItems } from '../shared/read-only-entry.js';
 import { CHANNEL_DB, DB_NAME } from './paths.js';
 
 /** Credentials, configuration and source-managed data in the data dir. */

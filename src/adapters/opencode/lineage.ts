@@ -3,4 +3,4 @@
 // its whole subtree; an orphan is a root, and cycle members (a session that
 // is its own parent included) are reported so they can be blocked.
 
-export { buildLineage, descendantsOf, minimalRoots, type Lineage } from '../lineage.js';
+export { buildLineage, descendantsOf, minimalRoots, type Lineage } from '../shared/lineage.js';

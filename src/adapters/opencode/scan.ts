@@ -9,7 +9,7 @@ import { lstatSyncOrNull } from '../../engine/host/fsx.js';
 import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
 import type { Installation, Inventory, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
 import { cleanText } from '../../engine/core/text.js';
-import { checkHome } from '../home.js';
+import { checkHome } from '../shared/home.js';
 import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
 import { dbRevision } from './db-revision.js';
 import { readProjects, readSessions, readSizes, type ProjectRow, type SessionRead } from './db-reader.js';

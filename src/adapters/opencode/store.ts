@@ -10,7 +10,7 @@ import { existingIds, readLinks, type SessionLink } from './db-reader.js';
 import { buildLineage, type Lineage } from './lineage.js';
 import { chooseDatabase } from './paths.js';
 import { readSchema } from './schema.js';
-import { RouteRefused } from '../official-delete.js';
+import { RouteRefused } from '../shared/official-delete.js';
 
 /** Session ids OpenCode's CLI and server accept: `ses_` + [A-Za-z0-9_-], at most 128 characters. */
 export const SESSION_ID = /^ses_[A-Za-z0-9_-]{1,124}$/;

@@ -4,8 +4,8 @@
 import { join } from 'node:path';
 import type { AgentAdapter, HostContext } from '../../engine/core/adapter.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
-import { expandTilde, resolveAgentHome } from '../home.js';
-import { pendingPreview } from '../pending.js';
+import { expandTilde, resolveAgentHome } from '../shared/home.js';
+import { pendingPreview } from '../shared/pending.js';
 import { previewPiSession } from './preview.js';
 import { PI_LINK_REASON, scanPi } from './scan.js';
 import { findPiWriters } from './writers.js';

@@ -16,7 +16,7 @@ import { fileRevision, walkOwned } from '../../engine/inventory/revision.js';
 import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
 import { cleanText } from '../../engine/core/text.js';
-import { checkHome } from '../home.js';
+import { checkHome } from '../shared/home.js';
 import { PI_PREFIX_BYTES, PI_TAIL_BYTES, piTitle, readPiSession } from './session-reader.js';
 import { scanPiWriters } from './writers.js';
 

@@ -5,7 +5,7 @@
 // looked at transiently and dropped.
 
 import { cleanText, truncateChars } from '../../engine/core/text.js';
-import { parseObject } from '../jsonl.js';
+import { parseObject } from '../shared/jsonl.js';
 
 export const PI_PREFIX_BYTES = 2 * 1024 * 1024;
 export const PI_TAIL_BYTES = 256 * 1024;

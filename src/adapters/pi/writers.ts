@@ -12,7 +12,7 @@ import type { HostContext } from '../../engine/core/adapter.js';
 import type { Writer } from '../../engine/core/model.js';
 import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/host/processes.js';
 import { cleanText } from '../../engine/core/text.js';
-import { isVersionProbe } from '../version-probe.js';
+import { isVersionProbe } from '../shared/version-probe.js';
 
 export const PI_RUNNING_REASON = 'pi is running; quit it before deleting local session data.';
 

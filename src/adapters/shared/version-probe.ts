@@ -8,8 +8,8 @@
 // and a probe reparented away when its launcher exited. (opencode 1.18.33's
 // `--version` starts no child at all: sampled every 5 ms, none seen.)
 
-import { VERSION_PROBE_ENV } from '../engine/host/detect.js';
-import { readProcessEnviron } from '../engine/host/processes.js';
+import { VERSION_PROBE_ENV } from '../../engine/host/detect.js';
+import { readProcessEnviron } from '../../engine/host/processes.js';
 
 export async function isVersionProbe(procRoot: string, pid: number): Promise<boolean> {
   return (await readProcessEnviron(procRoot, pid))?.get(VERSION_PROBE_ENV) === '1';

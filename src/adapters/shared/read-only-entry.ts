@@ -2,10 +2,10 @@
 // configuration, database files, anything unrecognized): sized without
 // following links, never selectable, with the reason shown.
 
-import { allocatedBytes, lstatSyncOrNull } from '../engine/host/fsx.js';
-import type { Item, ScanWarning } from '../engine/core/model.js';
-import { walkOwned } from '../engine/inventory/revision.js';
-import { cleanText } from '../engine/core/text.js';
+import { allocatedBytes, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { Item, ScanWarning } from '../../engine/core/model.js';
+import { walkOwned } from '../../engine/inventory/revision.js';
+import { cleanText } from '../../engine/core/text.js';
 
 export interface ReadOnlyEntry {
   id: string;

@@ -1,9 +1,9 @@
 // Until an agent's full adapter lands, its folder detects the agent and
 // reports its store read-only: no items are invented, nothing is selectable.
 
-import type { Inventory } from '../engine/core/model.js';
-import { AGENT_NAMES, type AgentKind } from '../engine/core/model.js';
-import type { Preview } from '../engine/core/model.js';
+import type { Inventory } from '../../engine/core/model.js';
+import { AGENT_NAMES, type AgentKind } from '../../engine/core/model.js';
+import type { Preview } from '../../engine/core/model.js';
 
 export function pendingInventory(kind: AgentKind, home: string): Inventory {
   return {

@@ -2,10 +2,10 @@
 // (A settings override is applied by the engine before this is consulted.)
 
 import { isAbsolute, join } from 'node:path';
-import type { HomeResolution, HostContext } from '../engine/core/adapter.js';
-import { lstatSyncOrNull } from '../engine/host/fsx.js';
-import type { ScanWarning } from '../engine/core/model.js';
-import { homeOf } from '../engine/host/own-dirs.js';
+import type { HomeResolution, HostContext } from '../../engine/core/adapter.js';
+import { lstatSyncOrNull } from '../../engine/host/fsx.js';
+import type { ScanWarning } from '../../engine/core/model.js';
+import { homeOf } from '../../engine/host/own-dirs.js';
 
 export function expandTilde(v: string, ctx: HostContext): string {
   if (v === '~') return homeOf(ctx.env);

@@ -5,7 +5,7 @@
 // the store is re-read; the stop, the proof and the first-failure rule are
 // the same, so they live here once.
 
-import type { SessionRoute } from '../engine/core/adapter.js';
+import type { SessionRoute } from '../../engine/core/adapter.js';
 
 /** Thrown by a route before any mutation: the call changed nothing. */
 export class RouteRefused extends Error {}

@@ -3,7 +3,7 @@
 // interpolated values it cleans), so a process name, a path from a settings
 // file or an error message cannot reach stdout or stderr raw.
 
-import { safe, safeLines, safeText, type SafeText } from './engine/core/text.js';
+import { safe, safeLines, safeText, type SafeText } from '../engine/core/text.js';
 
 /** Each line, then a newline, on standard output. */
 export function printOut(...lines: SafeText[]): void {
