@@ -19,5 +19,6 @@ export type EngineFactory = (opts: CliEngineOptions) => Promise<Engine>;
 export function cliEngine(env: Record<string, string | undefined>, opts: CliEngineOptions): Engine {
   ownDirs(env);
   // The backup service (engine-split) is injected here: the engine itself never imports src/backup.
-  return new Engine(ADAPTERS, hostContextFromEnv(env), { readOnly: opts.readOnly, demo: false }, backupService());
+  const ctx = hostContextFromEnv(env);
+  return new Engine(ADAPTERS, ctx, { readOnly: opts.readOnly, demo: false }, backupService(ctx.env));
 }
