@@ -14,7 +14,7 @@ const run = async (): Promise<{ restored: number; alreadyPresent?: number }> => 
   if ('engine' in arg) {
     const ctx = defaultHostContext(process.env);
     ctx.procRoot = process.env.CLEANERX_PROC_ROOT ?? ctx.procRoot;
-    const r = await new Engine(ADAPTERS, ctx, undefined, backupService()).backupRestore(arg.engine.id, arg.engine.passphrase);
+    const r = await new Engine(ADAPTERS, ctx, undefined, backupService(ctx.env)).backupRestore(arg.engine.id, arg.engine.passphrase);
     return { restored: r.restored };
   }
   const r = await restoreArchive(arg);
