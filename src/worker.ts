@@ -12,10 +12,16 @@ import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/api/worker
 import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { ScanSummary } from './engine/core/model.js';
 import { selectionTransfer } from './engine/inventory/selection.js';
+import { parseLanguage, setLanguage } from './engine/core/i18n/index.js';
+import { LANGUAGE_ENV } from './cli/language.js';
 
 const init = workerData as WorkerInit;
+// The app resolved the language (--lang, Settings, locale); engine texts the UI shows follow it.
+setLanguage(parseLanguage(init.env[LANGUAGE_ENV]) ?? 'en');
 // Summaries cross to the UI with the selection index as typed arrays, moved rather than copied.
-const engine = new Engine(ADAPTERS, hostContextFromEnv(init.env) ?? defaultHostContext(), { ...init.opts, compactSelection: true }, backupService());
+const ctx = hostContextFromEnv(init.env) ?? defaultHostContext();
+// The backup service's key-ring child runs with the engine's environment, not the worker's.
+const engine = new Engine(ADAPTERS, ctx, { ...init.opts, compactSelection: true }, backupService(ctx.env));
 const port = parentPort!;
 
 port.on('message', async (m: WorkerRequest) => {

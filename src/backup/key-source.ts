@@ -7,15 +7,15 @@
 
 import { identityToRecipient } from 'age-encryption';
 import { createIdentity, KeyStoreError, keyStatus, unlockIdentity, type UnlockedKey } from './keystore.js';
-import { identityAccount, keyringCall } from './keyring.js';
+import { identityAccount, keyringCall, type KeyringEnv } from './keyring.js';
 
 export type KeyStoreKind = 'file' | 'keyring';
 
 const SWITCH_BACK = 'switch the key store back to the file in Settings (K) and use your passphrase';
 
-export async function unlockKey(dataDir: string, store: KeyStoreKind, passphrase: string): Promise<UnlockedKey> {
+export async function unlockKey(env: KeyringEnv, dataDir: string, store: KeyStoreKind, passphrase: string): Promise<UnlockedKey> {
   if (store === 'file') return unlockIdentity(dataDir, passphrase);
-  const a = await keyringCall('get', identityAccount(dataDir));
+  const a = await keyringCall(env, 'get', identityAccount(dataDir));
   if (!a.ok) throw new KeyStoreError(`The backup key could not be read from the OS key ring (${a.reason}); ${SWITCH_BACK}.`);
   const identity = (a.value ?? '').trim();
   if (!identity.startsWith('AGE-SECRET-KEY-1')) throw new KeyStoreError(`The OS key ring holds no cleanerx backup key; ${SWITCH_BACK}.`);
@@ -27,9 +27,9 @@ export async function unlockKey(dataDir: string, store: KeyStoreKind, passphrase
 }
 
 /** Unlocks the key for a backup, creating the identity file first when there is none. */
-export async function unlockOrCreateKey(dataDir: string, store: KeyStoreKind, passphrase: string): Promise<UnlockedKey> {
+export async function unlockOrCreateKey(env: KeyringEnv, dataDir: string, store: KeyStoreKind, passphrase: string): Promise<UnlockedKey> {
   if (store === 'file' && !(await keyStatus(dataDir)).exists) await createIdentity(dataDir, passphrase);
-  return unlockKey(dataDir, store, passphrase);
+  return unlockKey(env, dataDir, store, passphrase);
 }
 
 /**
@@ -38,19 +38,20 @@ export async function unlockOrCreateKey(dataDir: string, store: KeyStoreKind, pa
  * the identity and read it back. To the file: remove the key ring's copy.
  * Throws without changing the setting when any step fails.
  */
-export async function switchKeyStore(dataDir: string, to: KeyStoreKind, passphrase: string): Promise<void> {
+export async function switchKeyStore(env: KeyringEnv, dataDir: string, to: KeyStoreKind, passphrase: string): Promise<void> {
   const account = identityAccount(dataDir);
   if (to === 'file') {
-    const d = await keyringCall('delete', account);
+    const d = await keyringCall(env, 'delete', account);
     // A copy that cannot be removed is reported, but the file route works regardless.
-    if (!d.ok && !/no (matching )?entry|not found/i.test(d.reason)) throw new KeyStoreError(`The OS key ring copy could not be removed (${d.reason}); the key ring stays in use.`);
+    if (!d.ok && !/no (matching )?entry|not found/i.test(d.reason))
+      throw new KeyStoreError(`The OS key ring copy could not be removed (${d.reason}); the key ring stays in use.`);
     return;
   }
-  const probe = await keyringCall('probe', `${account}:probe`);
+  const probe = await keyringCall(env, 'probe', `${account}:probe`);
   if (!probe.ok) throw new KeyStoreError(`No usable OS key ring here (${probe.reason}); the passphrase-protected key file stays in use.`);
-  const key = await unlockOrCreateKey(dataDir, 'file', passphrase);
-  const set = await keyringCall('set', account, key.identity);
+  const key = await unlockOrCreateKey(env, dataDir, 'file', passphrase);
+  const set = await keyringCall(env, 'set', account, key.identity);
   if (!set.ok) throw new KeyStoreError(`The OS key ring refused the backup key (${set.reason}); the key file stays in use.`);
-  const back = await unlockKey(dataDir, 'keyring', '');
+  const back = await unlockKey(env, dataDir, 'keyring', '');
   if (back.identity !== key.identity) throw new KeyStoreError('The OS key ring returned another key; the key file stays in use.');
 }

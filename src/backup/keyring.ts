@@ -1,7 +1,9 @@
 // The OS key ring, opt-in: every call runs in a child process that is
 // killed after 3 s, because a Secret Service without a desktop can block
 // forever waiting for an unlock prompt. Secrets travel over pipes only,
-// never argv or the environment.
+// never argv or the environment. The child gets the engine's environment
+// (HostContext.env), never this process's own: an Engine built with a temp
+// home (a test) must not reach the desktop's real key ring.
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +14,20 @@ const CHILD = fileURLToPath(new URL('./keyring-child.js', import.meta.url));
 
 export type KeyringAnswer = { ok: true; value?: string | null } | { ok: false; reason: string };
 
+export type KeyringEnv = Readonly<Record<string, string | undefined>>;
+
 /** The account of this installation's backup identity: one per cleanerx data dir. */
 export function identityAccount(dataDir: string): string {
   return `backup-identity:${dataDir}`;
 }
 
-export function keyringCall(op: 'probe' | 'get' | 'set' | 'delete', account: string, secret?: string, timeoutMs = KEYRING_TIMEOUT_MS): Promise<KeyringAnswer> {
+export function keyringCall(
+  env: KeyringEnv,
+  op: 'probe' | 'get' | 'set' | 'delete',
+  account: string,
+  secret?: string,
+  timeoutMs = KEYRING_TIMEOUT_MS,
+): Promise<KeyringAnswer> {
   return new Promise((resolve) => {
     let out = '';
     let settled = false;
@@ -27,7 +37,7 @@ export function keyringCall(op: 'probe' | 'get' | 'set' | 'delete', account: str
       clearTimeout(timer);
       resolve(a);
     };
-    const child = spawn(process.execPath, [CHILD, op, KEYRING_SERVICE, account], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [CHILD, op, KEYRING_SERVICE, account], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...env } });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       done({ ok: false, reason: `the OS key ring did not answer within ${Math.round(timeoutMs / 1000)} s` });

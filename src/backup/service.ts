@@ -1,19 +1,21 @@
 // The engine's BackupService, implemented by the backup modules. This file
 // is loaded at startup by the composition roots, so it imports nothing of
 // the backup code itself: each call loads what it needs on first use (a
-// scan never pays for age, zstd and tar).
+// scan never pays for age, zstd and tar). `env` is the engine's own
+// (HostContext.env): the key-ring helper child runs with it, not with this
+// process's environment.
 
 import { promises as fsp } from 'node:fs';
 import type { BackupService } from '../engine/cleanup/backup-service.js';
 import { RequestError } from '../engine/core/validate.js';
 
-export function backupService(): BackupService {
+export function backupService(env: Readonly<Record<string, string | undefined>>): BackupService {
   return {
     async unlockOrCreateKey(dataDir, store, passphrase) {
-      return (await import('./key-source.js')).unlockOrCreateKey(dataDir, store, passphrase);
+      return (await import('./key-source.js')).unlockOrCreateKey(env, dataDir, store, passphrase);
     },
     async unlockKey(dataDir, store, passphrase) {
-      return (await import('./key-source.js')).unlockKey(dataDir, store, passphrase);
+      return (await import('./key-source.js')).unlockKey(env, dataDir, store, passphrase);
     },
     async keyStatus(dataDir) {
       return (await import('./keystore.js')).keyStatus(dataDir);
@@ -22,12 +24,23 @@ export function backupService(): BackupService {
       return (await import('./keystore.js')).exportIdentity(dataDir, passphrase);
     },
     async switchKeyStore(dataDir, to, passphrase) {
-      await (await import('./key-source.js')).switchKeyStore(dataDir, to, passphrase);
+      await (await import('./key-source.js')).switchKeyStore(env, dataDir, to, passphrase);
     },
     async list(dataDir) {
       const { archivePathFor, loadCatalog } = await import('./catalog.js');
       return (await loadCatalog(dataDir))
-        .map((r) => ({ id: r.id, agent: r.agent, createdAt: r.createdAt, expiresAt: r.expiresAt, itemCount: r.itemCount, originalBytes: r.originalBytes, archiveBytes: r.archiveBytes, verifiedAt: r.verifiedAt, operationId: r.operationId, path: archivePathFor(dataDir, r.id) }))
+        .map((r) => ({
+          id: r.id,
+          agent: r.agent,
+          createdAt: r.createdAt,
+          expiresAt: r.expiresAt,
+          itemCount: r.itemCount,
+          originalBytes: r.originalBytes,
+          archiveBytes: r.archiveBytes,
+          verifiedAt: r.verifiedAt,
+          operationId: r.operationId,
+          path: archivePathFor(dataDir, r.id),
+        }))
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
     },
     async verify(dataDir, r, identity) {
@@ -44,7 +57,9 @@ export function backupService(): BackupService {
         import('./take.js'),
       ]);
       const imp = q.importSessions;
-      const sessionImport = imp ? { root: sessionExportRoot(q.agent), run: async (staged: Map<string, string>, dry: boolean) => imp(await stagedExports(staged), dry) } : undefined;
+      const sessionImport = imp
+        ? { root: sessionExportRoot(q.agent), run: async (staged: Map<string, string>, dry: boolean) => imp(await stagedExports(staged), dry) }
+        : undefined;
       const res = await restoreArchive({
         archivePath: archivePathFor(q.dataDir, q.id),
         identity: q.identity,
@@ -59,7 +74,15 @@ export function backupService(): BackupService {
         onlyPaths: q.onlyPaths,
       });
       const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(q.agent)) ? 'sessions' : 'files';
-      return { restored: res.restored.length, alreadyPresent: res.alreadyPresent.length, bytes: res.manifest.originalBytes, paths: res.restored, unit, emptyDirs: res.emptyDirs, notInBackup: res.notInBackup };
+      return {
+        restored: res.restored.length,
+        alreadyPresent: res.alreadyPresent.length,
+        bytes: res.manifest.originalBytes,
+        paths: res.restored,
+        unit,
+        emptyDirs: res.emptyDirs,
+        notInBackup: res.notInBackup,
+      };
     },
     async settleRestores(q) {
       return (await import('./restore.js')).settlePendingRestores(q);
@@ -79,4 +102,3 @@ export function backupService(): BackupService {
     },
   };
 }
-

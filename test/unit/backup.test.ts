@@ -582,7 +582,7 @@ describe('engine: the catalog entry, the manifest and the target agent must agre
     mkdirSync(backupsDir(dataDir), { recursive: true, mode: 0o700 });
     await craft(archivePathFor(dataDir, id), [manifestEntry(m), ...GOOD.map(payloadEntry)], rcpt);
     await addRecord(dataDir, { id, createdAt: m.createdAt, expiresAt: m.expiresAt, archivePath: archivePathFor(dataDir, id), archiveBytes: 1, originalBytes: m.originalBytes, itemCount: 2, operationId: m.operationId, agent: 'pi', verifiedAt: m.createdAt });
-    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
+    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
     const before = hashTree(t.env.HOME!, [dataDir]);
     await expect(engine.backupVerify(id, pass)).rejects.toThrow(/The archive belongs to claude, not pi\./);
     await expect(engine.backupRestore(id, pass, true)).rejects.toThrow(/The archive belongs to claude, not pi\./);
