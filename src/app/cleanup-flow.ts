@@ -4,7 +4,7 @@
 // after a failed cleanup.
 
 import { formatBytes, plural } from '../engine/core/format.js';
-import { ProgressModal } from '../modals/progress.js';
+import { freedLines, ProgressModal } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
 import { ReviewModal } from '../modals/review.js';
 import type { AppContext } from '../screens/screen.js';
@@ -93,6 +93,7 @@ export class CleanupFlow {
           '',
           'A fresh scan confirmed that none of them is listed any more.',
           ...(r.backupId ? ['', `Backup ${r.backupId} is verified; restore it from the Backups tab (5).`] : []),
+          ...(r.freed ? ['', ...freedLines(r.freed)] : []),
         ]);
         st.summaryChanged();
       } else {
