@@ -1,13 +1,15 @@
 // Progress of a running cleanup: phase, a bar, counts, bytes and the item
 // being removed. It cannot be dismissed: the app waits for the engine.
+// freedLines: the result's disk-space lines (promised, measured, why).
 
 import blessed from 'blessed';
 import { formatBytes } from '../engine/core/format.js';
-import type { ExecuteProgress } from '../engine/core/model.js';
+import { t } from '../engine/core/i18n/index.js';
+import type { ExecuteProgress, FreedBytes } from '../engine/core/model.js';
 import { bar } from '../widgets/bars.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
-import { cell, type Theme } from '../widgets/theme.js';
+import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { Modal } from './modal.js';
 
 const PHASES: Record<ExecuteProgress['phase'], string> = {
@@ -31,7 +33,16 @@ export class ProgressModal implements Modal {
     private theme: Theme,
     private requestStop: () => void,
   ) {
-    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', height: 8, tags: true, border: { type: 'line' }, label: ' Cleaning ', wrap: false });
+    this.box = blessed.box({
+      parent: screen,
+      top: 'center',
+      left: 'center',
+      height: 8,
+      tags: true,
+      border: { type: 'line' },
+      label: ' Cleaning ',
+      wrap: false,
+    });
   }
 
   paint(): void {
@@ -87,4 +98,25 @@ export class ProgressModal implements Modal {
   destroy(): void {
     this.box.destroy();
   }
+}
+
+/**
+ * The result's disk-space lines: what the plan promised, what the disks
+ * gave back (measured), per filesystem when there are several, and one
+ * sentence per reason when the two differ by more than 5%. Tag-safe.
+ */
+export function freedLines(f: FreedBytes | undefined): string[] {
+  if (!f) return [];
+  const out = [
+    t('freed.heading'),
+    t('freed.total', { promised: formatBytes(f.promisedBytes), freed: formatBytes(Math.max(0, f.freedBytes)), allocated: formatBytes(f.allocatedBytes) }),
+  ];
+  if (f.filesystems.length > 1) {
+    for (const fs of f.filesystems)
+      out.push(
+        `  ${braces(t('freed.filesystem', { path: fs.path, freed: formatBytes(Math.max(0, fs.freedBytes)), allocated: formatBytes(fs.allocatedBytes) }))}`,
+      );
+  }
+  for (const why of f.explanations) out.push(`  ${t(`freed.why.${why}`)}`);
+  return out;
 }

@@ -46,7 +46,14 @@ import { RequestError } from '../core/validate.js';
 /** rmdir from `dir` up to and including `top` while they are empty (another process's lock keeps them). */
 async function removeEmptyDirsUpTo(dir: string, top: string): Promise<void> {
   for (let cur = dir; cur.startsWith(top); cur = dirname(cur)) {
-    if (!(await fsp.rmdir(cur).then(() => true, () => false)) || cur === top) return;
+    if (
+      !(await fsp.rmdir(cur).then(
+        () => true,
+        () => false,
+      )) ||
+      cur === top
+    )
+      return;
   }
 }
 
@@ -94,7 +101,9 @@ export class Engine implements EngineApi {
   async detect(opts: { versions?: boolean; agents?: AgentKind[] } = {}): Promise<Installation[]> {
     const s = await this.settings();
     const adapters = opts.agents ? this.adapters.filter((a) => opts.agents!.includes(a.kind)) : this.adapters;
-    return Promise.all(adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions), this.opts.readOnly ? undefined : this.dirs.state)));
+    return Promise.all(
+      adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions), this.opts.readOnly ? undefined : this.dirs.state)),
+    );
   }
 
   async scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary> {
@@ -107,10 +116,7 @@ export class Engine implements EngineApi {
     const report = onProgress ? this.publisher(agent, inst, started, onProgress) : () => undefined;
     let inventory: Inventory;
     try {
-      inventory =
-        inst.state === 'notFound'
-          ? { sessions: [], items: [], projects: [], warnings: [], writers: [] }
-          : await adapter.scan(inst, this.ctx, report);
+      inventory = inst.state === 'notFound' ? { sessions: [], items: [], projects: [], warnings: [], writers: [] } : await adapter.scan(inst, this.ctx, report);
     } finally {
       this.dropProvisional(agent);
     }
@@ -132,6 +138,7 @@ export class Engine implements EngineApi {
       for (const x of inventory.sessions) x.selectable = false;
       for (const x of inventory.items) x.selectable = false;
     }
+    if (inst.state !== 'notFound') await (await import('../inventory/attribution.js')).attributeInventory(inst, inventory);
     // The old snapshot goes first (nothing runs between here and the new one's
     // publication: the build is synchronous), so it can be collected during the build.
     const old = this.latestByAgent.get(agent);
@@ -141,6 +148,7 @@ export class Engine implements EngineApi {
     this.latestByAgent.set(agent, snap.id);
     const summary = snap.summary(Boolean(this.opts.compactSelection));
     summary.readOnly = this.opts.readOnly;
+    summary.attribution = inventory.attribution;
     if (inst.state !== 'notFound') await this.addGrowth(summary);
     return summary;
   }
@@ -282,7 +290,12 @@ export class Engine implements EngineApi {
   async retentionPlan(snapshotId: string, rules: RetentionRules): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
     const snap = this.snapshot(snapshotId);
     const m = evaluateRules(snap, rules);
-    const plan = m.matched.length ? await this.plan(snapshotId, m.matched.map((x) => x.id)) : null;
+    const plan = m.matched.length
+      ? await this.plan(
+          snapshotId,
+          m.matched.map((x) => x.id),
+        )
+      : null;
     return { file: planFileFrom(snap, rules, m, plan), plan };
   }
 
@@ -327,13 +340,44 @@ export class Engine implements EngineApi {
         key,
         roots: this.backupRoots(plan.agent, snap.installation),
         retentionDays: (await this.settings()).retention.backupDays,
-        exportSessions: exp ? (roots, dir) => exp(snap.installation, this.ctx, roots, dir, { expectedRevision: typeof rev === 'string' ? rev : undefined }) : undefined,
+        exportSessions: exp
+          ? (roots, dir) => exp(snap.installation, this.ctx, roots, dir, { expectedRevision: typeof rev === 'string' ? rev : undefined })
+          : undefined,
       };
     }
     this.plans.delete(planId);
     this.stop = false;
     const { executePlan } = await import('../cleanup/executor.js');
-    return executePlan(plan, this.executorDeps(adapter), onProgress, backup);
+    const freed = await this.freedBaseline(plan);
+    const r = await executePlan(plan, this.executorDeps(adapter), onProgress, backup);
+    if (freed) r.freed = await this.freedAfter(freed, r);
+    return r;
+  }
+
+  /** statfs and allocations before the run (freed-bytes.ts); a failure to measure never stops a cleanup. */
+  private async freedBaseline(plan: CleanupPlan): Promise<import('../cleanup/freed-bytes.js').FreedBaseline | null> {
+    try {
+      const { measureBefore } = await import('../cleanup/freed-bytes.js');
+      const snap = this.snapshot(plan.snapshotId);
+      const inPlace = new Map<string, string>();
+      for (const i of plan.items) {
+        const db = snap.item(i.id)?.metadata.dbPath;
+        if (typeof db === 'string') inPlace.set(i.id, db);
+      }
+      return await measureBefore(plan, inPlace);
+    } catch {
+      return null;
+    }
+  }
+
+  private async freedAfter(base: import('../cleanup/freed-bytes.js').FreedBaseline, r: ExecuteResult): Promise<ExecuteResult['freed']> {
+    try {
+      const { measureAfter } = await import('../cleanup/freed-bytes.js');
+      const rec = r.backupId ? (await this.backups.list(this.dirs.data)).find((x) => x.id === r.backupId) : undefined;
+      return await measureAfter(base, r, rec ? { backup: { path: rec.path, bytes: rec.archiveBytes } } : {});
+    } catch {
+      return undefined;
+    }
   }
 
   // ---- backups --------------------------------------------------------------
@@ -415,7 +459,8 @@ export class Engine implements EngineApi {
     const s = await this.settings();
     const inst = await detectOne(adapter, this.ctx, s.homeOverrides[r.agent], false);
     const writers = await route.writers(inst, this.ctx);
-    if (writers.length && !dryRun) throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
+    if (writers.length && !dryRun)
+      throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
     const key = await this.unlock(passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
     const imp = adapter.sessionRoute?.importSessions;
@@ -431,9 +476,30 @@ export class Engine implements EngineApi {
       if (stuck) throw new RequestError(stuck.message);
       // This very backup's interrupted restore was just finished: that is the answer.
       const done = settled.find((x) => x.outcome === 'completed' && x.backupId === r.id && !onlyPaths);
-      if (done) return { restored: done.restored.length, alreadyPresent: 0, bytes: r.originalBytes, paths: done.restored, unit: 'files', emptyDirs: [], notInBackup: [] };
+      if (done)
+        return {
+          restored: done.restored.length,
+          alreadyPresent: 0,
+          bytes: r.originalBytes,
+          paths: done.restored,
+          unit: 'files',
+          emptyDirs: [],
+          notInBackup: [],
+        };
     }
-    return this.backups.restore({ dataDir: this.dirs.data, id: r.id, identity: key.identity, agent: r.agent, roots, uid: this.ctx.uid, stagingParent: join(this.dirs.data, 'restore-staging'), journalDir: join(this.dirs.state, 'restores'), dryRun, importSessions, onlyPaths });
+    return this.backups.restore({
+      dataDir: this.dirs.data,
+      id: r.id,
+      identity: key.identity,
+      agent: r.agent,
+      roots,
+      uid: this.ctx.uid,
+      stagingParent: join(this.dirs.data, 'restore-staging'),
+      journalDir: join(this.dirs.state, 'restores'),
+      dryRun,
+      importSessions,
+      onlyPaths,
+    });
   }
 
   async backupDelete(id: string): Promise<void> {
@@ -461,10 +527,16 @@ export class Engine implements EngineApi {
       stateDir: this.dirs.state,
       rescan: (agent) => this.scan(agent),
       snapshot: (id) => this.snapshot(id),
-      boundBackup: async (operationId, agent) => (await this.backups.list(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
+      boundBackup: async (operationId, agent) =>
+        (await this.backups.list(this.dirs.data)).find((r) => r.operationId === operationId && r.agent === agent)?.id ?? null,
       restore: async (backupId, passphrase, scope) => {
         // Only what the cleanup took: intact paths are left alone.
-        await this.restoreBackup(backupId, passphrase, false, scope.paths.filter((x) => x.state !== 'intact').map((x) => x.path));
+        await this.restoreBackup(
+          backupId,
+          passphrase,
+          false,
+          scope.paths.filter((x) => x.state !== 'intact').map((x) => x.path),
+        );
       },
       discardCandidate: (backupId) => this.backups.discardCandidate(this.dirs.data, backupId),
     };
@@ -485,7 +557,8 @@ export class Engine implements EngineApi {
         const adapter = this.adapter(a);
         const inst = await detectOne(adapter, this.ctx, s.homeOverrides[a], false);
         const writers = adapter.fileRoute ? await adapter.fileRoute.writers(inst, this.ctx) : [];
-        if (writers.length) return `Quit ${AGENT_NAMES[a]} so cleanerx can finish an interrupted restore (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`;
+        if (writers.length)
+          return `Quit ${AGENT_NAMES[a]} so cleanerx can finish an interrupted restore (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`;
         return Object.fromEntries(this.backupRoots(a, inst).map((x) => [x.label, x.dir]));
       },
     });

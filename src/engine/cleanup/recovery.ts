@@ -1,9 +1,14 @@
 // Recovery of interrupted cleanups. Journal progress never proves success:
 // each unfinished operation's agent is rescanned and every path of every
 // planned item is looked at. Accept needs everything observed gone; Safely close needs a
-// successful rescan and never touches agent data.
+// successful rescan and never touches agent data. Interrupted database
+// compactions are settled first (compact-recovery.ts decides from what is on
+// disk), under every agent's cleanup lock; one it cannot settle is listed as
+// Not provable with its reason.
 
-import { acquireAgentLock, liveLockHolder } from './agent-lock.js';
+import { acquireAgentLock, liveLockHolder, type AgentLock } from './agent-lock.js';
+import { COMPACT_TERMINAL, listCompactions } from './compact-journal.js';
+import { recoverCompactions } from './compact-recovery.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
 import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type RecoveryOperation, type ScanSummary } from '../core/model.js';
 import { observePath, type PathState } from './path-safety.js';
@@ -100,37 +105,111 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
   const started = j.mutations.some((m) => m.status !== 'pending');
   const applied = j.mutations.filter((m) => m.status === 'applied').length;
   if (gone === total) {
-    if (!started) return { observed: 'Not provable', reason: 'Every planned item is gone, yet the journal records no removal started; something else changed this data.', closable: true, items };
+    if (!started)
+      return {
+        observed: 'Not provable',
+        reason: 'Every planned item is gone, yet the journal records no removal started; something else changed this data.',
+        closable: true,
+        items,
+      };
     return { observed: 'All applied', reason: 'No planned item is present any more: every path is gone.', closable: true, items };
   }
   if (present === total) {
-    if (applied) return { observed: 'Not provable', reason: `The journal records ${count(applied, 'mutation')} as applied, yet every planned item is still present.`, closable: true, items };
+    if (applied)
+      return {
+        observed: 'Not provable',
+        reason: `The journal records ${count(applied, 'mutation')} as applied, yet every planned item is still present.`,
+        closable: true,
+        items,
+      };
     return { observed: 'Not applied', reason: 'Every planned item is still present, every path intact.', closable: true, items };
   }
-  if (!started) return { observed: 'Not provable', reason: `${count(total - present, 'planned item')} changed, yet the journal records no removal started; something else changed this data.`, closable: true, items };
+  if (!started)
+    return {
+      observed: 'Not provable',
+      reason: `${count(total - present, 'planned item')} changed, yet the journal records no removal started; something else changed this data.`,
+      closable: true,
+      items,
+    };
   const first = partial[0];
   const detail = replaced.length
     ? ` ${replaced[0]!.path} is no longer the entry the cleanup saw (replaced, or a link on the way to it)${replaced.length > 1 ? `, and ${replaced.length - 1} more` : ''}: inspect it; it is never restored over.`
     : first
       ? ` ${first.label}: ${first.paths.filter((p) => p.state !== 'intact').length} of ${first.paths.length} paths gone or changed.`
       : '';
-  return { observed: 'Partially applied', reason: `${count(gone, 'planned item')} gone, ${present} present, ${partial.length} partly removed of ${total}.${detail}`, closable: true, items };
+  return {
+    observed: 'Partially applied',
+    reason: `${count(gone, 'planned item')} gone, ${present} present, ${partial.length} partly removed of ${total}.${detail}`,
+    closable: true,
+    items,
+  };
 }
 
 /** Restore fills in what is missing; it cannot work around an entry swapped in by someone else. */
-const restorable = (o: Observed): boolean => (o.observed === 'All applied' || o.observed === 'Partially applied') && o.items.every((i) => i.paths.every((p) => p.state !== 'replaced'));
+const restorable = (o: Observed): boolean =>
+  (o.observed === 'All applied' || o.observed === 'Partially applied') && o.items.every((i) => i.paths.every((p) => p.state !== 'replaced'));
 
 const scopeOf = (o: Observed): RestoreScope => ({
   paths: o.items.flatMap((i) => i.paths.map((p) => ({ path: p.path, state: p.state as Exclude<PathState, 'replaced'> }))),
 });
 
+const compactionEntry = (path: string, reason: string): ObservedRecoveryOperation => ({
+  operationId: path
+    .split('/')
+    .pop()!
+    .replace(/\.json$/, ''),
+  agent: null,
+  path,
+  status: 'compaction',
+  recorded: 'A database compaction was interrupted.',
+  observed: 'Not provable',
+  reason,
+  canAccept: false,
+  canRestore: false,
+  restoreWhyNot: 'A compaction keeps no backup: the original database or its verified copy is the only complete one.',
+  canClose: false,
+  unknown: false,
+  items: [],
+});
+
+/**
+ * Settles every interrupted compaction while no cleanup can run: the
+ * compaction journals do not say which agent's database they changed, so
+ * every agent's lock is taken (a compaction only ever runs inside a cleanup,
+ * under its agent's lock). Returns the ones that stay blocked.
+ */
+export async function settleCompactions(stateDir: string): Promise<ObservedRecoveryOperation[]> {
+  const pending = (await listCompactions(stateDir)).filter((f) => f.kind === 'unknown' || !COMPACT_TERMINAL.includes(f.entry.step));
+  if (!pending.length) return [];
+  const locks: AgentLock[] = [];
+  try {
+    for (const a of AGENT_KINDS) {
+      const h = liveLockHolder(stateDir, a);
+      if (h) {
+        const why = `A ${AGENT_NAMES[a]} cleanup is running now (pid ${h.pid}, started ${h.startedAt}); this compaction is looked at when it has finished.`;
+        return pending.map((f) => compactionEntry(f.path, why));
+      }
+      locks.push(acquireAgentLock(stateDir, a));
+    }
+    const settled = await recoverCompactions(stateDir);
+    return settled.filter((x) => x.result.decision === 'blocked').map((x) => compactionEntry(x.path, x.result.reason));
+  } catch (e) {
+    return pending.map((f) => compactionEntry(f.path, `The compaction could not be recovered: ${(e as Error).message}`));
+  } finally {
+    for (const l of locks.reverse()) l.release();
+  }
+}
+
 export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecoveryOperation[]> {
-  const out: ObservedRecoveryOperation[] = [];
+  const out: ObservedRecoveryOperation[] = await settleCompactions(deps.stateDir);
   const scans = new Map<AgentKind, Snapshot | Error>();
   for (const e of await listJournals(deps.stateDir)) {
     if (e.kind === 'unknown') {
       out.push({
-        operationId: e.path.split('/').pop()!.replace(/\.json$/, ''),
+        operationId: e.path
+          .split('/')
+          .pop()!
+          .replace(/\.json$/, ''),
         agent: null,
         path: e.path,
         status: 'unknown',
@@ -151,7 +230,12 @@ export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecovery
     const applied = j.mutations.filter((m) => m.status === 'applied').length;
     const holder = liveLockHolder(deps.stateDir, j.agent);
     const o: Observed = holder
-      ? { observed: 'Not provable', reason: `A ${AGENT_NAMES[j.agent]} cleanup is running now (pid ${holder.pid}, started ${holder.startedAt}); look again when it has finished.`, closable: false, items: [] }
+      ? {
+          observed: 'Not provable',
+          reason: `A ${AGENT_NAMES[j.agent]} cleanup is running now (pid ${holder.pid}, started ${holder.startedAt}); look again when it has finished.`,
+          closable: false,
+          items: [],
+        }
       : await observe(j, deps, scans);
     // A backup the catalog binds to this operation counts even if the crash came before the journal said so.
     const bound = j.createBackup ? await deps.boundBackup(j.operationId, j.agent) : null;
@@ -185,9 +269,11 @@ export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecovery
 export async function recoveryAction(deps: RecoveryDeps, operationId: string, action: 'accept' | 'close' | 'restore', passphrase = ''): Promise<void> {
   const entries = await listJournals(deps.stateDir);
   const e = entries.find((x) => x.kind === 'journal' && x.journal.operationId === operationId);
-  if (!e || e.kind !== 'journal') throw new RequestError(`No recoverable operation ${operationId}.`);
+  if (e?.kind !== 'journal') throw new RequestError(`No recoverable operation ${operationId}.`);
   const j = e.journal;
   if (TERMINAL.includes(j.status)) return;
+  // What the rescan observes must be the database after its compaction was settled, not a half-swapped one.
+  await settleCompactions(deps.stateDir);
   const lock = acquireAgentLock(deps.stateDir, j.agent);
   try {
     await act(deps, j, action, passphrase);
@@ -208,24 +294,38 @@ async function act(deps: RecoveryDeps, j: Journal, action: 'accept' | 'close' | 
     const back = await observe(j, deps, new Map(), false);
     if (back.items.some((i) => i.state !== 'present')) {
       const missing = back.items.find((i) => i.state !== 'present')!;
-      throw new RequestError(`The restore finished but ${missing.label} is not entirely back (${missing.paths.filter((p) => p.state !== 'intact').length} of ${missing.paths.length} paths missing, or not listed by the rescan).`);
+      throw new RequestError(
+        `The restore finished but ${missing.label} is not entirely back (${missing.paths.filter((p) => p.state !== 'intact').length} of ${missing.paths.length} paths missing, or not listed by the rescan).`,
+      );
     }
-    await store.transition(j, (x) => {
-      x.status = 'recovered';
-      x.message = `Recovered from backup ${bound}: every planned item is back.`;
-    }, 'journal:recovered');
+    await store.transition(
+      j,
+      (x) => {
+        x.status = 'recovered';
+        x.message = `Recovered from backup ${bound}: every planned item is back.`;
+      },
+      'journal:recovered',
+    );
   } else if (action === 'accept') {
     if (o.observed !== 'All applied') throw new RequestError(`Cannot accept: ${o.reason}`);
-    await store.transition(j, (x) => {
-      x.status = 'complete';
-      x.message = 'Accepted after recovery: the rescan shows every planned item gone.';
-    }, 'journal:accepted');
+    await store.transition(
+      j,
+      (x) => {
+        x.status = 'complete';
+        x.message = 'Accepted after recovery: the rescan shows every planned item gone.';
+      },
+      'journal:accepted',
+    );
   } else {
     if (!o.closable) throw new RequestError(`Cannot close safely: ${o.reason}`);
     if (j.backupCandidateId && !(await deps.boundBackup(j.operationId, j.agent))) await deps.discardCandidate(j.backupCandidateId);
-    await store.transition(j, (x) => {
-      x.status = 'terminated';
-      x.message = `Safely closed after recovery (${o.observed.toLowerCase()}); agent data changes that already happened were not undone.`;
-    }, 'journal:closed');
+    await store.transition(
+      j,
+      (x) => {
+        x.status = 'terminated';
+        x.message = `Safely closed after recovery (${o.observed.toLowerCase()}); agent data changes that already happened were not undone.`;
+      },
+      'journal:closed',
+    );
   }
 }

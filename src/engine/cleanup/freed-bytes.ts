@@ -1,0 +1,200 @@
+// How much disk space a cleanup gave back, measured rather than promised.
+// Around the executor's run: statfs of every filesystem the plan touches,
+// and the allocated size (st_blocks × 512, lstat, no link followed) of
+// every planned path and of each database an item changes in place (with
+// its -wal/-shm/-journal), once before and once after. What the removed
+// data took is the allocation that went away; what was freed is the
+// filesystem's own free-space difference. When freed and promised differ
+// by more than 5%, the result names why, as codes (the JSON stays
+// language-neutral; the result screen says each in a sentence).
+//
+// Why both figures: statfs alone cannot tell our deletions from another
+// process's writes on a busy disk, and st_blocks alone cannot see space a
+// hard link or an open descriptor keeps. Their difference is the evidence
+// for "another process wrote meanwhile".
+
+import { promises as fsp, type Stats } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { CleanupPlan, ExecuteResult, FilesystemFreed, FreedBytes, FreedExplanation } from '../core/model.js';
+
+/** A difference up to this share of the larger figure needs no explanation. */
+export const FREED_TOLERANCE = 0.05;
+/** Entries walked per planned tree at most (a larger tree is measured by statfs only beyond it). */
+const MAX_ENTRIES = 500_000;
+const DB_SIDES = ['-wal', '-shm', '-journal'];
+const DB_NAME = /\.(sqlite|sqlite3|db)$/;
+
+interface Tally {
+  /** st_blocks × 512 of entries with one link (their space goes with them). */
+  allocated: number;
+  /** …of regular files with more links (another name keeps their data). */
+  linked: number;
+  /** Apparent size of regular files. */
+  apparent: number;
+  /** Of `apparent`: the part sparse files never allocated. */
+  holes: number;
+}
+
+const zero = (): Tally => ({ allocated: 0, linked: 0, apparent: 0, holes: 0 });
+
+async function lstatOrNull(p: string): Promise<Stats | null> {
+  return fsp.lstat(p).catch(() => null);
+}
+
+/** The allocation of one tree, never following a link nor leaving the filesystem it starts on. */
+async function tally(root: string): Promise<Tally> {
+  const out = zero();
+  const top = await lstatOrNull(root);
+  if (!top) return out;
+  const stack: [string, Stats][] = [[root, top]];
+  let seen = 0;
+  while (stack.length && seen < MAX_ENTRIES) {
+    const [p, st] = stack.pop()!;
+    seen++;
+    const bytes = st.blocks * 512;
+    if (st.isFile()) {
+      out.apparent += st.size;
+      if (bytes < st.size) out.holes += st.size - bytes;
+      if (st.nlink > 1) out.linked += bytes;
+      else out.allocated += bytes;
+    } else out.allocated += bytes;
+    if (!st.isDirectory() || st.dev !== top.dev) continue;
+    const names = await fsp.readdir(p).catch(() => [] as string[]);
+    for (const n of names) {
+      const c = join(p, n);
+      const cst = await lstatOrNull(c);
+      if (cst) stack.push([c, cst]);
+    }
+  }
+  return out;
+}
+
+/** The nearest existing directory at or above `p`, with its device. */
+async function anchor(p: string): Promise<{ dir: string; dev: number } | null> {
+  for (let cur = dirname(p); ; cur = dirname(cur)) {
+    const st = await lstatOrNull(cur);
+    if (st?.isDirectory()) return { dir: cur, dev: st.dev };
+    if (cur === dirname(cur)) return null;
+  }
+}
+
+async function freeBytes(dir: string): Promise<number | null> {
+  try {
+    const s = await fsp.statfs(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return null;
+  }
+}
+
+interface Target {
+  path: string;
+  /** What the plan promised for the item owning it, spread over its targets. */
+  promised: number;
+  /** A database changed in place: its staying behind is expected. */
+  database: boolean;
+  before: Tally;
+}
+
+export interface FreedBaseline {
+  promised: number;
+  targets: Target[];
+  filesystems: Map<number, { dir: string; freeBefore: number | null }>;
+  devOf: Map<string, number>;
+}
+
+/**
+ * Before the executor runs. `inPlace` maps an item id to the database it
+ * changes without removing it (an item metadata's `dbPath`): its file and
+ * side files are measured instead of (absent) paths.
+ */
+export async function measureBefore(plan: CleanupPlan, inPlace: ReadonlyMap<string, string> = new Map()): Promise<FreedBaseline> {
+  const targets: Target[] = [];
+  const seen = new Set<string>();
+  for (const item of plan.items) {
+    const db = inPlace.get(item.id);
+    const paths = [...item.paths, ...(db ? [db, ...DB_SIDES.map((s) => db + s)] : [])].filter((p) => !seen.has(p));
+    for (const p of paths) seen.add(p);
+    const share = paths.length ? item.bytes / paths.length : 0;
+    for (const path of paths) targets.push({ path, promised: share, database: Boolean(db) || DB_NAME.test(path), before: await tally(path) });
+    // An item with nothing to measure still promised its bytes: they count on the first filesystem.
+    if (!paths.length && targets.length) targets[0]!.promised += item.bytes;
+  }
+  const filesystems = new Map<number, { dir: string; freeBefore: number | null }>();
+  const devOf = new Map<string, number>();
+  for (const t of targets) {
+    const a = await anchor(t.path);
+    if (!a) continue;
+    devOf.set(t.path, a.dev);
+    if (!filesystems.has(a.dev)) filesystems.set(a.dev, { dir: a.dir, freeBefore: await freeBytes(a.dir) });
+  }
+  return { promised: plan.estimatedBytes, targets, filesystems, devOf };
+}
+
+const beyond = (a: number, b: number): boolean => Math.abs(a - b) > FREED_TOLERANCE * Math.max(Math.abs(a), Math.abs(b), 1);
+
+export interface AfterOptions {
+  /** The backup written during the run (its archive takes space on its own filesystem). */
+  backup?: { path: string; bytes: number };
+}
+
+/** After the executor's run: the figures per filesystem, and why they differ from the promise. */
+export async function measureAfter(base: FreedBaseline, result: ExecuteResult, opts: AfterOptions = {}): Promise<FreedBytes> {
+  const why = new Set<FreedExplanation>();
+  const perDev = new Map<number, { promised: number; allocated: number }>();
+  let linked = 0;
+  let holes = 0;
+  let apparent = 0;
+  let databaseKept = false;
+  for (const t of base.targets) {
+    const after = await tally(t.path);
+    const dev = base.devOf.get(t.path);
+    const removed = Math.max(0, t.before.allocated - after.allocated);
+    if (dev !== undefined) {
+      const d = perDev.get(dev) ?? { promised: 0, allocated: 0 };
+      d.promised += t.promised;
+      d.allocated += removed;
+      perDev.set(dev, d);
+    }
+    // A hard-linked file that went: its blocks stay with the other name.
+    if (after.linked < t.before.linked) linked += t.before.linked - after.linked;
+    holes += t.before.holes;
+    apparent += t.before.apparent;
+    if (t.database && after.allocated > 0 && after.allocated >= t.before.allocated && t.promised > 0) databaseKept = true;
+  }
+  let backupDev: number | null = null;
+  if (opts.backup) backupDev = (await lstatOrNull(opts.backup.path))?.dev ?? null;
+  const filesystems: FilesystemFreed[] = [];
+  for (const [dev, fs] of base.filesystems) {
+    const d = perDev.get(dev) ?? { promised: 0, allocated: 0 };
+    const freeAfter = (await freeBytes(fs.dir)) ?? (await freeBytesUp(fs.dir));
+    const freed = fs.freeBefore === null || freeAfter === null ? 0 : freeAfter - fs.freeBefore;
+    filesystems.push({ path: fs.dir, device: dev, promisedBytes: Math.round(d.promised), allocatedBytes: d.allocated, freedBytes: freed });
+    // What the removed data took, less a backup written here meanwhile, is what this filesystem should report.
+    const expected = d.allocated - (backupDev === dev ? (opts.backup?.bytes ?? 0) : 0);
+    if (backupDev === dev && opts.backup?.bytes) why.add('backup');
+    if (beyond(freed, expected)) why.add(freed < expected ? 'otherWrites' : 'otherFrees');
+  }
+  const allocatedBytes = filesystems.reduce((s, f) => s + f.allocatedBytes, 0);
+  const freedBytes = filesystems.reduce((s, f) => s + f.freedBytes, 0);
+  const out: FreedBytes = { promisedBytes: base.promised, allocatedBytes, freedBytes, filesystems, explanations: [] };
+  if (!beyond(freedBytes, base.promised)) return out;
+  if (result.status !== 'complete') why.add('incomplete');
+  if (databaseKept) why.add('databasePages');
+  if (linked > 0) why.add('hardLinks');
+  if (beyond(allocatedBytes, base.promised)) {
+    if (allocatedBytes < base.promised && holes > FREED_TOLERANCE * base.promised) why.add('sparse');
+    else if (allocatedBytes > base.promised && allocatedBytes > apparent) why.add('blockRounding');
+  }
+  if (!why.size) why.add('estimate');
+  out.explanations = [...why];
+  return out;
+}
+
+/** statfs of the nearest existing parent, when the measured directory itself went with the cleanup. */
+async function freeBytesUp(dir: string): Promise<number | null> {
+  for (let cur = dirname(dir); ; cur = dirname(cur)) {
+    const v = await freeBytes(cur);
+    if (v !== null || cur === dirname(cur)) return v;
+  }
+}
