@@ -7,10 +7,12 @@
 
 import type { EngineApi } from './engine/api/api.js';
 import { checkEnvDirs, ownDirs, UsageError } from './engine/host/own-dirs.js';
-import { printError } from './terminal-out.js';
+import { printError } from './terminal/terminal-out.js';
 import type { AppFlags } from './app/flags.js';
 import { appArgs, type AppRequest } from './cli/app-args.js';
 import type { EngineFactory } from './cli/engine-factory.js';
+import { chooseLanguage, LANGUAGE_ENV, withoutLang } from './cli/language.js';
+import { getLanguage, t } from './engine/core/i18n/index.js';
 
 const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
 
@@ -18,7 +20,9 @@ async function main(argv: string[]): Promise<number> {
   // A relative home or own-dir override is refused before anything reads it, for every command.
   const info = argv.some((a) => INFO_FLAGS.has(a));
   if (!info) checkEnvDirs(process.env);
-  const app = appArgs(argv);
+  // Before anything is printed: --help, usage errors and the app all speak it.
+  await chooseLanguage(argv, process.env);
+  const app = appArgs(withoutLang(argv));
   if (app) return startApp(app);
   // The engine's modules load beside yargs (a command will want them), but not for --help or --version.
   const engineModule = info ? null : import('./cli/engine-factory.js');
@@ -41,11 +45,13 @@ async function main(argv: string[]): Promise<number> {
 
 async function startApp(request: AppRequest): Promise<number> {
   const flags: AppFlags = request;
-  if (flags.keep && !flags.demo) throw new UsageError('--keep only applies to --demo.');
+  if (flags.keep && !flags.demo) throw new UsageError(t('cli.err.keepDemo'));
   if (!process.stdout.isTTY || !process.stdin.isTTY) {
-    throw new UsageError('cleanerx needs an interactive terminal; for a report use "cleanerx scan" or "cleanerx scan --json".');
+    throw new UsageError(t('cli.err.tty'));
   }
   const env: Record<string, string | undefined> = { ...process.env };
+  // The worker's engine words its statuses and errors in the app's language.
+  env[LANGUAGE_ENV] = getLanguage();
   if (!flags.demo) ownDirs(env);
   const { DemoLifetime } = flags.demo ? await import('./demo/demo-lifetime.js') : { DemoLifetime: null };
   const demo = DemoLifetime ? new DemoLifetime(flags.keep) : null;

@@ -47,10 +47,13 @@ port.on('message', async (m: WorkerRequest) => {
 
 /** The selection index's buffers in a reply (a scan's summary, a provisional one, an execute's rescan). */
 function transferables(r: WorkerReply): ArrayBuffer[] {
-  const v = ('progress' in r ? (r.progress as { provisional?: ScanSummary }).provisional : 'result' in r ? (r.result as ScanSummary | { summary?: ScanSummary } | null) : null) as
-    | (Partial<ScanSummary> & { summary?: ScanSummary })
-    | null
-    | undefined;
+  const v = (
+    'progress' in r
+      ? (r.progress as { provisional?: ScanSummary }).provisional
+      : 'result' in r
+        ? (r.result as ScanSummary | { summary?: ScanSummary } | null)
+        : null
+  ) as (Partial<ScanSummary> & { summary?: ScanSummary }) | null | undefined;
   if (!v || typeof v !== 'object') return [];
   return selectionTransfer(v.selectionIndex ?? v.summary?.selectionIndex);
 }

@@ -2,6 +2,7 @@
 // `--agent A`) read without yargs, which costs ~90 ms of start-up.
 
 import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
+import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 
 /** What the command line asks of the app; the composition root hands it over as the app's flags. */
@@ -19,8 +20,9 @@ const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
 
 export function parseAgent(value: unknown): AgentKind {
   if (typeof value === 'string' && (AGENT_KINDS as readonly string[]).includes(value)) return value as AgentKind;
-  const got = typeof value === 'string' && value ? ` "${value.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}"` : '';
-  throw new UsageError(`--agent needs one of ${AGENT_KINDS.join(', ')}${got ? ` (got${got})` : ''}.`);
+  const agents = AGENT_KINDS.join(', ');
+  if (typeof value === 'string' && value) throw new UsageError(t('cli.err.agentGot', { agents, got: value.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) }));
+  throw new UsageError(t('cli.err.agent', { agents }));
 }
 
 /** The bare app's request, or null for anything yargs must read. */

@@ -2,6 +2,7 @@
 // Restore shows what it would create first; delete and restore need --yes.
 
 import { formatBytes } from '../engine/core/format.js';
+import { t } from '../engine/core/i18n/index.js';
 import { AGENT_NAMES } from '../engine/core/model.js';
 import { safe, safeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
@@ -9,6 +10,7 @@ import type { EngineFactory } from './engine-factory.js';
 import { runKeyStore } from './key.js';
 import type { PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
+import { say } from './say.js';
 
 export type BackupsAction = 'list' | 'verify' | 'restore' | 'delete' | 'key-store';
 
@@ -32,39 +34,59 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
   const engine = await deps.engine({ readOnly: false });
   if (action === 'list') {
     const list = await engine.backupsList();
-    if (!list.length) io.out(safe`No backups.`);
+    if (!list.length) io.out(say('cli.backups.none'));
     for (const b of list) {
       io.out(
-        safe`${safeText(b.id)}  ${AGENT_NAMES[b.agent] ?? safeText(b.agent)}  ${safeText(b.createdAt)}  ${b.itemCount} items  ${formatBytes(b.originalBytes)} → ${formatBytes(b.archiveBytes)}  verified ${safeText(b.verifiedAt)}`,
+        say('cli.backups.row', {
+          id: safeText(b.id),
+          agent: AGENT_NAMES[b.agent] ?? safeText(b.agent),
+          created: safeText(b.createdAt),
+          items: String(b.itemCount),
+          original: formatBytes(b.originalBytes),
+          archive: formatBytes(b.archiveBytes),
+          verified: safeText(b.verifiedAt),
+        }),
       );
     }
     return 0;
   }
-  if (!id) throw new UsageError(`backups ${action} needs a backup id (see cleanerx backups list).`);
+  if (!id) throw new UsageError(t('cli.err.backupId', { action }));
   if (action === 'delete') {
-    if (!yes) throw new UsageError('Nothing was deleted: add --yes to delete this backup forever.');
+    if (!yes) throw new UsageError(t('cli.err.confirmDelete'));
     await engine.backupDelete(id);
-    io.out(safe`Deleted backup ${safeText(id)}.`);
+    io.out(say('cli.backups.deleted', { id: safeText(id) }));
     return 0;
   }
-  const passphrase = (await engine.keyInfo()).needsPassphrase ? await deps.passphrase.read(safe`Backup key passphrase: `) : '';
+  const passphrase = (await engine.keyInfo()).needsPassphrase ? await deps.passphrase.read(say('cli.pass.key')) : '';
   if (action === 'verify') {
     const r = await engine.backupVerify(id, passphrase);
-    io.out(safe`Verified: all ${r.entries} entries (${formatBytes(r.bytes)}) match the manifest.`);
+    io.out(say('cli.backups.verified', { entries: String(r.entries), bytes: formatBytes(r.bytes) }));
     return 0;
   }
   const dry = await engine.backupRestore(id, passphrase, true);
   const what = dry.unit;
-  const folders = (n: number): string => `${n} empty ${n === 1 ? 'folder' : 'folders'}`;
+  const folders = (n: number): string => t('cli.backups.folders', { count: n });
   io.out(
-    safe`Restore would create ${dry.restored} ${safeText(what)} (${formatBytes(dry.bytes)})${dry.alreadyPresent ? safe`, ${dry.alreadyPresent} of them already in place` : ''}${dry.emptyDirs.length ? safe` and ${folders(dry.emptyDirs.length)}` : ''}:`,
+    say('cli.backups.wouldCreate', {
+      n: String(dry.restored),
+      what: safeText(what),
+      bytes: formatBytes(dry.bytes),
+      present: dry.alreadyPresent ? t('cli.backups.wouldPresent', { count: String(dry.alreadyPresent) }) : '',
+      dirs: dry.emptyDirs.length ? t('cli.backups.wouldDirs', { folders: folders(dry.emptyDirs.length) }) : '',
+    }),
     ...dry.paths.map((p) => safe`  ${safeText(p)}`),
     ...dry.emptyDirs.map((p) => safe`  ${safeText(p)}/`),
   );
-  if (!yes) throw new UsageError(`Nothing was restored: add --yes to restore these ${what}.`);
+  if (!yes) throw new UsageError(t('cli.err.confirmRestore', { what }));
   const r = await engine.backupRestore(id, passphrase);
-  const dirs = r.emptyDirs.length ? safe`, ${folders(r.emptyDirs.length)} recreated` : '';
-  io.out(safe`Restored ${r.restored} ${safeText(what)}${r.alreadyPresent ? safe` (${r.alreadyPresent} already in place)` : ''}${dirs}.`);
+  io.out(
+    say('cli.backups.restored', {
+      n: String(r.restored),
+      what: safeText(what),
+      present: r.alreadyPresent ? t('cli.backups.restoredPresent', { count: String(r.alreadyPresent) }) : '',
+      dirs: r.emptyDirs.length ? t('cli.backups.restoredDirs', { folders: folders(r.emptyDirs.length) }) : '',
+    }),
+  );
   for (const n of r.notInBackup) io.out(safeText(n));
   return 0;
 }

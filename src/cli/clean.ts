@@ -5,10 +5,12 @@
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { AGENT_NAMES, type AgentKind, type CleanupPlan } from '../engine/core/model.js';
 import { safe, safeText } from '../engine/core/text.js';
+import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { EngineFactory } from './engine-factory.js';
 import { readNewPassphrase, type PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
+import { say } from './say.js';
 
 export type CleanTarget = { ids: string[] } | { file: string };
 
@@ -29,9 +31,9 @@ export interface CleanDeps {
 
 /** --id and --plan as given on the command line, or the usage error saying what is missing. */
 export function cleanTarget(ids: readonly string[], plan: string | undefined, agent: AgentKind | undefined): CleanTarget {
-  if (plan !== undefined && ids.length) throw new UsageError('clean takes either --id or --plan, not both.');
-  if (plan === undefined && !ids.length) throw new UsageError('clean needs --id ITEM (repeatable) or --plan FILE.');
-  if (plan === undefined && !agent) throw new UsageError('clean --id needs --agent.');
+  if (plan !== undefined && ids.length) throw new UsageError(t('cli.err.idOrPlan'));
+  if (plan === undefined && !ids.length) throw new UsageError(t('cli.err.needIdOrPlan'));
+  if (plan === undefined && !agent) throw new UsageError(t('cli.err.idNeedsAgent'));
   return plan === undefined ? { ids: [...ids] } : { file: plan };
 }
 
@@ -48,7 +50,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
       throw e;
     }
   } else {
-    if (!opts.agent) throw new UsageError('clean --id needs --agent.');
+    if (!opts.agent) throw new UsageError(t('cli.err.idNeedsAgent'));
     const summary = await engine.scan(opts.agent);
     // Bare session ids are accepted as well as item ids.
     const known = new Set([...summary.selection.map((s) => s.id), ...summary.items.map((i) => i.id)]);
@@ -58,8 +60,8 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   const agent = plan.agent;
   const installation = engine.snapshot(plan.snapshotId).installation;
   // The home comes from the environment or a settings override: say which tree this is before anything else.
-  io.out(safe`${AGENT_NAMES[agent]} home: ${safeText(installation.home)}`);
-  io.out(safe`${AGENT_NAMES[agent]}: ${formatCount(plan.items.length)} items, ${formatBytes(plan.estimatedBytes)}`);
+  io.out(say('cli.home', { agent: AGENT_NAMES[agent], home: safeText(installation.home) }));
+  io.out(say('cli.clean.summary', { agent: AGENT_NAMES[agent], items: formatCount(plan.items.length), bytes: formatBytes(plan.estimatedBytes) }));
   for (const i of plan.items) {
     io.out(
       safe`  ${i.depth ? '  └ ' : ''}${safeText(i.id)}  ${formatBytes(i.bytes)}  ${safeText(i.label)}${i.includedBecause ? safe` (${safeText(i.includedBecause)})` : ''}`,
@@ -68,20 +70,20 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   for (const n of plan.routeNotes) io.out(safeText(n));
   const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
   if (blockers.length) {
-    for (const b of blockers) io.err(safe`blocked: ${safeText(b)}`);
+    for (const b of blockers) io.err(say('cli.clean.blocked', { reason: safeText(b) }));
     return 1;
   }
-  if (backup && !plan.backupEligible) throw new UsageError(`No backup possible: ${plan.backupWhyNot}`);
-  if (!opts.yes) throw new UsageError(`Nothing was removed: add --yes to confirm this ${backup ? '' : 'irreversible '}cleanup.`);
+  if (backup && !plan.backupEligible) throw new UsageError(t('cli.err.noBackup', { why: plan.backupWhyNot ?? '' }));
+  if (!opts.yes) throw new UsageError(t(backup ? 'cli.err.confirmClean' : 'cli.err.confirmCleanIrreversible'));
   let passphrase: string | undefined;
   if (backup && (await engine.keyInfo()).needsPassphrase) {
     const key = await engine.keyInfo();
-    passphrase = await readNewPassphrase(reader, key.exists, 'The passphrases differ; nothing was removed.');
+    passphrase = await readNewPassphrase(reader, key.exists, t('cli.err.differRemoved'));
   }
   const r = await engine.execute(plan.id, { backup, passphrase }, (p) => {
-    if (p.phase === 'deleting' && p.current) io.progress(safe`removing ${p.done + 1}/${p.total} `);
+    if (p.phase === 'deleting' && p.current) io.progress(say('cli.clean.removing', { n: String(p.done + 1), total: String(p.total) }));
   });
-  for (const w of r.warnings ?? []) io.out(safe`warning: ${safeText(w)}`);
-  io.out(safe`${r.status === 'complete' ? 'complete' : 'failed'}: ${safeText(r.message)} (operation ${safeText(r.operationId)})`);
+  for (const w of r.warnings ?? []) io.out(say('cli.clean.warning', { warning: safeText(w) }));
+  io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
   return r.status === 'complete' ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
+import { getLanguage, t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { StartApp } from './app-args.js';
 import type { BackupsAction } from './backups.js';
@@ -39,17 +40,19 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
   let code = 0;
   const parser = yargs(argv)
     .scriptName('cleanerx')
-    .usage('$0 [--demo [--keep]] [--read-only] [--agent A]\n\nInventory and safely clean the local data of Codex, Claude Code, OpenCode and pi.')
-    .option('read-only', { type: 'boolean', default: false, describe: 'Never offer any mutation route' })
-    .option('demo', { type: 'boolean', default: false, describe: 'Open the app on a generated throw-away home' })
-    .option('keep', { type: 'boolean', default: false, describe: 'With --demo: keep the demo home on exit' })
+    .locale(getLanguage() === 'zh' ? 'zh_CN' : 'en')
+    .usage(t('cli.help.usage'))
+    .option('read-only', { type: 'boolean', default: false, describe: t('cli.help.readOnly') })
+    .option('demo', { type: 'boolean', default: false, describe: t('cli.help.demo') })
+    .option('keep', { type: 'boolean', default: false, describe: t('cli.help.keep') })
+    .option('lang', { type: 'string', describe: t('cli.help.lang') })
     .command(
       'scan',
-      'Print an inventory of the agents\u2019 local data',
+      t('cli.help.scan'),
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS], describe: 'Only this agent' })
-          .option('json', { type: 'boolean', default: false, describe: 'Machine-readable output (see README)' }),
+          .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.scanAgent') })
+          .option('json', { type: 'boolean', default: false, describe: t('cli.help.scanJson') }),
       async (a) => {
         const { runScan } = await import('./scan.js');
         code = await runScan({ agent: a.agent as AgentKind | undefined, json: a.json, readOnly: a['read-only'] }, { engine, io });
@@ -57,19 +60,19 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
     )
     .command(
       'plan',
-      'Print the cleanup that retention rules select (nothing is removed; --json for clean --plan)',
+      t('cli.help.plan'),
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: 'The agent whose sessions the rules select' })
-          .option('older-than', { type: 'string', describe: 'Whole trees last used longer ago than D (30d, 2w, 48h)' })
-          .option('larger-than', { type: 'string', describe: 'Sessions freeing more than SIZE (500M, 1.5G)' })
-          .option('keep-latest', { type: 'string', describe: 'Keep the N most recently used trees of each project' })
-          .option('empty', { type: 'boolean', describe: 'Sessions without a user message (where the agent records it)' })
-          .option('orphans', { type: 'boolean', describe: 'Sessions whose parent is gone' })
-          .option('project', { type: 'string', describe: 'Only this project (its id or root path)' })
-          .option('source', { type: 'string', describe: 'Only this source (cli, vscode, exec, …)' })
-          .option('state', { choices: ['current', 'archived'], describe: 'Only current or archived sessions' })
-          .option('json', { type: 'boolean', default: false, describe: 'The versioned plan file (see README)' }),
+          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: t('cli.help.planAgent') })
+          .option('older-than', { type: 'string', describe: t('cli.help.olderThan') })
+          .option('larger-than', { type: 'string', describe: t('cli.help.largerThan') })
+          .option('keep-latest', { type: 'string', describe: t('cli.help.keepLatest') })
+          .option('empty', { type: 'boolean', describe: t('cli.help.empty') })
+          .option('orphans', { type: 'boolean', describe: t('cli.help.orphans') })
+          .option('project', { type: 'string', describe: t('cli.help.project') })
+          .option('source', { type: 'string', describe: t('cli.help.source') })
+          .option('state', { choices: ['current', 'archived'], describe: t('cli.help.state') })
+          .option('json', { type: 'boolean', default: false, describe: t('cli.help.planJson') }),
       async (a) => {
         const [{ runPlan }, { rulesFromArgs }] = await Promise.all([import('./plan.js'), import('./plan-rules.js')]);
         const rules = rulesFromArgs(a as RuleArgs);
@@ -78,14 +81,14 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
     )
     .command(
       'clean',
-      'Remove items without the UI (review with scan --json or plan first)',
+      t('cli.help.clean'),
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS], describe: 'The agent whose items are removed (with --plan: taken from the file)' })
-          .option('id', { type: 'string', array: true, describe: 'Item id from scan --json (session:<id>, cache:…); repeatable' })
-          .option('plan', { type: 'string', describe: 'Run exactly this plan file from cleanerx plan --json (refused when anything in it changed)' })
-          .option('yes', { type: 'boolean', default: false, describe: 'Confirm: without it nothing is removed' })
-          .option('backup', { type: 'boolean', default: false, describe: 'Take an encrypted, verified backup first (asks for the key passphrase)' }),
+          .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.cleanAgent') })
+          .option('id', { type: 'string', array: true, describe: t('cli.help.cleanId') })
+          .option('plan', { type: 'string', describe: t('cli.help.cleanPlan') })
+          .option('yes', { type: 'boolean', default: false, describe: t('cli.help.cleanYes') })
+          .option('backup', { type: 'boolean', default: false, describe: t('cli.help.cleanBackup') }),
       async (a) => {
         const { cleanTarget, runClean } = await import('./clean.js');
         const agent = a.agent as AgentKind | undefined;
@@ -95,11 +98,11 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
     )
     .command(
       'recovery [action] [operation]',
-      'List interrupted cleanups, or accept / close / restore one',
+      t('cli.help.recovery'),
       (y) =>
         y
           .positional('action', { choices: ['list', 'accept', 'close', 'restore'], default: 'list' })
-          .positional('operation', { type: 'string', describe: 'Operation id (for accept, close and restore)' }),
+          .positional('operation', { type: 'string', describe: t('cli.help.recoveryOperation') }),
       async (a) => {
         const { runRecovery } = await import('./recovery.js');
         code = await runRecovery(
@@ -110,25 +113,25 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
     )
     .command(
       'backups [action] [id]',
-      'The backup catalog: list, verify ID, restore ID, delete ID; key-store file|keyring',
+      t('cli.help.backups'),
       (y) =>
         y
           .positional('action', { choices: ['list', 'verify', 'restore', 'delete', 'key-store'], default: 'list' })
-          .positional('id', { type: 'string', describe: 'Backup id (see cleanerx backups list), or file|keyring for key-store' })
-          .option('yes', { type: 'boolean', default: false, describe: 'Confirm restore or delete' }),
+          .positional('id', { type: 'string', describe: t('cli.help.backupsId') })
+          .option('yes', { type: 'boolean', default: false, describe: t('cli.help.backupsYes') }),
       async (a) => {
         const { runBackups } = await import('./backups.js');
         code = await runBackups({ action: String(a.action) as BackupsAction, id: a.id ? String(a.id) : undefined, yes: a.yes }, { engine, io, passphrase });
       },
     )
-    .command('doctor', 'Report what was detected for each agent', {}, async (a) => {
+    .command('doctor', t('cli.help.doctor'), {}, async (a) => {
       const { runDoctor } = await import('./doctor.js');
       code = await runDoctor({ readOnly: Boolean(a['read-only']) }, { engine, io, env: deps.env });
     })
     .command(
       '$0',
       false,
-      (y) => y.option('agent', { choices: [...AGENT_KINDS], describe: 'Open the app on this agent' }),
+      (y) => y.option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.appAgent') }),
       async (a) => {
         code = await deps.startApp({
           demo: Boolean(a.demo),
@@ -146,7 +149,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
     .wrap(Math.min(100, deps.columns || 80))
     .fail((msg, err) => {
       if (err) throw err;
-      throw new UsageError(`${String(msg).replace(/\s+/g, ' ').trim()} (see cleanerx --help)`);
+      throw new UsageError(t('cli.help.seeHelp', { message: String(msg).replace(/\s+/g, ' ').trim() }));
     });
   await parser.parseAsync();
   return code;

@@ -5,6 +5,7 @@ import { safe, safeText, type SafeText } from '../engine/core/text.js';
 import { ownDirs } from '../engine/host/own-dirs.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { Printer } from './printer.js';
+import { label, say } from './say.js';
 import { settingsLine, stateLabel, writerList } from './writers.js';
 
 export interface DoctorOptions {
@@ -24,32 +25,41 @@ export async function runDoctor(opts: DoctorOptions, { engine: makeEngine, io, e
   const installs = await engine.detect({ versions: true });
   const dirs = ownDirs(env);
   const lines: SafeText[] = [];
+  // Labels padded to 12 columns by display width, as the English ones always were.
+  const row = (key: Parameters<typeof label>[0], value: SafeText | string): SafeText => safe`  ${label(key, 12)}${value}`;
   for (const i of installs) {
     lines.push(safe`${AGENT_NAMES[i.agent].padEnd(12)} ${stateLabel(i.state)}`);
-    lines.push(
-      safe`  home        ${safeText(i.home)} (${i.homeSource === 'override' ? 'settings override' : i.homeSource === 'env' ? 'environment' : 'default'})`,
-    );
-    lines.push(safe`  executable  ${safeText(i.executable ?? 'not found')}`);
-    lines.push(safe`  version     ${safeText(i.version ?? '—')}`);
+    const from = i.homeSource === 'override' ? 'cli.doctor.fromOverride' : i.homeSource === 'env' ? 'cli.doctor.fromEnv' : 'cli.doctor.fromDefault';
+    lines.push(row('cli.doctor.home', safe`${safeText(i.home)} (${say(from)})`));
+    lines.push(row('cli.doctor.executable', i.executable ? safeText(i.executable) : say('cli.doctor.notFound')));
+    lines.push(row('cli.doctor.version', safeText(i.version ?? '—')));
     if (i.state !== 'notFound') {
       const s = await engine.scan(i.agent);
-      lines.push(safe`  writers     ${s.writers.length ? writerList(s.writers) : 'none running'}`);
+      lines.push(row('cli.doctor.writers', s.writers.length ? writerList(s.writers) : say('cli.doctor.noWriters')));
     }
-    for (const w of i.warnings) lines.push(safe`  warning     ${safeText(w)}`);
+    for (const w of i.warnings) lines.push(row('cli.doctor.warning', safeText(w)));
   }
   lines.push(safe`cleanerx`);
-  lines.push(safe`  config      ${safeText(dirs.config)}`);
+  lines.push(row('cli.doctor.config', safeText(dirs.config)));
   if (settings.warning) lines.push(safe`  ${settingsLine(settings)}`);
-  lines.push(safe`  state       ${safeText(dirs.state)}`);
-  lines.push(safe`  data        ${safeText(dirs.data)}`);
+  lines.push(row('cli.doctor.state', safeText(dirs.state)));
+  lines.push(row('cli.doctor.data', safeText(dirs.data)));
   const key = await engine.keyInfo();
   lines.push(
-    key.exists
-      ? safe`  backup key  ${safeText(key.path)}${key.problem ? safe` — ${safeText(key.problem)}` : ' (passphrase-protected age identity)'}`
-      : safe`  backup key  not created yet; the first backup creates ${safeText(key.path)}`,
+    row(
+      'cli.doctor.key',
+      key.exists
+        ? key.problem
+          ? safe`${safeText(key.path)} — ${safeText(key.problem)}`
+          : say('cli.doctor.keyProtected', { path: safeText(key.path) })
+        : say('cli.doctor.keyNone', { path: safeText(key.path) }),
+    ),
   );
   lines.push(
-    safe`  key store   ${key.store === 'keyring' ? 'the OS key ring unlocks the backup key (the file stays the recovery path)' : `the passphrase-protected file${env.DBUS_SESSION_BUS_ADDRESS ? '; a desktop session bus is present: `cleanerx backups key-store keyring` (or Settings → K) can hand the unlock to the OS key ring' : ' (no desktop session bus here)'}`}`,
+    row(
+      'cli.doctor.store',
+      say(key.store === 'keyring' ? 'cli.doctor.storeKeyring' : env.DBUS_SESSION_BUS_ADDRESS ? 'cli.doctor.storeFileBus' : 'cli.doctor.storeFile'),
+    ),
   );
   io.out(...lines);
   return 0;

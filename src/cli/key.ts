@@ -1,10 +1,11 @@
 // `cleanerx backups key-store [file|keyring]`: shows or switches where the backup key is unlocked from.
 
-import { safe } from '../engine/core/text.js';
+import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { EngineFactory } from './engine-factory.js';
 import { readNewPassphrase, type PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
+import { say } from './say.js';
 
 export interface KeyStoreOptions {
   /** Absent: say which store unlocks the key. */
@@ -22,12 +23,12 @@ export async function runKeyStore(opts: KeyStoreOptions, { engine: makeEngine, i
   const { to } = opts;
   const k = await engine.keyInfo();
   if (to === undefined) {
-    io.out(k.store === 'keyring' ? safe`The OS key ring unlocks the backup key.` : safe`The backup key is unlocked by its passphrase (the file).`);
+    io.out(say(k.store === 'keyring' ? 'cli.key.keyring' : 'cli.key.file'));
     return 0;
   }
-  if (to !== 'file' && to !== 'keyring') throw new UsageError('backups key-store takes "file" or "keyring".');
-  const passphrase = to === 'keyring' ? await readNewPassphrase(reader, k.exists, 'The passphrases differ; nothing changed.') : '';
+  if (to !== 'file' && to !== 'keyring') throw new UsageError(t('cli.err.keyStore'));
+  const passphrase = to === 'keyring' ? await readNewPassphrase(reader, k.exists, t('cli.err.differChanged')) : '';
   await engine.keyStoreSet(to, passphrase);
-  io.out(to === 'keyring' ? safe`The backup key is now unlocked by the OS key ring.` : safe`The backup key is unlocked by its passphrase again.`);
+  io.out(say(to === 'keyring' ? 'cli.key.nowKeyring' : 'cli.key.nowFile'));
   return 0;
 }

@@ -3,8 +3,10 @@
 
 import type { SafeText } from '../engine/core/text.js';
 import { safe } from '../engine/core/text.js';
+import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { Printer } from './printer.js';
+import { say } from './say.js';
 
 export interface PassphraseReader {
   /** A person is typing (so a new passphrase is asked twice); piped input is read once. */
@@ -14,8 +16,8 @@ export interface PassphraseReader {
 
 /** Reads a new passphrase, asking again on a terminal; `differs` is the refusal when the two differ. */
 export async function readNewPassphrase(reader: PassphraseReader, exists: boolean, differs: string): Promise<string> {
-  const passphrase = await reader.read(exists ? safe`Backup key passphrase: ` : safe`New backup key passphrase (8+ characters): `);
-  if (!exists && reader.interactive && (await reader.read(safe`Repeat the passphrase: `)) !== passphrase) throw new UsageError(differs);
+  const passphrase = await reader.read(say(exists ? 'cli.pass.key' : 'cli.pass.new'));
+  if (!exists && reader.interactive && (await reader.read(say('cli.pass.repeat'))) !== passphrase) throw new UsageError(differs);
   return passphrase;
 }
 
@@ -50,7 +52,7 @@ async function readFrom(stdin: NodeJS.ReadStream, io: Printer, prompt: SafeText)
         }
         if (ch === '\u0003') {
           done();
-          return reject(new UsageError('Cancelled.'));
+          return reject(new UsageError(t('cli.err.cancelled')));
         }
         if (ch === '\u007f') value = value.slice(0, -1);
         else if (ch >= ' ') value += ch;

@@ -5,13 +5,14 @@ import type { Engine } from '../engine/api/engine.js';
 import { AGENT_NAMES, type AgentKind, type CleanupPlan } from '../engine/core/model.js';
 import { safe, safeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
+import { t } from '../engine/core/i18n/index.js';
 import { readPlanFile } from '../engine/inventory/retention/plan-file.js';
 import type { Printer } from './printer.js';
 
 /** Reads, validates and re-derives the plan file against a fresh scan; refuses (exit 1) when anything changed. */
 export async function planFromFile(engine: Engine, path: string, agent: AgentKind | undefined): Promise<CleanupPlan> {
   const file = await readPlanFile(path);
-  if (agent && agent !== file.agent) throw new UsageError(`The plan is for ${AGENT_NAMES[file.agent]}; drop --agent or pass --agent ${file.agent}.`);
+  if (agent && agent !== file.agent) throw new UsageError(t('cli.err.planAgent', { agent: AGENT_NAMES[file.agent], kind: file.agent }));
   const summary = await engine.scan(file.agent);
   return engine.planFromFile(summary.snapshotId, file);
 }

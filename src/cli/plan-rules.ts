@@ -2,6 +2,7 @@
 // to RetentionRules, and rules back to the flags that give them.
 
 import { UsageError } from '../engine/host/own-dirs.js';
+import { t } from '../engine/core/i18n/index.js';
 import { parseDuration, parseSize, rulesEmpty, type RetentionRules } from '../engine/inventory/retention/rules.js';
 
 export interface RuleArgs {
@@ -21,17 +22,17 @@ export function rulesFromArgs(a: RuleArgs): RetentionRules {
   const shown = (v: string): string => v.replace(/[^\x20-\x7e]/g, '?').slice(0, 40);
   if (a['older-than'] !== undefined) {
     const d = parseDuration(String(a['older-than']));
-    if (d === null) throw new UsageError(`--older-than needs a duration such as 30d, 2w or 48h (got "${shown(String(a['older-than']))}").`);
+    if (d === null) throw new UsageError(t('cli.err.olderThan', { got: shown(String(a['older-than'])) }));
     r.olderThanDays = d;
   }
   if (a['larger-than'] !== undefined) {
     const b = parseSize(String(a['larger-than']));
-    if (b === null) throw new UsageError(`--larger-than needs a size such as 500M, 1.5G or 20KiB (got "${shown(String(a['larger-than']))}").`);
+    if (b === null) throw new UsageError(t('cli.err.largerThan', { got: shown(String(a['larger-than'])) }));
     r.largerThanBytes = b;
   }
   if (a['keep-latest'] !== undefined) {
     const s = String(a['keep-latest']);
-    if (!/^\d{1,7}$/.test(s)) throw new UsageError(`--keep-latest needs a whole number of sessions to keep per project (got "${shown(s)}").`);
+    if (!/^\d{1,7}$/.test(s)) throw new UsageError(t('cli.err.keepLatest', { got: shown(s) }));
     r.keepLatest = Number(s);
   }
   if (a.empty) r.empty = true;
@@ -39,8 +40,7 @@ export function rulesFromArgs(a: RuleArgs): RetentionRules {
   if (a.project !== undefined) r.project = String(a.project);
   if (a.source !== undefined) r.source = String(a.source);
   if (a.state !== undefined) r.state = a.state as 'current' | 'archived';
-  if (rulesEmpty(r))
-    throw new UsageError('plan needs at least one rule (--older-than, --larger-than, --keep-latest, --empty, --orphans, --project, --source or --state).');
+  if (rulesEmpty(r)) throw new UsageError(t('cli.err.noRule'));
   return r;
 }
 

@@ -9,6 +9,7 @@ import type { RetentionRules } from '../engine/inventory/retention/rules.js';
 import type { EngineFactory } from './engine-factory.js';
 import { ruleFlags } from './plan-rules.js';
 import type { Printer } from './printer.js';
+import { say } from './say.js';
 
 export interface PlanOptions {
   agent: AgentKind;
@@ -36,19 +37,15 @@ export async function runPlan(opts: PlanOptions, { engine: makeEngine, io }: Pla
 
 function planLines(file: PlanFile): SafeText[] {
   const out: SafeText[] = [];
-  out.push(safe`${AGENT_NAMES[file.agent]} home: ${safeText(file.snapshot.home)}`);
-  out.push(
-    safe`Plan: ${formatCount(file.totals.items)} items, ${formatBytes(file.totals.bytes)}${file.totals.skipped ? safe`; ${formatCount(file.totals.skipped)} skipped` : ''}`,
-  );
+  out.push(say('cli.home', { agent: AGENT_NAMES[file.agent], home: safeText(file.snapshot.home) }));
+  const totals = { items: formatCount(file.totals.items), bytes: formatBytes(file.totals.bytes), skipped: formatCount(file.totals.skipped) };
+  out.push(say(file.totals.skipped ? 'cli.plan.totalsSkipped' : 'cli.plan.totals', totals));
   for (const i of file.items) {
     out.push(safe`  ${i.removedWith ? '  └ ' : ''}${safeText(i.id)}  ${formatBytes(i.bytes)}  ${safeText(i.title, 200)} — ${safeText(i.reason, 200)}`);
   }
-  for (const s of file.skipped) out.push(safe`  skipped ${safeText(s.id)}  ${safeText(s.title, 200)} — ${safeText(s.reason, 300)}`);
+  for (const s of file.skipped) out.push(say('cli.plan.skipped', { id: safeText(s.id), title: safeText(s.title, 200), reason: safeText(s.reason, 300) }));
   for (const n of file.notes) out.push(safeText(n));
-  if (file.items.length)
-    out.push(
-      safe`Nothing was removed. To run exactly this plan: cleanerx plan --agent ${file.agent} ${safeText(ruleFlags(file.rules))} --json > plan.json, then cleanerx clean --plan plan.json --yes`,
-    );
-  else out.push(safe`No session matches these rules.`);
+  if (file.items.length) out.push(say('cli.plan.howToRun', { agent: file.agent, flags: safeText(ruleFlags(file.rules)) }));
+  else out.push(say('cli.plan.none'));
   return out;
 }

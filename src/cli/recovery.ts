@@ -3,11 +3,13 @@
 
 import type { ItemObservation } from '../engine/cleanup/recovery.js';
 import { AGENT_NAMES } from '../engine/core/model.js';
-import { safe, safeText, type SafeText } from '../engine/core/text.js';
+import { t } from '../engine/core/i18n/index.js';
+import { padWidth, safe, safeText, type SafeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
+import { say } from './say.js';
 
 export type RecoveryAction = 'list' | 'accept' | 'close' | 'restore';
 
@@ -27,19 +29,25 @@ export async function runRecovery(opts: RecoveryOptions, { engine: makeEngine, i
   const engine = await makeEngine({ readOnly: false });
   const { action, operation } = opts;
   if (action !== 'list') {
-    if (!operation) throw new UsageError(`recovery ${action} needs an operation id (see cleanerx recovery list).`);
+    if (!operation) throw new UsageError(t('cli.err.operationId', { action }));
     // Restore brings back the verified backup bound to the operation (asks for the key passphrase unless the key ring unlocks it).
-    const passphrase = action === 'restore' && (await engine.keyInfo()).needsPassphrase ? await reader.read(safe`Backup key passphrase: `) : undefined;
+    const passphrase = action === 'restore' && (await engine.keyInfo()).needsPassphrase ? await reader.read(say('cli.pass.key')) : undefined;
     await engine.recoveryAction(operation, action, passphrase);
   }
   const ops = await engine.recoveryList();
-  if (!ops.length) io.out(safe`No interrupted cleanup.`);
+  if (!ops.length) io.out(say('cli.recovery.none'));
   for (const o of ops) {
     io.out(
-      safe`${safeText(o.operationId)}  ${o.agent ? AGENT_NAMES[o.agent] : 'unknown'}  ${safeText(o.status)}`,
-      safe`  recorded: ${safeText(o.recorded)}`,
-      safe`  observed: ${safeText(o.observed)} — ${safeText(o.reason)}`,
-      safe`  can: ${[o.canAccept && 'accept', o.canClose && 'close', o.canRestore && 'restore'].filter(Boolean).join(', ') || 'nothing (inspect the journal)'}`,
+      safe`${safeText(o.operationId)}  ${o.agent ? AGENT_NAMES[o.agent] : t('cli.recovery.unknownAgent')}  ${safeText(o.status)}`,
+      say('cli.recovery.recorded', { recorded: safeText(o.recorded) }),
+      say('cli.recovery.observed', { observed: safeText(o.observed), reason: safeText(o.reason) }),
+      // The actions are the words recovery takes on its command line: the same in every language.
+      say('cli.recovery.can', {
+        actions:
+          RECOVERY_ACTIONS.filter((a) => o[a.can])
+            .map((a) => a.action)
+            .join(', ') || t('cli.recovery.canNothing'),
+      }),
       ...itemLines(o.items ?? []),
     );
   }
@@ -48,16 +56,30 @@ export async function runRecovery(opts: RecoveryOptions, { engine: makeEngine, i
 
 /** Paths listed per partly removed item; the rest is counted. */
 const PATHS_PER_ITEM = 20;
-const PATH_STATE_TEXT: Record<string, string> = { intact: 'intact', missing: 'missing', changed: 'changed', replaced: 'replaced' };
+const PATH_STATES = new Set(['intact', 'missing', 'changed', 'replaced']);
+const RECOVERY_ACTIONS = [
+  { can: 'canAccept', action: 'accept' },
+  { can: 'canClose', action: 'close' },
+  { can: 'canRestore', action: 'restore' },
+] as const;
 
 /** Each planned item's state; a partly removed one with the state of each of its paths (bounded). */
 export function itemLines(items: readonly ItemObservation[]): SafeText[] {
   const out: SafeText[] = [];
   for (const i of items) {
-    out.push(safe`  item ${i.state.padEnd(7)} ${safeText(i.label)} (${safeText(i.itemId)})${i.listed ? '' : ', not listed by the rescan'}`);
+    out.push(
+      say('cli.recovery.item', {
+        state: i.state.padEnd(7),
+        label: safeText(i.label),
+        id: safeText(i.itemId),
+        unlisted: i.listed ? '' : t('cli.recovery.unlisted'),
+      }),
+    );
     if (i.state !== 'partial') continue;
-    for (const p of i.paths.slice(0, PATHS_PER_ITEM)) out.push(safe`    ${(PATH_STATE_TEXT[p.state] ?? 'unknown').padEnd(8)} ${safeText(p.path)}`);
-    if (i.paths.length > PATHS_PER_ITEM) out.push(safe`    … and ${i.paths.length - PATHS_PER_ITEM} more`);
+    // A path's state is the journal's code (intact, missing, changed, replaced), shown as it is.
+    for (const p of i.paths.slice(0, PATHS_PER_ITEM))
+      out.push(safe`    ${padWidth(PATH_STATES.has(p.state) ? p.state : t('cli.recovery.pathUnknown'), 8)} ${safeText(p.path)}`);
+    if (i.paths.length > PATHS_PER_ITEM) out.push(say('cli.recovery.more', { count: String(i.paths.length - PATHS_PER_ITEM) }));
   }
   return out;
 }

@@ -2,10 +2,12 @@
 
 import { buildScanReport } from '../engine/api/scan-report.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { AGENT_KINDS, AGENT_NAMES, CATEGORY_LABELS, type AgentKind, type Category } from '../engine/core/model.js';
-import { joinSafe, safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
+import { t } from '../engine/core/i18n/index.js';
+import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type Category } from '../engine/core/model.js';
+import { joinSafe, padWidth, safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { Printer } from './printer.js';
+import { label, say } from './say.js';
 import { settingsLine, stateLabel, writerList } from './writers.js';
 
 export interface ScanOptions {
@@ -34,20 +36,25 @@ export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: Sca
   if (settings.warning) out.push(settingsLine(settings), safe``);
   for (const a of report.agents) {
     out.push(safe`${AGENT_NAMES[a.agent]} — ${stateLabel(a.state)}${a.version ? safe` ${safeText(a.version)}` : ''}`);
-    out.push(safe`  home      ${safeText(a.home)}`);
+    out.push(safe`  ${label('cli.scan.home', 10)}${safeText(a.home)}`);
     if (a.state === 'notFound') {
       out.push(safe``);
       continue;
     }
-    out.push(safe`  total     ${formatBytes(a.totals.bytes)} in ${formatCount(a.totals.items)} items, ${formatCount(a.sessions.length)} sessions`);
-    for (const [cat, t] of Object.entries(a.totals.byCategory)) {
-      out.push(safe`    ${CATEGORY_LABELS[cat as Category].padEnd(18)} ${formatBytes(t.bytes).padStart(9)}  ${formatCount(t.items)}`);
+    out.push(
+      safe`  ${label('cli.scan.total', 10)}${say('cli.scan.totalValue', { bytes: formatBytes(a.totals.bytes), items: formatCount(a.totals.items), sessions: formatCount(a.sessions.length) })}`,
+    );
+    for (const [cat, c] of Object.entries(a.totals.byCategory)) {
+      out.push(safe`    ${padWidth(t(`category.${cat as Category}`), 18)} ${formatBytes(c.bytes).padStart(9)}  ${formatCount(c.items)}`);
     }
-    if (a.writers.length) out.push(safe`  running   ${writerList(a.writers)}`);
+    if (a.writers.length) out.push(safe`  ${label('cli.scan.running', 10)}${writerList(a.writers)}`);
     const top = a.projects.slice(0, 10);
-    if (top.length) out.push(safe`  largest projects`);
-    for (const p of top) out.push(safe`    ${formatBytes(p.bytes).padStart(9)}  ${String(p.sessions).padStart(5)} sessions  ${safeText(p.label)}`);
-    if (a.warnings.length) out.push(safe`  warnings  ${a.warnings.length} (see --json)`);
+    if (top.length) out.push(safe`  ${say('cli.scan.largest')}`);
+    for (const p of top)
+      out.push(
+        safe`    ${formatBytes(p.bytes).padStart(9)}  ${say('cli.scan.projectSessions', { sessions: String(p.sessions).padStart(5) })}  ${safeText(p.label)}`,
+      );
+    if (a.warnings.length) out.push(safe`  ${label('cli.scan.warnings', 10)}${say('cli.scan.warningsValue', { count: String(a.warnings.length) })}`);
     out.push(safe``);
   }
   // The last agent's blank line ends the output.

@@ -1,21 +1,23 @@
 // Lines that scan and doctor share.
 
+import { t } from '../engine/core/i18n/index.js';
 import { joinSafe, safe, safeText, type SafeText } from '../engine/core/text.js';
 import type { LoadedSettings } from '../engine/host/settings.js';
+import { label, say } from './say.js';
 
 /** Writers as "name (pid N)", names cleaned (another user's process names its own comm). */
 export function writerList(writers: readonly { pid: number; name: string }[]): SafeText {
   return joinSafe(
-    writers.map((w) => safe`${safeText(w.name, 64)} (pid ${w.pid})`),
+    writers.map((w) => say('cli.writer', { name: safeText(w.name, 64), pid: String(w.pid) })),
     safe`, `,
   );
 }
 
 /** The settings file was unusable: say so, and that the defaults are in use. */
 export function settingsLine(s: LoadedSettings): SafeText {
-  return safe`settings    ${safeText(s.warning)}`;
+  return safe`${label('cli.settings', 12)}${safeText(s.warning)}`;
 }
 
 export function stateLabel(s: string): string {
-  return s === 'installed' ? 'Installed' : s === 'dataOnly' ? 'Local data only' : 'Not detected';
+  return t(s === 'installed' ? 'agentState.installed' : s === 'dataOnly' ? 'agentState.dataOnly' : 'agentState.notFound');
 }

@@ -6,7 +6,8 @@
 
 export const enCli = {
   // ---- --help (yargs) ----
-  'cli.help.usage': '$0 [--demo [--keep]] [--read-only] [--agent A] [--lang zh|en]\n\nInventory and safely clean the local data of Codex, Claude Code, OpenCode and pi.',
+  'cli.help.usage':
+    '$0 [--demo [--keep]] [--read-only] [--agent A] [--lang zh|en]\n\nInventory and safely clean the local data of Codex, Claude Code, OpenCode and pi.',
   'cli.help.readOnly': 'Never offer any mutation route',
   'cli.help.demo': 'Open the app on a generated throw-away home',
   'cli.help.keep': 'With --demo: keep the demo home on exit',
@@ -113,7 +114,8 @@ export const enCli = {
   'cli.plan.totals': 'Plan: {items} items, {bytes}',
   'cli.plan.totalsSkipped': 'Plan: {items} items, {bytes}; {skipped} skipped',
   'cli.plan.skipped': '  skipped {id}  {title} — {reason}',
-  'cli.plan.howToRun': 'Nothing was removed. To run exactly this plan: cleanerx plan --agent {agent} {flags} --json > plan.json, then cleanerx clean --plan plan.json --yes',
+  'cli.plan.howToRun':
+    'Nothing was removed. To run exactly this plan: cleanerx plan --agent {agent} {flags} --json > plan.json, then cleanerx clean --plan plan.json --yes',
   'cli.plan.none': 'No session matches these rules.',
 
   // ---- clean ----

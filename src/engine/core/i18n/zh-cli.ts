@@ -112,7 +112,8 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.plan.totals': '计划：{items} 项，{bytes}',
   'cli.plan.totalsSkipped': '计划：{items} 项，{bytes}；跳过 {skipped} 项',
   'cli.plan.skipped': '  跳过 {id}  {title} — {reason}',
-  'cli.plan.howToRun': '未删除任何东西。要严格执行这份计划：cleanerx plan --agent {agent} {flags} --json > plan.json，然后 cleanerx clean --plan plan.json --yes',
+  'cli.plan.howToRun':
+    '未删除任何东西。要严格执行这份计划：cleanerx plan --agent {agent} {flags} --json > plan.json，然后 cleanerx clean --plan plan.json --yes',
   'cli.plan.none': '没有会话符合这些规则。',
 
   // ---- clean ----
