@@ -3,26 +3,38 @@
 // Codex runs). `logs:database` is the one SQLite write cleanerx makes: in the
 // recognized logs table, delete the rows older than the retention in one
 // IMMEDIATE transaction, then checkpoint the WAL — never VACUUM, never another
-// table. Each result is proved by reading the store again.
+// table. `compact:logs` then compacts that database (engine/cleanup/compact.ts:
+// WAL checkpoint, VACUUM INTO a sibling, proof, rename), as the original
+// CleanerX does after the delete; only while no Codex runs and nothing holds
+// the file. Each result is proved by reading the store again.
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { HostContext, ItemRoute } from '../../engine/core/adapter.js';
 import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
 import type { Installation } from '../../engine/core/model.js';
+import { compactDatabase } from '../../engine/cleanup/compact.js';
+import { t } from '../../engine/core/i18n/index.js';
+import { readDbSpace } from '../../engine/host/db-space.js';
+import { ownDirs } from '../../engine/host/own-dirs.js';
 import { connectCodex } from './connection.js';
-import { logCutoff, LOGS_ITEM, MEMORY_DIRS, MEMORY_ITEM, MEMORY_RUNNING_REASON, oldLogRows } from './items.js';
+import { COMPACT_ITEM, foreignHolders, holdersText, logCutoff, LOGS_ITEM, MEMORY_DIRS, MEMORY_ITEM, MEMORY_RUNNING_REASON, oldLogRows } from './items.js';
 import { allDbs, newestDb, sqliteHome } from './paths.js';
 import { columnsOf, openSnapshot } from './sqlite-read.js';
 import { lastScan } from './scan.js';
-import { RouteRefused } from '../official-delete.js';
+import { RouteRefused } from '../shared/official-delete.js';
 import { findCodexWriters } from './writers.js';
 
 type ApplyResult = Awaited<ReturnType<ItemRoute['applyItems']>>;
 
-export async function applyCodexItems(inst: Installation, ctx: HostContext, itemIds: readonly string[], opts: { timeoutMs?: number } = {}): Promise<ApplyResult> {
+export async function applyCodexItems(
+  inst: Installation,
+  ctx: HostContext,
+  itemIds: readonly string[],
+  opts: { timeoutMs?: number } = {},
+): Promise<ApplyResult> {
   const ids = [...new Set(itemIds)];
-  const unknown = ids.filter((id) => id !== MEMORY_ITEM && id !== LOGS_ITEM);
+  const unknown = ids.filter((id) => id !== MEMORY_ITEM && id !== LOGS_ITEM && id !== COMPACT_ITEM);
   if (unknown.length) throw new RouteRefused(`Not an official Codex item: ${unknown.slice(0, 3).join(', ')}.`);
   const dbHome = sqliteHome(inst, ctx);
   // Preconditions of every item before anything changes.
@@ -32,24 +44,40 @@ export async function applyCodexItems(inst: Installation, ctx: HostContext, item
     if (w.writers.length) throw new RouteRefused(MEMORY_RUNNING_REASON);
   }
   let logsDb: string | null = null;
-  if (ids.includes(LOGS_ITEM)) {
+  if (ids.includes(LOGS_ITEM) || ids.includes(COMPACT_ITEM)) {
     logsDb = newestDb(dbHome, 'logs');
     if (!logsDb) throw new RouteRefused('The Codex log database is gone; rescan.');
     const seen = lastScan.get(inst.home);
     const st = lstatSyncOrNull(logsDb);
-    if (!st || !st.isFile()) throw new RouteRefused('The Codex log database is not a regular file; nothing was changed.');
+    if (!st?.isFile()) throw new RouteRefused('The Codex log database is not a regular file; nothing was changed.');
     if (seen && (seen.logsDb !== logsDb || (seen.logsIno !== null && seen.logsIno !== st.ino))) {
       throw new RouteRefused('The Codex log database was replaced after the inventory scan; rescan and review again.');
     }
   }
+  if (logsDb && ids.includes(COMPACT_ITEM)) {
+    // A compaction without the delete that makes its free pages would leave the old rows listed and the item offered again.
+    if (!ids.includes(LOGS_ITEM) && (oldLogRows(dbHome, ctx.now(), [])?.rows ?? 0) > 0) throw new RouteRefused(t('compact.withRows'));
+    const w = await findCodexWriters(ctx, inst.home);
+    if (w.writers.length) throw new RouteRefused(t('compact.running'));
+    const held = await foreignHolders(logsDb, ctx.procRoot);
+    if (held.length) throw new RouteRefused(t('compact.held', { holders: holdersText(held) }));
+  }
   const result: ApplyResult = { applied: [], failed: [] };
-  if (logsDb) {
+  if (logsDb && ids.includes(LOGS_ITEM)) {
     const why = pruneLogs(logsDb, ctx.now());
     if (why) result.failed.push({ id: LOGS_ITEM, reason: why });
     else {
       const left = oldLogRows(dbHome, ctx.now(), []);
       if (left && left.rows > 0) result.failed.push({ id: LOGS_ITEM, reason: `${left.rows} log rows older than the retention are still there.` });
       else result.applied.push(LOGS_ITEM);
+    }
+  }
+  if (logsDb && ids.includes(COMPACT_ITEM)) {
+    if (result.failed.length) result.failed.push({ id: COMPACT_ITEM, reason: 'The old log rows were not deleted, so the database was not compacted.' });
+    else {
+      const why = await compactLogs(logsDb, inst, ctx);
+      if (why) result.failed.push({ id: COMPACT_ITEM, reason: why });
+      else result.applied.push(COMPACT_ITEM);
     }
   }
   if (ids.includes(MEMORY_ITEM)) {
@@ -99,6 +127,20 @@ export function pruneLogs(path: string, nowMs: number): string | null {
       // closed
     }
   }
+}
+
+/** compactDatabase on the logs database (the agent lock is the executor's); applied means no free page is left. */
+async function compactLogs(db: string, inst: Installation, ctx: HostContext): Promise<string | null> {
+  const w = await findCodexWriters(ctx, inst.home);
+  try {
+    await compactDatabase({ stateDir: ownDirs(ctx.env).state, dbPath: db, agentStopped: w.writers.length === 0, procRoot: ctx.procRoot });
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const after = readDbSpace(db, ctx.uid);
+  if (after.state !== 'ok' || after.freePages !== 0)
+    return `The Codex log database still has free pages after the compaction (${after.reason ?? after.freePages}).`;
+  return null;
 }
 
 async function resetMemory(inst: Installation, ctx: HostContext, timeoutMs?: number): Promise<string | null> {

@@ -3,13 +3,18 @@
 // temporary entries (allowlisted path removal), orphan media (inspect-only),
 // and protected or unrecognized entries listed by name only.
 
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
+import { fileHolders, type Holder } from '../../engine/cleanup/compact-holders.js';
+import { formatBytes } from '../../engine/core/format.js';
+import { t } from '../../engine/core/i18n/index.js';
+import { readDbSpace, type DbSpace } from '../../engine/host/db-space.js';
 import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
-import type { Item, ScanWarning } from '../../engine/core/model.js';
+import type { Item, ScanWarning, Writer } from '../../engine/core/model.js';
 import { walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
-import { ReadOnlyItems } from '../read-only-entry.js';
+import { ReadOnlyItems } from '../shared/read-only-entry.js';
 import { allDbs, newestDb, THREAD_ID } from './paths.js';
 import { columnsOf, openSnapshot } from './sqlite-read.js';
 
@@ -22,6 +27,10 @@ export const LOG_COPY_LIMIT = 64 * 1024 * 1024;
 
 export const MEMORY_ITEM = 'memory:global';
 export const LOGS_ITEM = 'logs:database';
+/** The Compact item of the logs database: after the old-rows delete, as the original CleanerX (WAL checkpoint, then VACUUM). */
+export const COMPACT_ITEM = 'compact:logs';
+/** Less than this to give back is not worth rewriting the file: no Compact item (unless old rows are about to be deleted). */
+export const COMPACT_MIN_BYTES = 1024 * 1024;
 export const MEMORY_DIRS = ['memories', 'memories_v2'];
 export const MEDIA_DIRS = ['attachments', 'generated_images', 'visualizations'] as const;
 /** Per-thread entries a thread owns besides its rollout (removed after its official delete). */
@@ -181,20 +190,28 @@ export function logsItem(rows: LogRows | null, block: string | undefined): Item 
     category: 'log',
     label: 'Codex diagnostic logs',
     subtitle: `Only entries older than ${LOG_RETENTION_DAYS} days are removed (${rows.rows} rows); the database file is kept`,
-    paths: [rows.db],
+    // No path: the file is a protected entry (never removed as a file) and the rows are judged by the rescan; dbPath names it.
+    paths: [],
     bytes: rows.bytes,
     risk: 'safe',
     recoverable: false,
     selectable: !block,
     blockedReason: block,
-    metadata: { route: 'official', retentionDays: LOG_RETENTION_DAYS, rows: rows.rows, requiresAgentExit: false },
+    metadata: { route: 'official', retentionDays: LOG_RETENTION_DAYS, rows: rows.rows, requiresAgentExit: false, dbPath: rows.db },
   };
 }
 
 /** Cache and temporary entries of the home and the app-support root (path removal). */
 export function fileItems(home: string, appRoot: string | null, running: boolean, ctx: HostContext, warnings: ScanWarning[]): Item[] {
   const items: Item[] = [];
-  const add = (id: string, category: 'cache' | 'temporary', label: string, subtitle: string, p: string, extra: Record<string, string | number | boolean>): void => {
+  const add = (
+    id: string,
+    category: 'cache' | 'temporary',
+    label: string,
+    subtitle: string,
+    p: string,
+    extra: Record<string, string | number | boolean>,
+  ): void => {
     const st = lstatSyncOrNull(p);
     if (!st) return;
     if (st.isSymbolicLink()) {
@@ -222,12 +239,16 @@ export function fileItems(home: string, appRoot: string | null, running: boolean
   add('cache:cache', 'cache', 'Codex cache', 'Regenerable', join(home, 'cache'), { regenerable: true });
   add('cache:models_cache.json', 'cache', 'Codex model list cache', 'Regenerable', join(home, 'models_cache.json'), { regenerable: true });
   for (const d of listDirSorted(home)) {
-    if (isTempName(d.name)) add(`temporary:${d.name}`, 'temporary', `Codex temporary: ${d.name}`, `Older than ${TEMP_HOURS} h`, join(home, d.name), { olderThanHours: TEMP_HOURS });
+    if (isTempName(d.name))
+      add(`temporary:${d.name}`, 'temporary', `Codex temporary: ${d.name}`, `Older than ${TEMP_HOURS} h`, join(home, d.name), { olderThanHours: TEMP_HOURS });
   }
   if (appRoot) {
     for (const c of APP_CACHES) add(`cache:app:${c}`, 'cache', `Codex app ${c}`, 'Regenerable (desktop app data)', join(appRoot, c), { regenerable: true });
     for (const d of listDirSorted(appRoot)) {
-      if (isTempName(d.name)) add(`temporary:app:${d.name}`, 'temporary', `Codex app temporary: ${d.name}`, `Older than ${TEMP_HOURS} h`, join(appRoot, d.name), { olderThanHours: TEMP_HOURS });
+      if (isTempName(d.name))
+        add(`temporary:app:${d.name}`, 'temporary', `Codex app temporary: ${d.name}`, `Older than ${TEMP_HOURS} h`, join(appRoot, d.name), {
+          olderThanHours: TEMP_HOURS,
+        });
     }
   }
   return items;
@@ -287,13 +308,132 @@ export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarnin
             : 'Unrecognized entry: read-only.',
       metadata: { protection: kind === 'unknown' ? 'unrecognized' : 'always' },
     });
-  for (const [name, what] of Object.entries(PROTECTED)) add(`protected:${name}`, name, join(home, name), 'protected', `${what}; ${READ_FOR[name] ? `${READ_FOR[name]}, never changed or removed` : 'never opened or removed'}`);
+  for (const [name, what] of Object.entries(PROTECTED))
+    add(
+      `protected:${name}`,
+      name,
+      join(home, name),
+      'protected',
+      `${what}; ${READ_FOR[name] ? `${READ_FOR[name]}, never changed or removed` : 'never opened or removed'}`,
+    );
   for (const dir of [...new Set([home, dbHome, join(dbHome, 'sqlite')])]) {
-    for (const d of listDirSorted(dir)) if (isDbFile(d.name)) add(`protected:db:${d.name}`, d.name, join(dir, d.name), 'database', 'Codex database file; read-only (queried in a private copy), never removed as a file');
+    for (const d of listDirSorted(dir)) {
+      if (!isDbFile(d.name)) continue;
+      const p = join(dir, d.name);
+      // The databases themselves (not their side files) say how much of them is free pages; state databases are never compacted.
+      const space = /\.sqlite$/.test(d.name) ? readDbSpace(p) : null;
+      const about = space ? (/^state_\d+\.sqlite$/.test(d.name) ? t('compact.stateDb', { space: spaceText(space) }) : spaceText(space)) : null;
+      add(
+        `protected:db:${d.name}`,
+        d.name,
+        p,
+        'database',
+        `Codex database file; read-only (queried in a private copy), never removed as a file${about ? ` · ${about}` : ''}`,
+      );
+    }
   }
   for (const d of listDirSorted(home)) {
     if (PROTECTED[d.name] || COVERED.has(d.name) || isTempName(d.name) || isDbFile(d.name)) continue;
     add(`protected:other:${d.name}`, d.name, join(home, d.name), 'unknown', 'Not a recognized Codex path; cleanerx never guesses');
   }
   return out.items;
+}
+
+/** File size, WAL size and free pages of one database, as the detail pane says them. */
+export function spaceText(space: DbSpace): string {
+  const name = basename(space.path);
+  if (space.state !== 'ok' || space.freePages === undefined)
+    return t('dbspace.notRead', { name, file: formatBytes(space.fileBytes), reason: space.reason ?? space.state });
+  return t('dbspace.line', {
+    name,
+    file: formatBytes(space.fileBytes),
+    wal: formatBytes(space.walBytes),
+    free: space.freePages,
+    reclaimable: formatBytes(space.reclaimableBytes ?? 0),
+  });
+}
+
+/** The numbers behind spaceText, for `scan --json` readers of the item's metadata. */
+export function spaceMetadata(space: DbSpace): Record<string, string | number> {
+  return {
+    dbState: space.state,
+    fileBytes: space.fileBytes,
+    walBytes: space.walBytes,
+    ...(space.freePages === undefined ? {} : { freePages: space.freePages, pageSize: space.pageSize ?? 0, reclaimableBytes: space.reclaimableBytes ?? 0 }),
+  };
+}
+
+const SIDES = ['-wal', '-shm', '-journal'];
+
+/** The parent pid from /proc/<pid>/stat (after the parenthesized comm), or null. */
+function parentOf(procRoot: string, pid: number): number | null {
+  try {
+    const s = readFileSync(`${procRoot}/${pid}/stat`, 'utf8').slice(0, 1024);
+    const m = /\)\s+\S+\s+(\d+)/.exec(s.slice(s.lastIndexOf(')')));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Processes holding the database or a side file, leaving out cleanerx's own
+ * children: the scan's private App Server holds the logs database while the
+ * inventory is read, and is stopped before any route runs (the compaction
+ * itself counts every holder, its own included).
+ */
+export async function foreignHolders(db: string, procRoot: string): Promise<Holder[]> {
+  const held = await fileHolders([db, ...SIDES.map((x) => db + x)], procRoot);
+  return held.filter((h) => {
+    let pid: number | null = h.pid;
+    for (let i = 0; i < 32 && pid !== null && pid > 1; i++) {
+      if (pid === process.pid) return false;
+      pid = parentOf(procRoot, pid);
+    }
+    return true;
+  });
+}
+
+export const holdersText = (h: Holder[]): string =>
+  h
+    .slice(0, 3)
+    .map((x) => `${x.name} (pid ${x.pid})`)
+    .join(', ') + (h.length > 3 ? ` +${h.length - 3}` : '');
+
+/**
+ * The Compact item of the newest logs database: offered when its free pages
+ * and WAL hold at least COMPACT_MIN_BYTES, or when old rows are listed for
+ * deletion (their delete leaves free pages: Codex makes the file
+ * auto_vacuum=INCREMENTAL and never runs it). Selectable only while no Codex
+ * runs and no other process holds the file.
+ */
+export async function compactItem(
+  dbHome: string,
+  rows: LogRows | null,
+  writers: readonly Writer[],
+  block: string | undefined,
+  ctx: HostContext,
+): Promise<Item | null> {
+  const db = newestDb(dbHome, 'logs');
+  if (!db) return null;
+  const space = readDbSpace(db, ctx.uid);
+  if (space.state !== 'ok' || space.freePages === undefined) return null;
+  const gain = (space.reclaimableBytes ?? 0) + space.walBytes;
+  const withRows = Boolean(rows && rows.rows > 0);
+  if (gain < COMPACT_MIN_BYTES && !withRows) return null;
+  const held = writers.length ? [] : await foreignHolders(db, ctx.procRoot);
+  const blocked = block ?? (writers.length ? t('compact.running') : held.length ? t('compact.held', { holders: holdersText(held) }) : undefined);
+  return {
+    id: COMPACT_ITEM,
+    category: 'log',
+    label: t('compact.label'),
+    subtitle: t(withRows ? 'compact.subtitleRows' : 'compact.subtitle', { space: spaceText(space) }),
+    paths: [],
+    bytes: gain,
+    risk: 'safe',
+    recoverable: false,
+    selectable: !blocked,
+    blockedReason: blocked,
+    metadata: { route: 'official', requiresAgentExit: true, afterLogRows: withRows, dbPath: db, ...spaceMetadata(space) },
+  };
 }

@@ -15,7 +15,7 @@ import { walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../shared/home.js';
 import { descendantsOf } from './lineage.js';
-import { fileItems, logsItem, memoryItem, MEMORY_RUNNING_REASON, oldLogRows, orphanMedia, OWNED_DIRS, readOnlyItems } from './items.js';
+import { compactItem, fileItems, logsItem, memoryItem, MEMORY_RUNNING_REASON, oldLogRows, orphanMedia, OWNED_DIRS, readOnlyItems } from './items.js';
 import { appSupportRoot, sqliteHome, THREAD_ID } from './paths.js';
 import { projectGroup, ProjectResolver, readConfigProjects, type Association } from './projects.js';
 import { readSessionIndex } from './session-index.js';
@@ -72,6 +72,7 @@ export async function scanCodex(inst: Installation, ctx: HostContext, onProgress
     const rows = oldLogRows(dbHome, ctx.now(), inv.warnings);
     const logs = logsItem(rows, homeBlock);
     if (logs) inv.items.push(logs);
+    for (const c of [await compactItem(dbHome, rows, writers.writers, homeBlock, ctx)]) if (c) inv.items.push(c);
     lastScan.set(home, { env: ctx.env, logsDb: rows?.db ?? null, logsIno: rows ? (lstatSyncOrNull(rows.db)?.ino ?? null) : null });
     inv.items.push(...fileItems(home, appSupportRoot(ctx), running || Boolean(homeBlock), ctx, inv.warnings));
     if (store.source === 'appServer') inv.items.push(...orphanMedia(home, new Set(store.threads.map((t) => t.id)), inv.warnings));
