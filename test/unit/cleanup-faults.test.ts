@@ -57,7 +57,7 @@ async function setUp(sc: Scenario): Promise<{ t: TempEnv; ids: string[]; engine:
   const t = makeTempEnv('cleanerx-faults-');
   envs.push(t);
   const ids = sc.build(t);
-  const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
+  const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
   const summary = await engine.scan(sc.agent);
   const plan = await engine.plan(summary.snapshotId, ids);
   return { t, ids, engine, plan };
@@ -169,7 +169,7 @@ async function shapeOf(sc: Scenario): Promise<{ ops: number[]; items: number[] }
   const t = makeTempEnv('cleanerx-faults-shape-');
   try {
     const ids = sc.build(t);
-    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
+    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
     const plan = await engine.plan((await engine.scan(sc.agent)).snapshotId, ids);
     return { ops: plan.operations.map((o) => o.paths.length), items: plan.items.map((i) => i.paths.length) };
   } finally {
@@ -505,7 +505,7 @@ describe('special cases: foreign owner', () => {
     const t = makeTempEnv('cleanerx-faults-');
     envs.push(t);
     const [sessionId] = CLAUDE.build(t);
-    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
+    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
     const s0 = await engine.scan('claude');
     expect(s0.selection.some((x) => x.id === sessionId)).toBe(true);
     const first = await engine.plan(s0.snapshotId, [sessionId!]);
@@ -533,7 +533,7 @@ describe('special cases: foreign owner', () => {
     const t = makeTempEnv('cleanerx-faults-');
     envs.push(t);
     const ids = PI.build(t);
-    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
+    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
     const s0 = await engine.scan('pi');
     expect(s0.selection.some((x) => x.id === ids[0])).toBe(true);
     expect(s0.items.find((i) => i.id === 'cache:pi-models-store')!.selectable).toBe(true);

@@ -130,7 +130,7 @@ describe('hostile files in place of what cleanerx reads', () => {
       await addRecord(dataDir, { id, createdAt: now, expiresAt: now, archivePath: archivePathFor(dataDir, id), archiveBytes: 1, originalBytes: 1, itemCount: 1, operationId: 'op', agent: 'pi', verifiedAt: now });
       plant(kind, archivePathFor(dataDir, id));
       await expect(readArchive(archivePathFor(dataDir, id), await generateX25519Identity())).rejects.toThrow(REFUSAL[kind]);
-      const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
+      const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
       try {
         await expect(engine.backupVerify(id, pass)).rejects.toThrow(REFUSAL[kind]);
         await expect(engine.backupRestore(id, pass, true)).rejects.toThrow(REFUSAL[kind]);

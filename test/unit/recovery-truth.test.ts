@@ -57,7 +57,7 @@ function journal(t: TempEnv): Journal {
 }
 
 async function listed(t: TempEnv): Promise<ObservedRecoveryOperation> {
-  const ops = (await new Engine(ADAPTERS, t.ctx, undefined, backupService()).recoveryList()) as ObservedRecoveryOperation[];
+  const ops = (await new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env)).recoveryList()) as ObservedRecoveryOperation[];
   expect(ops).toHaveLength(1);
   return ops[0]!;
 }
@@ -104,7 +104,7 @@ describe('recovery truth', () => {
     const fh = paths[2]!;
     writeFileSync(join(fh, 'fedcba9876543210@v1'), 'a third backup\n');
     // Review in-process to learn at which position of the operation file-history comes.
-    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService());
+    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
     const plan = await engine.plan((await engine.scan('claude')).snapshotId, [id]);
     const k = plan.operations[0]!.paths.indexOf(fh);
     expect(k).toBeGreaterThanOrEqual(0);

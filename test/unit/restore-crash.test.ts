@@ -291,7 +291,7 @@ describe('through the engine (`cleanerx backups restore`, the next start)', () =
     const files = await collectFiles(FILES.map((f) => join(src, f.rel)), [{ label: 'pi_home', dir: src }]);
     const { manifest, archiveBytes } = await writeArchive({ archivePath: archivePathFor(data, id), recipient, agent: 'pi', operationId: 'op-e', id, itemCount: FILES.length, retentionDays: 30, files });
     await addRecord(data, { id, createdAt: manifest.createdAt, expiresAt: manifest.expiresAt, archivePath: archivePathFor(data, id), archiveBytes, originalBytes: manifest.originalBytes, itemCount: FILES.length, operationId: 'op-e', agent: 'pi', verifiedAt: manifest.createdAt });
-    return { t, id, engine: new Engine(ADAPTERS, t.ctx, undefined, backupService()) };
+    return { t, id, engine: new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env)) };
   }
   const killEngineRestore = (t: TempEnv, id: string, point: string): void => {
     const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify({ engine: { id, passphrase: pass } })], { cwd: REPO, env: { ...t.env, CLEANERX_CRASH_AT: point }, encoding: 'utf8', timeout: 120_000 });
