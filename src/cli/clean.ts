@@ -3,8 +3,8 @@
 // --yes nothing is removed (exit 2).
 
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { AGENT_NAMES, type AgentKind, type CleanupPlan } from '../engine/core/model.js';
-import { safe, safeText } from '../engine/core/text.js';
+import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult } from '../engine/core/model.js';
+import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { EngineFactory } from './engine-factory.js';
@@ -21,6 +21,8 @@ export interface CleanOptions {
   yes: boolean;
   readOnly: boolean;
   backup: boolean;
+  /** The result as JSON on stdout (the plan and the progress go to stderr). */
+  json?: boolean;
 }
 
 export interface CleanDeps {
@@ -38,6 +40,7 @@ export function cleanTarget(ids: readonly string[], plan: string | undefined, ag
 }
 
 export async function runClean(opts: CleanOptions, { engine: makeEngine, io, passphrase: reader }: CleanDeps): Promise<number> {
+  const json = io.out;
   const engine = await makeEngine({ readOnly: opts.readOnly });
   const { what, backup } = opts;
   let plan: CleanupPlan;
@@ -59,6 +62,8 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   }
   const agent = plan.agent;
   const installation = engine.snapshot(plan.snapshotId).installation;
+  // With --json stdout is the result alone: the human lines go beside it.
+  if (opts.json) io = { ...io, out: io.err };
   // The home comes from the environment or a settings override: say which tree this is before anything else.
   io.out(say('cli.home', { agent: AGENT_NAMES[agent], home: safeText(installation.home) }));
   io.out(say('cli.clean.summary', { agent: AGENT_NAMES[agent], items: formatCount(plan.items.length), bytes: formatBytes(plan.estimatedBytes) }));
@@ -85,5 +90,19 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   });
   for (const w of r.warnings ?? []) io.out(say('cli.clean.warning', { warning: safeText(w) }));
   io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
+  if (opts.json) json(safeJson(cleanReport(r)));
   return r.status === 'complete' ? 0 : 1;
+}
+
+/** `clean --json`: ids, counts and codes only (language-neutral); `freed` as engine/cleanup/freed-bytes.ts measured it. */
+export function cleanReport(r: ExecuteResult): Record<string, unknown> {
+  return {
+    formatVersion: 1,
+    operationId: r.operationId,
+    status: r.status,
+    removedItems: r.removedItems,
+    removedBytes: r.removedBytes,
+    backupId: r.backupId ?? null,
+    freed: r.freed ?? null,
+  };
 }

@@ -88,12 +88,13 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .option('id', { type: 'string', array: true, describe: t('cli.help.cleanId') })
           .option('plan', { type: 'string', describe: t('cli.help.cleanPlan') })
           .option('yes', { type: 'boolean', default: false, describe: t('cli.help.cleanYes') })
-          .option('backup', { type: 'boolean', default: false, describe: t('cli.help.cleanBackup') }),
+          .option('backup', { type: 'boolean', default: false, describe: t('cli.help.cleanBackup') })
+          .option('json', { type: 'boolean', default: false, describe: t('cli.help.cleanJson') }),
       async (a) => {
         const { cleanTarget, runClean } = await import('./clean.js');
         const agent = a.agent as AgentKind | undefined;
         const what = cleanTarget(((a.id as string[] | undefined) ?? []).map(String), a.plan === undefined ? undefined : String(a.plan), agent);
-        code = await runClean({ agent, what, yes: a.yes, readOnly: Boolean(a['read-only']), backup: a.backup }, { engine, io, passphrase });
+        code = await runClean({ agent, what, yes: a.yes, readOnly: Boolean(a['read-only']), backup: a.backup, json: a.json }, { engine, io, passphrase });
       },
     )
     .command(

@@ -462,6 +462,7 @@ export const en = {
   'freed.why.backup': 'The backup was written to the same filesystem.',
   'freed.why.incomplete': 'Not everything in the plan was removed.',
   'freed.why.estimate': "The agent's size estimate differs from the space its data took on disk.",
+  'cli.help.cleanJson': 'The result as JSON, with the promised and the measured freed bytes (see README)',
 } satisfies Record<string, string | Plural>;
 
 export type MessageKey = keyof typeof en;

@@ -422,4 +422,5 @@ export const zh: Catalog = {
   'freed.why.backup': '备份写入了同一个文件系统。',
   'freed.why.incomplete': '计划中的内容未全部删除。',
   'freed.why.estimate': '智能体的大小估计与其数据实际占用的磁盘空间不同。',
+  'cli.help.cleanJson': '以 JSON 输出结果，含预计与实测释放的字节数（见 README）',
 };
