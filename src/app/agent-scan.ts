@@ -5,6 +5,7 @@
 
 import type { AgentKind, ScanSummary } from '../engine/core/model.js';
 import type { Settings } from '../engine/host/settings.js';
+import { t } from '../engine/core/i18n/index.js';
 import type { AppContext } from '../screens/screen.js';
 import type { AppState } from './context.js';
 
@@ -27,7 +28,7 @@ export class AgentScan {
     const asked = st.flags.initialAgent;
     const preferred = asked ?? st.settings.settings.targetAgent;
     st.agent = st.selector.find((e) => e.agent === preferred)?.agent ?? null;
-    if (asked && !st.agent) ctx.message(`${st.nameOf(asked)} was not detected here; see Settings (6).`, 'error');
+    if (asked && !st.agent) ctx.message(t('app.notDetected', { agent: st.nameOf(asked) }), 'error');
     if (!st.agent && !asked && st.selector.length > 1) await this.openOnLargest();
     else {
       st.agent ??= st.selector[0]?.agent ?? null;
@@ -55,10 +56,10 @@ export class AgentScan {
     const st = this.st;
     const installed = st.installs.filter((i) => i.state === 'installed').map((i) => ({ agent: i.agent }));
     const dataOnly = st.installs.filter((i) => i.state === 'dataOnly');
-    if (st.flags.demo) st.selector = [...installed, ...dataOnly.map((i) => ({ agent: i.agent, note: 'demo' }))];
+    if (st.flags.demo) st.selector = [...installed, ...dataOnly.map((i) => ({ agent: i.agent, note: t('app.demoNote') }))];
     else if (installed.length) st.selector = installed;
     // Data without the program (copied home, program elsewhere): still show it rather than nothing.
-    else st.selector = dataOnly.map((i) => ({ agent: i.agent, note: 'data only' }));
+    else st.selector = dataOnly.map((i) => ({ agent: i.agent, note: t('app.dataOnlyNote') }));
     // Detection reports the agents in the registry's order: the selector keeps it.
     const rank = (a: AgentKind): number => st.installs.findIndex((i) => i.agent === a);
     st.selector.sort((a, b) => rank(a.agent) - rank(b.agent));
@@ -76,7 +77,7 @@ export class AgentScan {
     }
     const target = st.agent;
     st.perf.mark('scanStart');
-    st.scanning = { files: 0, phase: 'Starting' };
+    st.scanning = { files: 0, phase: 'starting' };
     st.requestRender();
     st.engine
       .scan(target, (p) => {
@@ -109,7 +110,7 @@ export class AgentScan {
             st.summary = null;
             st.summaryChanged();
           }
-          this.ctx.message(`Scan failed: ${e.message}`, 'error');
+          this.ctx.message(t('app.scanFailed', { error: e.message }), 'error');
         },
       );
   }
@@ -123,7 +124,7 @@ export class AgentScan {
     const gen = ++st.scanGen;
     let best: ScanSummary | null = null;
     for (const e of st.selector) {
-      st.scanning = { files: 0, phase: `Looking at ${st.nameOf(e.agent)}` };
+      st.scanning = { files: 0, phase: t('app.lookingAt', { agent: st.nameOf(e.agent) }) };
       st.requestRender();
       const s = await st.engine
         .scan(e.agent, (p) => {
@@ -147,13 +148,13 @@ export class AgentScan {
   switchAgent(delta: number): void {
     const { st, ctx } = this;
     if (st.selector.length === 0) {
-      ctx.message('No agent to choose: nothing was detected (see Settings).');
+      ctx.message(t('app.noAgentToChoose'));
       return;
     }
     const i = st.selector.findIndex((e) => e.agent === st.agent);
     const next = st.selector[(i + delta + st.selector.length) % st.selector.length]!.agent;
     if (next === st.agent) {
-      ctx.message(`${st.nameOf(next)} is the only agent here.`);
+      ctx.message(t('app.onlyAgent', { agent: st.nameOf(next) }));
       return;
     }
     st.agent = next;
@@ -164,8 +165,10 @@ export class AgentScan {
     if (st.settings) {
       const s = { ...st.settings.settings, targetAgent: next };
       st.engine.saveSettings(s).then(
-        () => st.settings && (st.settings.settings = s),
-        (e: Error) => ctx.message(`Could not save the target agent: ${e.message}`, 'error'),
+        () => {
+          if (st.settings) st.settings.settings = s;
+        },
+        (e: Error) => ctx.message(t('app.saveTargetFailed', { error: e.message }), 'error'),
       );
     }
   }

@@ -5,6 +5,7 @@
 
 import '../widgets/terminal-width.js'; // blessed measures with the terminal's widths (before any screen exists)
 import type { EngineApi } from '../engine/api/api.js';
+import { t } from '../engine/core/i18n/index.js';
 import type { KeyEvent } from '../widgets/text-input.js';
 import { makeTheme } from '../widgets/theme.js';
 import { AgentScan } from './agent-scan.js';
@@ -39,18 +40,18 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   const cleanup = new CleanupFlow(st, ctx, scan);
   const keys = new KeyDispatch(st, ctx, {
     quit: () => quit(),
-    quitBlocked: () => (st.executing ? 'a cleanup is running; q or Esc asks to stop it after the current step' : undefined),
+    quitBlocked: () => (st.executing ? t('app.quitBlocked') : undefined),
     repaintAll: () => frame.repaintAll(),
     suspend: () => frame.suspend(),
     showTab: (i) => (st.current = i),
     switchAgent: (d) => scan.switchAgent(d),
     focusNext: () => {
       const sc = st.screens[st.current]!;
-      if (!sc.focusNext || !sc.focusNext()) st.selectorFocused = true;
+      if (!sc.focusNext?.()) st.selectorFocused = true;
     },
     rescan: () => scan.startScan(),
     review: () => cleanup.openReview(),
-    reviewBlocked: () => (flags.readOnly ? 'read-only mode (--read-only): no cleanup route is offered' : undefined),
+    reviewBlocked: () => (flags.readOnly ? t('app.reviewBlocked') : undefined),
     help: () => frame.openHelp(),
   });
 

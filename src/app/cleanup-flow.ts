@@ -3,7 +3,8 @@
 // result; and the recovery of an interrupted operation, offered at start and
 // after a failed cleanup.
 
-import { formatBytes, plural } from '../engine/core/format.js';
+import { formatBytes } from '../engine/core/format.js';
+import { t } from '../engine/core/i18n/index.js';
 import { freedLines, ProgressModal } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
 import { ReviewModal } from '../modals/review.js';
@@ -11,8 +12,6 @@ import type { AppContext } from '../screens/screen.js';
 import { braces } from '../widgets/theme.js';
 import type { AgentScan } from './agent-scan.js';
 import type { AppState } from './context.js';
-
-const BACKUP_PASSPHRASE = 'Backup key passphrase:';
 
 export class CleanupFlow {
   constructor(
@@ -24,19 +23,19 @@ export class CleanupFlow {
   openReview(): void {
     const { st, ctx } = this;
     if (st.flags.readOnly) {
-      ctx.openDialog('Review', ['Read-only mode (--read-only): no cleanup route is offered.']);
+      ctx.openDialog(t('flow.review'), [t('flow.readOnly')]);
       return;
     }
     if (st.summary?.provisional) {
-      ctx.openDialog('Review', ['The scan is still running: this is a partial, read-only view.', '', 'Marks and the cleanup review open when it finishes.']);
+      ctx.openDialog(t('flow.review'), [t('flow.partial'), '', t('flow.partialWhen')]);
       return;
     }
     if (st.marks.count === 0 || !st.summary) {
-      ctx.openDialog('Review', ['Nothing is marked.', '', 'Mark sessions with Space (or a for everything in the current filter), then press x.']);
+      ctx.openDialog(t('flow.review'), [t('flow.nothingMarked'), '', t('flow.howToMark')]);
       return;
     }
     const ids = st.marks.list();
-    ctx.hold('Preparing the review', st.engine.plan(st.summary.snapshotId, ids), (plan) => {
+    ctx.hold(t('flow.preparing'), st.engine.plan(st.summary.snapshotId, ids), (plan) => {
       const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
       st.modal = new ReviewModal(st.screen, st.theme, plan, blockers, (backup) => {
         if (!backup) return void this.runCleanup(plan.id, {});
@@ -48,21 +47,21 @@ export class CleanupFlow {
   /** The backup key's passphrase (twice when the key is created now); never stored. */
   private askBackupPassphrase(then: (passphrase: string) => void): void {
     const ctx = this.ctx;
-    ctx.hold('Reading the backup key', this.st.engine.keyInfo(), (k) => {
-      if (k.needsPassphrase && k.problem) return ctx.openDialog('Backup key', [braces(k.problem)]);
+    ctx.hold(t('flow.readingKey'), this.st.engine.keyInfo(), (k) => {
+      if (k.needsPassphrase && k.problem) return ctx.openDialog(t('flow.backupKey'), [braces(k.problem)]);
       ctx.askPassphrase(
         {
           needed: k.needsPassphrase,
-          label: BACKUP_PASSPHRASE,
+          label: t('flow.passphrase'),
           newKey: k.exists
             ? undefined
             : {
-                label: 'New backup key passphrase (8+ characters):',
-                repeat: 'Repeat the passphrase:',
-                problem: (problem) => `${problem} Nothing was done.`,
-                differ: 'The passphrases differ; nothing was done.',
+                label: t('flow.newPassphrase'),
+                repeat: t('flow.repeat'),
+                problem: (problem) => t('flow.problem', { problem }),
+                differ: t('flow.differ'),
               },
-          onCancel: () => ctx.message('No backup: cancelled.'),
+          onCancel: () => ctx.message(t('flow.noBackup')),
         },
         then,
       );
@@ -88,22 +87,22 @@ export class CleanupFlow {
       progress.destroy();
       st.modal = null;
       if (r.status === 'complete') {
-        ctx.openDialog('Cleanup complete', [
-          `Removed ${plural(r.removedItems, 'item')} · ${formatBytes(r.removedBytes)}.`,
+        ctx.openDialog(t('flow.completeTitle'), [
+          t('flow.removed', { items: t('count.items', { count: r.removedItems }), bytes: formatBytes(r.removedBytes) }),
           '',
-          'A fresh scan confirmed that none of them is listed any more.',
-          ...(r.backupId ? ['', `Backup ${r.backupId} is verified; restore it from the Backups tab (5).`] : []),
+          t('flow.confirmed'),
+          ...(r.backupId ? ['', braces(t('flow.backupVerified', { id: r.backupId }))] : []),
           ...(r.freed ? ['', ...freedLines(r.freed)] : []),
         ]);
         st.summaryChanged();
       } else {
-        ctx.openDialog('Cleanup failed', [braces(r.message), '', 'Nothing outside the reviewed plan was touched. Any interrupted step is offered for recovery.']);
+        ctx.openDialog(t('flow.failedTitle'), [braces(r.message), '', t('flow.failedSafe')]);
         void this.checkRecovery();
       }
     } catch (e) {
       progress.destroy();
       st.modal = null;
-      ctx.openDialog('Cleanup not started', [braces((e as Error).message)]);
+      ctx.openDialog(t('flow.notStarted'), [braces((e as Error).message)]);
     } finally {
       st.executing = false;
       st.requestRender();
@@ -121,7 +120,7 @@ export class CleanupFlow {
       else if (action === 'restore') {
         const needed = (await engine.keyInfo()).needsPassphrase;
         const passphrase = await new Promise<string>((resolve, reject) =>
-          ctx.askPassphrase({ needed, label: BACKUP_PASSPHRASE, onCancel: () => reject(new Error('Restore cancelled.')) }, resolve),
+          ctx.askPassphrase({ needed, label: t('flow.passphrase'), onCancel: () => reject(new Error(t('flow.restoreCancelled'))) }, resolve),
         );
         next = await engine.recoveryAction(op.operationId, 'restore', passphrase);
       } else next = await engine.recoveryAction(op.operationId, action);

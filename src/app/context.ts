@@ -4,6 +4,7 @@
 
 import type blessed from 'blessed';
 import type { EngineApi } from '../engine/api/api.js';
+import { t } from '../engine/core/i18n/index.js';
 import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.js';
 import type { LoadedSettings } from '../engine/host/settings.js';
 import type { Modal } from '../modals/modal.js';
@@ -136,7 +137,7 @@ export function makeContext(st: AppState, svc: ContextServices): AppContext {
       });
       requestRender();
     },
-    openDialog: (title, lines, footer = 'Esc or Enter closes') => {
+    openDialog: (title, lines, footer = t('app.dialogFooter')) => {
       st.dialog?.destroy();
       st.dialog = new Dialog(st.screen, st.theme, title, lines, footer);
       requestRender();

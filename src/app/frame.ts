@@ -4,8 +4,9 @@
 // redraw (Ctrl-L) and suspend (Ctrl-Z). The only place that paints.
 
 import blessed from 'blessed';
-import { formatAgo, formatBytes, formatCount, plural } from '../engine/core/format.js';
-import { fitWidth } from '../engine/core/text.js';
+import { formatAgo, formatBytes, formatCount } from '../engine/core/format.js';
+import { getLanguage, t } from '../engine/core/i18n/index.js';
+import { fitWidth, padWidth } from '../engine/core/text.js';
 import { BackupsScreen } from '../screens/backups.js';
 import { ItemsScreen } from '../screens/items.js';
 import { OverviewScreen } from '../screens/overview.js';
@@ -48,14 +49,18 @@ export function createScreen(): blessed.Widgets.Screen {
 /** The tabs, in order (1–6). */
 export function buildScreens(st: AppState, ctx: AppContext): Screen[] {
   // The notice of the agent on screen comes from its adapter (through detection).
-  const memoryNotice = (name: string): string =>
-    st.installs.find((i) => i.agent === st.summary?.agent)?.memoryNotice ??
-    `Automatic memory of ${name}. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.`;
+  // The adapters word it in English; the catalog holds the same two texts (the
+  // generic one and the one for an agent without memory), told apart by their text.
+  const memoryNotice = (name: string): string => {
+    const notice = st.installs.find((i) => i.agent === st.summary?.agent)?.memoryNotice;
+    if (notice && getLanguage() === 'en') return notice;
+    return notice === t('app.memoryNoticePi', undefined, 'en') ? t('app.memoryNoticePi') : t('app.memoryNotice', { agent: name });
+  };
   return [
     new OverviewScreen(ctx),
     new SessionsScreen(ctx),
-    new ItemsScreen(ctx, 'Memory', ['memory'], memoryNotice),
-    new ItemsScreen(ctx, 'Logs & caches', ['log', 'cache', 'temporary', 'protected'], () => 'Logs, caches and temporary data; protected configuration is listed so you can see it, never cleaned.'),
+    new ItemsScreen(ctx, t('tab.memory'), ['memory'], memoryNotice),
+    new ItemsScreen(ctx, t('tab.logs'), ['log', 'cache', 'temporary', 'protected'], () => t('app.logsNotice')),
     new BackupsScreen(ctx),
     new SettingsScreen(ctx),
   ];
@@ -85,9 +90,14 @@ export class Frame {
     if (st.message?.kind === 'info' && Date.now() - st.message.at > 6000 && !st.input) st.message = null;
     const W = (screen.width as number) || 80;
     this.tabs.paint(
-      screens.map((s) => (s.title === 'Sessions' && summary ? `Sessions (${formatCount(summary.sessionCount)}${summary.provisional ? '…' : ''})` : s.title)),
+      // The Sessions tab by identity, not by its title (which is the catalog's, in either language).
+      screens.map((s) =>
+        s instanceof SessionsScreen && summary
+          ? t('tab.sessionsCount', { count: `${formatCount(summary.sessionCount)}${summary.provisional ? '…' : ''}` })
+          : s.title,
+      ),
       st.current,
-      W >= 90 ? theme.dim('cleanerx') + (st.flags.readOnly ? ' ' + theme.warn('read-only') : '') : '',
+      W >= 90 ? theme.dim('cleanerx') + (st.flags.readOnly ? ' ' + theme.warn(t('app.readOnlyBadge')) : '') : '',
     );
     screens.forEach((s, i) => (i === st.current ? s.root.show() : s.root.hide()));
     screens[st.current]!.paint();
@@ -95,10 +105,13 @@ export class Frame {
     const focused = this.focused();
     this.deck.paint({
       agents,
-      current: Math.max(0, st.selector.findIndex((e) => e.agent === st.agent)),
+      current: Math.max(
+        0,
+        st.selector.findIndex((e) => e.agent === st.agent),
+      ),
       selectorFocused: st.selectorFocused,
       status: this.deckStatus(),
-      marks: st.marks.count ? `${formatCount(st.marks.count)} marked · ${formatBytes(st.marks.bytes)}` : '',
+      marks: st.marks.count ? t('app.marks', { count: formatCount(st.marks.count), size: formatBytes(st.marks.bytes) }) : '',
       focus: focused[0]!.title,
       hints: footerHints(focused),
       message: st.message ? { text: st.message.text, kind: st.message.kind } : undefined,
@@ -124,12 +137,19 @@ export class Frame {
 
   private deckStatus(): string {
     const { scanning, summary, agent } = this.st;
-    if (scanning && summary?.provisional) return `Scanning… ${plural(scanning.files, 'file')} · partial view (read-only until the scan finishes)`;
-    if (scanning) return `Scanning… ${plural(scanning.files, 'file')}`;
-    if (!summary) return agent ? 'Waiting for scan data' : this.st.detected ? 'No agent selected' : 'Detecting agents…';
-    const warn = summary.warnings.length ? ` · ${plural(summary.warnings.length, 'warning')}` : '';
-    const ro = this.st.flags.readOnly ? ' · read-only' : summary.writers.length ? ` · ${this.st.nameOf(summary.agent)} running` : '';
-    return `Last scan ${formatAgo(summary.scannedAt, Date.now())} · ${plural(summary.totals.items, 'item')} · ${formatBytes(summary.totals.bytes)}${ro}${warn}`;
+    if (scanning) {
+      const files = t('count.files', { count: scanning.files });
+      return t(summary?.provisional ? 'app.deck.scanningPartial' : 'app.deck.scanning', { files });
+    }
+    if (!summary) return t(agent ? 'common.waitingForScan' : this.st.detected ? 'app.deck.noAgent' : 'app.deck.detecting');
+    const warn = summary.warnings.length ? ` · ${t('count.warnings', { count: summary.warnings.length })}` : '';
+    const ro = this.st.flags.readOnly ? t('app.deck.readOnly') : summary.writers.length ? t('app.deck.running', { agent: this.st.nameOf(summary.agent) }) : '';
+    return t('app.deck.lastScan', {
+      ago: formatAgo(summary.scannedAt, Date.now()),
+      items: t('count.items', { count: summary.totals.items }),
+      bytes: formatBytes(summary.totals.bytes),
+      tail: ro + warn,
+    });
   }
 
   repaintAll(): void {
@@ -161,11 +181,11 @@ export class Frame {
       if (lines.length) lines.push('');
       lines.push(theme.accent(braces(sec.title)));
       for (const r of sec.rows) {
-        const why = r.disabled ? `  — unavailable: ${r.disabled}` : '';
+        const why = r.disabled ? t('app.helpUnavailable', { why: r.disabled }) : '';
         const does = fitWidth(`${r.does}${why}`, Math.max(10, W - 18));
-        lines.push(`  ${theme.bold(braces(r.keys.padEnd(16)))}${r.disabled ? theme.dim(braces(does)) : braces(does)}`);
+        lines.push(`  ${theme.bold(braces(padWidth(r.keys, 16)))}${r.disabled ? theme.dim(braces(does)) : braces(does)}`);
       }
     }
-    this.ctx.openDialog('Help', lines, 'Esc, Enter or ? closes · ↑↓ PgUp PgDn scroll');
+    this.ctx.openDialog(t('app.helpTitle'), lines, t('app.helpFooter'));
   }
 }

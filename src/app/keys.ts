@@ -2,6 +2,7 @@
 // line, a modal, a dialog, the agent selector, else the screen and the app's
 // keys), and the keys typed while a dialog is on its way, which wait for it.
 
+import { t } from '../engine/core/i18n/index.js';
 import { appKeys, type AppActions, type AppKeys } from '../screens/app-keys.js';
 import type { AppContext } from '../screens/screen.js';
 import { dispatch, keyId, type KeyContext } from '../widgets/bindings.js';
@@ -47,7 +48,7 @@ export class KeyDispatch {
   hold<T>(title: string, p: Promise<T>, then: (v: T) => void): void {
     const st = this.st;
     st.hold?.box.destroy();
-    const h: Hold = { title, queue: [], box: new Dialog(st.screen, st.theme, title, [`${braces(title)}…`], 'Esc cancels') };
+    const h: Hold = { title, queue: [], box: new Dialog(st.screen, st.theme, title, [`${braces(title)}…`], t('app.holdFooter')) };
     st.hold = h;
     st.requestRender();
     p.then(

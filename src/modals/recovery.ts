@@ -4,7 +4,9 @@
 // agent blocked until the operation is accepted or closed.
 
 import blessed from 'blessed';
+import { t } from '../engine/core/i18n/index.js';
 import { AGENT_NAMES, type RecoveryOperation } from '../engine/core/model.js';
+import { displayWidth, padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
@@ -22,33 +24,49 @@ export class RecoveryModal implements Modal {
     private ops: RecoveryOperation[],
     private act: (op: RecoveryOperation, action: 'accept' | 'close' | 'rescan' | 'restore') => Promise<RecoveryOperation[]>,
   ) {
-    this.box = blessed.box({ parent: screen, top: 'center', left: 'center', tags: true, border: { type: 'line' }, label: ' Recovery ', wrap: false });
+    this.box = blessed.box({
+      parent: screen,
+      top: 'center',
+      left: 'center',
+      tags: true,
+      border: { type: 'line' },
+      label: ` ${t('recovery.title')} `,
+      wrap: false,
+    });
   }
 
   paint(): void {
-    const t = this.theme;
+    const th = this.theme;
+    const tr = t;
     const W = Math.min(96, Math.max(40, ((this.screen.width as number) || 80) - 4));
     this.box.width = W;
     const inner = W - 6;
     const op = this.ops[0];
     const L: string[] = [];
     if (!op) {
-      L.push(' Nothing left to recover.', '', t.dim(' Esc closes'));
+      L.push(` ${tr('recovery.nothing')}`, '', th.dim(` ${tr('recovery.escCloses')}`));
     } else {
-      const who = op.agent ? AGENT_NAMES[op.agent] : 'Unknown agent';
-      L.push(` ${t.bold(braces(`${who} cleanup was interrupted`))}${this.ops.length > 1 ? t.dim(` (1 of ${this.ops.length})`) : ''}`);
-      L.push(` ${t.dim('Operation')}  ${cell(op.operationId, inner - 11)}`);
-      L.push(` ${t.dim('Journal  ')}  ${cell(`${op.status} · ${op.recorded}`, inner - 11)}`);
-      L.push(` ${t.dim('Observed ')}  ${t.bold(op.observed)} — ${cell(op.reason, Math.max(10, inner - 14 - op.observed.length))}`);
-      if (op.unknown) L.push(` ${t.warn(cell(op.reason, inner))}`);
+      const who = op.agent ? AGENT_NAMES[op.agent] : tr('recovery.unknownAgent');
+      L.push(
+        ` ${th.bold(braces(tr('recovery.interrupted', { agent: who })))}${this.ops.length > 1 ? th.dim(tr('recovery.oneOf', { count: this.ops.length })) : ''}`,
+      );
+      // The three labels share one column, as wide as the widest in this language.
+      const lw = Math.max(...(['recovery.operation', 'recovery.journal', 'recovery.observed'] as const).map((k) => displayWidth(tr(k))));
+      const lab = (k: 'recovery.operation' | 'recovery.journal' | 'recovery.observed'): string => th.dim(padWidth(tr(k), lw));
+      L.push(` ${lab('recovery.operation')}  ${cell(op.operationId, inner - lw - 2)}`);
+      L.push(` ${lab('recovery.journal')}  ${cell(`${op.status} · ${op.recorded}`, inner - lw - 2)}`);
+      L.push(` ${lab('recovery.observed')}  ${th.bold(op.observed)} — ${cell(op.reason, Math.max(10, inner - lw - 5 - op.observed.length))}`);
+      if (op.unknown) L.push(` ${th.warn(cell(op.reason, inner))}`);
       L.push('');
-      L.push(`  ${t.bold('Esc')} Continue browsing ${t.dim(op.agent ? `(cleanup of ${AGENT_NAMES[op.agent]} stays blocked)` : '(all cleanup stays blocked)')}`);
-      L.push(`  ${op.canAccept ? t.bold('a') : t.dim('a')} Accept verified result${op.canAccept ? '' : t.dim(' — only when every planned item is observed gone')}`);
-      L.push(`  ${op.canRestore ? t.bold('r') : t.dim('r')} Restore verified backup${op.canRestore ? '' : t.dim(braces(` — ${op.restoreWhyNot}`))}`);
-      L.push(`  ${op.canClose ? t.bold('s') : t.dim('s')} Safely close${t.dim(' — ends the workflow only; does not undo changes already made')}`);
-      L.push(`  ${op.unknown ? t.dim('R') : t.bold('R')} Rescan and look again`);
+      L.push(
+        `  ${th.bold('Esc')} ${tr('recovery.continue')} ${th.dim(op.agent ? tr('recovery.agentBlocked', { agent: AGENT_NAMES[op.agent] }) : tr('recovery.allBlocked'))}`,
+      );
+      L.push(`  ${op.canAccept ? th.bold('a') : th.dim('a')} ${tr('recovery.accept')}${op.canAccept ? '' : th.dim(tr('recovery.acceptWhyNot'))}`);
+      L.push(`  ${op.canRestore ? th.bold('r') : th.dim('r')} ${tr('recovery.restore')}${op.canRestore ? '' : th.dim(braces(` — ${op.restoreWhyNot}`))}`);
+      L.push(`  ${op.canClose ? th.bold('s') : th.dim('s')} ${tr('recovery.close')}${th.dim(tr('recovery.closeNote'))}`);
+      L.push(`  ${op.unknown ? th.dim('R') : th.bold('R')} ${tr('recovery.rescan')}`);
     }
-    if (this.note) L.push('', ` ${t.warn(braces(this.note))}`);
+    if (this.note) L.push('', ` ${th.warn(braces(this.note))}`);
     const sh = (this.screen.height as number) || 24;
     this.box.height = Math.min(Math.max(3, sh - 3), L.length + 2);
     this.box.top = Math.max(1, Math.floor((sh - 2 - (this.box.height as number)) / 2));
@@ -59,32 +77,44 @@ export class RecoveryModal implements Modal {
   keyContext(): KeyContext {
     const op = (): RecoveryOperation | undefined => this.ops[0];
     this.context ??= {
-      title: 'Recovery',
+      title: t('recovery.title'),
       modal: true,
       bindings: [
-        { keys: ['escape', 'enter'], label: 'Esc Enter', does: 'continue browsing (cleanup of that agent stays blocked)', footer: 'continue browsing', run: () => (this.closed = true) },
+        {
+          keys: ['escape', 'enter'],
+          label: 'Esc Enter',
+          does: t('recovery.key.continue'),
+          footer: t('recovery.footer.continue'),
+          run: () => (this.closed = true),
+        },
         {
           keys: ['a'],
-          does: 'accept the verified result',
-          footer: 'accept',
-          disabled: () => (!op() ? 'nothing to recover' : op()!.canAccept ? undefined : 'accept needs every planned item observed gone'),
-          run: () => this.run(op()!, 'accept', 'Accepting'),
+          does: t('recovery.key.accept'),
+          footer: t('recovery.footer.accept'),
+          disabled: () => (!op() ? t('recovery.whyNot.nothing') : op()!.canAccept ? undefined : t('recovery.whyNot.accept')),
+          run: () => this.run(op()!, 'accept', t('recovery.accepting')),
         },
         {
           keys: ['r'],
-          does: 'restore the verified backup',
-          footer: 'restore',
-          disabled: () => (!op() ? 'nothing to recover' : op()!.canRestore ? undefined : op()!.restoreWhyNot || 'no verified backup'),
-          run: () => this.run(op()!, 'restore', 'Restoring'),
+          does: t('recovery.key.restore'),
+          footer: t('recovery.footer.restore'),
+          disabled: () => (!op() ? t('recovery.whyNot.nothing') : op()!.canRestore ? undefined : op()!.restoreWhyNot || t('recovery.whyNot.backup')),
+          run: () => this.run(op()!, 'restore', t('recovery.restoring')),
         },
         {
           keys: ['s'],
-          does: 'safely close (ends the workflow only; does not undo changes already made)',
-          footer: 'close',
-          disabled: () => (!op() ? 'nothing to recover' : op()!.canClose ? undefined : 'a journal cleanerx cannot read cannot be closed here'),
-          run: () => this.run(op()!, 'close', 'Closing'),
+          does: t('recovery.key.close'),
+          footer: t('recovery.footer.close'),
+          disabled: () => (!op() ? t('recovery.whyNot.nothing') : op()!.canClose ? undefined : t('recovery.whyNot.close')),
+          run: () => this.run(op()!, 'close', t('recovery.closing')),
         },
-        { keys: ['R'], does: 'rescan and look again', footer: 'rescan', disabled: () => (op() ? undefined : 'nothing to recover'), run: () => this.run(op()!, 'rescan', 'Rescanning') },
+        {
+          keys: ['R'],
+          does: t('recovery.key.rescan'),
+          footer: t('recovery.footer.rescan'),
+          disabled: () => (op() ? undefined : t('recovery.whyNot.nothing')),
+          run: () => this.run(op()!, 'rescan', t('recovery.rescanning')),
+        },
       ],
     };
     return this.context;
@@ -95,7 +125,7 @@ export class RecoveryModal implements Modal {
     this.act(op, action).then(
       (ops) => {
         this.ops = ops;
-        this.note = ops.length ? `${label}: done.` : '';
+        this.note = ops.length ? t('recovery.done', { action: label }) : '';
         this.screen.emit('cleanerx:repaint');
       },
       (e: Error) => {

@@ -3,6 +3,7 @@
 // dialog, and the wait for a dialog on its way. As data, like every
 // screen's, so dispatch, the footer and help read the same tables.
 
+import { t } from '../engine/core/i18n/index.js';
 import type { KeyContext } from '../widgets/bindings.js';
 
 export interface AppActions {
@@ -38,53 +39,53 @@ export interface AppKeys {
 }
 
 export function appKeys(a: AppActions): AppKeys {
-  const quit = { keys: ['q'], does: 'quit', footer: 'quit', run: () => a.quit() };
+  const quit = { keys: ['q'], does: t('app.quit'), footer: t('app.footer.quit'), run: () => a.quit() };
   return {
     always: {
-      title: 'Always',
+      title: t('app.always'),
       bindings: [
-        { keys: ['C-c'], does: 'quit', disabled: () => a.quitBlocked(), run: () => a.quit() },
-        { keys: ['C-l'], does: 'redraw the whole screen', run: () => a.repaintAll() },
-        { keys: ['C-z'], does: 'suspend (the shell’s fg resumes)', run: () => a.suspend() },
+        { keys: ['C-c'], does: t('app.quit'), disabled: () => a.quitBlocked(), run: () => a.quit() },
+        { keys: ['C-l'], does: t('app.redraw'), run: () => a.repaintAll() },
+        { keys: ['C-z'], does: t('app.suspend'), run: () => a.suspend() },
       ],
     },
     global: {
-      title: 'Everywhere',
+      title: t('app.everywhere'),
       bindings: [
-        { keys: ['1', '2', '3', '4', '5', '6'], label: '1–6', does: 'switch tab', run: (ch) => a.showTab(Number(ch) - 1) },
-        { keys: ['['], does: 'previous agent', run: () => a.switchAgent(-1) },
-        { keys: [']'], does: 'next agent', run: () => a.switchAgent(1) },
-        { keys: ['tab'], does: 'next pane, then the agent selector', run: () => a.focusNext() },
-        { keys: ['r'], does: 'rescan', footer: 'rescan', run: () => a.rescan() },
-        { keys: ['x'], does: 'review the cleanup of the marked items', footer: 'review', disabled: () => a.reviewBlocked(), run: () => a.review() },
-        { keys: ['?'], does: 'help', footer: 'help', run: () => a.help() },
+        { keys: ['1', '2', '3', '4', '5', '6'], label: '1–6', does: t('app.switchTab'), run: (ch) => a.showTab(Number(ch) - 1) },
+        { keys: ['['], does: t('key.previousAgent'), run: () => a.switchAgent(-1) },
+        { keys: [']'], does: t('key.nextAgent'), run: () => a.switchAgent(1) },
+        { keys: ['tab'], does: t('app.nextPane'), run: () => a.focusNext() },
+        { keys: ['r'], does: t('app.rescan'), footer: t('app.footer.rescan'), run: () => a.rescan() },
+        { keys: ['x'], does: t('app.review'), footer: t('app.footer.review'), disabled: () => a.reviewBlocked(), run: () => a.review() },
+        { keys: ['?'], does: t('app.help'), footer: t('app.footer.help'), run: () => a.help() },
         quit,
       ],
     },
     selector: {
-      title: 'Agent selector',
+      title: t('app.selector'),
       modal: true,
       bindings: [
-        { keys: ['left', 'h', '['], label: '← h [', does: 'previous agent', footer: 'choose agent', run: () => a.switchAgent(-1) },
-        { keys: ['right', 'l', ']'], label: '→ l ]', does: 'next agent', run: () => a.switchAgent(1) },
-        { keys: ['escape', 'tab', 'enter'], label: 'Esc Tab Enter', does: 'back to the screen', footer: 'back', run: () => a.leaveSelector() },
+        { keys: ['left', 'h', '['], label: '← h [', does: t('key.previousAgent'), footer: t('app.footer.chooseAgent'), run: () => a.switchAgent(-1) },
+        { keys: ['right', 'l', ']'], label: '→ l ]', does: t('key.nextAgent'), run: () => a.switchAgent(1) },
+        { keys: ['escape', 'tab', 'enter'], label: 'Esc Tab Enter', does: t('app.backToScreen'), footer: t('app.footer.back'), run: () => a.leaveSelector() },
         quit,
       ],
     },
     hold: {
-      title: 'Waiting',
+      title: t('app.waiting'),
       modal: true,
-      bindings: [{ keys: ['escape'], does: 'cancel (keys typed meanwhile go to the dialog when it opens)', footer: 'cancel', run: () => a.cancelHold() }],
+      bindings: [{ keys: ['escape'], does: t('app.cancelHold'), footer: t('app.footer.cancel'), run: () => a.cancelHold() }],
     },
     dialog: (d, close) => ({
       title: d.title,
       modal: true,
       bindings: [
-        { keys: ['escape', 'enter', '?', 'q'], label: 'Esc Enter ? q', does: 'close', footer: 'close', run: close },
-        { keys: ['up', 'k'], label: '↑ k', does: 'scroll up', footer: 'scroll', run: () => d.scroll(-1) },
-        { keys: ['down', 'j'], label: '↓ j', does: 'scroll down', run: () => d.scroll(1) },
-        { keys: ['pageup'], does: 'scroll a page up', run: () => d.scroll(-d.page()) },
-        { keys: ['pagedown', 'space'], label: 'PgDn Space', does: 'scroll a page down', run: () => d.scroll(d.page()) },
+        { keys: ['escape', 'enter', '?', 'q'], label: 'Esc Enter ? q', does: t('key.close'), footer: t('footer.close'), run: close },
+        { keys: ['up', 'k'], label: '↑ k', does: t('key.scrollUp'), footer: t('footer.scroll'), run: () => d.scroll(-1) },
+        { keys: ['down', 'j'], label: '↓ j', does: t('key.scrollDown'), run: () => d.scroll(1) },
+        { keys: ['pageup'], does: t('key.scrollPageUp'), run: () => d.scroll(-d.page()) },
+        { keys: ['pagedown', 'space'], label: 'PgDn Space', does: t('key.scrollPageDown'), run: () => d.scroll(d.page()) },
       ],
     }),
   };
