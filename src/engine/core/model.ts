@@ -66,6 +66,33 @@ export interface AgentDetailLabels {
   sources: Readonly<Record<string, string>>;
   /** Session metadata keys shown in the Metadata section, with their labels (other keys are not shown). */
   metadata: Readonly<Record<string, string>>;
+  /** What archiving offers with this agent's pinned version (absent: no official archive route, `why` says so). */
+  archive?: ArchiveSupport;
+  /** What the agent loses when an item of a category goes (OpenCode: a session's undo), beside the generic cost. */
+  losses?: Partial<Record<Category, string>>;
+}
+
+/** The agent's official archive route as the UI may offer it. */
+export interface ArchiveSupport {
+  archive: boolean;
+  unarchive: boolean;
+  /** Why an absent direction is absent ("OpenCode 1.18 has no official unarchive"). */
+  why?: string;
+}
+
+/** What a plan does to its sessions: remove them (the default), or mark them archived / current through the agent's route. */
+export type PlanAction = 'delete' | 'archive' | 'unarchive';
+
+/** What removing (or archiving) one item costs, shown in the detail pane and the review (issue #16 part 6). */
+export interface ItemCost {
+  /** backup: cleanerx can back it up and restore it; reversible: the action itself can be undone (archive); none. */
+  recoverable: 'backup' | 'reversible' | 'none';
+  /** The agent makes it again by itself (caches, temporary data). */
+  regenerable: boolean;
+  /** The agent must be quit first. */
+  needsAgentStopped: boolean;
+  /** What the agent can no longer do afterwards, in plain words ('' when nothing). */
+  agentLoses: string;
 }
 
 export interface Installation {
@@ -403,6 +430,8 @@ export interface PlanItem {
   /** Sessions: the agent's id and last update, so a fork and its parent of one title can be told apart. */
   sessionId?: string;
   updatedAt?: number | null;
+  /** What this item's removal (or archive) costs. */
+  cost?: ItemCost;
 }
 
 /**
@@ -410,7 +439,7 @@ export interface PlanItem {
  * delete for `rootSessionIds` (then any session paths it left behind);
  * officialItems: the agent's own call per item (Codex memory reset).
  */
-export type OperationKind = 'removePaths' | 'officialDelete' | 'officialItems';
+export type OperationKind = 'removePaths' | 'officialDelete' | 'officialItems' | 'archive' | 'unarchive';
 
 export interface PlanOperation {
   index: number;
@@ -443,6 +472,8 @@ export interface CleanupPlan {
   /** One plain line per official route the plan uses, shown in the review. */
   routeNotes: string[];
   blockers: string[];
+  /** archive / unarchive: the sessions are only marked through the agent's route (absent: delete). */
+  action?: PlanAction;
 }
 
 export interface ExecuteProgress {
