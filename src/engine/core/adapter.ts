@@ -67,6 +67,29 @@ export interface AgentAdapter extends AdapterDescriptor {
    * items carry `metadata.route === 'official'`.
    */
   itemRoute?: ItemRoute;
+  /** Present when the agent's pinned version archives sessions by its own route (Codex, Claude Code, OpenCode; not pi). */
+  archiveRoute?: ArchiveRoute;
+}
+
+/**
+ * Archive and unarchive through the agent's own route. Nothing is removed and
+ * no byte is freed: the session stays on disk, only the agent's mark changes.
+ * Throws before any change when an id is unknown or malformed, or the store's
+ * revision differs from `opts.expectedRevision`; otherwise reports per
+ * session. A session already in the wanted state counts as changed (an
+ * interrupted plan is re-applied safely). The rescan that follows, through
+ * the agent's own lister, is the proof.
+ */
+export interface ArchiveRoute {
+  /** False when the pinned agent archives but offers no way back (OpenCode 1.18). */
+  unarchive: boolean;
+  setArchived(
+    inst: Installation,
+    ctx: HostContext,
+    sessionIds: readonly string[],
+    archived: boolean,
+    opts?: { expectedRevision?: string; timeoutMs?: number },
+  ): Promise<{ changed: string[]; failed: { id: string; reason: string }[] }>;
 }
 
 export interface ItemRoute {
