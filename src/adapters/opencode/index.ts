@@ -15,6 +15,7 @@ import { OPENCODE_SWEEP } from './sweep.js';
 
 // The SQLite reader, server probe and routes load on first use: a scan of another agent never pays for them.
 const routes = () => import('./backup-route.js');
+const reclaim = () => import('./compact-item-route.js');
 
 export const opencodeAdapter: AgentAdapter = {
   kind: 'opencode',
@@ -36,7 +37,10 @@ export const opencodeAdapter: AgentAdapter = {
     return names.some((n) => n === DB_NAME || CHANNEL_DB.test(n));
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.trim(),
-  scan: async (inst, ctx, onProgress) => attachSweep(await (await import('./scan.js')).scanOpencode(inst, ctx, onProgress), OPENCODE_SWEEP),
+  scan: async (inst, ctx, onProgress) =>
+    attachSweep(await (await reclaim()).addReclaimItems(inst, ctx, await (await import('./scan.js')).scanOpencode(inst, ctx, onProgress)), OPENCODE_SWEEP),
+  // Snapshot git gc and the database compaction: cleanerx's own calls, after the session deletes.
+  itemRoute: { applyItems: async (inst, ctx, ids, opts) => (await reclaim()).applyOpencodeItems(inst, ctx, ids, opts) },
   // Logs and the cache root: plain directories, removed only while no OpenCode process runs at all.
   fileRoute: {
     roots: opencodeMutationRoots,
@@ -49,7 +53,8 @@ export const opencodeAdapter: AgentAdapter = {
   },
   async preview(inst, paths, itemId) {
     const { previewOpencodeLogs, previewOpencodeSession } = await import('./preview.js');
-    if (itemId.startsWith('session:')) return previewOpencodeSession(itemId, itemId.slice('session:'.length), (await import('./scan.js')).scannedDatabase.get(inst.home));
+    if (itemId.startsWith('session:'))
+      return previewOpencodeSession(itemId, itemId.slice('session:'.length), (await import('./scan.js')).scannedDatabase.get(inst.home));
     if (itemId === 'logs:opencode' && paths[0]) return previewOpencodeLogs(itemId, paths[0]);
     return pendingPreview(itemId);
   },
