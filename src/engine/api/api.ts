@@ -12,6 +12,7 @@ import type {
   Detail,
   Installation,
   PageRequest,
+  PlanAction,
   PageResult,
   Preview,
   RestoreSummary,
@@ -32,7 +33,8 @@ export interface EngineApi {
   matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }>;
   detail(snapshotId: string, id: string): Promise<Detail>;
   preview(snapshotId: string, id: string): Promise<Preview>;
-  plan(snapshotId: string, ids: string[]): Promise<CleanupPlan>;
+  /** `action`: delete (the default), or archive / unarchive through the agent's own route. */
+  plan(snapshotId: string, ids: string[], action?: PlanAction): Promise<CleanupPlan>;
   /** The sessions a retention rule set selects (blocked ones only counted): what the Select menu shows before it marks. */
   matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }>;
   /** The expanded retention plan as its versioned file (and the reviewed plan behind it, null when nothing matches). */

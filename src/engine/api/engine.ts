@@ -24,6 +24,7 @@ import type {
   ExecuteProgress,
   ExecuteResult,
   Installation,
+  PlanAction,
   Inventory,
   PageRequest,
   PageResult,
@@ -265,13 +266,15 @@ export class Engine implements EngineApi {
     this.stop = true;
   }
 
-  async plan(snapshotId: string, ids: string[]): Promise<CleanupPlan> {
+  async plan(snapshotId: string, ids: string[], action: PlanAction = 'delete'): Promise<CleanupPlan> {
     const snap = this.snapshot(snapshotId);
     const adapter = this.adapter(snap.agent);
     const plan = buildPlan(snap, ids, {
       readOnly: this.opts.readOnly,
       routeAvailable: Boolean(adapter.fileRoute || adapter.sessionRoute),
       officialSessions: Boolean(adapter.sessionRoute),
+      action,
+      archive: adapter.labels.archive,
     });
     const { assertNoPendingJournal } = await import('../cleanup/executor.js');
     await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
@@ -511,6 +514,7 @@ export class Engine implements EngineApi {
     return {
       sessionRoute: adapter.sessionRoute,
       itemRoute: adapter.itemRoute,
+      archiveRoute: adapter.archiveRoute,
       ctx: this.ctx,
       stateDir: this.dirs.state,
       snapshot: (id) => this.snapshot(id),
