@@ -4,7 +4,7 @@
 // order and none is skipped; a final rescan is the only proof of success.
 
 import { randomUUID } from 'node:crypto';
-import type { HostContext, ItemRoute, SessionExportEntry, SessionRoute } from '../core/adapter.js';
+import type { ArchiveRoute, HostContext, ItemRoute, SessionExportEntry, SessionRoute } from '../core/adapter.js';
 import { acquireAgentLock } from './agent-lock.js';
 import { assertAnchoredSupported } from '../host/anchored-fs.js';
 import { crashPoint } from '../core/faults.js';
@@ -31,6 +31,7 @@ export interface ExecutorDeps {
   /** The agent's official routes, when it has them. */
   sessionRoute?: SessionRoute;
   itemRoute?: ItemRoute;
+  archiveRoute?: ArchiveRoute;
 }
 
 /** Refuses to start while an unknown journal exists, or an unfinished one for this agent. */
@@ -80,6 +81,8 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
 
   const store = new JournalStore(deps.stateDir);
   let mutated = false;
+  // An archive plan changes each session's state, never its presence: that is what the rescan must show.
+  const archiveWant = plan.action === 'archive' ? 'archived' : plan.action === 'unarchive' ? 'current' : null;
   const itemCategories: Record<string, Category> = {};
   for (const i of plan.items) itemCategories[i.id] = i.category;
   const now = new Date().toISOString();
@@ -117,7 +120,7 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
   const failUnsure = async (message: string): Promise<ExecuteResult> => {
     const summary = await deps.rescan(plan.agent).catch(() => undefined);
     const after = summary ? deps.snapshot(summary.snapshotId) : undefined;
-    const changed = !after || plan.items.some((i) => !after.session(i.id) && !after.item(i.id));
+    const changed = !after || plan.items.some((i) => (archiveWant ? after.session(i.id)?.s.state !== snap.session(i.id)?.s.state : !after.session(i.id) && !after.item(i.id)));
     return fail(message, mutated || changed);
   };
 
@@ -232,6 +235,24 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
     if (op.kind === 'officialDelete') {
       const r = await officialDelete(op, identities[op.index]!);
       if (r) return r;
+    } else if (op.kind === 'archive' || op.kind === 'unarchive') {
+      const route = deps.archiveRoute;
+      if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official archive route in this version.`, mutated);
+      progress({ phase: 'deleting', done, bytesDone, current: titleOf.get(op.itemIds[0]!) });
+      const rev = snap.session(op.itemIds[0]!)?.s.metadata.routeRevision;
+      crashPoint(`official:${op.index}:before`);
+      let res: Awaited<ReturnType<ArchiveRoute['setArchived']>>;
+      try {
+        res = await route.setArchived(snap.installation, deps.ctx, op.sessionIds, op.kind === 'archive', { expectedRevision: typeof rev === 'string' ? rev : undefined });
+      } catch (e) {
+        return failUnsure(`${(e as Error).message} Nothing later was touched.`);
+      }
+      mutated ||= res.changed.length > 0;
+      crashPoint(`official:${op.index}:after`);
+      if (res.failed.length) {
+        const f = res.failed[0]!;
+        return fail(`${AGENT_NAMES[plan.agent]} did not ${op.kind} ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}.`, mutated);
+      }
     } else if (op.kind === 'officialItems') {
       const route = deps.itemRoute;
       if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official item route in this version.`, mutated);
@@ -274,9 +295,12 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
   progress({ phase: 'verifying', done, bytesDone });
   const summary = await deps.rescan(plan.agent);
   const after = deps.snapshot(summary.snapshotId);
-  const remaining = plan.items.filter((i) => after.session(i.id) || after.item(i.id));
+  const remaining = archiveWant ? plan.items.filter((i) => after.session(i.id)?.s.state !== archiveWant) : plan.items.filter((i) => after.session(i.id) || after.item(i.id));
   if (remaining.length) {
-    const message = `${AGENT_NAMES[plan.agent]} still lists ${remaining[0]!.label}${remaining.length > 1 ? ` and ${remaining.length - 1} more` : ''}; no private database repair was attempted.`;
+    const more = remaining.length > 1 ? ` and ${remaining.length - 1} more` : '';
+    const message = archiveWant
+      ? `${AGENT_NAMES[plan.agent]} does not list ${remaining[0]!.label}${more} as ${archiveWant} after the ${plan.action}.`
+      : `${AGENT_NAMES[plan.agent]} still lists ${remaining[0]!.label}${more}; no private database repair was attempted.`;
     await store.transition(j, (x) => {
       x.status = 'failed';
       x.message = message;
@@ -286,5 +310,9 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
   await store.transition(j, (x) => (x.status = 'verified'), 'journal:verified');
   await store.transition(j, (x) => (x.status = 'complete'), 'journal:complete');
   progress({ phase: 'done', done, bytesDone });
+  if (archiveWant) {
+    const message = `${plan.action === 'archive' ? 'Archived' : 'Unarchived'} ${done} session${done === 1 ? '' : 's'} · 0 B freed`;
+    return { operationId: j.operationId, status: 'complete', message, removedItems: 0, removedBytes: 0, summary };
+  }
   return { operationId: j.operationId, status: 'complete', message: `Cleanup complete · ${done} items${backupId ? ` · backup ${backupId}` : ''}`, removedItems: done, removedBytes: bytesDone, summary, backupId };
 }

@@ -3,7 +3,7 @@
 // that the route is called for, per-operation blockers, and the totals.
 
 import { randomUUID } from 'node:crypto';
-import { AGENT_NAMES, type CleanupPlan, type OperationKind, type PlanItem, type PlanOperation } from '../core/model.js';
+import { AGENT_NAMES, type ArchiveSupport, type Category, type CleanupPlan, type ItemCost, type OperationKind, type PlanAction, type PlanItem, type PlanOperation } from '../core/model.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
 
@@ -18,9 +18,40 @@ export interface PlanOptions {
   backupUnavailable?: string;
   /** Sessions leave through the agent's own delete route, not the path transaction. */
   officialSessions?: boolean;
+  /** delete (the default), archive or unarchive. */
+  action?: PlanAction;
+  /** What the agent's archive route offers (absent: none). */
+  archive?: ArchiveSupport;
 }
 
+/** What the agent loses with an item of each category, when nothing more particular is known. */
+const LOSSES: Record<Category, string> = {
+  session: 'the history of this session and resuming it',
+  archivedSession: 'the history of this session and resuming it',
+  memory: 'what it remembered across sessions',
+  attachment: 'the files attached to its sessions',
+  generatedImage: 'the images it made',
+  log: 'the record it keeps for troubleshooting',
+  cache: '',
+  temporary: '',
+  protected: '',
+};
+
+/** The cost of removing one item (issue #16 part 6): the facts are the item's, the agent's extra loss comes from its descriptor labels. */
+export function itemCost(category: Category, recoverable: boolean, requiresExit: boolean, extraLoss?: string): ItemCost {
+  const base = LOSSES[category];
+  return {
+    recoverable: recoverable ? 'backup' : 'none',
+    regenerable: category === 'cache' || category === 'temporary',
+    needsAgentStopped: requiresExit,
+    agentLoses: [base, extraLoss].filter(Boolean).join('; '),
+  };
+}
+
+const ARCHIVE_COST: ItemCost = { recoverable: 'reversible', regenerable: false, needsAgentStopped: false, agentLoses: '' };
+
 export function buildPlan(snap: Snapshot, selected: readonly string[], opts: PlanOptions): CleanupPlan {
+  if (opts.action === 'archive' || opts.action === 'unarchive') return buildArchivePlan(snap, selected, opts, opts.action);
   if (!Array.isArray(selected) || selected.length === 0) throw new RequestError('Nothing is selected.');
   if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
   const ids = [...new Set(selected)];
@@ -56,6 +87,8 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     }
     return op;
   };
+  const losses = snap.installation.labels?.losses ?? {};
+  const cost = (c: Category, rec: boolean, exit: boolean): ItemCost => itemCost(c, rec, exit, losses[c]);
   for (const id of ids) {
     if (descendantsOfSelected.has(id)) continue;
     const n = snap.session(id);
@@ -65,6 +98,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     const add = (pi: PlanItem, selectable: boolean, blocked: string | undefined, requiresExit: boolean): void => {
       if (inPlan.has(pi.id)) return;
       inPlan.add(pi.id);
+      pi.cost = cost(pi.category, pi.recoverable, requiresExit);
       items.push(pi);
       cur.paths.push(...pi.paths);
       cur.bytes += pi.bytes;
@@ -135,6 +169,69 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     irreversible: true,
     routeNotes,
     blockers,
+  };
+}
+
+/**
+ * An archive (or unarchive) plan: the marked sessions only — the agent's
+ * archive acts on one session, not its subtree — one operation through the
+ * agent's own route, no byte freed, nothing to back up (the action is its own
+ * undo). Sessions already in the wanted state are left out; blocked and
+ * protected rows never archive.
+ */
+function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: PlanOptions, action: 'archive' | 'unarchive'): CleanupPlan {
+  if (!Array.isArray(selected) || selected.length === 0) throw new RequestError('Nothing is selected.');
+  if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
+  const agent = AGENT_NAMES[snap.agent];
+  const want = action === 'archive' ? 'archived' : 'current';
+  const op: PlanOperation = { index: 0, kind: action, itemIds: [], sessionIds: [], paths: [], bytes: 0, backupEligible: false, requiresAgentExit: false, blockers: [] };
+  const items: PlanItem[] = [];
+  let already = 0;
+  for (const id of new Set(selected)) {
+    if (typeof id !== 'string') throw new RequestError('Item ids must be strings.');
+    const n = snap.session(id);
+    if (!n) {
+      if (snap.item(id)) throw new RequestError('Only sessions can be archived; unmark the other items.');
+      throw new RequestError(`Unknown item id "${id}" in this snapshot; rescan and mark again.`);
+    }
+    const s = n.s;
+    if (s.state === want) {
+      already++;
+      continue;
+    }
+    op.itemIds.push(id);
+    op.sessionIds.push(s.id);
+    items.push({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: 0, paths: [], recoverable: true, depth: 0, sessionId: s.id, updatedAt: s.updatedAt, cost: ARCHIVE_COST });
+    if (!s.selectable) op.blockers.push(`${s.title}: ${s.blockedReason ?? 'cannot be changed'}`);
+  }
+  if (!items.length) throw new RequestError(action === 'archive' ? 'Every marked session is already archived.' : 'No marked session is archived.');
+  const blockers: string[] = [];
+  if (opts.readOnly) blockers.push('Read-only mode: no cleanup route is offered.');
+  const support = opts.archive;
+  if (!support?.[action]) blockers.push(support?.why ?? `${agent} has no official ${action} route in this version.`);
+  const routeNotes = [
+    action === 'archive'
+      ? `Sessions are archived by ${agent}'s own route: they stay on disk and can be unarchived.`
+      : `Sessions are unarchived by ${agent}'s own route.`,
+  ];
+  if (already) routeNotes.push(`${already} marked session(s) are already ${want} and are left as they are.`);
+  return {
+    id: randomUUID(),
+    snapshotId: snap.id,
+    agent: snap.agent,
+    createdAt: new Date().toISOString(),
+    selectedItemIds: op.itemIds,
+    expandedSessionIds: [...op.sessionIds],
+    items,
+    operations: [op],
+    estimatedBytes: 0,
+    estimatedBackupBytes: 0,
+    backupEligible: false,
+    backupWhyNot: `${action === 'archive' ? 'Archiving' : 'Unarchiving'} changes no data and is reversible: no backup is needed.`,
+    irreversible: false,
+    routeNotes,
+    blockers,
+    action,
   };
 }
 
