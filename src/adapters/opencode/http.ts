@@ -22,9 +22,9 @@ export class HttpError extends Error {}
 
 export function httpJson(
   ep: Endpoint,
-  method: 'GET' | 'DELETE',
+  method: 'GET' | 'DELETE' | 'PATCH',
   path: string,
-  opts: { timeoutMs?: number; basicAuth?: string } = {},
+  opts: { timeoutMs?: number; basicAuth?: string; body?: unknown } = {},
 ): Promise<HttpAnswer> {
   if (ep.host !== '127.0.0.1' && ep.host !== '::1') return Promise.reject(new HttpError('refusing a non-loopback address'));
   if (!path.startsWith('/')) return Promise.reject(new HttpError('bad path'));
@@ -32,6 +32,8 @@ export function httpJson(
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { accept: 'application/json', connection: 'close' };
     if (opts.basicAuth) headers.authorization = `Basic ${Buffer.from(opts.basicAuth).toString('base64')}`;
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
     const req = request({ host: ep.host, port: ep.port, method, path, headers, agent: false, timeout });
     const deadline = setTimeout(() => req.destroy(new HttpError(`no answer within ${timeout} ms`)), timeout);
     req.on('timeout', () => req.destroy(new HttpError(`no answer within ${timeout} ms`)));
@@ -66,7 +68,7 @@ export function httpJson(
         resolve({ status: res.statusCode ?? 0, json, challenged: res.statusCode === 401 || Boolean(res.headers['www-authenticate']) });
       });
     });
-    req.end();
+    req.end(body);
   });
 }
 
