@@ -10,7 +10,16 @@ import { assertAnchoredSupported } from '../host/anchored-fs.js';
 import { crashPoint } from '../core/faults.js';
 import { lstatSyncOrNull } from '../host/fsx.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
-import { AGENT_NAMES, type AgentKind, type Category, type CleanupPlan, type ExecuteProgress, type ExecuteResult, type ScanSummary, type Writer } from '../core/model.js';
+import {
+  AGENT_NAMES,
+  type AgentKind,
+  type Category,
+  type CleanupPlan,
+  type ExecuteProgress,
+  type ExecuteResult,
+  type ScanSummary,
+  type Writer,
+} from '../core/model.js';
 import { captureIdentity, removeAnchored, revalidate, type FileIdentity, type SafetyContext } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { walkOwned } from '../inventory/revision.js';
@@ -55,7 +64,12 @@ export interface BackupRequest {
   exportSessions?: (rootIds: readonly string[], stagingDir: string) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
 }
 
-export async function executePlan(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, backup?: BackupRequest): Promise<ExecuteResult> {
+export async function executePlan(
+  plan: CleanupPlan,
+  deps: ExecutorDeps,
+  onProgress: (p: ExecuteProgress) => void,
+  backup?: BackupRequest,
+): Promise<ExecuteResult> {
   if (deps.latestSnapshotId(plan.agent) !== plan.snapshotId) throw new RequestError('This plan belongs to an older scan; review it again.');
   const blockers = planBlockers(plan);
   if (blockers.length) throw new RequestError(`The plan has blockers: ${blockers[0]}`);
@@ -75,7 +89,13 @@ async function executeLocked(plan: CleanupPlan, deps: ExecutorDeps, onProgress: 
   return warnings.length ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r;
 }
 
-async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, warnings: string[], backup?: BackupRequest): Promise<ExecuteResult> {
+async function executeSteps(
+  plan: CleanupPlan,
+  deps: ExecutorDeps,
+  onProgress: (p: ExecuteProgress) => void,
+  warnings: string[],
+  backup?: BackupRequest,
+): Promise<ExecuteResult> {
   const snap = deps.snapshot(plan.snapshotId);
   await assertNoPendingJournal(deps.stateDir, plan.agent);
 
@@ -107,10 +127,14 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
   const progress = (p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>): void => onProgress({ done: 0, total, bytesDone: 0, bytesTotal, ...p });
   const fail = async (message: string, mutated: boolean): Promise<ExecuteResult> => {
     // Nothing changed yet: the operation ends here. After a change, recovery must look.
-    await store.transition(j, (x) => {
-      x.status = mutated ? 'failed' : 'terminated';
-      x.message = message;
-    }, 'journal:failed');
+    await store.transition(
+      j,
+      (x) => {
+        x.status = mutated ? 'failed' : 'terminated';
+        x.message = message;
+      },
+      'journal:failed',
+    );
     let summary: ScanSummary | undefined;
     if (mutated) summary = await deps.rescan(plan.agent).catch(() => undefined);
     return { operationId: j.operationId, status: 'failed', message, removedItems: 0, removedBytes: 0, summary };
@@ -120,7 +144,9 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
   const failUnsure = async (message: string): Promise<ExecuteResult> => {
     const summary = await deps.rescan(plan.agent).catch(() => undefined);
     const after = summary ? deps.snapshot(summary.snapshotId) : undefined;
-    const changed = !after || plan.items.some((i) => (archiveWant ? after.session(i.id)?.s.state !== snap.session(i.id)?.s.state : !after.session(i.id) && !after.item(i.id)));
+    const changed =
+      !after ||
+      plan.items.some((i) => (archiveWant ? after.session(i.id)?.s.state !== snap.session(i.id)?.s.state : !after.session(i.id) && !after.item(i.id)));
     return fail(message, mutated || changed);
   };
 
@@ -143,7 +169,8 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
         const expected = snap.session(id)?.s.metadata.sourceRevision ?? snap.item(id)?.metadata.sourceRevision;
         if (typeof expected === 'string') {
           const paths = snap.session(id)?.s.paths ?? snap.item(id)?.paths ?? [];
-          if (walkOwned(paths, { uid: deps.ctx.uid }).revision !== expected) throw new RequestError(`${id} changed after the inventory scan; rescan and review again.`);
+          if (walkOwned(paths, { uid: deps.ctx.uid }).revision !== expected)
+            throw new RequestError(`${id} changed after the inventory scan; rescan and review again.`);
         }
       }
       identities.push(op.paths.map((p) => captureIdentity(p, safety)));
@@ -151,9 +178,13 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
   } catch (e) {
     return fail((e as Error).message, false);
   }
-  await store.transition(j, (x) => {
-    x.mutations.forEach((m, i) => (m.pre = identities[i]!.map(({ path, dev, ino, size, revision }) => ({ path, dev, ino, size, revision }))));
-  }, 'journal:preflight');
+  await store.transition(
+    j,
+    (x) => {
+      x.mutations.forEach((m, i) => (m.pre = identities[i]!.map(({ path, dev, ino, size, revision }) => ({ path, dev, ino, size, revision }))));
+    },
+    'journal:preflight',
+  );
 
   // ---- backup: written, reopened, verified and in the catalog before anything is removed ----
   let backupId: string | undefined;
@@ -161,9 +192,19 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
   let revisionAfterExport: string | undefined;
   if (backup) {
     try {
-      const roots = plan.operations.flatMap((o) => (o.kind === 'officialDelete' ? o.rootSessionIds ?? [] : []));
+      const roots = plan.operations.flatMap((o) => (o.kind === 'officialDelete' ? (o.rootSessionIds ?? []) : []));
       const exportSessions = roots.length && backup.exportSessions ? (dir: string) => backup.exportSessions!(roots, dir) : undefined;
-      const taken = await backup.take({ plan, journal: j, store, dataDir: backup.dataDir, key: backup.key, roots: backup.roots, retentionDays: backup.retentionDays, progress, exportSessions });
+      const taken = await backup.take({
+        plan,
+        journal: j,
+        store,
+        dataDir: backup.dataDir,
+        key: backup.key,
+        roots: backup.roots,
+        retentionDays: backup.retentionDays,
+        progress,
+        exportSessions,
+      });
       backupId = taken.id;
       revisionAfterExport = taken.revisionAfterExport;
       warnings.push(...taken.warnings);
@@ -194,7 +235,8 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
       res = await route.deleteSessions(snap.installation, deps.ctx, roots, {
         expectedRevision: typeof expectedRevision === 'string' ? expectedRevision : undefined,
         shouldStop: () => deps.stopRequested(),
-        onProgress: (n, total, id) => progress({ phase: 'deleting', done: Math.round((n / Math.max(1, total)) * op.itemIds.length), bytesDone, current: titleOf.get(`session:${id}`) }),
+        onProgress: (n, total, id) =>
+          progress({ phase: 'deleting', done: Math.round((n / Math.max(1, total)) * op.itemIds.length), bytesDone, current: titleOf.get(`session:${id}`) }),
       });
     } catch (e) {
       return failUnsure(`${(e as Error).message} Nothing later was touched.`);
@@ -218,7 +260,10 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
     if (res.stopped) return fail(`Stopped by you after ${res.deleted.length} sessions; the rest is untouched.`, mutated);
     if (res.failed.length) {
       const f = res.failed[0]!;
-      return fail(`${AGENT_NAMES[plan.agent]} did not delete ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}. No later item was touched.`, mutated);
+      return fail(
+        `${AGENT_NAMES[plan.agent]} did not delete ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}. No later item was touched.`,
+        mutated,
+      );
     }
     return undefined;
   };
@@ -228,10 +273,14 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
       return fail(`Stopped by you after ${done} of ${plan.items.length} items; the rest is untouched.`, mutated);
     }
     const m = j.mutations[op.index]!;
-    await store.transition(j, () => {
-      m.status = 'running';
-      m.startedAt = new Date().toISOString();
-    }, `mutation:${op.index}:running`);
+    await store.transition(
+      j,
+      () => {
+        m.status = 'running';
+        m.startedAt = new Date().toISOString();
+      },
+      `mutation:${op.index}:running`,
+    );
     if (op.kind === 'officialDelete') {
       const r = await officialDelete(op, identities[op.index]!);
       if (r) return r;
@@ -243,7 +292,9 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
       crashPoint(`official:${op.index}:before`);
       let res: Awaited<ReturnType<ArchiveRoute['setArchived']>>;
       try {
-        res = await route.setArchived(snap.installation, deps.ctx, op.sessionIds, op.kind === 'archive', { expectedRevision: typeof rev === 'string' ? rev : undefined });
+        res = await route.setArchived(snap.installation, deps.ctx, op.sessionIds, op.kind === 'archive', {
+          expectedRevision: typeof rev === 'string' ? rev : undefined,
+        });
       } catch (e) {
         return failUnsure(`${(e as Error).message} Nothing later was touched.`);
       }
@@ -251,7 +302,10 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
       crashPoint(`official:${op.index}:after`);
       if (res.failed.length) {
         const f = res.failed[0]!;
-        return fail(`${AGENT_NAMES[plan.agent]} did not ${op.kind} ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}.`, mutated);
+        return fail(
+          `${AGENT_NAMES[plan.agent]} did not ${op.kind} ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}.`,
+          mutated,
+        );
       }
     } else if (op.kind === 'officialItems') {
       const route = deps.itemRoute;
@@ -281,10 +335,14 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
         return fail(`${(e as Error).message} No later item was touched.`, mutated);
       }
     }
-    await store.transition(j, () => {
-      m.status = 'applied';
-      m.appliedAt = new Date().toISOString();
-    }, `mutation:${op.index}:applied`);
+    await store.transition(
+      j,
+      () => {
+        m.status = 'applied';
+        m.appliedAt = new Date().toISOString();
+      },
+      `mutation:${op.index}:applied`,
+    );
     done += op.itemIds.length;
     bytesDone += op.bytes;
     progress({ phase: 'deleting', done, bytesDone });
@@ -295,16 +353,22 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
   progress({ phase: 'verifying', done, bytesDone });
   const summary = await deps.rescan(plan.agent);
   const after = deps.snapshot(summary.snapshotId);
-  const remaining = archiveWant ? plan.items.filter((i) => after.session(i.id)?.s.state !== archiveWant) : plan.items.filter((i) => after.session(i.id) || after.item(i.id));
+  const remaining = archiveWant
+    ? plan.items.filter((i) => after.session(i.id)?.s.state !== archiveWant)
+    : plan.items.filter((i) => after.session(i.id) || after.item(i.id));
   if (remaining.length) {
     const more = remaining.length > 1 ? ` and ${remaining.length - 1} more` : '';
     const message = archiveWant
       ? `${AGENT_NAMES[plan.agent]} does not list ${remaining[0]!.label}${more} as ${archiveWant} after the ${plan.action}.`
       : `${AGENT_NAMES[plan.agent]} still lists ${remaining[0]!.label}${more}; no private database repair was attempted.`;
-    await store.transition(j, (x) => {
-      x.status = 'failed';
-      x.message = message;
-    }, 'journal:failed');
+    await store.transition(
+      j,
+      (x) => {
+        x.status = 'failed';
+        x.message = message;
+      },
+      'journal:failed',
+    );
     return { operationId: j.operationId, status: 'failed', message, removedItems: plan.items.length - remaining.length, removedBytes: bytesDone, summary };
   }
   await store.transition(j, (x) => (x.status = 'verified'), 'journal:verified');
@@ -314,5 +378,13 @@ async function executeSteps(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (
     const message = `${plan.action === 'archive' ? 'Archived' : 'Unarchived'} ${done} session${done === 1 ? '' : 's'} · 0 B freed`;
     return { operationId: j.operationId, status: 'complete', message, removedItems: 0, removedBytes: 0, summary };
   }
-  return { operationId: j.operationId, status: 'complete', message: `Cleanup complete · ${done} items${backupId ? ` · backup ${backupId}` : ''}`, removedItems: done, removedBytes: bytesDone, summary, backupId };
+  return {
+    operationId: j.operationId,
+    status: 'complete',
+    message: `Cleanup complete · ${done} items${backupId ? ` · backup ${backupId}` : ''}`,
+    removedItems: done,
+    removedBytes: bytesDone,
+    summary,
+    backupId,
+  };
 }

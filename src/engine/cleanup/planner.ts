@@ -3,7 +3,17 @@
 // that the route is called for, per-operation blockers, and the totals.
 
 import { randomUUID } from 'node:crypto';
-import { AGENT_NAMES, type ArchiveSupport, type Category, type CleanupPlan, type ItemCost, type OperationKind, type PlanAction, type PlanItem, type PlanOperation } from '../core/model.js';
+import {
+  AGENT_NAMES,
+  type ArchiveSupport,
+  type Category,
+  type CleanupPlan,
+  type ItemCost,
+  type OperationKind,
+  type PlanAction,
+  type PlanItem,
+  type PlanOperation,
+} from '../core/model.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
 
@@ -111,7 +121,22 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
       cur.sessionIds.push(s.id);
       cur.rootSessionIds?.push(s.id);
       expanded.add(s.id);
-      add({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: s.bytes, paths: s.paths, recoverable: s.recoverable, depth: 0, sessionId: s.id, updatedAt: s.updatedAt }, s.selectable, s.blockedReason, s.metadata.requiresAgentExit === true);
+      add(
+        {
+          id,
+          label: s.title,
+          category: s.state === 'archived' ? 'archivedSession' : 'session',
+          bytes: s.bytes,
+          paths: s.paths,
+          recoverable: s.recoverable,
+          depth: 0,
+          sessionId: s.id,
+          updatedAt: s.updatedAt,
+        },
+        s.selectable,
+        s.blockedReason,
+        s.metadata.requiresAgentExit === true,
+      );
       for (const d of s.deletionDescendantIds) {
         const dn = snap.forest.nodeById.get(d);
         if (!dn) continue;
@@ -119,14 +144,30 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
         cur.itemIds.push(dn.s.itemId);
         expanded.add(d);
         add(
-          { id: dn.s.itemId, label: dn.s.title, category: 'session', bytes: dn.s.bytes, paths: dn.s.paths, recoverable: dn.s.recoverable, depth: 1, includedBecause: `removed with ${s.title} by ${AGENT_NAMES[snap.agent]}`, sessionId: dn.s.id, updatedAt: dn.s.updatedAt },
+          {
+            id: dn.s.itemId,
+            label: dn.s.title,
+            category: 'session',
+            bytes: dn.s.bytes,
+            paths: dn.s.paths,
+            recoverable: dn.s.recoverable,
+            depth: 1,
+            includedBecause: `removed with ${s.title} by ${AGENT_NAMES[snap.agent]}`,
+            sessionId: dn.s.id,
+            updatedAt: dn.s.updatedAt,
+          },
           dn.s.selectable,
           dn.s.blockedReason,
           dn.s.metadata.requiresAgentExit === true,
         );
       }
     } else {
-      add({ id, label: it!.label, category: it!.category, bytes: it!.bytes, paths: it!.paths, recoverable: it!.recoverable, depth: 0 }, it!.selectable, it!.blockedReason, it!.metadata.requiresAgentExit === true);
+      add(
+        { id, label: it!.label, category: it!.category, bytes: it!.bytes, paths: it!.paths, recoverable: it!.recoverable, depth: 0 },
+        it!.selectable,
+        it!.blockedReason,
+        it!.metadata.requiresAgentExit === true,
+      );
     }
   }
   // Sessions first: media a session leaves behind is removed only after its official delete.
@@ -184,7 +225,17 @@ function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: Pla
   if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
   const agent = AGENT_NAMES[snap.agent];
   const want = action === 'archive' ? 'archived' : 'current';
-  const op: PlanOperation = { index: 0, kind: action, itemIds: [], sessionIds: [], paths: [], bytes: 0, backupEligible: false, requiresAgentExit: false, blockers: [] };
+  const op: PlanOperation = {
+    index: 0,
+    kind: action,
+    itemIds: [],
+    sessionIds: [],
+    paths: [],
+    bytes: 0,
+    backupEligible: false,
+    requiresAgentExit: false,
+    blockers: [],
+  };
   const items: PlanItem[] = [];
   let already = 0;
   for (const id of new Set(selected)) {
@@ -201,7 +252,18 @@ function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: Pla
     }
     op.itemIds.push(id);
     op.sessionIds.push(s.id);
-    items.push({ id, label: s.title, category: s.state === 'archived' ? 'archivedSession' : 'session', bytes: 0, paths: [], recoverable: true, depth: 0, sessionId: s.id, updatedAt: s.updatedAt, cost: ARCHIVE_COST });
+    items.push({
+      id,
+      label: s.title,
+      category: s.state === 'archived' ? 'archivedSession' : 'session',
+      bytes: 0,
+      paths: [],
+      recoverable: true,
+      depth: 0,
+      sessionId: s.id,
+      updatedAt: s.updatedAt,
+      cost: ARCHIVE_COST,
+    });
     if (!s.selectable) op.blockers.push(`${s.title}: ${s.blockedReason ?? 'cannot be changed'}`);
   }
   if (!items.length) throw new RequestError(action === 'archive' ? 'Every marked session is already archived.' : 'No marked session is archived.');
