@@ -22,7 +22,9 @@ export const claudeAdapter: AgentAdapter = {
     // The source is Claude's entrypoint (cli, sdk-ts, claude-vscode…), shown as it is; Claude records pinned as false.
     sources: {},
     metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },
+    archive: { archive: true, unarchive: true },
   },
+  archiveRoute: { unarchive: true, setArchived: async (...a) => (await import('./archive-route.js')).setClaudeArchived(...a) },
   binaryNames: ['claude'],
   extraBinDirs: (ctx) => [join(ctx.env.HOME ?? '/nonexistent', '.claude', 'local')],
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CLAUDE_CONFIG_DIR', ['.claude'], (v) => expandTilde(v, ctx)),
