@@ -26,7 +26,9 @@ export const codexAdapter: AgentAdapter = {
     // A thread started from the desktop app or an IDE extension; `source` metadata names the listing (App Server or state DB).
     sources: { vscode: 'Desktop / IDE' },
     metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },
+    archive: { archive: true, unarchive: true },
   },
+  archiveRoute: { unarchive: true, setArchived: async (...a) => (await import('./archive-route.js')).setCodexArchived(...a) },
   binaryNames: ['codex'],
   extraBinDirs: (ctx) =>
     ctx.platform === 'darwin' ? ['/Applications/Codex.app/Contents/Resources', '/Applications/ChatGPT.app/Contents/Resources'] : [],
