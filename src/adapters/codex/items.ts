@@ -150,6 +150,8 @@ export interface LogRows {
   rows: number;
   bytes: number;
   cutoff: number;
+  /** Every row of the logs table (the old rows' share of the pages is what their delete frees). */
+  total: number;
 }
 
 /** Rows of the recognized logs table older than the retention, counted read-only. */
@@ -170,7 +172,8 @@ export function oldLogRows(dbHome: string, nowMs: number, warnings: ScanWarning[
     }
     const cutoff = logCutoff(nowMs);
     const r = o.db.prepare('SELECT count(*) AS n, coalesce(sum(estimated_bytes), 0) AS b FROM logs WHERE ts < ?').get(cutoff) as { n: number; b: number };
-    return { db, rows: r.n, bytes: r.b, cutoff };
+    const all = o.db.prepare('SELECT count(*) AS n FROM logs').get() as { n: number };
+    return { db, rows: r.n, bytes: r.b, cutoff, total: all.n };
   } catch {
     warnings.push({ path: db, reason: 'The Codex log database could not be counted.' });
     return null;
@@ -421,6 +424,11 @@ export async function compactItem(
   const gain = (space.reclaimableBytes ?? 0) + space.walBytes;
   const withRows = Boolean(rows && rows.rows > 0);
   if (gain < COMPACT_MIN_BYTES && !withRows) return null;
+  // The pages the old rows' delete frees, estimated by their share of the rows; the rows' item already counts
+  // their own estimate, so this item counts the rest: together the two promise what the disk gets back.
+  const used = ((space.pageCount ?? 0) - (space.freePages ?? 0)) * (space.pageSize ?? 0);
+  const rowPages = rows && withRows && rows.total > 0 ? Math.round((used * rows.rows) / rows.total) : 0;
+  const promise = gain + Math.max(0, rowPages - (withRows ? rows!.bytes : 0));
   const held = writers.length ? [] : await foreignHolders(db, ctx.procRoot);
   const blocked = block ?? (writers.length ? t('compact.running') : held.length ? t('compact.held', { holders: holdersText(held) }) : undefined);
   return {
@@ -429,7 +437,7 @@ export async function compactItem(
     label: t('compact.label'),
     subtitle: t(withRows ? 'compact.subtitleRows' : 'compact.subtitle', { space: spaceText(space) }),
     paths: [],
-    bytes: gain,
+    bytes: promise,
     risk: 'safe',
     recoverable: false,
     selectable: !blocked,
