@@ -155,7 +155,12 @@ export async function gcSnapshotRepo(inst: Installation, ctx: HostContext, id: s
   if (writers.length)
     return { id, ok: false, reason: `Quit OpenCode before compacting its snapshots (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).` };
   const { repo, projectId } = where;
-  const wanted = [...referencedSnapshots(chooseDatabase(inst, ctx).db, projectId)].filter((h) => HASH.test(h));
+  let wanted: string[];
+  try {
+    wanted = [...referencedSnapshots(chooseDatabase(inst, ctx).db, projectId)].filter((h) => HASH.test(h));
+  } catch (e) {
+    return { id, ok: false, reason: (e as Error).message };
+  }
   const check = await runGit(git, repo, ['cat-file', '--batch-check'], wanted.map((h) => `${h}\n`).join(''), timeoutMs);
   if (check.code !== 0)
     return { id, ok: false, reason: `git could not read ${repo} (${firstLine(check.stderr) || `exit ${check.code}`}); nothing was changed.` };
