@@ -188,6 +188,12 @@ export const en = {
   'overview.firstWarning': '— first: {reason}',
   'overview.warningsTail': ' · w lists them all',
   'overview.allAgents': 'All agents',
+  // ---- Overview: what of the disk the rows account for (engine/inventory/attribution.ts) ----
+  'overview.attributed': 'On disk: {accounted} of {total} accounted for ({measure})',
+  'overview.measure.allocated': 'allocated size, as du',
+  'overview.unrecognized': ' · {size} in {files} not recognized (read-only)',
+  'overview.doubleCounted': ' · {files} counted twice',
+  'overview.notWalked': ' · {count} not walked',
 
   // ---- Sessions ----
   'sessions.updated.all': 'any time',
@@ -463,6 +469,33 @@ export const en = {
   'freed.why.incomplete': 'Not everything in the plan was removed.',
   'freed.why.estimate': "The agent's size estimate differs from the space its data took on disk.",
   'cli.help.cleanJson': 'The result as JSON, with the promised and the measured freed bytes (see README)',
+  // archive (issue #17 part 7) and what an item costs (issue #16 part 6)
+  'review.archiveTitle': 'Review archive',
+  'review.archiveEnter': 'run, once {word} is typed (on an empty line: cancel)',
+  'review.archiveSummary': 'archive — frees 0 B, reversible',
+  'review.unarchiveSummary': 'unarchive — frees 0 B, reversible',
+  'review.archiveNoBackup': 'Backup: not needed — nothing is removed, the sessions stay on disk.',
+  'review.archiveUndo': 'Reversible: unarchive brings them back into the list of {agent}.',
+  'review.unarchiveUndo': 'Reversible: archive them again at any time.',
+  'review.cost.reversible': '{n} reversible',
+  'review.cost.backup': '{n} recoverable from a backup',
+  'review.cost.none': '{n} not recoverable',
+  'review.cost.regenerable': '{n} made again by the agent',
+  'review.cost.stop': 'needs {agent} stopped',
+  'review.cost.loses': '{agent} loses: {what}',
+  'review.cost.losesNothing': '{agent} loses nothing',
+  'sessions.key.archive': 'archive the marked sessions (or the cursor row); on archived rows: unarchive',
+  'sessions.footer.archive': 'archive',
+  'sessions.archive.absent': '{agent} has no official archive route, so archive is not offered.',
+  'sessions.archive.mixed': 'Mark only archived or only current sessions to archive or unarchive them.',
+  'sessions.archivedMark': 'archived',
+  'cli.help.cleanArchive': 'Archive these sessions through the agent\'s own route (reversible, frees 0 B)',
+  'cli.help.cleanUnarchive': 'Unarchive these sessions through the agent\'s own route',
+  'cli.err.oneTarget': 'Give only one of --id, --archive, --unarchive and --plan.',
+  'cli.err.confirmArchive': 'Add --yes to {action} these sessions (reversible; nothing is removed).',
+  'cli.clean.archiveSummary': '{agent}: {action} {items} session(s) — frees 0 B, reversible',
+  'cli.action.archive': 'archive',
+  'cli.action.unarchive': 'unarchive',
 } satisfies Record<string, string | Plural>;
 
 export type MessageKey = keyof typeof en;
