@@ -38,6 +38,8 @@ export interface AppContext {
   /** Re-reads settings, re-detects and rescans (after Settings → Save). */
   redetect(save?: LoadedSettings['settings']): Promise<void>;
   rescan(): void;
+  /** Opens the review of an archive (or unarchive) plan of these sessions. */
+  reviewArchive(ids: string[], action: 'archive' | 'unarchive'): void;
 }
 
 /**
