@@ -95,6 +95,7 @@ export interface ContextServices {
   hold: AppContext['hold'];
   redetect: AppContext['redetect'];
   rescan(): void;
+  reviewArchive: AppContext['reviewArchive'];
 }
 
 export function makeContext(st: AppState, svc: ContextServices): AppContext {
@@ -146,6 +147,7 @@ export function makeContext(st: AppState, svc: ContextServices): AppContext {
     hold: (title, p, then) => svc.hold(title, p, then),
     redetect: (save) => svc.redetect(save),
     rescan: () => svc.rescan(),
+    reviewArchive: (ids, action) => svc.reviewArchive(ids, action),
   };
   return ctx;
 }
