@@ -32,6 +32,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     hold: (title, p, then) => keys.hold(title, p, then),
     redetect: (save) => scan.redetect(save),
     rescan: () => scan.startScan(),
+    reviewArchive: (ids, action) => cleanup.openReview(action, ids),
   });
   const frame = new Frame(st, ctx, () => keys.focusedContexts());
   st.paint = () => frame.paint();
