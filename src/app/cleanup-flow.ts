@@ -5,6 +5,7 @@
 
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
+import type { PlanAction } from '../engine/core/model.js';
 import { freedLines, ProgressModal } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
 import { ReviewModal } from '../modals/review.js';
@@ -20,7 +21,8 @@ export class CleanupFlow {
     private readonly scan: AgentScan,
   ) {}
 
-  openReview(): void {
+  /** The review of the marks (or of `only`, the sessions an archive plan is for). */
+  openReview(action: PlanAction = 'delete', only?: string[]): void {
     const { st, ctx } = this;
     if (st.flags.readOnly) {
       ctx.openDialog(t('flow.review'), [t('flow.readOnly')]);
@@ -30,12 +32,12 @@ export class CleanupFlow {
       ctx.openDialog(t('flow.review'), [t('flow.partial'), '', t('flow.partialWhen')]);
       return;
     }
-    if (st.marks.count === 0 || !st.summary) {
+    if ((!only && st.marks.count === 0) || !st.summary) {
       ctx.openDialog(t('flow.review'), [t('flow.nothingMarked'), '', t('flow.howToMark')]);
       return;
     }
-    const ids = st.marks.list();
-    ctx.hold(t('flow.preparing'), st.engine.plan(st.summary.snapshotId, ids), (plan) => {
+    const ids = only ?? st.marks.list();
+    ctx.hold(t('flow.preparing'), st.engine.plan(st.summary.snapshotId, ids, action), (plan) => {
       const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
       st.modal = new ReviewModal(st.screen, st.theme, plan, blockers, (backup) => {
         if (!backup) return void this.runCleanup(plan.id, {});
