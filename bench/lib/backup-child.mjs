@@ -19,7 +19,10 @@ const { identityToRecipient } = await import('age-encryption');
 
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 const [mode, ...args] = process.argv.slice(2);
-const identityOf = (keyFile) => readFileSync(keyFile, 'utf8').split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'));
+const identityOf = (keyFile) =>
+  readFileSync(keyFile, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('AGE-SECRET-KEY-1'));
 
 let out;
 if (mode === 'backup') {
@@ -40,9 +43,11 @@ if (mode === 'backup') {
 } else if (mode === 'restore') {
   const [archivePath, keyFile, root, stagingParent] = args;
   const identity = identityOf(keyFile);
-  // What the restore screen / `backups restore` does: a check of the archive, then the all-or-nothing restore.
+  // What the restore screen / `backups restore` does: a dry run (the whole archive decrypted and
+  // hash-checked, the destinations preflighted, nothing written), then the all-or-nothing restore.
   const t0 = process.hrtime.bigint();
-  await readArchive(archivePath, identity, {}, 'pi');
+  const dry = await restoreArchive({ archivePath, identity, agent: 'pi', roots: { pi_home: root }, uid: process.getuid(), stagingParent, dryRun: true });
+  if (dry.restored.length !== dry.manifest.entries.length) throw new Error('the dry run does not plan every entry');
   const checkMs = ms(t0);
   const t1 = process.hrtime.bigint();
   const r = await restoreArchive({ archivePath, identity, agent: 'pi', roots: { pi_home: root }, uid: process.getuid(), stagingParent });
