@@ -4,7 +4,7 @@
 import blessed from 'blessed';
 import { fitPath, formatBytes, formatCount, formatDate } from '../engine/core/format.js';
 import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, CATEGORIES, type Installation } from '../engine/core/model.js';
+import { AGENT_NAMES, type Attribution, CATEGORIES, type Installation } from '../engine/core/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { bar } from '../widgets/bars.js';
 import { sparkline } from '../widgets/sparkline.js';
@@ -42,6 +42,11 @@ export class OverviewScreen implements Screen {
       const writers = s.writers.map((w) => tr('overview.writer', { name: w.name, pid: String(w.pid) })).join(tr('list.separator'));
       if (s.writers.length) L.push(' ' + t.warn(braces(fitWidth(tr('overview.running', { writers }), W))));
       if (s.readOnly) L.push(' ' + t.warn(tr('overview.readOnly')));
+      const attributed = attributionLine(s.attribution);
+      // The figures and their tail on one line when they fit, else on two.
+      if (attributed && displayWidth(attributed.join('')) <= W) L.push(' ' + t.dim(braces(attributed.join(''))));
+      else if (attributed)
+        for (const [i, part] of attributed.entries()) if (part) L.push(' ' + t.dim(braces(fitWidth(i ? part.replace(/^ · /, '  ') : part, W))));
       L.push('');
       const cats = CATEGORIES.filter((c) => (s.byCategory[c]?.items ?? 0) > 0);
       const max = Math.max(1, ...cats.filter((c) => c !== 'protected').map((c) => s.byCategory[c]!.bytes));
@@ -165,4 +170,24 @@ function growthCell(bytes: number, t: Theme): string {
   if (bytes === 0) return t.dim(padWidth('±0', GROWTH_W, 'right'));
   const text = padWidth(`${bytes > 0 ? '+' : '-'}${formatBytes(Math.abs(bytes))}`, GROWTH_W, 'right');
   return bytes > 0 ? t.warn(text) : t.ok(text);
+}
+
+/**
+ * ["On disk: X of Y accounted for (allocated size, as du)", " · Z in N files
+ * not recognized (read-only) · …"] (the tail empty when all is accounted
+ * for), or null before a walk.
+ */
+export function attributionLine(a: Attribution | undefined): [string, string] | null {
+  if (!a || a.totalFiles === 0) return null;
+  const head = tr('overview.attributed', {
+    accounted: formatBytes(a.accountedBytes),
+    total: formatBytes(a.totalBytes),
+    measure: tr('overview.measure.allocated'),
+  });
+  let tail = '';
+  if (a.unrecognizedFiles)
+    tail += tr('overview.unrecognized', { size: formatBytes(a.unrecognizedBytes), files: tr('count.files', { count: a.unrecognizedFiles }) });
+  if (a.doubleCountedFiles) tail += tr('overview.doubleCounted', { files: tr('count.files', { count: a.doubleCountedFiles }) });
+  if (a.notWalked.length) tail += tr('overview.notWalked', { count: a.notWalked.length });
+  return [head, tail];
 }
