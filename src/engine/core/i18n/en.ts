@@ -496,6 +496,9 @@ export const en = {
   'cli.clean.archiveSummary': '{agent}: {action} {items} session(s) — frees 0 B, reversible',
   'cli.action.archive': 'archive',
   'cli.action.unarchive': 'unarchive',
+  'sessions.stateKey': 'show all sessions / archived only / current only',
+  'sessions.state.archivedOnly': 'archived only',
+  'sessions.state.currentOnly': 'current only',
 } satisfies Record<string, string | Plural>;
 
 export type MessageKey = keyof typeof en;

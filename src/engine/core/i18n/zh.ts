@@ -456,4 +456,7 @@ export const zh: Catalog = {
   'cli.clean.archiveSummary': '{agent}：{action} {items} 个会话 — 释放 0 B，可撤销',
   'cli.action.archive': '归档',
   'cli.action.unarchive': '取消归档',
+  'sessions.stateKey': '显示全部会话 / 仅已归档 / 仅未归档',
+  'sessions.state.archivedOnly': '仅已归档',
+  'sessions.state.currentOnly': '仅未归档',
 };
