@@ -10,6 +10,7 @@
 
 import blessed from 'blessed';
 import { formatBytes, formatCount, formatDate, plural } from '../engine/core/format.js';
+import { t as tr } from '../engine/core/i18n/index.js';
 import { AGENT_NAMES, CATEGORY_LABELS, type CleanupPlan, type PlanItem } from '../engine/core/model.js';
 import { padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
@@ -24,6 +25,32 @@ export const CONFIRM_WORD = 'delete';
 export const REVIEW_TITLE = 'Review cleanup';
 export const REVIEW_TOO_SMALL = 'enlarge the terminal to review';
 
+/** What an archive plan asks the user to type: the action itself, never `delete` (nothing is removed). */
+export const confirmWordOf = (plan: CleanupPlan): string => (plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : CONFIRM_WORD);
+
+/** One line of what the plan's items cost (issue #16 part 6): recoverable, regenerable, agent stopped, what the agent loses. */
+export function costLine(plan: CleanupPlan): string {
+  const items = plan.items;
+  const n = (f: (i: PlanItem) => boolean): number => items.filter(f).length;
+  const parts: string[] = [];
+  const rev = n((i) => i.cost?.recoverable === 'reversible');
+  const bak = n((i) => i.cost?.recoverable === 'backup');
+  const none = n((i) => i.cost?.recoverable === 'none');
+  if (rev) parts.push(tr('review.cost.reversible', { n: formatCount(rev) }));
+  if (bak) parts.push(tr('review.cost.backup', { n: formatCount(bak) }));
+  if (none) parts.push(tr('review.cost.none', { n: formatCount(none) }));
+  const regen = n((i) => i.cost?.regenerable === true);
+  if (regen) parts.push(tr('review.cost.regenerable', { n: formatCount(regen) }));
+  if (items.some((i) => i.cost?.needsAgentStopped)) parts.push(tr('review.cost.stop', { agent: AGENT_NAMES[plan.agent] }));
+  const loses = [...new Set(items.map((i) => i.cost?.agentLoses ?? '').filter(Boolean))];
+  parts.push(
+    loses.length
+      ? tr('review.cost.loses', { agent: AGENT_NAMES[plan.agent], what: loses.join('; ') })
+      : tr('review.cost.losesNothing', { agent: AGENT_NAMES[plan.agent] }),
+  );
+  return parts.join(' · ');
+}
+
 export class ReviewModal implements Modal {
   readonly box: blessed.Widgets.BoxElement;
   closed = false;
@@ -33,6 +60,7 @@ export class ReviewModal implements Modal {
   private room = 1;
   private note = '';
   private readonly context: KeyContext;
+  private readonly word: string;
 
   constructor(
     private screen: blessed.Widgets.Screen,
@@ -41,14 +69,29 @@ export class ReviewModal implements Modal {
     private blockers: string[],
     private onConfirm: (backup: boolean) => void,
   ) {
-    this.box = blessed.box({ parent: screen, top: 1, left: 'center', tags: true, wrap: false, border: { type: 'line' }, label: ` ${REVIEW_TITLE} ` });
+    this.word = confirmWordOf(plan);
+    const archive = this.word !== CONFIRM_WORD;
+    this.box = blessed.box({
+      parent: screen,
+      top: 1,
+      left: 'center',
+      tags: true,
+      wrap: false,
+      border: { type: 'line' },
+      label: ` ${archive ? tr('review.archiveTitle') : REVIEW_TITLE} `,
+    });
     const scroll = (n: () => number) => () => (this.scroll += n());
     this.context = {
       title: 'Review',
       modal: true,
       bindings: [
         { keys: ['escape'], does: 'cancel: nothing is removed', footer: 'cancel', run: () => (this.closed = true) },
-        { keys: ['enter'], does: `clean, once ${CONFIRM_WORD} is typed (on an empty line: cancel)`, footer: 'confirm', run: () => this.enter() },
+        {
+          keys: ['enter'],
+          does: archive ? tr('review.archiveEnter', { word: this.word }) : `clean, once ${CONFIRM_WORD} is typed (on an empty line: cancel)`,
+          footer: 'confirm',
+          run: () => this.enter(),
+        },
         {
           keys: ['b'],
           does: 'backup on / off',
@@ -66,7 +109,7 @@ export class ReviewModal implements Modal {
         { keys: ['C-u'], does: 'clear what was typed', run: () => (this.typed = '') },
       ],
       text: {
-        does: `type ${CONFIRM_WORD} to confirm`,
+        does: `type ${this.word} to confirm`,
         run: (ch) => {
           this.note = '';
           if (!this.blockers.length && this.typed.length < 16) this.typed += ch;
@@ -92,8 +135,8 @@ export class ReviewModal implements Modal {
       this.note = `${REVIEW_TOO_SMALL} (at least ${REVIEW_MIN.cols}×${REVIEW_MIN.rows})`;
       return;
     }
-    if (this.typed.trim().toLowerCase() !== CONFIRM_WORD) {
-      this.note = `type ${CONFIRM_WORD} to confirm`;
+    if (this.typed.trim().toLowerCase() !== this.word) {
+      this.note = `type ${this.word} to confirm`;
       return;
     }
     this.closed = true;
@@ -128,25 +171,33 @@ export class ReviewModal implements Modal {
     const t = this.theme;
     const p = this.plan;
     const inner = Math.max(8, ((this.box.width as number) || 80) - 2);
-    const total = ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${plural(p.items.length, 'item')} · estimated reclaimed ${formatBytes(p.estimatedBytes)}`;
+    const archive = this.word !== CONFIRM_WORD;
+    const total = archive
+      ? ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${plural(p.items.length, 'session')} · ${t.bold(tr(p.action === 'unarchive' ? 'review.unarchiveSummary' : 'review.archiveSummary'))}`
+      : ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${plural(p.items.length, 'item')} · estimated reclaimed ${formatBytes(p.estimatedBytes)}`;
     const tail: string[] = [];
     const blockerLines: string[] = [];
     if (this.blockers.length) {
       blockerLines.push(t.danger(' Blocked — nothing can run until these are resolved:'));
       for (const b of this.blockers) blockerLines.push(`  ${t.danger('•')} ${braces(b)}`);
     }
-    if (p.backupEligible) {
-      tail.push(` Backup: ${this.backup ? t.ok(`on — a verified, encrypted ${formatBytes(p.estimatedBackupBytes)} archive first`) : 'off'} ${t.dim('(b toggles)')}`);
+    if (archive) tail.push(` ${t.dim(braces(tr('review.archiveNoBackup')))}`);
+    else if (p.backupEligible) {
+      tail.push(
+        ` Backup: ${this.backup ? t.ok(`on — a verified, encrypted ${formatBytes(p.estimatedBackupBytes)} archive first`) : 'off'} ${t.dim('(b toggles)')}`,
+      );
     } else tail.push(` Backup: ${t.dim(braces(`not offered — ${p.backupWhyNot ?? ''}`))}`);
     tail.push(
-      this.backup
-        ? ` ${t.warn('⚠')} Removed from ${braces(AGENT_NAMES[p.agent])}; only the backup can bring it back.`
-        : ` ${t.warn('⚠ Irreversible:')} without a backup, removed data cannot be brought back.`,
+      archive
+        ? ` ${t.ok(braces(tr(p.action === 'unarchive' ? 'review.unarchiveUndo' : 'review.archiveUndo', { agent: AGENT_NAMES[p.agent] })))}`
+        : this.backup
+          ? ` ${t.warn('⚠')} Removed from ${braces(AGENT_NAMES[p.agent])}; only the backup can bring it back.`
+          : ` ${t.warn('⚠ Irreversible:')} without a backup, removed data cannot be brought back.`,
     );
     if (this.blockers.length) {
       tail.push(` ${t.inverse(' Cancel ')}  ${t.dim('Esc or Enter closes')}`);
     } else {
-      tail.push(` ${this.typed ? '[ Cancel ]' : t.inverse(' Cancel ')}  Type ${t.bold(CONFIRM_WORD)} and Enter to clean · Esc cancels`);
+      tail.push(` ${this.typed ? '[ Cancel ]' : t.inverse(' Cancel ')}  Type ${t.bold(this.word)} and Enter to ${archive ? this.word : 'clean'} · Esc cancels`);
       tail.push(` > ${braces(this.typed)}${t.inverse(' ')}${this.note ? `  ${t.warn(braces(this.note))}` : ''}`);
     }
     // Fixed: totals, the list's header, the tail; then what fits of notes, blockers and spacing, list rows first.
@@ -164,7 +215,7 @@ export class ReviewModal implements Modal {
     };
     const blockersShown = blockerLines.length ? fitList(blockerLines, (n) => t.danger(`  … ${n} more blockers`)) : [];
     const notes = fitList(
-      p.routeNotes.map((n) => ` ${t.dim(braces(n))}`),
+      [...p.routeNotes, costLine(p)].map((n) => ` ${t.dim(braces(n))}`),
       (n) => t.dim(`  … ${n} more notes`),
     );
     const gapBefore = spare > 0 ? (spare--, ['']) : [];
@@ -173,7 +224,8 @@ export class ReviewModal implements Modal {
     this.room = room;
     this.scroll = Math.max(0, Math.min(this.scroll, p.items.length - room));
     const rows = p.items.slice(this.scroll, this.scroll + room).map((i) => this.row(i, inner));
-    const range = p.items.length > room ? ` ${this.scroll + 1}–${this.scroll + rows.length} of ${formatCount(p.items.length)} ${t.dim('(↑↓ PgUp PgDn scroll)')}` : '';
+    const range =
+      p.items.length > room ? ` ${this.scroll + 1}–${this.scroll + rows.length} of ${formatCount(p.items.length)} ${t.dim('(↑↓ PgUp PgDn scroll)')}` : '';
     const header = ` ${t.dim('Items')}${range}`;
     return [total, ...notes, header, ...rows, ...gapBefore, ...blockersShown, ...tail.slice(0, 2), ...gapAfter, ...tail.slice(2)];
   }

@@ -250,8 +250,9 @@ export class SessionsScreen implements Screen {
       tr(UPDATED_LABEL[this.filter.updated ?? 'all']),
     ];
     if (s?.provisional) parts.unshift(tr('sessions.partial'));
+    if (this.filter.state) parts.push(tr(this.filter.state === 'archived' ? 'sessions.state.archivedOnly' : 'sessions.state.currentOnly'));
     if (this.filter.text) parts.push(`“${this.filter.text}”`);
-    const filtered = Boolean(this.filter.text || this.filter.updated);
+    const filtered = Boolean(this.filter.text || this.filter.updated || this.filter.state);
     const counts = !s
       ? ''
       : filtered
@@ -434,7 +435,14 @@ export class SessionsScreen implements Screen {
         disabled: () => this.readOnlyWhy(),
         run: () => void this.markScope(true),
       },
-      { keys: ['A'], does: tr('sessions.clearMarks'), run: () => void this.markScope(false) },
+      { keys: ['u'], does: tr('sessions.clearMarks'), run: () => void this.markScope(false) },
+      {
+        keys: ['A'],
+        does: tr('sessions.key.archive'),
+        footer: tr('sessions.footer.archive'),
+        disabled: () => this.readOnlyWhy() ?? this.archiveWhyNot(),
+        run: () => this.archive(),
+      },
       { keys: ['R'], does: tr('sessions.rules'), footer: tr('sessions.footer.rules'), disabled: () => this.readOnlyWhy(), run: () => this.openMenu() },
       { keys: ['/'], does: tr('sessions.filterKey'), footer: tr('sessions.footer.filter'), run: () => this.openSearch() },
       {
@@ -445,6 +453,15 @@ export class SessionsScreen implements Screen {
           const i = UPDATED_CYCLE.indexOf(this.filter.updated ?? 'all');
           const next = UPDATED_CYCLE[(i + 1) % UPDATED_CYCLE.length]!;
           this.filter = { ...this.filter, updated: next === 'all' ? undefined : next };
+          this.changed(true);
+        },
+      },
+      {
+        keys: ['v'],
+        does: tr('sessions.stateKey'),
+        run: () => {
+          // all → archived only → current only → all
+          this.filter = { ...this.filter, state: this.filter.state === undefined ? 'archived' : this.filter.state === 'archived' ? 'current' : undefined };
           this.changed(true);
         },
       },
@@ -492,7 +509,7 @@ export class SessionsScreen implements Screen {
       {
         keys: ['escape'],
         does: tr('sessions.clearFilter'),
-        disabled: () => (this.filter.text || this.filter.updated ? undefined : tr('sessions.noFilter')),
+        disabled: () => (this.filter.text || this.filter.updated || this.filter.state ? undefined : tr('sessions.noFilter')),
         run: () => {
           this.filter = {};
           this.changed(true);
@@ -507,6 +524,32 @@ export class SessionsScreen implements Screen {
     if (this.provisional()) return;
     this.menu = new SelectMenu(this.app, () => (this.menu = null));
     this.app.requestRender();
+  }
+
+  /** Why archive is not offered for this agent (pi has no official route), if so. */
+  private archiveWhyNot(): string | undefined {
+    const s = this.app.summary();
+    if (!s) return undefined;
+    return s.installation.labels?.archive?.archive ? undefined : tr('sessions.archive.absent', { agent: s.installation.displayName });
+  }
+
+  /** A: the marked sessions (or the cursor's) to the review as an archive plan; on an archived cursor row, as an unarchive plan. */
+  private archive(): void {
+    if (this.provisional()) return;
+    const r = this.rows.row(this.list.cursor);
+    const marked = this.app.marks.list().filter((id) => id.startsWith('session:'));
+    const ids = marked.length ? marked : r?.kind === 'session' ? [r.id] : [];
+    if (!ids.length) {
+      this.app.message(tr('flow.nothingMarked'));
+      return;
+    }
+    const action = r?.kind === 'session' && r.state === 'archived' ? 'unarchive' : 'archive';
+    const support = this.app.summary()?.installation.labels?.archive;
+    if (action === 'unarchive' && !support?.unarchive) {
+      this.app.message(support?.why ?? tr('sessions.archive.absent', { agent: this.app.summary()?.installation.displayName ?? '' }));
+      return;
+    }
+    this.app.reviewArchive(ids, action);
   }
 
   private readOnlyWhy(): string | undefined {
@@ -610,7 +653,7 @@ export class SessionsScreen implements Screen {
     if (this.provisional()) return;
     const { ids, bytes } = await this.app.engine.matchIds(s.snapshotId, this.filter);
     const n = on ? this.app.marks.addAll(ids) : this.app.marks.deleteAll(ids);
-    const filtered = Boolean(this.filter.text || this.filter.updated);
+    const filtered = Boolean(this.filter.text || this.filter.updated || this.filter.state);
     this.app.message(
       on
         ? tr(filtered ? 'sessions.markedInFilter' : 'sessions.markedInAll', { count: n, size: formatBytes(bytes) })

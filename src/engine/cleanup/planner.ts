@@ -15,6 +15,7 @@ import {
   type PlanOperation,
 } from '../core/model.js';
 import type { Snapshot } from '../inventory/snapshot.js';
+import { itemCost } from '../core/item-cost.js';
 import { RequestError } from '../core/validate.js';
 
 const MAX_SELECTION = 200_000;
@@ -32,30 +33,6 @@ export interface PlanOptions {
   action?: PlanAction;
   /** What the agent's archive route offers (absent: none). */
   archive?: ArchiveSupport;
-}
-
-/** What the agent loses with an item of each category, when nothing more particular is known. */
-const LOSSES: Record<Category, string> = {
-  session: 'the history of this session and resuming it',
-  archivedSession: 'the history of this session and resuming it',
-  memory: 'what it remembered across sessions',
-  attachment: 'the files attached to its sessions',
-  generatedImage: 'the images it made',
-  log: 'the record it keeps for troubleshooting',
-  cache: '',
-  temporary: '',
-  protected: '',
-};
-
-/** The cost of removing one item (issue #16 part 6): the facts are the item's, the agent's extra loss comes from its descriptor labels. */
-export function itemCost(category: Category, recoverable: boolean, requiresExit: boolean, extraLoss?: string): ItemCost {
-  const base = LOSSES[category];
-  return {
-    recoverable: recoverable ? 'backup' : 'none',
-    regenerable: category === 'cache' || category === 'temporary',
-    needsAgentStopped: requiresExit,
-    agentLoses: [base, extraLoss].filter(Boolean).join('; '),
-  };
 }
 
 const ARCHIVE_COST: ItemCost = { recoverable: 'reversible', regenerable: false, needsAgentStopped: false, agentLoses: '' };

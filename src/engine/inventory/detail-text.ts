@@ -5,7 +5,8 @@ import { countDescendants, type Forest, type SessionNode } from './forest.js';
 import type { SnapshotIndex } from './snapshot-index.js';
 import { itemSweepText, sessionSweepText } from './agent-sweep.js';
 import { formatBytes, formatDate } from '../core/format.js';
-import { NO_PROJECT_ID, type AgentDetailLabels, type AgentKind, type Detail, type Installation, type Inventory } from '../core/model.js';
+import { itemCost } from '../core/item-cost.js';
+import { NO_PROJECT_ID, type AgentDetailLabels, type Category, type AgentKind, type Detail, type Installation, type Inventory } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 
 export const PROVISIONAL_REASON = 'Still scanning: marks are available when the scan finishes.';
@@ -70,12 +71,42 @@ export function detailText(snap: DetailSource, index: SnapshotIndex, id: string)
           ...(it.subtitle ? [{ label: 'About', value: it.subtitle }] : []),
         ],
       },
+      ...(it.category === 'protected' ? [] : costSection(snap, it.category, it.recoverable, it.metadata.requiresAgentExit === true)),
       ...sweepSection(snap.inventory.sweep ? itemSweepText(snap.inventory.sweep, it.id) : null),
     ],
     paths: it.paths,
     blockedReason: it.blockedReason,
     selectable: it.selectable,
   };
+}
+
+/** What removing it costs (issue #16 part 6): recoverable, regenerable, the agent stopped, what the agent loses; and the archive alternative. */
+function costSection(
+  snap: DetailSource,
+  category: Category,
+  recoverable: boolean,
+  requiresExit: boolean,
+  archivable?: 'archive' | 'unarchive',
+): Detail['sections'] {
+  const c = itemCost(category, recoverable, requiresExit, snap.installation.labels?.losses?.[category]);
+  const support = snap.installation.labels?.archive;
+  const fields = [
+    { label: 'Recoverable', value: c.recoverable === 'backup' ? 'yes, from a backup cleanerx takes first' : 'no' },
+    { label: 'Regenerable', value: c.regenerable ? 'yes, the agent makes it again' : 'no' },
+    { label: 'Agent stopped', value: c.needsAgentStopped ? 'needed' : 'not needed' },
+    { label: 'Agent loses', value: c.agentLoses || 'nothing it cannot rebuild' },
+  ];
+  if (archivable === 'archive')
+    fields.push({
+      label: 'Archive (A)',
+      value: support?.archive ? 'reversible, frees 0 B, nothing removed' : `not offered: ${support?.why ?? 'the agent has no official archive route'}`,
+    });
+  if (archivable === 'unarchive')
+    fields.push({
+      label: 'Unarchive (A)',
+      value: support?.unarchive ? 'offered, through the agent' : `not offered: ${support?.why ?? 'the agent has no official unarchive route'}`,
+    });
+  return [{ heading: 'If removed', fields }];
 }
 
 /** "Claude deletes this transcript on …": what the agent itself will do, read from its settings. */
@@ -123,6 +154,13 @@ function sessionDetail(snap: DetailSource, n: SessionNode): Detail {
         ],
       },
       ...(meta.length ? [{ heading: 'Metadata', fields: meta }] : []),
+      ...costSection(
+        snap,
+        s.state === 'archived' ? 'archivedSession' : 'session',
+        s.recoverable,
+        s.metadata.requiresAgentExit === true,
+        s.state === 'archived' ? 'unarchive' : 'archive',
+      ),
       ...sweepSection(snap.inventory.sweep ? sessionSweepText(snap.inventory.sweep, s.updatedAt, snap.scannedAt, s.source) : null),
     ],
     paths: s.paths,
