@@ -100,28 +100,28 @@ export class BackupsScreen implements Screen {
   private readonly context: KeyContext = {
     title: tr('tab.backups'),
     bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: tr('backups.previous'), run: () => this.then(() => this.list.move(-1)) },
-      { keys: ['down', 'j'], label: '↓ j', does: tr('backups.next'), run: () => this.then(() => this.list.move(1)) },
+      { keys: ['up', 'k'], label: '↑ k', does: tr('backups.previous'), run: () => this.whenIdle(() => this.list.move(-1)) },
+      { keys: ['down', 'j'], label: '↓ j', does: tr('backups.next'), run: () => this.whenIdle(() => this.list.move(1)) },
       {
         keys: ['v'],
         does: tr('backups.verifyKey'),
         footer: tr('backups.footer.verify'),
         disabled: () => this.noneSelected(),
-        run: () => this.then(() => this.withPassphrase(tr('backups.passVerify'), (p) => this.verify(this.selected()!, p))),
+        run: () => this.whenIdle(() => this.withPassphrase(tr('backups.passVerify'), (p) => this.verify(this.selected()!, p))),
       },
       {
         keys: ['enter'],
         does: tr('backups.restoreKey'),
         footer: tr('backups.footer.restore'),
         disabled: () => this.noneSelected(),
-        run: () => this.then(() => this.withPassphrase(tr('backups.passRestore'), (p) => this.restore(this.selected()!, p))),
+        run: () => this.whenIdle(() => this.withPassphrase(tr('backups.passRestore'), (p) => this.restore(this.selected()!, p))),
       },
       {
         keys: ['D'],
         does: tr('backups.deleteKey'),
         footer: tr('backups.footer.delete'),
         disabled: () => this.noneSelected(),
-        run: () => this.then(() => this.confirmDelete(this.selected()!)),
+        run: () => this.whenIdle(() => this.confirmDelete(this.selected()!)),
       },
     ],
   };
@@ -138,7 +138,7 @@ export class BackupsScreen implements Screen {
     return this.selected() ? undefined : tr('backups.noneSelected');
   }
 
-  private then(f: () => void): void {
+  private whenIdle(f: () => void): void {
     f();
     this.app.requestRender();
   }

@@ -51,34 +51,52 @@ export class SelectMenu {
       {
         label: tr('select.lastUsed'),
         choices: [tr('select.anyTime'), ...DAYS.map((d) => tr('select.olderThan', { days: d }))],
-        apply: (r, i) => i && (r.olderThanDays = DAYS[i - 1]),
+        apply: (r, i) => {
+          if (i) r.olderThanDays = DAYS[i - 1];
+        },
       },
       {
         label: tr('select.size'),
         choices: [tr('select.anySize'), ...SIZES.map((b) => tr('select.largerThan', { size: formatBytes(b) }))],
-        apply: (r, i) => i && (r.largerThanBytes = SIZES[i - 1]),
+        apply: (r, i) => {
+          if (i) r.largerThanBytes = SIZES[i - 1];
+        },
       },
       {
         label: tr('select.keep'),
         choices: [tr('select.keepNone'), ...KEEP.map((n) => tr('select.keepLatest', { n }))],
-        apply: (r, i) => i && (r.keepLatest = KEEP[i - 1]),
+        apply: (r, i) => {
+          if (i) r.keepLatest = KEEP[i - 1];
+        },
       },
-      { label: tr('select.empty'), choices: [tr('select.noMatter'), tr('select.onlyEmpty')], apply: (r, i) => i && (r.empty = true) },
-      { label: tr('select.orphans'), choices: [tr('select.noMatter'), tr('select.onlyOrphans')], apply: (r, i) => i && (r.orphans = true) },
+      { label: tr('select.empty'), choices: [tr('select.noMatter'), tr('select.onlyEmpty')], apply: (r, i) => {
+          if (i) r.empty = true;
+        },
+      },
+      { label: tr('select.orphans'), choices: [tr('select.noMatter'), tr('select.onlyOrphans')], apply: (r, i) => {
+          if (i) r.orphans = true;
+        },
+      },
       {
         label: tr('select.state'),
         choices: [tr('select.anyState'), tr('select.current'), tr('select.archived')],
-        apply: (r, i) => i && (r.state = i === 1 ? 'current' : 'archived'),
+        apply: (r, i) => {
+          if (i) r.state = i === 1 ? 'current' : 'archived';
+        },
       },
       {
         label: tr('select.source'),
         choices: [tr('select.anySource'), ...sources.map((x) => cleanText(x, 40))],
-        apply: (r, i) => i && (r.source = sources[i - 1]),
+        apply: (r, i) => {
+          if (i) r.source = sources[i - 1];
+        },
       },
       {
         label: tr('select.project'),
         choices: [tr('select.anyProject'), ...projects.map((p) => cleanText(p.label, 40))],
-        apply: (r, i) => i && (r.project = projects[i - 1]!.id),
+        apply: (r, i) => {
+          if (i) r.project = projects[i - 1]!.id;
+        },
       },
     ];
     this.values = this.fields.map(() => 0);

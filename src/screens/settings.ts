@@ -107,34 +107,34 @@ export class SettingsScreen implements Screen {
   private readonly context: KeyContext = {
     title: tr('tab.settings'),
     bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: tr('key.previousAgent'), run: () => this.then(() => (this.cursor = Math.max(0, this.cursor - 1))) },
+      { keys: ['up', 'k'], label: '↑ k', does: tr('key.previousAgent'), run: () => this.whenIdle(() => (this.cursor = Math.max(0, this.cursor - 1))) },
       {
         keys: ['down', 'j'],
         label: '↓ j',
         does: tr('key.nextAgent'),
-        run: () => this.then(() => (this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1))),
+        run: () => this.whenIdle(() => (this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1))),
       },
       {
         keys: ['enter', 'e'],
         does: tr('settings.editKey'),
         footer: tr('settings.footer.edit'),
-        run: () => this.then(() => this.editOverride(AGENT_KINDS[this.cursor]!)),
+        run: () => this.whenIdle(() => this.editOverride(AGENT_KINDS[this.cursor]!)),
       },
-      { keys: ['D'], does: tr('settings.detectKey'), footer: tr('settings.footer.detect'), run: () => this.then(() => void this.detectAgain(null)) },
-      { keys: ['S'], does: tr('settings.saveKey'), footer: tr('settings.footer.save'), run: () => this.then(() => void this.save()) },
+      { keys: ['D'], does: tr('settings.detectKey'), footer: tr('settings.footer.detect'), run: () => this.whenIdle(() => void this.detectAgain(null)) },
+      { keys: ['S'], does: tr('settings.saveKey'), footer: tr('settings.footer.save'), run: () => this.whenIdle(() => void this.save()) },
       {
         keys: ['escape'],
         does: tr('settings.discardKey'),
         disabled: () => (this.draft ? undefined : tr('settings.nothingUnsaved')),
         run: () =>
-          this.then(() => {
+          this.whenIdle(() => {
             this.draft = null;
             this.app.message(tr('settings.discarded'));
           }),
       },
-      { keys: ['L'], does: tr('settings.languageKey'), run: () => this.then(() => this.cycleLanguage()) },
-      { keys: ['X'], does: tr('settings.exportKey'), run: () => this.then(() => this.exportKey()) },
-      { keys: ['K'], does: tr('settings.storeKey'), run: () => this.then(() => this.switchKeyStore()) },
+      { keys: ['L'], does: tr('settings.languageKey'), run: () => this.whenIdle(() => this.cycleLanguage()) },
+      { keys: ['X'], does: tr('settings.exportKey'), run: () => this.whenIdle(() => this.exportKey()) },
+      { keys: ['K'], does: tr('settings.storeKey'), run: () => this.whenIdle(() => this.switchKeyStore()) },
     ],
   };
 
@@ -142,7 +142,7 @@ export class SettingsScreen implements Screen {
     return this.context;
   }
 
-  private then(f: () => void): void {
+  private whenIdle(f: () => void): void {
     f();
     this.app.requestRender();
   }
