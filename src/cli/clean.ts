@@ -3,7 +3,7 @@
 // --yes nothing is removed (exit 2).
 
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult } from '../engine/core/model.js';
+import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
@@ -23,6 +23,21 @@ export interface CleanOptions {
   backup: boolean;
   /** The result as JSON on stdout (the plan and the progress go to stderr). */
   json?: boolean;
+  /** --archive / --unarchive: the ids are archived or unarchived through the agent's route (default: delete). */
+  action?: PlanAction;
+}
+
+/** --id, --archive and --unarchive as given: one of them at most, its ids and the action. */
+export function archiveIds(
+  id: readonly unknown[] = [],
+  archive: readonly unknown[] = [],
+  unarchive: readonly unknown[] = [],
+): { ids: string[]; action: PlanAction } {
+  const given = [id, archive, unarchive].filter((x) => x.length);
+  if (given.length > 1) throw new UsageError(t('cli.err.oneTarget'));
+  if (archive.length) return { ids: archive.map(String), action: 'archive' };
+  if (unarchive.length) return { ids: unarchive.map(String), action: 'unarchive' };
+  return { ids: id.map(String), action: 'delete' };
 }
 
 export interface CleanDeps {
@@ -58,7 +73,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
     // Bare session ids are accepted as well as item ids.
     const known = new Set([...summary.selection.map((s) => s.id), ...summary.items.map((i) => i.id)]);
     const itemIds = what.ids.map((id) => (known.has(id) || id.includes(':') ? id : `session:${id}`));
-    plan = await engine.plan(summary.snapshotId, itemIds);
+    plan = await engine.plan(summary.snapshotId, itemIds, opts.action);
   }
   const agent = plan.agent;
   const installation = engine.snapshot(plan.snapshotId).installation;
@@ -66,7 +81,10 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   if (opts.json) io = { ...io, out: io.err };
   // The home comes from the environment or a settings override: say which tree this is before anything else.
   io.out(say('cli.home', { agent: AGENT_NAMES[agent], home: safeText(installation.home) }));
-  io.out(say('cli.clean.summary', { agent: AGENT_NAMES[agent], items: formatCount(plan.items.length), bytes: formatBytes(plan.estimatedBytes) }));
+  const archive = plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : null;
+  if (archive)
+    io.out(say('cli.clean.archiveSummary', { agent: AGENT_NAMES[agent], action: t(`cli.action.${archive}`), items: formatCount(plan.items.length) }));
+  else io.out(say('cli.clean.summary', { agent: AGENT_NAMES[agent], items: formatCount(plan.items.length), bytes: formatBytes(plan.estimatedBytes) }));
   for (const i of plan.items) {
     io.out(
       safe`  ${i.depth ? '  └ ' : ''}${safeText(i.id)}  ${formatBytes(i.bytes)}  ${safeText(i.label)}${i.includedBecause ? safe` (${safeText(i.includedBecause)})` : ''}`,
@@ -79,6 +97,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
     return 1;
   }
   if (backup && !plan.backupEligible) throw new UsageError(t('cli.err.noBackup', { why: plan.backupWhyNot ?? '' }));
+  if (!opts.yes && archive) throw new UsageError(t('cli.err.confirmArchive', { action: t(`cli.action.${archive}`) }));
   if (!opts.yes) throw new UsageError(t(backup ? 'cli.err.confirmClean' : 'cli.err.confirmCleanIrreversible'));
   let passphrase: string | undefined;
   if (backup && (await engine.keyInfo()).needsPassphrase) {
@@ -90,7 +109,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   });
   for (const w of r.warnings ?? []) io.out(say('cli.clean.warning', { warning: safeText(w) }));
   io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
-  if (opts.json) json(safeJson(cleanReport(r)));
+  if (opts.json) json(safeJson({ ...cleanReport(r), action: plan.action ?? 'delete' }));
   return r.status === 'complete' ? 0 : 1;
 }
 

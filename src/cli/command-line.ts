@@ -86,15 +86,21 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
         y
           .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.cleanAgent') })
           .option('id', { type: 'string', array: true, describe: t('cli.help.cleanId') })
+          .option('archive', { type: 'string', array: true, describe: t('cli.help.cleanArchive') })
+          .option('unarchive', { type: 'string', array: true, describe: t('cli.help.cleanUnarchive') })
           .option('plan', { type: 'string', describe: t('cli.help.cleanPlan') })
           .option('yes', { type: 'boolean', default: false, describe: t('cli.help.cleanYes') })
           .option('backup', { type: 'boolean', default: false, describe: t('cli.help.cleanBackup') })
           .option('json', { type: 'boolean', default: false, describe: t('cli.help.cleanJson') }),
       async (a) => {
-        const { cleanTarget, runClean } = await import('./clean.js');
+        const { archiveIds, cleanTarget, runClean } = await import('./clean.js');
         const agent = a.agent as AgentKind | undefined;
-        const what = cleanTarget(((a.id as string[] | undefined) ?? []).map(String), a.plan === undefined ? undefined : String(a.plan), agent);
-        code = await runClean({ agent, what, yes: a.yes, readOnly: Boolean(a['read-only']), backup: a.backup, json: a.json }, { engine, io, passphrase });
+        const { ids, action } = archiveIds(a.id as string[] | undefined, a.archive as string[] | undefined, a.unarchive as string[] | undefined);
+        const what = cleanTarget(ids, a.plan === undefined ? undefined : String(a.plan), agent);
+        code = await runClean(
+          { agent, what, action, yes: a.yes, readOnly: Boolean(a['read-only']), backup: a.backup, json: a.json },
+          { engine, io, passphrase },
+        );
       },
     )
     .command(
