@@ -7,7 +7,20 @@
 // redraw check (the screen equals a full redraw of the same state) lives in
 // the screen classes, which can send Ctrl-L.
 
+import { LANGUAGES, type MessageKey, t } from '../../src/engine/core/i18n/index.js';
 import { displayWidth } from '../../src/engine/core/text.js';
+
+/**
+ * A catalog text in every language as one regular expression source (the
+ * invariants hold whichever language the app speaks): `fixed` fills some
+ * placeholders, any other placeholder matches any text.
+ */
+function anyLanguage(key: MessageKey, fixed?: Record<string, string>): string {
+  const literal = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const one = (l: (typeof LANGUAGES)[number]): string => literal(t(key, fixed, l)).replace(/\\\{\w+\\\}/g, '.+?');
+  return `(?:${LANGUAGES.map(one).join('|')})`;
+}
+const inAny = (key: MessageKey, fixed?: Record<string, string>): RegExp => new RegExp(anyLanguage(key, fixed));
 
 export interface Grab {
   cols: number;
@@ -24,16 +37,20 @@ export interface Grab {
 }
 
 /** Panes inside a screen that may have the keys while its tab is current. */
-const PANES = new Set(['Details', 'Agent selector']);
+const PANES = new Set((['sessions.details', 'app.selector'] as const).flatMap((k) => LANGUAGES.map((l) => t(k, undefined, l))));
 
 /** The review's lines that must be visible whenever it is (or its refusal to fit). */
 const REVIEW_REQUIRED: [string, RegExp][] = [
-  ['totals', /estimated reclaimed/],
-  ['backup line', /Backup: /],
+  ['totals', inAny('rv.totals')],
+  ['backup line', inAny('rv.backup')],
   // Whole, to its last word: a warning cut with … at 80 columns hides what it warns of.
-  ['irreversible warning', /Irreversible: without a backup, removed data cannot be brought back\.|only the backup can bring it back\./],
-  ['confirmation', /Type delete and Enter to clean|Esc or Enter closes/],
+  ['irreversible warning', new RegExp(`${anyLanguage('rv.irreversibleRest')}|${anyLanguage('rv.onlyBackup')}`)],
+  ['confirmation', new RegExp(`${anyLanguage('rv.typeToClean', { word: 'delete' })}|${anyLanguage('rv.closes')}`)],
 ];
+const REVIEW_TITLES = new Set(LANGUAGES.map((l) => t('rv.title', undefined, l)));
+const TOO_SMALL = inAny('rv.tooSmall');
+const TYPE_TO_CLEAN = new RegExp(anyLanguage('rv.typeToClean', { word: 'delete' }));
+const DECK_AGENT = new RegExp(`^ ${anyLanguage('deck.agent')} `);
 
 /** A labelled box on screen: "┌─ Title ───┐" and, if it is whole, "└────┘" below at the same columns. */
 interface Box {
@@ -96,20 +113,21 @@ export function screenProblems(g: Grab): string[] {
   }
   const open = boxes(g.lines);
   for (const b of open) if (b.bottom === null) p.push(`the "${b.label}" box has no bottom border on screen (cut off)`);
-  const review = open.find((b) => b.label === 'Review cleanup');
+  const review = open.find((b) => REVIEW_TITLES.has(b.label));
   if (review) {
     const inside = g.lines.slice(review.top, (review.bottom ?? g.rows - 1) + 1).join('\n');
-    if (!/enlarge the terminal to review/.test(inside)) {
+    if (!TOO_SMALL.test(inside)) {
       for (const [name, re] of REVIEW_REQUIRED) if (!re.test(inside)) p.push(`the review does not show its ${name}`);
-      if (/Type delete and Enter/.test(inside) && !/│ > /.test(inside)) p.push('the review does not show the confirmation line');
+      if (TYPE_TO_CLEAN.test(inside) && !/│ > /.test(inside)) p.push('the review does not show the confirmation line');
     }
   }
   const focus = footerFocus(g.lines);
   const dialog = open[open.length - 1];
   if (dialog && focus !== null && !dialog.label.startsWith(focus)) p.push(`the footer describes "${focus}" while the "${dialog.label}" dialog has the keys`);
-  const tab = /^\s*\d (.+?)(?: \([\d,…]+\))?\s*$/.exec(g.currentTab)?.[1];
+  // The Sessions badge: " (34)" in English, "（34）" in Chinese.
+  const tab = /^\s*\d (.+?)(?: \([\d,…]+\)|（[\d,…]+）)?\s*$/.exec(g.currentTab)?.[1];
   if (!dialog && focus !== null && tab && focus !== tab && !PANES.has(focus)) p.push(`the footer describes "${focus}" on the ${tab} tab`);
-  if (!/^ Agent /.test(g.lines[g.rows - 2] ?? '')) p.push('the deck\'s first line ("Agent …") is not on the second-to-last line');
+  if (!DECK_AGENT.test(g.lines[g.rows - 2] ?? '')) p.push('the deck\'s first line ("Agent …") is not on the second-to-last line');
   return p;
 }
 
