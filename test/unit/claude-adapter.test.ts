@@ -301,7 +301,7 @@ describe('a fixture home', () => {
     const h = home();
     expect(r.item('claude-history')).toMatchObject({ category: 'log', risk: 'review', recoverable: true, selectable: true, paths: [join(h, 'history.jsonl')] });
     expect(r.item('claude-cache')).toMatchObject({ category: 'cache', risk: 'safe', selectable: true, paths: ['cache', 'paste-cache', 'stats-cache.json', 'usage-data'].map((n) => join(h, n)) });
-    expect(r.item('claude-temporary')).toMatchObject({ category: 'temporary', selectable: true, paths: ['plans', 'shell-snapshots', 'todos', 'logs'].map((n) => join(h, n)) });
+    expect(r.item('claude-temporary')).toMatchObject({ category: 'temporary', selectable: true, paths: ['plans', 'shell-snapshots', 'logs'].map((n) => join(h, n)) }); // its one todo list went with its session
     for (const id of ['claude-history', 'claude-cache', 'claude-temporary']) {
       const it = r.item(id);
       expect(it.bytes).toBeGreaterThanOrEqual(fileBytes(it.paths));
@@ -321,7 +321,7 @@ describe('a fixture home', () => {
       expect(it.blockedReason).toMatch(/Protected/);
     }
     expect(r.item('protected:claude:.claude.json').paths).toEqual([join(home(), '.claude.json')]);
-    expect(r.item('protected:claude:mystery-dir')).toMatchObject({ selectable: false, blockedReason: 'Unrecognized entry: read-only.' });
+    expect(r.item('protected:claude:mystery-dir')).toMatchObject({ selectable: false, blockedReason: 'Not recognized — not a Claude Code path cleanerx knows; it never guesses.' });
     for (const known of ['ide', 'statsig', 'telemetry']) expect(r.item(`protected:claude:${known}`)).toMatchObject({ selectable: false, blockedReason: 'Reported only.' });
     expect(r.sum.items.filter((i) => i.category === 'protected').every((i) => !i.selectable)).toBe(true);
     expect(r.sum.selection.some((e) => e.id.startsWith('protected:'))).toBe(false);
