@@ -9,6 +9,7 @@ import { expandTilde, resolveAgentHome } from '../shared/home.js';
 import { pendingPreview } from '../shared/pending.js';
 import { previewMemory, previewTranscript } from './preview.js';
 import { scanClaude } from './scan.js';
+import { claudeTempRoots } from './temp-roots.js';
 import { withClaudeSweep } from './sweep.js';
 import { findClaudeWriters } from './writers.js';
 
@@ -17,7 +18,8 @@ export const claudeAdapter: AgentAdapter = {
   displayName: 'Claude Code',
   memoryNotice: 'Automatic memory of Claude Code. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
   homeEnvVar: 'CLAUDE_CONFIG_DIR',
-  isolatedEnv: (home) => ({ CLAUDE_CONFIG_DIR: join(home, '.claude') }),
+  // Its temp roots too: a test's or the demo's Claude never writes, and cleanerx never reads, the real temp dir.
+  isolatedEnv: (home) => ({ CLAUDE_CONFIG_DIR: join(home, '.claude'), CLAUDE_CODE_TMPDIR: join(home, 'claude-tmp') }),
   labels: {
     // The source is Claude's entrypoint (cli, sdk-ts, claude-vscode…), shown as it is; Claude records pinned as false.
     sources: {},
@@ -31,10 +33,16 @@ export const claudeAdapter: AgentAdapter = {
   async hasData(home) {
     return Boolean((await lstatOrNull(join(home, 'projects')))?.isDirectory() || (await lstatOrNull(join(home, 'history.jsonl')))?.isFile());
   },
-  cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/\s*\(Claude Code\)\s*$/, '').trim(),
+  cleanVersion: (raw) =>
+    raw
+      .trim()
+      .split('\n')[0]!
+      .replace(/\s*\(Claude Code\)\s*$/, '')
+      .trim(),
   scan: async (inst, ctx, report) => withClaudeSweep(await scanClaude(inst, ctx, report), inst.home),
   fileRoute: {
-    roots: (inst) => [inst.home],
+    // The temp roots are removal roots only while they are the user's real directories (temp-roots.ts lists them so).
+    roots: (inst, ctx) => [inst.home, ...claudeTempRoots(ctx, [])],
     writers: async (inst, ctx) => (await findClaudeWriters(ctx, inst.home, [])).writers,
   },
   async preview(_inst, paths, itemId) {

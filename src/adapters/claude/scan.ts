@@ -15,6 +15,7 @@ import { cleanText } from '../../engine/core/text.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
 import { parseObject } from '../shared/jsonl.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, claudeFallbackTitle, readClaudeTranscript } from './transcript-reader.js';
+import { listClaudeTemp } from './temp-roots.js';
 import { CLAUDE_RUNNING_REASON, findClaudeWriters } from './writers.js';
 
 /** Claude reads at most 4 KiB of an archive mark. */
@@ -22,6 +23,8 @@ const ARCHIVE_MARK_BYTES = 4096;
 /** A title sidecar holds one title and a few fields; anything larger is not one. */
 const TITLE_SIDECAR_BYTES = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Legacy per-session todo lists, `todos/<session id>-agent-<agent id>.json`: part of their session. */
+const TODO_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-agent-[0-9a-f-]{36}\.json$/i;
 
 /** Per-session roots: `<root>/<sessionId>` (debug also `<sessionId>.txt`). */
 export const PER_SESSION_ROOTS = ['tasks', 'file-history', 'image-cache', 'uploads', 'session-env', 'debug'] as const;
@@ -62,17 +65,72 @@ interface Combined {
 }
 
 const COMBINED: Combined[] = [
-  { id: 'claude-history', label: 'Prompt history', subtitle: 'Up-arrow recall of past prompts (history.jsonl)', category: 'log', risk: 'review', recoverable: true, names: ['history.jsonl'] },
-  { id: 'claude-cache', label: 'Claude Code caches', subtitle: 'Regenerable caches', category: 'cache', risk: 'safe', recoverable: false, names: ['cache', 'paste-cache', 'stats-cache.json', 'usage-data'] },
-  { id: 'claude-temporary', label: 'Claude Code temporary data', subtitle: 'Plans, shell snapshots, legacy todos and logs', category: 'temporary', risk: 'safe', recoverable: false, names: ['plans', 'shell-snapshots', 'todos', 'logs'] },
+  {
+    id: 'claude-history',
+    label: 'Prompt history',
+    subtitle: 'Up-arrow recall of past prompts (history.jsonl)',
+    category: 'log',
+    risk: 'review',
+    recoverable: true,
+    names: ['history.jsonl'],
+  },
+  {
+    id: 'claude-cache',
+    label: 'Claude Code caches',
+    subtitle: 'Regenerable caches',
+    category: 'cache',
+    risk: 'safe',
+    recoverable: false,
+    names: ['cache', 'paste-cache', 'stats-cache.json', 'usage-data'],
+  },
+  {
+    id: 'claude-temporary',
+    label: 'Claude Code temporary data',
+    subtitle: 'Plans, shell snapshots, legacy todos and logs',
+    category: 'temporary',
+    risk: 'safe',
+    recoverable: false,
+    names: ['plans', 'shell-snapshots', 'todos', 'logs'],
+  },
 ];
 
 /** Top-level names Claude Code itself writes that cleanerx reports but does not clean. */
 const KNOWN_OTHER = new Set([
-  'projects', ...PER_SESSION_ROOTS, 'sessions', 'ide', 'statsig', 'telemetry', 'shares', 'traces', 'startup-perf', 'jobs', 'daemon', 'teams',
-  'state', 'storage-v2', 'mcp-discovery-cache', 'chrome', 'feedback-bundles', 'api-dumps', 'cowork_plugins', 'downloads', 'dump-prompts',
-  'feedback', 'file-transfers', 'local', 'local-settings', 'mcp-skill-archives', 'project-settings', 'remote', 'remote-control', 'scratch',
-  'seed-admin', 'systemd', '.last-cleanup', 'mcp-needs-auth-cache.json', '.config.json',
+  'projects',
+  ...PER_SESSION_ROOTS,
+  'sessions',
+  'ide',
+  'statsig',
+  'telemetry',
+  'shares',
+  'traces',
+  'startup-perf',
+  'jobs',
+  'daemon',
+  'teams',
+  'state',
+  'storage-v2',
+  'mcp-discovery-cache',
+  'chrome',
+  'feedback-bundles',
+  'api-dumps',
+  'cowork_plugins',
+  'downloads',
+  'dump-prompts',
+  'feedback',
+  'file-transfers',
+  'local',
+  'local-settings',
+  'mcp-skill-archives',
+  'project-settings',
+  'remote',
+  'remote-control',
+  'scratch',
+  'seed-admin',
+  'systemd',
+  '.last-cleanup',
+  'mcp-needs-auth-cache.json',
+  '.config.json',
 ]);
 
 interface Transcript {
@@ -115,7 +173,13 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     }
   }
 
+  const todos = listTodos(home);
+  for (const [key, paths] of todos.bySession) perSession.set(key, [...(perSession.get(key) ?? []), ...paths]);
+
   const { transcripts, memoryDirs, orphanDirs } = listProjects(home, warnings);
+  // Temp folders named by a transcript's id go with its session (lstat only: task output can be terabytes).
+  const temp = listClaudeTemp(ctx, new Set(transcripts.map((t) => t.id.toLowerCase())), warnings);
+  inv.attributionRoots = temp.roots;
   const head = Buffer.allocUnsafe(CLAUDE_HEAD_BYTES);
   const tail = Buffer.allocUnsafe(CLAUDE_TAIL_BYTES);
   const projects = new Map<string, ProjectGroup & { bucketLabel: string }>();
@@ -166,14 +230,23 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
       const code = (e as NodeJS.ErrnoException).code;
       warnings.push({
         path: t.file,
-        reason: code === 'ENOENT' ? 'Skipped Claude transcript that vanished during the scan.' : code === 'ELOOP' ? 'Skipped unrecognized or linked Claude transcript.' : `Skipped unreadable Claude transcript (${code ?? 'error'}).`,
+        reason:
+          code === 'ENOENT'
+            ? 'Skipped Claude transcript that vanished during the scan.'
+            : code === 'ELOOP'
+              ? 'Skipped unrecognized or linked Claude transcript.'
+              : `Skipped unreadable Claude transcript (${code ?? 'error'}).`,
       });
       continue;
     }
     files++;
     bytes += st.size;
     if (files % 500 === 0) onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
-    const extra = [...(t.sessionDir ? [join(t.bucket, t.id)] : []), ...(perSession.get(t.id.toLowerCase()) ?? [])];
+    const extra = [
+      ...(t.sessionDir ? [join(t.bucket, t.id)] : []),
+      ...(perSession.get(t.id.toLowerCase()) ?? []),
+      ...(temp.bySession.get(t.id.toLowerCase()) ?? []),
+    ];
     owned.add(t.id.toLowerCase());
     // The transcript's own stat is the fstat of the file just read (no second lstat per transcript).
     const tree = walkOwned([t.file, ...extra], { uid: ctx.uid, firstStat: st });
@@ -237,8 +310,15 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     .filter(([, p]) => inv.sessions.some((s) => s.projectId === p.id))
     .map(([, { id, label, roots }]) => ({ id, label, roots }));
 
+  // A todo list whose session is gone stays with the temporary data; one whose session is listed went with it.
+  const todoRest = todos.files.filter((p) => !owned.has(todoSession(p)));
+  const overrides = new Map<string, string[]>();
+  if (todoRest.length < todos.files.length) overrides.set('todos', [...todoRest, ...todos.other]);
   inv.items.push(...orphanItems(perSession, owned, orphanDirs, blockAll, ctx));
-  inv.items.push(...combinedItems(home, blockAll, ctx, warnings));
+  inv.items.push(...combinedItems(home, blockAll, ctx, warnings, overrides));
+  for (const [id, paths] of temp.bySession) if (!owned.has(id)) temp.rest.push(...paths);
+  const tempItem = claudeTempItem(temp.rest, blockAll, ctx);
+  if (tempItem) inv.items.push(tempItem);
   inv.items.push(...readOnlyItems(home, ctx, warnings));
   return inv;
 }
@@ -293,7 +373,8 @@ function listProjects(
   const memoryDirs: { dir: string; bucket: string; bucketKey: string }[] = [];
   /** `projects/<bucket>/<id>/` session dirs (subagents, tool results) with no `<id>.jsonl` beside them. */
   const orphanDirs: string[] = [];
-  const rootUnreadable = (code: string): void => void warnings.push({ path: root, reason: `Could not read Claude's projects directory (${code}): no session is listed; check its permissions.` });
+  const rootUnreadable = (code: string): void =>
+    void warnings.push({ path: root, reason: `Could not read Claude's projects directory (${code}): no session is listed; check its permissions.` });
   for (const b of listDirSorted(root, rootUnreadable)) {
     const bucket = join(root, b.name);
     if (b.isSymbolicLink()) {
@@ -302,7 +383,14 @@ function listProjects(
     }
     if (!b.isDirectory()) continue;
     const bucketKey = canonicalPath(bucket);
-    const entries = listDirSorted(bucket, (code) => void warnings.push({ path: bucket, reason: `Could not read this Claude project directory (${code}): its sessions are not listed; check its permissions.` }));
+    const entries = listDirSorted(
+      bucket,
+      (code) =>
+        void warnings.push({
+          path: bucket,
+          reason: `Could not read this Claude project directory (${code}): its sessions are not listed; check its permissions.`,
+        }),
+    );
     const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
     const names = new Set(entries.map((e) => e.name));
     for (const e of entries) {
@@ -368,11 +456,23 @@ function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, orph
   return items;
 }
 
-function combinedItems(home: string, blockAll: string | undefined, ctx: HostContext, warnings: ScanWarning[]): Item[] {
+/** `overrides`: a name's entries when part of it went with sessions (todos), instead of the whole entry. */
+function combinedItems(
+  home: string,
+  blockAll: string | undefined,
+  ctx: HostContext,
+  warnings: ScanWarning[],
+  overrides: ReadonlyMap<string, string[]>,
+): Item[] {
   const items: Item[] = [];
   for (const c of COMBINED) {
     const paths: string[] = [];
     for (const n of c.names) {
+      const some = overrides.get(n);
+      if (some) {
+        paths.push(...some);
+        continue;
+      }
       const p = join(home, n);
       const st = lstatSyncOrNull(p);
       if (!st) continue;
@@ -403,6 +503,54 @@ function combinedItems(home: string, blockAll: string | undefined, ctx: HostCont
   return items;
 }
 
+/** `todos/`: the legacy per-session todo lists by session, and its other entries. */
+function listTodos(home: string): { bySession: Map<string, string[]>; files: string[]; other: string[] } {
+  const out = { bySession: new Map<string, string[]>(), files: [] as string[], other: [] as string[] };
+  const dir = join(home, 'todos');
+  const st = lstatSyncOrNull(dir);
+  if (!st?.isDirectory()) return out;
+  for (const d of listDirSorted(dir)) {
+    const p = join(dir, d.name);
+    const m = TODO_FILE.exec(d.name);
+    if (!m || !d.isFile()) {
+      out.other.push(p);
+      continue;
+    }
+    const key = m[1]!.toLowerCase();
+    out.files.push(p);
+    out.bySession.set(key, [...(out.bySession.get(key) ?? []), p]);
+  }
+  return out;
+}
+
+function todoSession(p: string): string {
+  return (TODO_FILE.exec(basename(p))?.[1] ?? '').toLowerCase();
+}
+
+/**
+ * What of Claude's temp roots no session took: task output of sessions whose
+ * folder does not name them, and the daemon's files. Sized by lstat alone.
+ */
+function claudeTempItem(paths: string[], blockAll: string | undefined, ctx: HostContext): Item | null {
+  if (!paths.length) return null;
+  const tree = walkOwned(paths, { uid: ctx.uid });
+  const blocked = blockAll ?? tree.unsafe;
+  return {
+    id: 'claude-temp',
+    category: 'temporary',
+    label: 'Claude Code temp files',
+    subtitle: 'Background task output and daemon files in the temp dir (claude-<uid>/, cc-daemon-<uid>/)',
+    paths,
+    bytes: tree.bytes,
+    modifiedAt: tree.newestMtime || undefined,
+    risk: 'safe',
+    recoverable: false,
+    selectable: !blocked,
+    blockedReason: blocked,
+    metadata: { requiresAgentExit: true, regenerable: false, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+  };
+}
+
 /** Protected configuration and everything not recognized: listed by name, never opened, never selectable. */
 function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[]): Item[] {
   const items: Item[] = [];
@@ -430,8 +578,12 @@ function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[]):
       recoverable: false,
       selectable: false,
       blockedReason:
-        kind === 'protected' ? 'Protected: credentials, configuration and rules are never cleaned.' : kind === 'known' ? 'Reported only.' : 'Unrecognized entry: read-only.',
-      metadata: { protected: kind === 'protected' },
+        kind === 'protected'
+          ? 'Protected: credentials, configuration and rules are never cleaned.'
+          : kind === 'known'
+            ? 'Reported only.'
+            : 'Not recognized — not a Claude Code path cleanerx knows; it never guesses.',
+      metadata: { protected: kind === 'protected', ...(kind === 'unknown' ? { unrecognized: true } : {}) },
     });
   };
   for (const name of CLAUDE_PROTECTED) if (name !== '.claude.json') add(name, join(home, name), 'protected');

@@ -37,16 +37,10 @@ export function claudeTempRootPaths(ctx: HostContext): string[] {
   return [join(base, `claude-${ctx.uid}`), join(base, `cc-daemon-${ctx.uid}`)];
 }
 
-/**
- * Lists the temp roots. `sessionIds` (lower case) are the sessions the scan
- * found: a `<project>/<id>/` directory goes with its session only when that
- * session exists; any other goes with the rest.
- */
-export function listClaudeTemp(ctx: HostContext, sessionIds: ReadonlySet<string>, warnings: ScanWarning[]): ClaudeTemp {
-  const out: ClaudeTemp = { roots: [], bySession: new Map(), rest: [] };
-  const [tasksRoot, daemonRoot] = claudeTempRootPaths(ctx);
-  if (!tasksRoot || !daemonRoot) return out;
-  for (const root of [tasksRoot, daemonRoot]) {
+/** The roots that exist, are real directories (not links) and are the user's; any other is warned about. */
+export function claudeTempRoots(ctx: HostContext, warnings: ScanWarning[]): string[] {
+  const roots: string[] = [];
+  for (const root of claudeTempRootPaths(ctx)) {
     const st = lstatOrNull(root);
     if (!st) continue;
     if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -57,8 +51,19 @@ export function listClaudeTemp(ctx: HostContext, sessionIds: ReadonlySet<string>
       warnings.push({ path: root, reason: 'Skipped Claude Code temp root owned by another user.' });
       continue;
     }
-    out.roots.push(root);
+    roots.push(root);
   }
+  return roots;
+}
+
+/**
+ * Lists the temp roots. `sessionIds` (lower case) are the sessions the scan
+ * found: a `<project>/<id>/` directory goes with its session only when that
+ * session exists; any other goes with the rest.
+ */
+export function listClaudeTemp(ctx: HostContext, sessionIds: ReadonlySet<string>, warnings: ScanWarning[]): ClaudeTemp {
+  const out: ClaudeTemp = { roots: claudeTempRoots(ctx, warnings), bySession: new Map(), rest: [] };
+  const daemonRoot = claudeTempRootPaths(ctx)[1];
   for (const root of out.roots) {
     if (root === daemonRoot) {
       for (const name of names(root, warnings)) if (ownEntry(join(root, name), ctx, warnings)) out.rest.push(join(root, name));
