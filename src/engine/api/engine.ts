@@ -99,6 +99,9 @@ export class Engine implements EngineApi {
     return (this.settingsCache ?? (await this.loadSettings())).settings;
   }
 
+  /** The agent's running writers without a scan (`doctor`: a Codex scan starts its App Server). */
+  async writers(agent: AgentKind): Promise<ScanSummary['writers']> { const a = this.adapter(agent); return a.fileRoute ? a.fileRoute.writers(await detectOne(a, this.ctx, (await this.settings()).homeOverrides[agent], false), this.ctx) : []; }
+
   async detect(opts: { versions?: boolean; agents?: AgentKind[] } = {}): Promise<Installation[]> {
     const s = await this.settings();
     const adapters = opts.agents ? this.adapters.filter((a) => opts.agents!.includes(a.kind)) : this.adapters;
