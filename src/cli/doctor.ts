@@ -34,8 +34,9 @@ export async function runDoctor(opts: DoctorOptions, { engine: makeEngine, io, e
     lines.push(row('cli.doctor.executable', i.executable ? safeText(i.executable) : say('cli.doctor.notFound')));
     lines.push(row('cli.doctor.version', safeText(i.version ?? '—')));
     if (i.state !== 'notFound') {
-      const s = await engine.scan(i.agent);
-      lines.push(row('cli.doctor.writers', s.writers.length ? writerList(s.writers) : say('cli.doctor.noWriters')));
+      // Only the running processes: a scan would start Codex's App Server and read every store.
+      const writers = await engine.writers(i.agent);
+      lines.push(row('cli.doctor.writers', writers.length ? writerList(writers) : say('cli.doctor.noWriters')));
     }
     for (const w of i.warnings) lines.push(row('cli.doctor.warning', safeText(w)));
   }
