@@ -3,14 +3,14 @@
 // temporary entries (allowlisted path removal), orphan media (inspect-only),
 // and protected or unrecognized entries listed by name only.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { fileHolders, type Holder } from '../../engine/cleanup/compact-holders.js';
 import { formatBytes } from '../../engine/core/format.js';
 import { t } from '../../engine/core/i18n/index.js';
-import { readDbSpace, type DbSpace } from '../../engine/host/db-space.js';
-import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import { parseDbHeader, readDbSpace, type DbSpace } from '../../engine/host/db-space.js';
+import { listDirSorted, lstatSyncOrNull, readAtSync } from '../../engine/host/fsx.js';
 import type { Item, ScanWarning, Writer } from '../../engine/core/model.js';
 import { walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
@@ -324,7 +324,7 @@ export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarnin
       if (!isDbFile(d.name)) continue;
       const p = join(dir, d.name);
       // The databases themselves (not their side files) say how much of them is free pages; state databases are never compacted.
-      const space = /\.sqlite$/.test(d.name) ? readDbSpace(p) : null;
+      const space = /\.sqlite$/.test(d.name) ? dbSpace(p, process.getuid?.() ?? -1) : null;
       const about = space ? (/^state_\d+\.sqlite$/.test(d.name) ? t('compact.stateDb', { space: spaceText(space) }) : spaceText(space)) : null;
       add(
         `protected:db:${d.name}`,
@@ -340,6 +340,48 @@ export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarnin
     add(`protected:other:${d.name}`, d.name, join(home, d.name), 'unknown', 'Not a recognized Codex path; cleanerx never guesses');
   }
   return out.items;
+}
+
+/**
+ * readDbSpace, but never through an SQLite connection while the database's
+ * -wal and -shm exist (a connection, even a read-only one, opens both for
+ * writing, and the databases are files cleanerx only reads): then the
+ * 100-byte header, which counts the free pages as of the last checkpoint.
+ */
+export function dbSpace(path: string, uid: number): DbSpace {
+  const wal = lstatSyncOrNull(`${path}-wal`);
+  const shm = lstatSyncOrNull(`${path}-shm`);
+  const st = lstatSyncOrNull(path);
+  if (!wal || !shm || !st?.isFile() || !wal.isFile() || !shm.isFile() || (uid >= 0 && (st.uid !== uid || wal.uid !== uid || shm.uid !== uid)))
+    return readDbSpace(path, uid);
+  const sized = { path, fileBytes: st.size, walBytes: wal.size, shmBytes: shm.size };
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    return { ...sized, state: 'unreadable', reason: `The database cannot be opened for reading (${(e as NodeJS.ErrnoException).code ?? 'error'}).` };
+  }
+  try {
+    const fst = fstatSync(fd);
+    if (!fst.isFile() || fst.ino !== st.ino) return { ...sized, state: 'changed', reason: 'The database was replaced while cleanerx read it; look again.' };
+    const h = Buffer.alloc(100);
+    const header = parseDbHeader(h.subarray(0, readAtSync(fd, h, 100, 0)), fst.size);
+    if ('bad' in header) return { ...sized, state: header.bad, reason: header.reason };
+    return {
+      ...sized,
+      state: 'ok',
+      reason: 'Free pages as of the last checkpoint: frames still in the -wal are not counted.',
+      pageSize: header.pageSize,
+      pageCount: header.pageCount,
+      freePages: header.freePages,
+      reclaimableBytes: header.freePages * header.pageSize,
+      autoVacuum: header.autoVacuum,
+      journalMode: header.wal ? 'wal' : 'rollback',
+      readVia: 'header',
+    };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** File size, WAL size and free pages of one database, as the detail pane says them. */
@@ -419,7 +461,7 @@ export async function compactItem(
 ): Promise<Item | null> {
   const db = newestDb(dbHome, 'logs');
   if (!db) return null;
-  const space = readDbSpace(db, ctx.uid);
+  const space = dbSpace(db, ctx.uid);
   if (space.state !== 'ok' || space.freePages === undefined) return null;
   const gain = (space.reclaimableBytes ?? 0) + space.walBytes;
   const withRows = Boolean(rows && rows.rows > 0);
