@@ -22,7 +22,8 @@ export async function addReclaimItems(inst: Installation, ctx: HostContext, inv:
   const logBlock = inv.items.find((i) => i.id === 'logs:opencode')?.blockedReason;
   const homeBlock = running || !logBlock || logBlock.startsWith(UNSAFE_REASON) ? undefined : logBlock;
   const snaps = await scanSnapshotRepos(inst.home, ctx, inv.warnings);
-  if (snaps) {
+  // Nothing recognized (no repository OpenCode made): snapshot/ stays the one read-only entry the scan lists.
+  if (snaps?.repos.length) {
     const worktrees = inv.projects.flatMap((g) => g.roots);
     const items = snapshotItems(snaps, inv, running ? SNAPSHOTS_RUNNING_REASON : homeBlock, findSystemGit(ctx.env) !== null, worktrees);
     const strays = new ReadOnlyItems('OpenCode', inv.warnings);
