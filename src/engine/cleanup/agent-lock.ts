@@ -6,6 +6,7 @@
 
 import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { t } from '../core/i18n/index.js';
 import { AGENT_NAMES, type AgentKind } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 
@@ -64,18 +65,24 @@ function readHolder(path: string): { holder: LockHolder | null; ino: number } | 
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw new AgentLockError(`The cleanup lock ${path} is a symbolic link; remove it and try again.`);
-    throw new AgentLockError(`The cleanup lock ${path} cannot be read (${code}); check its permissions and try again.`);
+    if (code === 'ELOOP') throw new AgentLockError(t('lock.link', { path }));
+    throw new AgentLockError(t('lock.unreadable', { path, code: String(code) }));
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new AgentLockError(`The cleanup lock ${path} is not a regular file; remove it and try again.`);
+    if (!st.isFile()) throw new AgentLockError(t('lock.notRegular', { path }));
     const buf = Buffer.alloc(MAX_LOCK_BYTES);
     const n = readSync(fd, buf, 0, MAX_LOCK_BYTES, 0);
     let holder: LockHolder | null = null;
     try {
       const v = JSON.parse(buf.subarray(0, n).toString('utf8')) as Partial<LockHolder>;
-      if (typeof v.pid === 'number') holder = { pid: v.pid, procStart: typeof v.procStart === 'string' ? clean(v.procStart, 32) : null, startedAt: clean(v.startedAt, 40), command: clean(v.command) };
+      if (typeof v.pid === 'number')
+        holder = {
+          pid: v.pid,
+          procStart: typeof v.procStart === 'string' ? clean(v.procStart, 32) : null,
+          startedAt: clean(v.startedAt, 40),
+          command: clean(v.command),
+        };
     } catch {
       holder = null;
     }
@@ -114,15 +121,19 @@ export function acquireAgentLock(stateDir: string, agent: AgentKind, command = p
     try {
       fd = openSync(path, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new AgentLockError(`The cleanup lock ${path} cannot be created (${(e as NodeJS.ErrnoException).code}); check ${dir} and try again.`);
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new AgentLockError(t('lock.cannotCreate', { path, code: String((e as NodeJS.ErrnoException).code), dir }));
       const seen = readHolder(path);
       if (!seen) continue; // released meanwhile
       const h = seen.holder;
       if (h && alive(h)) {
-        throw new AgentLockError(`Another ${AGENT_NAMES[agent]} cleanup is running (pid ${h.pid}, started ${h.startedAt}, command: ${h.command}); wait for it to finish and try again.`, h);
+        throw new AgentLockError(
+          t('lock.running', { agent: AGENT_NAMES[agent], pid: String(h.pid), started: String(h.startedAt), command: String(h.command) }),
+          h,
+        );
       }
       if (!h && Date.now() - lstatSync(path).mtimeMs < 5000) {
-        throw new AgentLockError(`Another ${AGENT_NAMES[agent]} cleanup is starting (lock ${path}); wait a moment and try again.`);
+        throw new AgentLockError(t('lock.starting', { agent: AGENT_NAMES[agent], path }));
       }
       // Stale: remove it only if it is still the file just read.
       try {
@@ -152,5 +163,5 @@ export function acquireAgentLock(stateDir: string, agent: AgentKind, command = p
       },
     };
   }
-  throw new AgentLockError(`The ${AGENT_NAMES[agent]} cleanup lock keeps changing (${path}); try again.`);
+  throw new AgentLockError(t('lock.changing', { agent: AGENT_NAMES[agent], path }));
 }

@@ -1,6 +1,7 @@
 // cleanerx's own state directories (XDG, with CLEANERX_* overrides for tests).
 
 import { isAbsolute, join } from 'node:path';
+import { t } from '../core/i18n/index.js';
 import { cleanText } from '../core/text.js';
 
 export interface OwnDirs {
@@ -39,7 +40,15 @@ export function ownDirs(env: Readonly<Record<string, string | undefined>>): OwnD
 /** Variables that move a home; a leading "~/" is expanded against HOME for these. */
 const AGENT_HOME_VARS = ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'PI_CODING_AGENT_DIR'];
 /** XDG base dirs and cleanerx's own overrides: taken literally, no tilde. */
-const LITERAL_DIR_VARS = ['XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'CLEANERX_CONFIG_DIR', 'CLEANERX_STATE_DIR', 'CLEANERX_DATA_DIR'];
+const LITERAL_DIR_VARS = [
+  'XDG_DATA_HOME',
+  'XDG_CONFIG_HOME',
+  'XDG_STATE_HOME',
+  'XDG_CACHE_HOME',
+  'CLEANERX_CONFIG_DIR',
+  'CLEANERX_STATE_DIR',
+  'CLEANERX_DATA_DIR',
+];
 
 /**
  * A relative directory in the environment would resolve against whatever
@@ -50,8 +59,7 @@ const LITERAL_DIR_VARS = ['XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 
  */
 export function checkEnvDirs(env: Readonly<Record<string, string | undefined>>): void {
   homeOf(env);
-  const bad = (name: string, value: string): UsageError =>
-    new UsageError(`${name} is a relative path ("${cleanText(value, 200)}"); set it to an absolute path or unset it.`);
+  const bad = (name: string, value: string): UsageError => new UsageError(t('dirs.relative', { name, value: cleanText(value, 200) }));
   for (const name of AGENT_HOME_VARS) {
     const v = env[name]?.trim();
     if (v && !isAbsolute(v) && v !== '~' && !v.startsWith('~/')) throw bad(name, v);
@@ -62,7 +70,7 @@ export function checkEnvDirs(env: Readonly<Record<string, string | undefined>>):
   }
   const db = env.OPENCODE_DB?.trim();
   if (db && db !== ':memory:' && !isAbsolute(db) && (db.includes('/') || db === '.' || db === '..')) {
-    throw new UsageError(`OPENCODE_DB is a relative path ("${cleanText(db, 200)}"); set it to an absolute path, a file name inside OpenCode's data dir, or unset it.`);
+    throw new UsageError(t('dirs.relativeDb', { value: cleanText(db, 200) }));
   }
 }
 

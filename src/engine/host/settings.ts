@@ -6,7 +6,7 @@ import { isAbsolute, join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
 import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
 import { AGENT_KINDS, type AgentKind } from '../core/model.js';
-import type { LanguageSetting } from '../core/i18n/index.js';
+import { type LanguageSetting, t } from '../core/i18n/index.js';
 import { cleanText } from '../core/text.js';
 
 export interface Settings {
@@ -50,20 +50,20 @@ export async function loadSettings(configDir: string): Promise<LoadedSettings> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { settings: clone(DEFAULT_SETTINGS), path };
     const reason = e instanceof BoundedReadError ? e.reason : 'unreadable';
-    const what =
+    const key =
       reason === 'link'
-        ? 'is a symbolic link (not followed)'
+        ? 'settings.file.link'
         : reason === 'notRegular'
-          ? 'is not a regular file'
+          ? 'settings.file.notRegular'
           : reason === 'tooLarge'
-            ? 'is too large'
-            : 'cannot be read';
-    return { settings: clone(DEFAULT_SETTINGS), path, warning: `${path} ${what}; using defaults.` };
+            ? 'settings.file.tooLarge'
+            : 'settings.file.unreadable';
+    return { settings: clone(DEFAULT_SETTINGS), path, warning: t(key, { path }) };
   }
   try {
     return { settings: validateSettings(JSON.parse(raw)), path };
   } catch (e) {
-    return { settings: clone(DEFAULT_SETTINGS), path, warning: `${path} is invalid (${(e as Error).message}); using defaults until you save.` };
+    return { settings: clone(DEFAULT_SETTINGS), path, warning: t('settings.file.invalid', { path, reason: (e as Error).message }) };
   }
 }
 

@@ -5,6 +5,7 @@
 
 import { enApp } from './en-app.js';
 import { enCli } from './en-cli.js';
+import { enEngine } from './en-engine.js';
 
 export interface Plural {
   one?: string;
@@ -15,6 +16,7 @@ export const en = {
   // The app's and the command line's blocks live in their own files.
   ...enApp,
   ...enCli,
+  ...enEngine,
   // ---- counts (a noun agreeing with its number) ----
   'count.items': { one: '{count} item', other: '{count} items' },
   'count.sessions': { one: '{count} session', other: '{count} sessions' },
