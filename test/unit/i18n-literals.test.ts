@@ -83,8 +83,8 @@ const ALLOWED = new Set([
   ...['engineReady', 'detected', 'scanStart', 'provisional', 'scanDone', 'key', 'firstRows', 'settled '],
   // Encodings, yargs' own locale name and option names, a default PATH, the error line's prefix (the product's name).
   ...['utf8', 'zh_CN', 'help', 'version', '/usr/bin:/bin', 'cleanerx: '],
-  // Recovery's actions and the journal's path states: the words its command line takes and prints, in every language.
-  ...['accept', 'close', 'restore', 'rescan', 'intact', 'missing', 'changed', 'replaced', 'canAccept', 'canClose', 'canRestore'],
+  // Cleanup actions (archive is typed to confirm), recovery's actions and the journal's path states: the words its command line takes and prints, in every language.
+  ...['archive', 'unarchive', 'accept', 'close', 'restore', 'rescan', 'intact', 'missing', 'changed', 'replaced', 'canAccept', 'canClose', 'canRestore'],
 ]);
 
 /** Methods whose first argument is a name in code: yargs' option and command specs, events, perf marks. */
