@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
-import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, readAtSync } from '../../engine/host/fsx.js';
+import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, lstatSyncOrNull, readAtSync } from '../../engine/host/fsx.js';
 import { fileRevision, walkOwned } from '../../engine/inventory/revision.js';
 import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
@@ -25,8 +25,13 @@ export const PI_PROTECTED = [
   'settings.json',
   'models.json',
   'trust.json',
+  'mcp.json',
   'keybindings.json',
+  'managed-install.json',
+  'oauth.json.migrated',
   'AGENTS.md',
+  'AGENTS.override.md',
+  'CLAUDE.md',
   'SYSTEM.md',
   'APPEND_SYSTEM.md',
   'prompts',
@@ -319,7 +324,107 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   inv.sessions = [...byId.values()];
   inv.projects = [...[...projects.values()].map(({ id, label, roots }) => ({ id, label, roots })), ...linkedProjects];
   inv.items = await otherItems(home, blockAll, warnings);
+  inv.items.push(...(await pathItems(home, blockAll)), ...straySessionFiles(home));
   return inv;
+}
+
+/** Logs, crash reports and regenerable binaries pi writes by itself: removable while pi is stopped. */
+const PI_PATH_ITEMS = [
+  {
+    id: 'log:pi',
+    category: 'log',
+    label: 'pi debug and crash logs',
+    subtitle: '/debug output (pi-debug.log) and the last crashes (crashes.json)',
+    names: ['pi-debug.log', 'crashes.json'],
+  },
+  { id: 'cache:pi-bin', category: 'cache', label: 'pi managed binaries', subtitle: 'fd and rg, fetched again when pi needs them (bin/)', names: ['bin'] },
+  { id: 'temporary:pi', category: 'temporary', label: 'pi temporary files', subtitle: 'Extension temp files (tmp/)', names: ['tmp'] },
+] as const;
+
+async function pathItems(home: string, blockAll: string | undefined): Promise<Item[]> {
+  const items: Item[] = [];
+  for (const d of PI_PATH_ITEMS) {
+    const paths: string[] = [];
+    for (const n of d.names) {
+      const st = await lstatOrNull(join(home, n));
+      // A link is left to the not-recognized rows (never followed, never removed).
+      if (st && !st.isSymbolicLink() && (st.isFile() || st.isDirectory())) paths.push(join(home, n));
+    }
+    if (!paths.length) continue;
+    // No revision recorded here: the engine walks the item with the user's uid, and one not theirs is made read-only.
+    const tree = walkOwned(paths, { uid: -1 });
+    const blocked = blockAll;
+    items.push({
+      id: d.id,
+      category: d.category,
+      label: d.label,
+      subtitle: d.subtitle,
+      paths,
+      bytes: tree.bytes,
+      modifiedAt: tree.newestMtime || undefined,
+      risk: 'safe',
+      recoverable: false,
+      selectable: !blocked,
+      blockedReason: blocked,
+      metadata: { requiresAgentExit: true, regenerable: true },
+    });
+  }
+  // Legacy: fd/rg moved to bin/, custom tools became extensions; what is left may be the user's own.
+  const tools = await lstatOrNull(join(home, 'tools'));
+  if (tools?.isDirectory()) {
+    const p = join(home, 'tools');
+    items.push({
+      id: 'legacy:pi:tools',
+      category: 'protected',
+      label: 'tools',
+      subtitle: 'Legacy pi tools folder; may hold your own tools, reported only',
+      paths: [p],
+      bytes: walkOwned([p], { uid: -1, maxEntries: 200_000 }).bytes,
+      modifiedAt: tools.mtimeMs,
+      risk: 'protected',
+      recoverable: false,
+      selectable: false,
+      blockedReason: 'Reported only: a legacy folder that may hold your own tools.',
+      metadata: { protected: false },
+    });
+  }
+  return items;
+}
+
+/**
+ * Session files pi does not list where they are: legacy files in the agent
+ * folder (pi before 0.30; pi moves them into their bucket on its next start)
+ * and files directly in sessions/ (pi ignores them). Shown read-only, sized by
+ * lstat, never opened.
+ */
+function straySessionFiles(home: string): Item[] {
+  const items: Item[] = [];
+  const add = (dir: string, reason: string): void => {
+    for (const e of listDirSorted(dir)) {
+      if (!e.name.endsWith('.jsonl') || !e.isFile()) continue;
+      const p = join(dir, e.name);
+      const st = lstatSyncOrNull(p);
+      if (!st) continue;
+      // The row says why (as a link's row does): no warning besides.
+      items.push({
+        id: `stray:pi:${p}`,
+        category: 'session',
+        label: `${cleanText(e.name, 200)} (not listed by pi)`,
+        subtitle: reason,
+        paths: [p],
+        bytes: allocatedBytes(st),
+        modifiedAt: st.mtimeMs,
+        risk: 'protected',
+        recoverable: false,
+        selectable: false,
+        blockedReason: `Read-only: ${reason}`,
+        metadata: {},
+      });
+    }
+  };
+  add(home, 'a session file from pi before 0.30 in the agent folder; pi moves it into its project bucket on its next start.');
+  add(join(home, 'sessions'), 'a session file directly in sessions/, outside any project bucket; pi does not list it.');
+  return items;
 }
 
 /** A project's label while the scan runs (the final pass recomputes it from every root). */
