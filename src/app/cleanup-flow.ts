@@ -40,7 +40,7 @@ export class CleanupFlow {
     ctx.hold(t('flow.preparing'), st.engine.plan(st.summary.snapshotId, ids, action), (plan) => {
       const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
       st.modal = new ReviewModal(st.screen, st.theme, plan, blockers, (backup) => {
-        if (!backup) return void this.runCleanup(plan.id, {});
+        if (!backup) return void this.runCleanup(plan.id, {}, plan.action);
         this.askBackupPassphrase((passphrase) => void this.runCleanup(plan.id, { backup: true, passphrase }));
       });
     });
@@ -70,7 +70,7 @@ export class CleanupFlow {
     });
   }
 
-  private async runCleanup(planId: string, opts: { backup?: boolean; passphrase?: string }): Promise<void> {
+  private async runCleanup(planId: string, opts: { backup?: boolean; passphrase?: string }, action: PlanAction = 'delete'): Promise<void> {
     const { st, ctx } = this;
     const progress = new ProgressModal(st.screen, st.theme, () => void st.engine.stopExecution());
     st.modal = progress;
@@ -88,7 +88,10 @@ export class CleanupFlow {
       }
       progress.destroy();
       st.modal = null;
-      if (r.status === 'complete') {
+      if (r.status === 'complete' && action !== 'delete') {
+        ctx.openDialog(t('flow.archiveTitle'), [braces(r.message), '', t(action === 'archive' ? 'flow.archiveConfirmed' : 'flow.unarchiveConfirmed')]);
+        st.summaryChanged();
+      } else if (r.status === 'complete') {
         ctx.openDialog(t('flow.completeTitle'), [
           t('flow.removed', { items: t('count.items', { count: r.removedItems }), bytes: formatBytes(r.removedBytes) }),
           '',
