@@ -17,7 +17,7 @@ import { spawn, type IPty } from '@lydell/node-pty';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import xterm from '@xterm/headless';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -49,6 +49,14 @@ export const KEYS = {
 const PENDING = /Loading details…|Scanning…|Waiting for scan data|Preparing the review|Reading the backup key/;
 
 const RESIZE_SETTLE = 600;
+/**
+ * The output is quiet once no byte has come for this long. The app writes a
+ * frame in one write, but the terminal takes it in chunks: between two of
+ * them the screen shows the new frame's top over the old one's bottom.
+ */
+const OUTPUT_QUIET_MS = 80;
+/** The longest wait for the app's settled signal before a redraw comparison. */
+const APP_SETTLE_MAX = 8000;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -64,6 +72,10 @@ export abstract class ScreenDriver {
   protected readonly scratch: string;
   settledFile: string;
   private settledAtInput = 0;
+  /** The app never settled within APP_SETTLE_MAX once: later steps do not wait for it again. */
+  private settleTimedOut = false;
+  /** When output last came from the app (Date.now()), as far as the driver can tell. */
+  protected abstract lastOutputAt(): number;
 
   constructor(
     public cols: number,
@@ -120,7 +132,10 @@ export abstract class ScreenDriver {
     for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
     // A test that reads the signal itself names the file; waitSettled() reads that one then.
     // `CLEANERX_SETTLED_FILE: undefined` runs the app without the signal (waitSettled() then times out).
-    if ('CLEANERX_SETTLED_FILE' in env && env.CLEANERX_SETTLED_FILE === undefined) return { ...out, TERM: termName, LANG: 'C.UTF-8' };
+    if ('CLEANERX_SETTLED_FILE' in env && env.CLEANERX_SETTLED_FILE === undefined) {
+      this.settledSignalOff = true;
+      return { ...out, TERM: termName, LANG: 'C.UTF-8' };
+    }
     if (out.CLEANERX_SETTLED_FILE) this.settledFile = out.CLEANERX_SETTLED_FILE;
     return { ...out, TERM: termName, LANG: 'C.UTF-8', CLEANERX_SETTLED_FILE: this.settledFile };
   }
@@ -202,6 +217,47 @@ export abstract class ScreenDriver {
     }
   }
 
+  /**
+   * Waits until no output has come for `quiet` ms (at most `max` ms), so a
+   * grab never catches a frame half taken by the terminal. Resolves false when
+   * the output never paused.
+   */
+  async outputQuiet(quiet = OUTPUT_QUIET_MS, max = 2000): Promise<boolean> {
+    const end = Date.now() + max;
+    for (;;) {
+      await this.flush();
+      // Let the event loop read what is already waiting (a timer can run before the I/O it raced).
+      await new Promise((r) => setImmediate(r));
+      await this.flush();
+      const idle = Date.now() - this.lastOutputAt();
+      if (idle >= quiet) return true;
+      if (Date.now() > end) return false;
+      await sleep(Math.min(quiet - idle, 20) + 1);
+    }
+  }
+
+  /**
+   * Whether the app has gone idle since the last key (its settled signal),
+   * waiting for it at most APP_SETTLE_MAX; true when the signal is off (nothing to wait for).
+   */
+  private async appSettled(): Promise<boolean> {
+    if (this.settleTimedOut) return false;
+    if (this.settledSignalOff) return true;
+    const end = Date.now() + APP_SETTLE_MAX;
+    while (this.settledCount() <= this.settledAtInput) {
+      if (this.exitCode !== null) return false;
+      if (Date.now() > end) {
+        this.settleTimedOut = true;
+        return false;
+      }
+      await sleep(10);
+    }
+    return true;
+  }
+
+  /** The test ran the app without the settled signal. */
+  protected settledSignalOff = false;
+
   /** The invariants, then the redraw check: Ctrl-L must change nothing a settled screen shows. */
   async step(where: string): Promise<void> {
     this.steps++;
@@ -209,6 +265,9 @@ export abstract class ScreenDriver {
     // blessed redraws 300 ms after a resize: until then the terminal shows the old frame, reflowed.
     const since = Date.now() - this.resizedAt;
     if (since < RESIZE_SETTLE) await sleep(RESIZE_SETTLE - since);
+    // Every screen checked is a whole frame: the output has paused (a frame the terminal has taken only in part
+    // showed the review's prompt over the old footer and no bottom border).
+    await this.outputQuiet();
     // While something is still on its way (a scan, a detail) the screen is checked as it is, without waiting
     // (the journey may be watching that very moment); the redraw comparison needs a state that holds still.
     const now = await this.grab();
@@ -217,11 +276,16 @@ export abstract class ScreenDriver {
       if (problems.length) throw new Error(describeProblems(problems, now, `${where} (${this.where})`));
       return;
     }
+    // The redraw comparison waits for the app to be idle (no page, detail or plan on its way): a page
+    // answered after a short quiet spell is a change of state, not a stale cell (under load the first
+    // page of a start came 200–650 ms after the tab's count, and "Nothing matches" was taken for stale).
+    const idle = await this.appSettled();
+    await this.outputQuiet();
     // A longer quiet spell first: a page still on its way is a change of state, not a stale cell.
     const base = await this.settle(150);
     const problems = screenProblems(base.grab);
     if (problems.length) throw new Error(describeProblems(problems, base.grab, `${where} (${this.where})`));
-    if (!base.settled || PENDING.test(base.grab.lines.join('\n'))) return;
+    if (!idle || !base.settled || PENDING.test(base.grab.lines.join('\n'))) return;
     this.write(KEYS.ctrlL);
     const after = await this.settle();
     if (!after.settled || after.grab.signature === base.grab.signature) return;
@@ -232,7 +296,9 @@ export abstract class ScreenDriver {
       const a = base.grab.signature.split('\n');
       const b = after.grab.signature.split('\n');
       const diff = a
-        .map((row, i) => (row === b[i] ? null : `  line ${i + 1}: drawn  |${base.grab.lines[i]?.trimEnd()}|\n          redrawn|${after.grab.lines[i]?.trimEnd()}|`))
+        .map((row, i) =>
+          row === b[i] ? null : `  line ${i + 1}: drawn  |${base.grab.lines[i]?.trimEnd()}|\n          redrawn|${after.grab.lines[i]?.trimEnd()}|`,
+        )
         .filter(Boolean);
       throw new Error(
         `the screen differs from a full redraw of the same state ${where} (${this.where}): stale cells\n${diff.join('\n') || '  (attributes differ)'}`,
@@ -248,8 +314,10 @@ export class PtyScreen extends ScreenDriver {
   titles: string[] = [];
   readonly where: string;
   private exited: Promise<number>;
+  private lastData = Date.now();
 
-  constructor(args: string[], env: Readonly<Record<string, string | undefined>>, cols = 100, rows = 30, termName = 'xterm-256color') {
+  /** `program`: the script node runs (the built cleanerx unless a harness test puts a stand-in there). */
+  constructor(args: string[], env: Readonly<Record<string, string | undefined>>, cols = 100, rows = 30, termName = 'xterm-256color', program: string = CLI) {
     super(cols, rows);
     this.where = `xterm headless TERM=${termName} ${cols}×${rows}`;
     this.term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
@@ -257,13 +325,14 @@ export class PtyScreen extends ScreenDriver {
     this.term.loadAddon(new Unicode11Addon());
     this.term.unicode.activeVersion = '11';
     this.term.onTitleChange((t) => this.titles.push(t));
-    this.pty = spawn(process.execPath, [CLI, ...args], {
+    this.pty = spawn(process.execPath, [program, ...args], {
       name: termName,
       cols,
       rows,
       env: this.appEnv(env, termName),
     });
     this.pty.onData((d) => {
+      this.lastData = Date.now();
       this.raw += d;
       this.term.write(d);
     });
@@ -277,6 +346,10 @@ export class PtyScreen extends ScreenDriver {
 
   protected flush(): Promise<void> {
     return new Promise((r) => this.term.write('', r));
+  }
+
+  protected lastOutputAt(): number {
+    return this.lastData;
   }
 
   async grab(): Promise<Grab> {
@@ -367,6 +440,10 @@ export class TmuxScreen extends ScreenDriver {
   private readonly exitFile: string;
   private readonly stoppedFile: string;
   private readonly resumeFile: string;
+  /** The pane's output as tmux reads it (pipe-pane): only its growth is watched, for outputQuiet(). */
+  private readonly outputFile: string;
+  private outputSize = 0;
+  private outputAt = Date.now();
   private disposed = false;
 
   constructor(args: string[], env: Readonly<Record<string, string | undefined>>, cols = 100, rows = 30, termName = 'tmux-256color') {
@@ -378,10 +455,23 @@ export class TmuxScreen extends ScreenDriver {
     this.exitFile = join(this.dir, 'exit');
     this.stoppedFile = join(this.dir, 'stopped');
     this.resumeFile = join(this.dir, 'resume');
+    this.outputFile = join(this.dir, 'output');
     const conf = join(this.dir, 'tmux.conf');
-    writeFileSync(conf, [`set -g default-terminal ${termName}`, 'set -g default-shell /bin/sh', 'set -g status off', 'set -g escape-time 0', 'set -g remain-on-exit off', ''].join('\n'));
+    writeFileSync(
+      conf,
+      [
+        `set -g default-terminal ${termName}`,
+        'set -g default-shell /bin/sh',
+        'set -g status off',
+        'set -g escape-time 0',
+        'set -g remain-on-exit off',
+        '',
+      ].join('\n'),
+    );
     const vars = this.appEnv(env, termName);
-    const run = ['env -i', ...Object.entries(vars).map(([k, v]) => shQuote(`${k}=${v}`)), shQuote(process.execPath), shQuote(CLI), ...args.map(shQuote)].join(' ');
+    const run = ['env -i', ...Object.entries(vars).map(([k, v]) => shQuote(`${k}=${v}`)), shQuote(process.execPath), shQuote(CLI), ...args.map(shQuote)].join(
+      ' ',
+    );
     // A shell with job control, as users have: Ctrl-Z stops the app (148), `fg` brings it back when the test says so.
     const script = join(this.dir, 'run.sh');
     writeFileSync(
@@ -403,6 +493,21 @@ export class TmuxScreen extends ScreenDriver {
     const command = `/bin/bash ${shQuote(script)}`;
     this.tmux(['-f', conf, 'new-session', '-d', '-s', 'main', '-x', String(cols), '-y', String(rows), command]);
     this.tmux(['set-option', '-g', 'window-size', 'manual']);
+    this.tmux(['pipe-pane', '-t', 'main', `cat >> ${shQuote(this.outputFile)}`]);
+  }
+
+  protected lastOutputAt(): number {
+    let size = this.outputSize;
+    try {
+      size = statSync(this.outputFile).size;
+    } catch {
+      // Not written yet.
+    }
+    if (size !== this.outputSize) {
+      this.outputSize = size;
+      this.outputAt = Date.now();
+    }
+    return this.outputAt;
   }
 
   private tmux(args: string[]): string {
@@ -525,9 +630,7 @@ export interface Config {
 
 /** Every terminal at every size. */
 export function fullMatrix(): Config[] {
-  return TERMINALS.flatMap((terminal) =>
-    SIZES.map(([cols, rows]) => ({ name: `${terminal.kind} ${terminal.term} ${cols}×${rows}`, terminal, cols, rows })),
-  );
+  return TERMINALS.flatMap((terminal) => SIZES.map(([cols, rows]) => ({ name: `${terminal.kind} ${terminal.term} ${cols}×${rows}`, terminal, cols, rows })));
 }
 
 export function openScreen(c: Config, args: string[], env: Readonly<Record<string, string | undefined>>): ScreenDriver {
@@ -548,6 +651,8 @@ export interface OpenApp {
   rows?: number;
   /** The TERM the app sees (xterm-256color headless, tmux-256color in tmux). */
   term?: string;
+  /** Headless only: a script run in place of dist/cli.js (the harness's own tests drive a stand-in app). */
+  program?: string;
 }
 
 const open = new Set<ScreenDriver>();
@@ -563,7 +668,7 @@ export function openApp(o: OpenApp): ScreenDriver {
   let s: ScreenDriver;
   if (typeof o.terminal === 'object') s = openScreen(o.terminal, args, o.env);
   else if (o.terminal === 'tmux') s = new TmuxScreen(args, o.env, o.cols ?? 100, o.rows ?? 30, o.term ?? 'tmux-256color');
-  else s = new PtyScreen(args, o.env, o.cols ?? 100, o.rows ?? 30, o.term ?? 'xterm-256color');
+  else s = new PtyScreen(args, o.env, o.cols ?? 100, o.rows ?? 30, o.term ?? 'xterm-256color', o.program);
   open.add(s);
   return s;
 }
