@@ -100,10 +100,15 @@ export function listClaudeTemp(ctx: HostContext, sessionIds: ReadonlySet<string>
   return out;
 }
 
-/** The entry's lstat when it is the user's; a foreign or vanished entry is left out (foreign ones with a warning). */
+/** The entry's lstat when it is the user's and no link; a foreign entry or a link is left out with a warning. */
 function ownEntry(p: string, ctx: HostContext, warnings: ScanWarning[]): Stats | null {
   const st = lstatOrNull(p);
   if (!st) return null;
+  // A link is no data of Claude's: left where it is, so it cannot make the whole temp item read-only.
+  if (st.isSymbolicLink()) {
+    warnings.push({ path: p, reason: 'Skipped a symbolic link in the Claude Code temp dir; not followed.' });
+    return null;
+  }
   if (st.uid !== ctx.uid) {
     warnings.push({ path: p, reason: 'Skipped a Claude Code temp entry owned by another user.' });
     return null;
