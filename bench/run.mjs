@@ -19,8 +19,9 @@ import * as backup1g from './backup-1g.mjs';
 import * as opencode5k from './opencode-5k.mjs';
 import * as codexScan from './codex-scan-2k.mjs';
 import * as compact1g from './compact-1g.mjs';
+import * as cliCodexShare from './cli-codex-share.mjs';
 
-const BENCHES = [piScan, coldStart, piDelete, tui100k, claudeScan, backup1g, opencode5k, codexScan, compact1g];
+const BENCHES = [piScan, coldStart, piDelete, tui100k, claudeScan, backup1g, opencode5k, codexScan, compact1g, cliCodexShare];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !BENCHES.some((b) => b.name === w));
