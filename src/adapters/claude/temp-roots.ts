@@ -79,6 +79,8 @@ export function listClaudeTemp(ctx: HostContext, sessionIds: ReadonlySet<string>
       }
       const children = names(pdir, warnings).map((n) => ({ n, st: ownEntry(join(pdir, n), ctx, warnings) }));
       const isSession = (c: { n: string; st: Stats | null }): boolean => Boolean(c.st?.isDirectory()) && UUID.test(c.n) && sessionIds.has(c.n.toLowerCase());
+      // An empty folder is nothing to clean (a removal leaves it, and a rescan must not list it again).
+      if (!children.length) continue;
       // No session's folder and nothing foreign inside: the project folder goes whole.
       if (children.every((c) => c.st && !isSession(c))) {
         out.rest.push(pdir);
