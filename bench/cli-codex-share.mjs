@@ -18,7 +18,7 @@ export const target = 1.25;
 const RUNS = 5;
 const CODEX = join(ROOT, 'node_modules', '.bin', 'codex');
 
-export async function run({ log }) {
+export async function run() {
   if (!existsSync(CODEX)) throw new Error('node_modules/.bin/codex is missing: run `npm ci` (the pinned Codex is a dev dependency).');
   const root = mkdtempSync(join(tmpdir(), 'cleanerx-bench-codex-share-'));
   try {
