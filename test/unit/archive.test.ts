@@ -120,5 +120,15 @@ describe('archive plans', () => {
     expect(session.cost).toMatchObject({ recoverable: 'backup', regenerable: false });
     expect(session.cost?.agentLoses).toMatch(/history of this session and resuming it/);
     if (cache) expect(plan.items.find((i) => i.id === cache.id)!.cost).toMatchObject({ regenerable: true, agentLoses: '' });
+    // The detail pane says the same of the session, and offers archive.
+    const d = await engine.detail(summary.snapshotId, `session:${s.id}`);
+    const cost = d.sections.find((x) => x.heading === 'If removed')!;
+    expect(Object.fromEntries(cost.fields.map((f) => [f.label, f.value]))).toMatchObject({
+      Recoverable: 'yes, from a backup cleanerx takes first',
+      Regenerable: 'no',
+      'Agent stopped': session.cost?.needsAgentStopped ? 'needed' : 'not needed',
+      'Agent loses': 'the history of this session and resuming it',
+      'Archive (A)': 'reversible, frees 0 B, nothing removed',
+    });
   });
 });
