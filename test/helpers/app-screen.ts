@@ -130,14 +130,16 @@ export abstract class ScreenDriver {
   protected appEnv(env: Readonly<Record<string, string | undefined>>, termName: string): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+    // A UTF-8 locale always (the frame is UTF-8); the test's own one when it names one (zh_CN.UTF-8 chooses Chinese).
+    const LANG = out.LANG && /utf-?8/i.test(out.LANG) ? out.LANG : 'C.UTF-8';
     // A test that reads the signal itself names the file; waitSettled() reads that one then.
     // `CLEANERX_SETTLED_FILE: undefined` runs the app without the signal (waitSettled() then times out).
     if ('CLEANERX_SETTLED_FILE' in env && env.CLEANERX_SETTLED_FILE === undefined) {
       this.settledSignalOff = true;
-      return { ...out, TERM: termName, LANG: 'C.UTF-8' };
+      return { ...out, TERM: termName, LANG };
     }
     if (out.CLEANERX_SETTLED_FILE) this.settledFile = out.CLEANERX_SETTLED_FILE;
-    return { ...out, TERM: termName, LANG: 'C.UTF-8', CLEANERX_SETTLED_FILE: this.settledFile };
+    return { ...out, TERM: termName, LANG, CLEANERX_SETTLED_FILE: this.settledFile };
   }
 
   protected removeScratch(): void {
