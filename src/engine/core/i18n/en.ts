@@ -498,6 +498,8 @@ export const en = {
   'cli.clean.archiveSummary': '{agent}: {action} {items} session(s) — frees 0 B, reversible',
   'cli.action.archive': 'archive',
   'cli.action.unarchive': 'unarchive',
+  'cli.help.planArchive': 'Archive the matching sessions instead of removing them (the plan file says so)',
+  'cli.help.planUnarchive': 'Unarchive the matching sessions (the plan file says so)',
   'flow.archiveTitle': 'Archive complete',
   'flow.archiveConfirmed': 'A fresh scan confirmed that they are listed as archived; nothing was removed.',
   'flow.unarchiveConfirmed': 'A fresh scan confirmed that they are listed as current again; nothing was removed.',

@@ -458,6 +458,8 @@ export const zh: Catalog = {
   'cli.clean.archiveSummary': '{agent}：{action} {items} 个会话 — 释放 0 B，可撤销',
   'cli.action.archive': '归档',
   'cli.action.unarchive': '取消归档',
+  'cli.help.planArchive': '归档匹配的会话而不是删除（计划文件会注明）',
+  'cli.help.planUnarchive': '取消归档匹配的会话（计划文件会注明）',
   'flow.archiveTitle': '归档完成',
   'flow.archiveConfirmed': '重新扫描确认它们已列为已归档；没有删除任何内容。',
   'flow.unarchiveConfirmed': '重新扫描确认它们已重新列为未归档；没有删除任何内容。',
