@@ -44,6 +44,8 @@ export interface PlanFile {
   skipped: PlanFileSkipped[];
   notes: string[];
   totals: { items: number; bytes: number; skipped: number };
+  /** archive / unarchive: the items are archived through the agent's route, nothing removed (absent: delete). */
+  action?: 'archive' | 'unarchive';
 }
 
 /** Refusal to run a plan file: exit 1, nothing changed. */
@@ -94,6 +96,7 @@ export function planFileFrom(snap: Snapshot, rules: RetentionRules, match: RuleM
     skipped: match.skipped.map((s) => ({ id: s.id, title: s.title, bytes: s.bytes, reason: s.reason })),
     notes: [...match.notes, ...(plan?.routeNotes ?? [])],
     totals: { items: items.length, bytes: items.reduce((a, i) => a + i.bytes, 0), skipped: match.skipped.length },
+    ...(plan?.action === 'archive' || plan?.action === 'unarchive' ? { action: plan.action } : {}),
   };
 }
 
@@ -128,7 +131,8 @@ const size = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v
 
 export function validatePlanFile(v: unknown): PlanFile {
   if (!isObj(v)) throw bad('it is not an object');
-  exactKeys(v, ['version', 'agent', 'snapshot', 'rules', 'items', 'skipped', 'totals'], ['notes'], 'the plan');
+  exactKeys(v, ['version', 'agent', 'snapshot', 'rules', 'items', 'skipped', 'totals'], ['notes', 'action'], 'the plan');
+  if (v.action !== undefined && v.action !== 'archive' && v.action !== 'unarchive') throw bad('the action is not archive or unarchive');
   if (v.version !== PLAN_FILE_VERSION) throw bad(`version ${JSON.stringify(v.version)?.slice(0, 20)} is not ${PLAN_FILE_VERSION}`);
   if (!(AGENT_KINDS as readonly unknown[]).includes(v.agent)) throw bad('the agent is unknown');
   if (!isObj(v.snapshot)) throw bad('snapshot is not an object');
