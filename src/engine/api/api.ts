@@ -38,7 +38,7 @@ export interface EngineApi {
   /** The sessions a retention rule set selects (blocked ones only counted): what the Select menu shows before it marks. */
   matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }>;
   /** The expanded retention plan as its versioned file (and the reviewed plan behind it, null when nothing matches). */
-  retentionPlan(snapshotId: string, rules: RetentionRules): Promise<{ file: PlanFile; plan: CleanupPlan | null }>;
+  retentionPlan(snapshotId: string, rules: RetentionRules, action?: PlanAction): Promise<{ file: PlanFile; plan: CleanupPlan | null }>;
   /** A plan file checked against this snapshot: the same items, none new, every revision unchanged (else a refusal); then the plan to execute. */
   planFromFile(snapshotId: string, file: PlanFile): Promise<CleanupPlan>;
   execute(planId: string, opts?: ExecuteOptions, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;

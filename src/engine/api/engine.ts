@@ -293,13 +293,14 @@ export class Engine implements EngineApi {
     return { ids: m.matched.map((x) => x.id), bytes: m.bytes, skipped: m.skipped.length, notes: m.notes };
   }
 
-  async retentionPlan(snapshotId: string, rules: RetentionRules): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
+  async retentionPlan(snapshotId: string, rules: RetentionRules, action: PlanAction = 'delete'): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
     const snap = this.snapshot(snapshotId);
     const m = evaluateRules(snap, rules);
     const plan = m.matched.length
       ? await this.plan(
           snapshotId,
           m.matched.map((x) => x.id),
+          action,
         )
       : null;
     return { file: planFileFrom(snap, rules, m, plan), plan };
@@ -311,7 +312,7 @@ export class Engine implements EngineApi {
     if (doc.agent !== snap.agent) throw new RequestError(`The plan is for ${AGENT_NAMES[doc.agent]}, not ${AGENT_NAMES[snap.agent]}.`);
     let plan: CleanupPlan;
     try {
-      plan = await this.plan(snapshotId, selectedIds(doc));
+      plan = await this.plan(snapshotId, selectedIds(doc), doc.action ?? 'delete');
     } catch (e) {
       // An id the fresh scan does not know: the session is gone since the plan was made.
       throw new PlanRefusedError(`The plan is out of date: ${(e as Error).message} Nothing was removed; make a new plan.`);
