@@ -72,11 +72,15 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .option('project', { type: 'string', describe: t('cli.help.project') })
           .option('source', { type: 'string', describe: t('cli.help.source') })
           .option('state', { choices: ['current', 'archived'], describe: t('cli.help.state') })
-          .option('json', { type: 'boolean', default: false, describe: t('cli.help.planJson') }),
+          .option('json', { type: 'boolean', default: false, describe: t('cli.help.planJson') })
+          .option('archive', { type: 'boolean', describe: t('cli.help.planArchive') })
+          .option('unarchive', { type: 'boolean', describe: t('cli.help.planUnarchive') })
+          .conflicts('archive', 'unarchive'),
       async (a) => {
         const [{ runPlan }, { rulesFromArgs }] = await Promise.all([import('./plan.js'), import('./plan-rules.js')]);
         const rules = rulesFromArgs(a as RuleArgs);
-        code = await runPlan({ agent: a.agent as AgentKind, rules, json: a.json, readOnly: Boolean(a['read-only']) }, { engine, io });
+        const action = a.archive ? 'archive' : a.unarchive ? 'unarchive' : undefined;
+        code = await runPlan({ agent: a.agent as AgentKind, rules, json: a.json, readOnly: Boolean(a['read-only']), action }, { engine, io });
       },
     )
     .command(

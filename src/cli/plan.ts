@@ -16,6 +16,8 @@ export interface PlanOptions {
   rules: RetentionRules;
   json: boolean;
   readOnly: boolean;
+  /** --archive / --unarchive: the matching sessions are archived (or unarchived) instead of removed. */
+  action?: 'archive' | 'unarchive';
 }
 
 export interface PlanDeps {
@@ -26,7 +28,7 @@ export interface PlanDeps {
 export async function runPlan(opts: PlanOptions, { engine: makeEngine, io }: PlanDeps): Promise<number> {
   const engine = await makeEngine({ readOnly: opts.readOnly });
   const summary = await engine.scan(opts.agent);
-  const { file } = await engine.retentionPlan(summary.snapshotId, opts.rules);
+  const { file } = await engine.retentionPlan(summary.snapshotId, opts.rules, opts.action);
   if (opts.json) {
     io.out(safeJson(file));
     return 0;
