@@ -211,6 +211,7 @@ export const en = {
   'sessions.sort.titleZa': 'title Z→A',
   'sessions.noData': 'No manageable data here yet',
   'sessions.noMatch': 'Nothing matches this filter (Esc clears it)',
+  'sessions.loadingRows': 'Loading sessions…',
   'sessions.tree': 'Tree',
   'sessions.list': 'List',
   'sessions.partial': 'Scanning… partial, read-only',

@@ -194,6 +194,7 @@ export const zh: Catalog = {
   'sessions.sort.titleZa': '标题 Z→A',
   'sessions.noData': '这里还没有可管理的数据',
   'sessions.noMatch': '没有符合筛选条件的内容（Esc 清除筛选）',
+  'sessions.loadingRows': '正在加载会话…',
   'sessions.tree': '树状',
   'sessions.list': '列表',
   'sessions.partial': '正在扫描…部分结果，只读',
