@@ -234,7 +234,8 @@ export class SessionsScreen implements Screen {
           ? this.app.theme.dim(`  ${tr(this.app.scanning() ? 'common.scanning' : 'common.waitingForScan')}`)
           : s.sessionCount === 0
             ? this.app.theme.dim(`  ${tr('sessions.noData')}`)
-            : this.app.theme.dim(`  ${tr('sessions.noMatch')}`),
+            : // The new view's first page is on its way (a first start showed "Nothing matches" until it came).
+              this.app.theme.dim(`  ${tr(this.rows.stale ? 'sessions.loadingRows' : 'sessions.noMatch')}`),
     );
     this.list.paint();
     this.paintDetail();
