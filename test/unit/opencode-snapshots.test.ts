@@ -81,6 +81,7 @@ describe('OpenCode snapshot repositories', () => {
     expect(repoA.metadata.snapshotSessions).toBe(sessions.length);
     expect(repoA.metadata.worktree).toBe(p1.worktree);
     expect(repoA.subtitle).toContain(`loses OpenCode's undo of file changes for the ${sessions.length} sessions`);
+    expect(repoA.label).toMatch(new RegExp(`undo lost for ${sessions.length} sessions$`));
     expect(repoA.projectId).toBe(inv.sessions.find((s) => s.id === sessions[0]!.id)!.projectId);
 
     const repoB = item(inv, repoItemId({ projectId: 'f'.repeat(40), hash: b.gitdir.split('/').pop()! }));
@@ -107,6 +108,28 @@ describe('OpenCode snapshot repositories', () => {
     const strays = inv.items.filter((i) => i.id.startsWith('protected:opencode:snapshot:'));
     expect(strays.length).toBeGreaterThan(0);
     for (const s of strays) expect(s.selectable).toBe(false);
+  }, 120_000);
+
+  it('lists hostile entries read-only: a linked project dir, a repository with a link inside, a plain file', async () => {
+    const { p1, a, gone } = store();
+    const root = join(dataDir(t), 'snapshot');
+    symlinkSync(join(root, gone), join(root, 'linked'));
+    symlinkSync('/etc/passwd', join(a.gitdir, 'objects', 'evil'));
+    writeFileSync(join(root, 'stray.txt'), 'x');
+    // The scan's read-only connection may rewrite the -shm index; nothing else may change.
+    const shm = [`${t.env.OPENCODE_DB!}-shm`];
+    const before = hashTree(t.root, shm);
+    const inv = await scan();
+    const repoA = item(inv, repoItemId({ projectId: p1.id, hash: a.gitdir.split('/').pop()! }));
+    expect(repoA.selectable).toBe(false);
+    expect(repoA.blockedReason).toMatch(/symbolic link/);
+    expect(inv.items.some((i) => i.id === gcItemId({ projectId: p1.id, hash: a.gitdir.split('/').pop()! }) && i.selectable)).toBe(false);
+    for (const name of ['linked', 'stray.txt']) {
+      const s = item(inv, `protected:opencode:snapshot:${name}`);
+      expect(s.selectable).toBe(false);
+    }
+    expect(inv.items.some((i) => i.id.startsWith('snapshot:opencode:linked'))).toBe(false);
+    expect(treeDiff(before, hashTree(t.root, shm))).toEqual([]);
   }, 120_000);
 
   it('blocks every snapshot item, and the compaction, while OpenCode runs', async () => {

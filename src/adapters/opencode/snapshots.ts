@@ -238,7 +238,8 @@ export function snapshotItems(scan: SnapshotScan, inv: Inventory, block: string 
     items.push({
       id: repoItemId(r),
       category: 'cache',
-      label: `OpenCode snapshots · ${label}`,
+      // The review lists labels: the cost is named there, not only in the detail.
+      label: sessions ? `OpenCode snapshots · ${label} — undo lost for ${plural(sessions, 'session')}` : `OpenCode snapshots · ${label} — no session left`,
       subtitle: sessions
         ? `Removing it loses OpenCode's undo of file changes for the ${plural(sessions, 'session')} of ${label}; a git gc keeps it`
         : `No OpenCode session of ${label} is left; nothing uses these file snapshots`,
