@@ -110,7 +110,11 @@ class PagedRows implements RowSource {
         this.onLoaded();
       },
       (e: Error) => {
-        if (gen !== this.gen) return;
+        // Refused for an old view (the engine dropped a provisional snapshot): the same paint as an answer.
+        if (gen !== this.gen) {
+          if (this.fresh && this.inflight.size === 0) this.onLoaded();
+          return;
+        }
         this.inflight.delete(p);
         this.error = e.message;
         this.onLoaded();

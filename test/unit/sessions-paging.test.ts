@@ -1,0 +1,180 @@
+// The Sessions screen's paging against a fake engine whose page answers the
+// test releases in the order it chooses: the orders a loaded machine
+// produces (a provisional view's page answered, or refused, after the final
+// view came; a reset with no paint after it). Whatever the order, once every
+// answer is in, the list shows the final view's rows; while the first page is
+// on its way it says so, never "Nothing matches".
+
+import blessed from 'blessed';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PageRequest, PageResult, Row, ScanSummary } from '../../src/engine/core/model.js';
+import { Marks } from '../../src/screens/marks.js';
+import type { AppContext } from '../../src/screens/screen.js';
+import { SessionsScreen } from '../../src/screens/sessions.js';
+import { makeTheme } from '../../src/widgets/theme.js';
+
+interface Asked {
+  req: PageRequest;
+  resolve(r: PageResult): void;
+  reject(e: Error): void;
+}
+
+let screen: blessed.Widgets.Screen | null = null;
+afterEach(() => {
+  screen?.destroy();
+  screen = null;
+});
+
+const row = (id: string, title: string): Row => ({
+  kind: 'session',
+  id,
+  depth: 0,
+  title,
+  projectLabel: '',
+  source: 'cli',
+  state: '',
+  updatedAt: 0,
+  bytes: 1024,
+  childCount: 0,
+  expandable: false,
+  expanded: false,
+  context: false,
+  selectable: true,
+  named: true,
+});
+const summaryOf = (snapshotId: string, provisional: boolean): ScanSummary =>
+  ({ snapshotId, provisional, sessionCount: 2, scannedAt: 0, warnings: [], agent: 'pi' }) as unknown as ScanSummary;
+const answer = (snapshotId: string): PageResult => ({
+  snapshotId,
+  total: 2,
+  offset: 0,
+  rows: [row('a', `first of ${snapshotId}`), row('b', `second of ${snapshotId}`)],
+  matched: 2,
+  matchedBytes: 2048,
+});
+
+function setUp() {
+  const output = Object.assign(new PassThrough(), { isTTY: true, columns: 100, rows: 30 });
+  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => undefined });
+  screen = blessed.screen({ input: input as never, output: output as never, terminal: 'xterm-256color', warnings: false, fullUnicode: true });
+  const asked: Asked[] = [];
+  let summary: ScanSummary | null = null;
+  let queued = false;
+  let paints = 0;
+  const ctx = {
+    theme: makeTheme({}),
+    screen,
+    marks: new Marks(),
+    readOnly: false,
+    demo: false,
+    now: () => 0,
+    summary: () => summary,
+    scanning: () => false,
+    message: () => undefined,
+    // As the app's: one paint per turn of the event loop, however many ask.
+    requestRender: () => {
+      if (queued) return;
+      queued = true;
+      setImmediate(() => {
+        queued = false;
+        paint();
+      });
+    },
+    engine: {
+      page: (req: PageRequest) => new Promise<PageResult>((resolve, reject) => asked.push({ req, resolve, reject })),
+      detail: () => new Promise(() => undefined),
+    },
+  } as unknown as AppContext;
+  const sessions = new SessionsScreen(ctx);
+  sessions.root.show();
+  const paint = (): void => {
+    paints++;
+    sessions.paint();
+    screen!.render();
+  };
+  const text = (): string =>
+    (screen as unknown as { lines: [number, string][][] }).lines
+      .map((l) =>
+        l
+          .map((c) => c[1])
+          .join('')
+          .trimEnd(),
+      )
+      .join('\n');
+  /** Lets every answer released so far, and the paints they ask for, run. */
+  const turn = async (): Promise<void> => {
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  };
+  const setSummary = (s: ScanSummary | null): void => {
+    summary = s;
+    sessions.onSummary();
+  };
+  return { asked, paint, text, turn, setSummary, ctx, paints: () => paints };
+}
+
+describe('Sessions paging', () => {
+  it('says the first page is on its way (not "Nothing matches") until it comes, then shows its rows', async () => {
+    const v = setUp();
+    v.setSummary(summaryOf('final', false));
+    v.paint();
+    expect(v.text()).toContain('Loading sessions…');
+    expect(v.text()).not.toContain('Nothing matches');
+    const first = v.asked.filter((a) => a.req.offset === 0);
+    expect(first.length).toBeGreaterThan(0);
+    for (const a of first) a.resolve(answer('final'));
+    await v.turn();
+    expect(v.text()).toContain('first of final');
+    expect(v.text()).toMatch(/2 sessions · 2(\.0)? Ki?B/);
+  });
+
+  for (const outcome of ['answered', 'refused'] as const) {
+    for (const when of ['before', 'after'] as const) {
+      it(`a provisional view's page ${outcome} ${when} the paint that follows the final view: the final rows are drawn`, async () => {
+        const v = setUp();
+        v.setSummary(summaryOf('partial', true));
+        v.paint();
+        const stale = v.asked.splice(0);
+        expect(stale.every((a) => a.req.snapshotId === 'partial')).toBe(true);
+        v.setSummary(summaryOf('final', false));
+        v.ctx.requestRender();
+        const release = (): void => {
+          for (const a of stale) {
+            if (outcome === 'answered') a.resolve(answer('partial'));
+            // The engine dropped the provisional snapshot with the scan's end.
+            else a.reject(new Error('This view belongs to an older scan; rescan (r) and try again.'));
+          }
+        };
+        if (when === 'before') release();
+        await v.turn();
+        if (when === 'after') release();
+        await v.turn();
+        for (const a of v.asked.splice(0)) a.resolve(answer(a.req.snapshotId));
+        await v.turn();
+        expect(v.text()).toContain('first of final');
+        expect(v.text()).not.toContain('partial');
+        expect(v.text()).not.toMatch(/Nothing matches|older scan/);
+      });
+    }
+  }
+
+  for (const outcome of ['answered', 'refused'] as const) {
+    it(`a reset with no paint after it: the old view's page ${outcome} asks for the paint that requests the new one`, async () => {
+      const v = setUp();
+      v.setSummary(summaryOf('partial', true));
+      v.paint();
+      const stale = v.asked.splice(0);
+      // The final view comes while nothing asks for a paint (the answer order that lost it).
+      v.setSummary(summaryOf('final', false));
+      for (const a of stale) {
+        if (outcome === 'answered') a.resolve(answer('partial'));
+        else a.reject(new Error('This view belongs to an older scan; rescan (r) and try again.'));
+      }
+      await v.turn();
+      expect(v.asked.some((a) => a.req.snapshotId === 'final')).toBe(true);
+      for (const a of v.asked.splice(0)) a.resolve(answer(a.req.snapshotId));
+      await v.turn();
+      expect(v.text()).toContain('first of final');
+    });
+  }
+});
