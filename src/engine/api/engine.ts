@@ -100,7 +100,10 @@ export class Engine implements EngineApi {
   }
 
   /** The agent's running writers without a scan (`doctor`: a Codex scan starts its App Server). */
-  async writers(agent: AgentKind): Promise<ScanSummary['writers']> { const a = this.adapter(agent); return a.fileRoute ? a.fileRoute.writers(await detectOne(a, this.ctx, (await this.settings()).homeOverrides[agent], false), this.ctx) : []; }
+  async writers(agent: AgentKind): Promise<ScanSummary['writers']> {
+    const a = this.adapter(agent);
+    return a.fileRoute ? a.fileRoute.writers(await detectOne(a, this.ctx, (await this.settings()).homeOverrides[agent], false), this.ctx) : [];
+  }
 
   async detect(opts: { versions?: boolean; agents?: AgentKind[] } = {}): Promise<Installation[]> {
     const s = await this.settings();
