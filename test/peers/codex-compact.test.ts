@@ -7,7 +7,8 @@
 // freed bytes measured (on a tmpfs of its own when root: within 5% of what
 // was removed; else explained). Then a SIGKILL at every crash point of the
 // compaction, and `cleanerx recovery` settling it; a compaction that cannot
-// be settled is listed as Not provable with its reason.
+// be settled is listed as Not provable with its reason. The app's result
+// screen shows the promised and the measured freed bytes.
 
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
@@ -23,8 +24,9 @@ import { readDbSpace } from '../../src/engine/host/db-space.js';
 import type { FreedBytes } from '../../src/engine/core/model.js';
 import { buildStore, CODEX_BIN, codexHome, codexNoise, installation } from '../helpers/codex.js';
 import { CLI, ROOT } from '../helpers/constants.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { KEYS, openPty } from '../helpers/app-screen.js';
 
 let t: TempEnv | undefined;
 let mounted: string | null = null;
@@ -220,4 +222,28 @@ describe('a kill at each crash point of the compaction, then cleanerx recovery',
     const steps = (await listCompactions(t.env.CLEANERX_STATE_DIR!)).map((f) => f.kind === 'entry' && f.entry.step);
     expect(steps).toEqual(['copied']);
   }, 300_000);
+});
+
+describe('the result screen (the real binary in a PTY)', () => {
+  it('after a cleanup says what was promised and what the disk gave back, measured', async () => {
+    const { t, env } = await home(10, 10);
+    targetAgent(t, 'codex');
+    const pty = openPty({ args: [], env, cols: 110, rows: 40 });
+    await pty.waitFor('Sessions (', 90_000);
+    pty.press('2');
+    await pty.waitForLine(/^\[ \]   /, 30_000);
+    pty.press('j', KEYS.space);
+    await pty.waitFor(/\d+ marked · /);
+    pty.press('x');
+    await pty.waitFor('Review cleanup');
+    pty.type('delete');
+    pty.press(KEYS.enter);
+    await pty.waitFor('Cleanup complete', 120_000);
+    await pty.waitFor('Disk space');
+    expect(pty.text()).toMatch(/Promised [\d.]+ [kKMG]?i?B · freed [\d.]+ [kKMG]?i?B on disk \(measured; removed data took [\d.]+ [kKMG]?i?B\)/);
+    pty.press(KEYS.enter);
+    await pty.waitForNot('Cleanup complete');
+    pty.press('q');
+    expect(await pty.waitExit()).toBe(0);
+  }, 400_000);
 });
