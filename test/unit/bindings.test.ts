@@ -62,6 +62,7 @@ function appContext(s: blessed.Widgets.Screen, readOnly = false): AppContext {
     hold: () => undefined,
     redetect: async () => undefined,
     rescan: () => undefined,
+    reviewArchive: () => undefined,
   };
 }
 
