@@ -8,7 +8,7 @@
 // protected file is counted by its lstat alone.
 
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import type { Attribution, Installation, Inventory, Item, ScanWarning } from '../core/model.js';
 import { cleanText } from '../core/text.js';
 import { allocatedBytes } from '../host/fsx.js';
@@ -134,7 +134,8 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
         return res;
       }
       if (++entries % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
-      const p = join(dir, name);
+      // Concatenation, not join(): a name from readdir holds no separator, so there is nothing to normalise.
+      const p = dir === '/' ? `/${name}` : `${dir}/${name}`;
       let st: Stats;
       try {
         st = lstatSync(p);
