@@ -71,7 +71,7 @@ export function detailText(snap: DetailSource, index: SnapshotIndex, id: string)
           ...(it.subtitle ? [{ label: 'About', value: it.subtitle }] : []),
         ],
       },
-      ...(it.category === 'protected' ? [] : costSection(snap, it.category, it.recoverable, it.metadata.requiresAgentExit === true)),
+      ...(it.category === 'protected' ? [] : costSection(snap, it.category, it.recoverable, it.metadata?.requiresAgentExit === true)),
       ...sweepSection(snap.inventory.sweep ? itemSweepText(snap.inventory.sweep, it.id) : null),
     ],
     paths: it.paths,
