@@ -4,7 +4,7 @@
 
 import blessed from 'blessed';
 import { formatBytes } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { type MessageKey, t } from '../engine/core/i18n/index.js';
 import type { ExecuteProgress, FreedBytes } from '../engine/core/model.js';
 import { bar } from '../widgets/bars.js';
 import type { KeyContext } from '../widgets/bindings.js';
@@ -12,12 +12,12 @@ import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { Modal } from './modal.js';
 
-const PHASES: Record<ExecuteProgress['phase'], string> = {
-  preflight: 'Checking every target again',
-  backup: 'Writing and verifying the backup',
-  deleting: 'Removing',
-  verifying: 'Rescanning to verify',
-  done: 'Done',
+const PHASES: Record<ExecuteProgress['phase'], MessageKey> = {
+  preflight: 'pg.phase.preflight',
+  backup: 'pg.phase.backup',
+  deleting: 'pg.phase.deleting',
+  verifying: 'pg.phase.verifying',
+  done: 'pg.phase.done',
 };
 
 export class ProgressModal implements Modal {
@@ -40,24 +40,24 @@ export class ProgressModal implements Modal {
       height: 8,
       tags: true,
       border: { type: 'line' },
-      label: ' Cleaning ',
+      label: ` ${t('pg.title')} `,
       wrap: false,
     });
   }
 
   paint(): void {
-    const t = this.theme;
+    const th = this.theme;
     const W = Math.min(80, Math.max(40, ((this.screen.width as number) || 80) - 4));
     this.box.width = W;
     const p = this.progress;
     const inner = W - 6;
     this.box.setContent(
       [
-        ` ${t.bold(PHASES[p.phase])}`,
-        ` ${t.accent(bar(p.done, Math.max(1, p.total), inner - 12))} ${p.done}/${p.total}`,
-        ` ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}`,
+        ` ${th.bold(t(PHASES[p.phase]))}`,
+        ` ${th.accent(bar(p.done, Math.max(1, p.total), inner - 12))} ${p.done}/${p.total}`,
+        ` ${t('pg.bytes', { done: formatBytes(p.bytesDone), total: formatBytes(p.bytesTotal) })}`,
         ` ${p.current ? cell(p.current, inner) : ''}`,
-        ` ${t.dim(this.note || 'The journal records every step; an interruption is recovered at the next start.')}`,
+        ` ${th.dim(this.note || t('pg.journal'))}`,
       ]
         .map((l) => fitTagged(l, W - 2))
         .join('\n'),
@@ -72,16 +72,16 @@ export class ProgressModal implements Modal {
     const ask = (): void => {
       if (this.asking) return this.answer(false);
       this.asking = true;
-      this.note = 'Stop after the current step? y stops, any other key continues.';
+      this.note = t('pg.ask');
     };
     this.context ??= {
-      title: 'Cleaning',
+      title: t('pg.title'),
       modal: true,
       bindings: [
-        { keys: ['escape', 'q', 'C-c'], label: 'Esc q Ctrl-C', does: 'ask to stop after the current step', footer: 'stop', run: ask },
-        { keys: ['y'], does: 'stop (after the question)', run: () => this.answer(true) },
+        { keys: ['escape', 'q', 'C-c'], label: 'Esc q Ctrl-C', does: t('pg.key.ask'), footer: t('pg.footer.stop'), run: ask },
+        { keys: ['y'], does: t('pg.key.stop'), run: () => this.answer(true) },
       ],
-      text: { does: 'any other key: continue', run: () => this.answer(false) },
+      text: { does: t('pg.key.other'), run: () => this.answer(false) },
     };
     return this.context;
   }
@@ -91,8 +91,8 @@ export class ProgressModal implements Modal {
     this.asking = false;
     if (stop) {
       this.requestStop();
-      this.note = 'Stopping after the current step…';
-    } else this.note = 'Continuing.';
+      this.note = t('pg.stopping');
+    } else this.note = t('pg.continuing');
   }
 
   destroy(): void {

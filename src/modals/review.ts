@@ -9,9 +9,9 @@
 // so what the user types is always on screen before Enter runs anything.
 
 import blessed from 'blessed';
-import { formatBytes, formatCount, formatDate, plural } from '../engine/core/format.js';
+import { formatBytes, formatCount, formatDate } from '../engine/core/format.js';
 import { t as tr } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, CATEGORY_LABELS, type CleanupPlan, type PlanItem } from '../engine/core/model.js';
+import { AGENT_NAMES, type CleanupPlan, type PlanItem } from '../engine/core/model.js';
 import { padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
@@ -22,8 +22,8 @@ import type { Modal } from './modal.js';
 export const REVIEW_MIN = { cols: 80, rows: 24 } as const;
 export const CONFIRM_WORD = 'delete';
 /** Box title and the lines that must be on screen whenever the review is (the PTY invariants look for them). */
-export const REVIEW_TITLE = 'Review cleanup';
-export const REVIEW_TOO_SMALL = 'enlarge the terminal to review';
+export const REVIEW_TITLE = (): string => tr('rv.title');
+export const REVIEW_TOO_SMALL = (): string => tr('rv.tooSmall');
 
 /** What an archive plan asks the user to type: the action itself, never `delete` (nothing is removed). */
 export const confirmWordOf = (plan: CleanupPlan): string => (plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : CONFIRM_WORD);
@@ -78,38 +78,38 @@ export class ReviewModal implements Modal {
       tags: true,
       wrap: false,
       border: { type: 'line' },
-      label: ` ${archive ? tr('review.archiveTitle') : REVIEW_TITLE} `,
+      label: ` ${archive ? tr('review.archiveTitle') : REVIEW_TITLE()} `,
     });
     const scroll = (n: () => number) => () => (this.scroll += n());
     this.context = {
-      title: 'Review',
+      title: tr('rv.keysTitle'),
       modal: true,
       bindings: [
-        { keys: ['escape'], does: 'cancel: nothing is removed', footer: 'cancel', run: () => (this.closed = true) },
+        { keys: ['escape'], does: tr('rv.key.cancel'), footer: tr('rv.footer.cancel'), run: () => (this.closed = true) },
         {
           keys: ['enter'],
-          does: archive ? tr('review.archiveEnter', { word: this.word }) : `clean, once ${CONFIRM_WORD} is typed (on an empty line: cancel)`,
-          footer: 'confirm',
+          does: archive ? tr('review.archiveEnter', { word: this.word }) : tr('rv.key.enter', { word: CONFIRM_WORD }),
+          footer: tr('rv.footer.confirm'),
           run: () => this.enter(),
         },
         {
           keys: ['b'],
-          does: 'backup on / off',
-          footer: 'backup',
-          disabled: () => (this.plan.backupEligible ? undefined : `no backup: ${this.plan.backupWhyNot ?? 'not offered for this plan'}`),
+          does: tr('rv.key.backup'),
+          footer: tr('rv.footer.backup'),
+          disabled: () => (this.plan.backupEligible ? undefined : tr('rv.key.noBackup', { why: this.plan.backupWhyNot ?? tr('rv.key.notOffered') })),
           run: () => (this.backup = !this.backup),
         },
-        { keys: ['up'], does: 'scroll the items up', footer: 'scroll', run: scroll(() => -1) },
-        { keys: ['down'], does: 'scroll the items down', run: scroll(() => 1) },
-        { keys: ['pageup'], does: 'a page of items up', run: scroll(() => -this.room) },
-        { keys: ['pagedown'], does: 'a page of items down', run: scroll(() => this.room) },
-        { keys: ['home'], does: 'first item', run: () => (this.scroll = 0) },
-        { keys: ['end'], does: 'last item', run: () => (this.scroll = this.plan.items.length) },
-        { keys: ['backspace'], does: 'delete the last typed letter', run: () => (this.typed = this.typed.slice(0, -1)) },
-        { keys: ['C-u'], does: 'clear what was typed', run: () => (this.typed = '') },
+        { keys: ['up'], does: tr('rv.key.scrollUp'), footer: tr('rv.footer.scroll'), run: scroll(() => -1) },
+        { keys: ['down'], does: tr('rv.key.scrollDown'), run: scroll(() => 1) },
+        { keys: ['pageup'], does: tr('rv.key.pageUp'), run: scroll(() => -this.room) },
+        { keys: ['pagedown'], does: tr('rv.key.pageDown'), run: scroll(() => this.room) },
+        { keys: ['home'], does: tr('rv.key.first'), run: () => (this.scroll = 0) },
+        { keys: ['end'], does: tr('rv.key.last'), run: () => (this.scroll = this.plan.items.length) },
+        { keys: ['backspace'], does: tr('rv.key.backspace'), run: () => (this.typed = this.typed.slice(0, -1)) },
+        { keys: ['C-u'], does: tr('rv.key.clear'), run: () => (this.typed = '') },
       ],
       text: {
-        does: `type ${this.word} to confirm`,
+        does: tr('rv.key.type', { word: this.word }),
         run: (ch) => {
           this.note = '';
           if (!this.blockers.length && this.typed.length < 16) this.typed += ch;
@@ -132,11 +132,11 @@ export class ReviewModal implements Modal {
       return;
     }
     if (this.tooSmall()) {
-      this.note = `${REVIEW_TOO_SMALL} (at least ${REVIEW_MIN.cols}×${REVIEW_MIN.rows})`;
+      this.note = tr('rv.tooSmallAtLeast', { tooSmall: REVIEW_TOO_SMALL(), size: `${REVIEW_MIN.cols}×${REVIEW_MIN.rows}` });
       return;
     }
     if (this.typed.trim().toLowerCase() !== this.word) {
-      this.note = `type ${this.word} to confirm`;
+      this.note = tr('rv.key.type', { word: this.word });
       return;
     }
     this.closed = true;
@@ -159,9 +159,9 @@ export class ReviewModal implements Modal {
   private smallLines(sw: number, sh: number): string[] {
     const t = this.theme;
     return [
-      ` ${t.warn('⚠')} The terminal is ${sw}×${sh}: ${REVIEW_TOO_SMALL}`,
-      ` (at least ${REVIEW_MIN.cols}×${REVIEW_MIN.rows}). Nothing runs until it fits.`,
-      ` ${t.dim('Esc cancels')}`,
+      ` ${t.warn('⚠')} ${tr('rv.terminalIs', { size: `${sw}×${sh}`, tooSmall: REVIEW_TOO_SMALL() })}`,
+      ` ${tr('rv.atLeast', { size: `${REVIEW_MIN.cols}×${REVIEW_MIN.rows}` })}`,
+      ` ${t.dim(tr('rv.escCancels'))}`,
       ...(this.note ? [` ${t.warn(braces(this.note))}`] : []),
     ];
   }
@@ -173,31 +173,33 @@ export class ReviewModal implements Modal {
     const inner = Math.max(8, ((this.box.width as number) || 80) - 2);
     const archive = this.word !== CONFIRM_WORD;
     const total = archive
-      ? ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${plural(p.items.length, 'session')} · ${t.bold(tr(p.action === 'unarchive' ? 'review.unarchiveSummary' : 'review.archiveSummary'))}`
-      : ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${plural(p.items.length, 'item')} · estimated reclaimed ${formatBytes(p.estimatedBytes)}`;
+      ? ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${tr('count.sessions', { count: p.items.length })} · ${t.bold(tr(p.action === 'unarchive' ? 'review.unarchiveSummary' : 'review.archiveSummary'))}`
+      : ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${tr('rv.totals', { items: tr('count.items', { count: p.items.length }), bytes: formatBytes(p.estimatedBytes) })}`;
     const tail: string[] = [];
     const blockerLines: string[] = [];
     if (this.blockers.length) {
-      blockerLines.push(t.danger(' Blocked — nothing can run until these are resolved:'));
+      blockerLines.push(t.danger(tr('rv.blocked')));
       for (const b of this.blockers) blockerLines.push(`  ${t.danger('•')} ${braces(b)}`);
     }
     if (archive) tail.push(` ${t.dim(braces(tr('review.archiveNoBackup')))}`);
     else if (p.backupEligible) {
       tail.push(
-        ` Backup: ${this.backup ? t.ok(`on — a verified, encrypted ${formatBytes(p.estimatedBackupBytes)} archive first`) : 'off'} ${t.dim('(b toggles)')}`,
+        ` ${tr('rv.backup')} ${this.backup ? t.ok(tr('rv.backupOn', { bytes: formatBytes(p.estimatedBackupBytes) })) : tr('rv.backupOff')} ${t.dim(tr('rv.backupToggles'))}`,
       );
-    } else tail.push(` Backup: ${t.dim(braces(`not offered — ${p.backupWhyNot ?? ''}`))}`);
+    } else tail.push(` ${tr('rv.backup')} ${t.dim(braces(tr('rv.backupNotOffered', { why: p.backupWhyNot ?? '' })))}`);
     tail.push(
       archive
         ? ` ${t.ok(braces(tr(p.action === 'unarchive' ? 'review.unarchiveUndo' : 'review.archiveUndo', { agent: AGENT_NAMES[p.agent] })))}`
         : this.backup
-          ? ` ${t.warn('⚠')} Removed from ${braces(AGENT_NAMES[p.agent])}; only the backup can bring it back.`
-          : ` ${t.warn('⚠ Irreversible:')} without a backup, removed data cannot be brought back.`,
+          ? ` ${t.warn('⚠')} ${braces(tr('rv.onlyBackup', { agent: AGENT_NAMES[p.agent] }))}`
+          : ` ${t.warn(`⚠ ${tr('rv.irreversible')}`)} ${tr('rv.irreversibleRest')}`,
     );
     if (this.blockers.length) {
-      tail.push(` ${t.inverse(' Cancel ')}  ${t.dim('Esc or Enter closes')}`);
+      tail.push(` ${t.inverse(` ${tr('rv.cancel')} `)}  ${t.dim(tr('rv.closes'))}`);
     } else {
-      tail.push(` ${this.typed ? '[ Cancel ]' : t.inverse(' Cancel ')}  Type ${t.bold(this.word)} and Enter to ${archive ? this.word : 'clean'} · Esc cancels`);
+      tail.push(
+        ` ${this.typed ? `[ ${tr('rv.cancel')} ]` : t.inverse(` ${tr('rv.cancel')} `)}  ${tr(archive ? 'rv.typeToRun' : 'rv.typeToClean', { word: t.bold(this.word) })}`,
+      );
       tail.push(` > ${braces(this.typed)}${t.inverse(' ')}${this.note ? `  ${t.warn(braces(this.note))}` : ''}`);
     }
     // Fixed: totals, the list's header, the tail; then what fits of notes, blockers and spacing, list rows first.
@@ -213,10 +215,10 @@ export class ReviewModal implements Modal {
       spare -= kept.length + 1;
       return [...kept, more(xs.length - kept.length)];
     };
-    const blockersShown = blockerLines.length ? fitList(blockerLines, (n) => t.danger(`  … ${n} more blockers`)) : [];
+    const blockersShown = blockerLines.length ? fitList(blockerLines, (n) => t.danger(tr('rv.moreBlockers', { n }))) : [];
     const notes = fitList(
       [...p.routeNotes, costLine(p)].map((n) => ` ${t.dim(braces(n))}`),
-      (n) => t.dim(`  … ${n} more notes`),
+      (n) => t.dim(tr('rv.moreNotes', { n })),
     );
     const gapBefore = spare > 0 ? (spare--, ['']) : [];
     const gapAfter = spare > 0 ? (spare--, ['']) : [];
@@ -225,8 +227,10 @@ export class ReviewModal implements Modal {
     this.scroll = Math.max(0, Math.min(this.scroll, p.items.length - room));
     const rows = p.items.slice(this.scroll, this.scroll + room).map((i) => this.row(i, inner));
     const range =
-      p.items.length > room ? ` ${this.scroll + 1}–${this.scroll + rows.length} of ${formatCount(p.items.length)} ${t.dim('(↑↓ PgUp PgDn scroll)')}` : '';
-    const header = ` ${t.dim('Items')}${range}`;
+      p.items.length > room
+        ? ` ${tr('rv.range', { from: String(this.scroll + 1), to: String(this.scroll + rows.length), count: formatCount(p.items.length) })} ${t.dim(tr('rv.scrollHint'))}`
+        : '';
+    const header = ` ${t.dim(tr('rv.items'))}${range}`;
     return [total, ...notes, header, ...rows, ...gapBefore, ...blockersShown, ...tail.slice(0, 2), ...gapAfter, ...tail.slice(2)];
   }
 
@@ -234,7 +238,7 @@ export class ReviewModal implements Modal {
   private row(i: PlanItem, inner: number): string {
     const t = this.theme;
     const indent = i.depth ? '   └ ' : ' ';
-    const cat = padWidth(CATEGORY_LABELS[i.category], 12);
+    const cat = padWidth(tr(`category.${i.category}`), 12);
     const size = padWidth(formatBytes(i.bytes), 10, 'right');
     // At 80 columns the title needs the room more than the time of day; the id's end tells a fork from its parent.
     const when = inner < 90 ? formatDate(i.updatedAt).slice(0, 10) : formatDate(i.updatedAt);

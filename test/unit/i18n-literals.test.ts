@@ -18,7 +18,7 @@ const MIGRATED = [
   ...tsIn('src/cli'),
   'src/cli.ts',
   ...tsIn('src/terminal'),
-  'src/modals/recovery.ts',
+  ...tsIn('src/modals'),
   'src/screens/app-keys.ts',
   ...['backups', 'items', 'marks', 'overview', 'sessions', 'settings', 'select-menu', 'warnings'].map((f) => `src/screens/${f}.ts`),
   ...readdirSync(join(ROOT, 'src/widgets'))
@@ -78,7 +78,7 @@ const ALLOWED = new Set([
   // The product's own name, a heading in Settings.
   'cleanerx',
   // Category codes the Logs & caches tab filters on, an id prefix, the internal scan phase before the first progress.
-  ...['memory', 'log', 'cache', 'temporary', 'session:', 'starting'],
+  ...['memory', 'log', 'cache', 'temporary', 'session:', 'starting', 'preflight'],
   // Timing marks of the perf log and the settled signal's line (read by tests and the bench, never shown).
   ...['engineReady', 'detected', 'scanStart', 'provisional', 'scanDone', 'key', 'firstRows', 'settled '],
   // Encodings, yargs' own locale name and option names, a default PATH, the error line's prefix (the product's name).
