@@ -58,6 +58,16 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     const n = snap.session(id);
     if (n) for (const d of n.s.deletionDescendantIds) descendantsOfSelected.add(`session:${d}`);
   }
+  // A selected item whose every path lies inside another selected item's path goes with that
+  // item (OpenCode's leaked pack files inside a whole snapshot repository): planning both would
+  // remove the files twice, the second removal failing after the first had changed the disk, and
+  // count their bytes twice.
+  const coveredItems = new Set<string>();
+  const fileItems = ids.map((id) => ({ id, it: snap.session(id) ? undefined : snap.item(id) })).filter((x) => x.it && x.it.metadata?.route !== 'official' && x.it.paths.length);
+  for (const a of fileItems) {
+    const inside = (p: string): boolean => fileItems.some((b) => b.id !== a.id && !coveredItems.has(b.id) && b.it!.paths.some((q) => p.startsWith(q.endsWith('/') ? q : `${q}/`)));
+    if (a.it!.paths.every(inside)) coveredItems.add(a.id);
+  }
   // File-route items are removed in batches: one journal transition per batch, not per file,
   // keeps a 10,000-item plan from rewriting its journal 20,000 times. An official route gets
   // every root in one call (OpenCode's bulk path starts one private server for all of them).
@@ -77,7 +87,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   const losses = snap.installation.labels?.losses ?? {};
   const cost = (c: Category, rec: boolean, exit: boolean): ItemCost => itemCost(c, rec, exit, losses[c]);
   for (const id of ids) {
-    if (descendantsOfSelected.has(id)) continue;
+    if (descendantsOfSelected.has(id) || coveredItems.has(id)) continue;
     const n = snap.session(id);
     const it = n ? undefined : snap.item(id)!;
     const cur = opFor(n ? (opts.officialSessions ? 'officialDelete' : 'removePaths') : it!.metadata.route === 'official' ? 'officialItems' : 'removePaths');
