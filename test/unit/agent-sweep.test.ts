@@ -157,10 +157,11 @@ describe('Codex and OpenCode', () => {
   });
 
   it("OpenCode's snapshot and tool-output dirs say OpenCode collects them itself", () => {
-    const inv = inventory([], [], [item('protected:opencode:snapshot', 'protected'), item('protected:opencode:tool-output', 'protected'), item('logs:opencode', 'log')]);
+    const inv = inventory([], [], [item('protected:opencode:snapshot', 'protected'), item('snapshot:opencode:p1/0a1b', 'cache'), item('protected:opencode:tool-output', 'protected'), item('logs:opencode', 'log')]);
     inv.sweep = OPENCODE_SWEEP;
     const snap = snapshotOf(inv);
     expect(sweepLine(snap.detail('protected:opencode:snapshot'))).toMatch(/git gc --prune=7\.days/);
+    expect(sweepLine(snap.detail('snapshot:opencode:p1/0a1b'))).toMatch(/git gc --prune=7\.days/);
     expect(sweepLine(snap.detail('protected:opencode:tool-output'))).toMatch(/older than 7 days/);
     expect(sweepLine(snap.detail('logs:opencode'))).toBeUndefined();
   });
