@@ -13,12 +13,17 @@ import { displayWidth } from '../../src/engine/core/text.js';
 /**
  * A catalog text in every language as one regular expression source (the
  * invariants hold whichever language the app speaks): `fixed` fills some
- * placeholders, any other placeholder matches any text.
+ * placeholders; of the rest, the longest literal stretch between the other
+ * placeholders and " · " separators is what must be on screen.
  */
 function anyLanguage(key: MessageKey, fixed?: Record<string, string>): string {
   const literal = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const one = (l: (typeof LANGUAGES)[number]): string => literal(t(key, fixed, l)).replace(/\\\{\w+\\\}/g, '.+?');
-  return `(?:${LANGUAGES.map(one).join('|')})`;
+  const core = (l: (typeof LANGUAGES)[number]): string =>
+    t(key, fixed, l)
+      .split(/\{\w+\}| · /)
+      .map((x) => x.trim())
+      .sort((x, y) => y.length - x.length)[0]!;
+  return `(?:${LANGUAGES.map((l) => literal(core(l))).join('|')})`;
 }
 const inAny = (key: MessageKey, fixed?: Record<string, string>): RegExp => new RegExp(anyLanguage(key, fixed));
 
