@@ -6,6 +6,9 @@ import { ENGINE_METHOD_NAMES, type EngineApi } from '../engine/api/api.js';
 /** Calls wait for the engine that is still starting (demo home, worker). */
 export function deferred(p: Promise<EngineApi>): EngineApi {
   type AnyFn = (...a: unknown[]) => Promise<unknown>;
-  const call = (k: keyof EngineApi): AnyFn => (...args) => p.then((e) => (e[k] as unknown as AnyFn)(...args));
+  const call =
+    (k: keyof EngineApi): AnyFn =>
+    (...args) =>
+      p.then((e) => (e[k] as unknown as AnyFn)(...args));
   return Object.fromEntries(ENGINE_METHOD_NAMES.map((k) => [k, call(k)])) as unknown as EngineApi;
 }
