@@ -42,12 +42,17 @@ export class OverviewScreen implements Screen {
       const writers = s.writers.map((w) => tr('overview.writer', { name: w.name, pid: String(w.pid) })).join(tr('list.separator'));
       if (s.writers.length) L.push(' ' + t.warn(braces(fitWidth(tr('overview.running', { writers }), W))));
       if (s.readOnly) L.push(' ' + t.warn(tr('overview.readOnly')));
+      // The figures and their tail on one line (the Overview must hold at 80×24): the full
+      // wording when it fits, else the short one, else the short one cut.
       const attributed = attributionLine(s.attribution);
-      // The figures and their tail on one line when they fit, else on two.
-      if (attributed && displayWidth(attributed.join('')) <= W) L.push(' ' + t.dim(braces(attributed.join(''))));
-      else if (attributed)
-        for (const [i, part] of attributed.entries()) if (part) L.push(' ' + t.dim(braces(fitWidth(i ? part.replace(/^ · /, '  ') : part, W))));
-      L.push('');
+      if (attributed) {
+        const full = attributed.join('');
+        const short = attributionLine(s.attribution, true)!.join('');
+        L.push(' ' + t.dim(braces(displayWidth(full) <= W ? full : fitWidth(short, W))));
+      }
+      // The attribution line takes the place of the blank line under the header: at 80×24 the
+      // warnings line and the other agents must still be on screen without scrolling.
+      if (!attributed) L.push('');
       const cats = CATEGORIES.filter((c) => (s.byCategory[c]?.items ?? 0) > 0);
       const max = Math.max(1, ...cats.filter((c) => c !== 'protected').map((c) => s.byCategory[c]!.bytes));
       const g = s.growth?.since != null ? s.growth : null;
@@ -177,16 +182,16 @@ function growthCell(bytes: number, t: Theme): string {
  * not recognized (read-only) · …"] (the tail empty when all is accounted
  * for), or null before a walk.
  */
-export function attributionLine(a: Attribution | undefined): [string, string] | null {
+export function attributionLine(a: Attribution | undefined, short = false): [string, string] | null {
   if (!a || a.totalFiles === 0) return null;
-  const head = tr('overview.attributed', {
-    accounted: formatBytes(a.accountedBytes),
-    total: formatBytes(a.totalBytes),
-    measure: tr('overview.measure.allocated'),
-  });
+  const figures = { accounted: formatBytes(a.accountedBytes), total: formatBytes(a.totalBytes) };
+  const head = short ? tr('overview.attributedShort', figures) : tr('overview.attributed', { ...figures, measure: tr('overview.measure.allocated') });
   let tail = '';
   if (a.unrecognizedFiles)
-    tail += tr('overview.unrecognized', { size: formatBytes(a.unrecognizedBytes), files: tr('count.files', { count: a.unrecognizedFiles }) });
+    tail += tr(short ? 'overview.unrecognizedShort' : 'overview.unrecognized', {
+      size: formatBytes(a.unrecognizedBytes),
+      files: tr('count.files', { count: a.unrecognizedFiles }),
+    });
   if (a.doubleCountedFiles) tail += tr('overview.doubleCounted', { files: tr('count.files', { count: a.doubleCountedFiles }) });
   if (a.notWalked.length) tail += tr('overview.notWalked', { count: a.notWalked.length });
   return [head, tail];

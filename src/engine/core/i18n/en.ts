@@ -196,6 +196,8 @@ export const en = {
   'overview.unrecognized': ' · {size} in {files} not recognized (read-only)',
   'overview.doubleCounted': ' · {files} counted twice',
   'overview.notWalked': ' · {count} not walked',
+  'overview.attributedShort': 'On disk: {accounted} of {total} accounted for',
+  'overview.unrecognizedShort': ' · {size} in {files} not recognized',
 
   // ---- Sessions ----
   'sessions.updated.all': 'any time',

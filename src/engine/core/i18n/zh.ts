@@ -180,6 +180,8 @@ export const zh: Catalog = {
   'overview.unrecognized': ' · {size}（{files}）未识别（只读）',
   'overview.doubleCounted': ' · {files}重复计算',
   'overview.notWalked': ' · {count} 处未遍历',
+  'overview.attributedShort': '磁盘：{total} 中已归属 {accounted}',
+  'overview.unrecognizedShort': ' · {size}（{files}）未识别',
 
   'sessions.updated.all': '任意时间',
   'sessions.updated.within7': '近 7 天',
