@@ -54,7 +54,16 @@ export async function run({ log }) {
     mkdirSync(join(root, 'proc'), { recursive: true });
     const env = { HOME: home, PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', CODEX_HOME: join(home, '.codex'), XDG_DATA_HOME: join(home, '.local', 'share') };
     const g0 = Date.now();
-    const m = buildCodexFixture({ codexHome: env.CODEX_HOME, workRoot: join(root, 'work'), userHome: home, threads: 2000, seed: 42, subagentRate: 0.1, archivedRate: 0.1, memories: true });
+    const m = buildCodexFixture({
+      codexHome: env.CODEX_HOME,
+      workRoot: join(root, 'work'),
+      userHome: home,
+      threads: 2000,
+      seed: 42,
+      subagentRate: 0.1,
+      archivedRate: 0.1,
+      memories: true,
+    });
     const genMs = Date.now() - g0;
     const ctx = defaultHostContext(env);
     ctx.procRoot = join(root, 'proc');
@@ -77,7 +86,9 @@ export async function run({ log }) {
     }
     const o = median(ours);
     const ref = median(reference);
-    log(`  ${m.threads.length} threads (${m.threads.filter((t) => t.depth > 0).length} subagents, ${m.threads.filter((t) => t.archived).length} archived); generated in ${genMs} ms`);
+    log(
+      `  ${m.threads.length} threads (${m.threads.filter((t) => t.depth > 0).length} subagents, ${m.threads.filter((t) => t.archived).length} archived); generated in ${genMs} ms`,
+    );
     log(`  first scan with Codex indexing every rollout (cold): ${Math.round(coldMs)} ms; App Server paging: ${listed.pages} pages of ≤100`);
     return { name, ours: o, reference: ref, ratio: o / ref, target, runs: { ours, reference }, extra: {} };
   } finally {

@@ -36,10 +36,23 @@ export async function run({ log }) {
     let oursNote = null;
     for (let i = 0; i < RUNS; i++) {
       if (oursNote === null) {
-        const a = await timeFirstPaint({ file: process.execPath, args: [CLI, '--demo'], env, cwd: root, ready: oursReady, milestones: { painted: oursPainted }, timeoutMs: TIMEOUT_MS });
+        const a = await timeFirstPaint({
+          file: process.execPath,
+          args: [CLI, '--demo'],
+          env,
+          cwd: root,
+          ready: oursReady,
+          milestones: { painted: oursPainted },
+          timeoutMs: TIMEOUT_MS,
+        });
         if (a.ms === null) {
           oursNote = a.timedOut ? `no first paint within ${TIMEOUT_MS / 1000} s` : `exited (${a.exitCode}) before the first paint`;
-          log(`  cleanerx --demo: ${oursNote}; last screen:\n${a.screen.filter((l) => l.trim()).map((l) => `    | ${l}`).join('\n')}`);
+          log(
+            `  cleanerx --demo: ${oursNote}; last screen:\n${a.screen
+              .filter((l) => l.trim())
+              .map((l) => `    | ${l}`)
+              .join('\n')}`,
+          );
         } else {
           ours.push(a.milestones.painted ?? a.ms);
           data.push(a.ms);
@@ -47,13 +60,28 @@ export async function run({ log }) {
         await removeWhenQuiet(tmp);
         mkdirSync(tmp, { recursive: true });
       }
-      const b = await timeFirstPaint({ file: process.execPath, args: [join(BENCH, 'ref', 'blessed-box.mjs')], env, cwd: root, ready: refReady, timeoutMs: TIMEOUT_MS });
+      const b = await timeFirstPaint({
+        file: process.execPath,
+        args: [join(BENCH, 'ref', 'blessed-box.mjs')],
+        env,
+        cwd: root,
+        ready: refReady,
+        timeoutMs: TIMEOUT_MS,
+      });
       if (b.ms === null) throw new Error(`the reference blessed app did not paint: ${b.screen.join('\n')}`);
       reference.push(b.ms);
     }
     const o = oursNote === null ? median(ours) : null;
     const r = median(reference);
-    return { name, ours: o, reference: r, ratio: o === null ? null : o / r, target, runs: { ours, data, reference }, extra: oursNote ? { note: oursNote } : { dataOnScreenMs: median(data) } };
+    return {
+      name,
+      ours: o,
+      reference: r,
+      ratio: o === null ? null : o / r,
+      target,
+      runs: { ours, data, reference },
+      extra: oursNote ? { note: oursNote } : { dataOnScreenMs: median(data) },
+    };
   } finally {
     await removeWhenQuiet(root);
   }

@@ -31,7 +31,8 @@ export async function run({ log }) {
     const args = [CLI, 'clean', '--agent', 'pi', '--yes', ...a.sessions.flatMap((s) => ['--id', s.id])];
     const t = await timeNode(args, { env: a.env, cwd: a.root });
     ours.push(t.ms);
-    const left = JSON.parse(execFileSync(process.execPath, [CLI, 'scan', '--agent', 'pi', '--json'], { env: a.env, encoding: 'utf8', maxBuffer: 64 << 20 })).agents[0].sessions.length;
+    const left = JSON.parse(execFileSync(process.execPath, [CLI, 'scan', '--agent', 'pi', '--json'], { env: a.env, encoding: 'utf8', maxBuffer: 64 << 20 }))
+      .agents[0].sessions.length;
     if (i === 0) log(`  ${a.sessions.length} sessions removed, ${left} left in the store`);
     rmSync(a.root, { recursive: true, force: true });
 

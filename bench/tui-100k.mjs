@@ -45,7 +45,14 @@ async function drive(file, args, env, logFile, { keysDuringScan, keysAfter, wait
   const p = pty.spawn(file, args, { name: 'xterm-256color', cols: 100, rows: 30, env: { ...env, TERM: 'xterm-256color', CLEANERX_PERF_LOG: logFile } });
   let out = '';
   p.onData((d) => (out += d));
-  const events = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+  const events = () =>
+    existsSync(logFile)
+      ? readFileSync(logFile, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
   await sleep(300);
   for (let i = 0; i < keysDuringScan; i++) {
     p.write(i % 2 ? 'k' : 'j');
@@ -106,5 +113,21 @@ export async function run({ log }) {
   for (const l of lines) log(l);
   const o = p95(after);
   const r = p95(refKeys);
-  return { name, ours: o, reference: r, ratio: o !== null && r ? o / r : null, target, runs: { ours: after, reference: refKeys, during }, extra: { firstRowsMs: firstFromScan, firstRowsFromAppMs: first, firstRowsFromProcessMs: firstEv?.sinceProcess ?? null, scanDoneMs: done, paintP95Ms: p95(paints), loadAverage: load, peakRssBytes: ours.rss } };
+  return {
+    name,
+    ours: o,
+    reference: r,
+    ratio: o !== null && r ? o / r : null,
+    target,
+    runs: { ours: after, reference: refKeys, during },
+    extra: {
+      firstRowsMs: firstFromScan,
+      firstRowsFromAppMs: first,
+      firstRowsFromProcessMs: firstEv?.sinceProcess ?? null,
+      scanDoneMs: done,
+      paintP95Ms: p95(paints),
+      loadAverage: load,
+      peakRssBytes: ours.rss,
+    },
+  };
 }

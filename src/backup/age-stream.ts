@@ -14,7 +14,19 @@
 // final chunk after others, or trailing bytes after the final chunk
 // rejected.
 
-import { createCipheriv, createDecipheriv, createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 
@@ -197,7 +209,9 @@ export class AgeEncryptor {
     const wrapKey = hkdf(secret, Buffer.concat([share, recipientKey]), X25519_INFO);
     const body = aeadSeal(wrapKey, ZERO_NONCE, fileKey);
     const head = `${VERSION_LINE}\n-> X25519 ${b64(share)}\n${b64(body)}\n---`;
-    const mac = createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header')).update(head).digest();
+    const mac = createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header'))
+      .update(head)
+      .digest();
     const payloadNonce = randomBytes(16);
     this.payloadKey = hkdf(fileKey, payloadNonce, 'payload');
     this.prefix = Buffer.concat([Buffer.from(`${head} ${b64(mac)}\n`, 'latin1'), payloadNonce]);
@@ -248,7 +262,8 @@ function parseHeader(head: Buffer, identity: X25519Identity): { payloadKey: Buff
     if (head.length >= MAX_HEADER) throw new AgeHeaderError('not an age file (no version line)');
     return null;
   }
-  if (version !== VERSION_LINE) throw new AgeHeaderError(version.startsWith('age-encryption.org/') ? `unsupported age version ${JSON.stringify(version.slice(0, 40))}` : 'not an age file');
+  if (version !== VERSION_LINE)
+    throw new AgeHeaderError(version.startsWith('age-encryption.org/') ? `unsupported age version ${JSON.stringify(version.slice(0, 40))}` : 'not an age file');
   const stanzas: Stanza[] = [];
   let macLine: string | null = null;
   let macEnd = 0;
@@ -297,7 +312,9 @@ function parseHeader(head: Buffer, identity: X25519Identity): { payloadKey: Buff
     }
   }
   if (!fileKey) throw new AgeHeaderError("no identity matched any of the file's recipients");
-  const expected = createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header')).update(head.subarray(0, macEnd)).digest();
+  const expected = createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header'))
+    .update(head.subarray(0, macEnd))
+    .digest();
   if (!timingSafeEqual(expected, mac)) throw new AgeHeaderError('bad header MAC');
   return { payloadKey: hkdf(fileKey, Buffer.from(payloadNonce), 'payload'), payloadOffset: pos + 16 };
 }
@@ -471,7 +488,9 @@ function openChunk(payloadKey: Buffer, nonce: Buffer, index: number, sealed: Buf
     d.final();
   } catch {
     throw new AgePayloadError(
-      last ? `age chunk ${index} failed authentication as the final chunk (truncated or tampered)` : `age chunk ${index} failed authentication (tampered, or data after the final chunk)`,
+      last
+        ? `age chunk ${index} failed authentication as the final chunk (truncated or tampered)`
+        : `age chunk ${index} failed authentication (tampered, or data after the final chunk)`,
     );
   }
   return body;

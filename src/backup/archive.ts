@@ -248,7 +248,12 @@ function tarHeader(path: string, size: number, mtime: number): Buffer {
     }
   }
   const pax = Buffer.from(paxRecord('path', path), 'utf8');
-  return Buffer.concat([ustarHeader('PaxHeader', '', pax.length, mtime, 'x'), pax, Buffer.alloc(pad512(pax.length)), ustarHeader('PaxHeader', '', size, mtime, '0')]);
+  return Buffer.concat([
+    ustarHeader('PaxHeader', '', pax.length, mtime, 'x'),
+    pax,
+    Buffer.alloc(pad512(pax.length)),
+    ustarHeader('PaxHeader', '', size, mtime, '0'),
+  ]);
 }
 
 // ---- the payload side: tar bytes → zstd frames (in flight) → age chunks at their offsets ----
@@ -455,7 +460,15 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
   }
   // Sizes first: with fixed-width hashes they fix the manifest's length before any file is read.
   const { sizes, modes, sparse, mtimes } = await lstatSizes(o.files);
-  const entries: ManifestEntry[] = o.files.map((f, i) => ({ root: f.root, relativePath: relPath(f.rootDir, f.path), sha256: '0'.repeat(64), sizeBytes: sizes[i]!, mode: modes[i]!, mtimeNs: String(mtimes[i]!), ...(sparse[i] ? { sparse: true as const } : {}) }));
+  const entries: ManifestEntry[] = o.files.map((f, i) => ({
+    root: f.root,
+    relativePath: relPath(f.rootDir, f.path),
+    sha256: '0'.repeat(64),
+    sizeBytes: sizes[i]!,
+    mode: modes[i]!,
+    mtimeNs: String(mtimes[i]!),
+    ...(sparse[i] ? { sparse: true as const } : {}),
+  }));
   const now = new Date();
   const mtime = Math.floor(now.getTime() / 1000);
   const manifest: Manifest = {
@@ -549,13 +562,16 @@ const validNs = (v: unknown): v is string => typeof v === 'string' && /^-?[0-9]{
 
 function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
   const m = v as Manifest;
-  if (!m || (m.formatVersion !== 1 && m.formatVersion !== 2) || typeof m.id !== 'string' || !Array.isArray(m.entries)) throw new ArchiveError('The archive has no valid cleanerx manifest.');
+  if (!m || (m.formatVersion !== 1 && m.formatVersion !== 2) || typeof m.id !== 'string' || !Array.isArray(m.entries))
+    throw new ArchiveError('The archive has no valid cleanerx manifest.');
   if (expectAgent && m.agent !== expectAgent) throw new ArchiveError(`The archive belongs to ${m.agent}, not ${expectAgent}.`);
   const seen = new Set<string>();
   for (const e of m.entries) {
-    if (typeof e.root !== 'string' || !/^[a-z_]+$/.test(e.root) || typeof e.relativePath !== 'string') throw new ArchiveError('The manifest names an invalid entry.');
+    if (typeof e.root !== 'string' || !/^[a-z_]+$/.test(e.root) || typeof e.relativePath !== 'string')
+      throw new ArchiveError('The manifest names an invalid entry.');
     if (!e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s))) throw new ArchiveError(`The manifest names an unsafe path: ${e.relativePath}`);
-    if (!/^[0-9a-f]{64}$/.test(e.sha256) || !Number.isSafeInteger(e.sizeBytes) || e.sizeBytes < 0) throw new ArchiveError('The manifest has an invalid hash or size.');
+    if (!/^[0-9a-f]{64}$/.test(e.sha256) || !Number.isSafeInteger(e.sizeBytes) || e.sizeBytes < 0)
+      throw new ArchiveError('The manifest has an invalid hash or size.');
     if (e.mode !== undefined && (!Number.isInteger(e.mode) || e.mode < 0 || e.mode > 0o777)) throw new ArchiveError('The manifest has an invalid file mode.');
     if (e.sparse !== undefined && e.sparse !== true) throw new ArchiveError('The manifest has an invalid sparse flag.');
     if (e.mtimeNs !== undefined && !validNs(e.mtimeNs)) throw new ArchiveError('The manifest has an invalid modification time.');
@@ -563,11 +579,16 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
     if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} twice.`);
     seen.add(key);
   }
-  const safeRef = (e: { root?: unknown; relativePath?: unknown }): boolean => typeof e.root === 'string' && /^[a-z_]+$/.test(e.root) && typeof e.relativePath === 'string' && e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s));
+  const safeRef = (e: { root?: unknown; relativePath?: unknown }): boolean =>
+    typeof e.root === 'string' &&
+    /^[a-z_]+$/.test(e.root) &&
+    typeof e.relativePath === 'string' &&
+    e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s));
   if (m.emptyDirs !== undefined) {
     if (!Array.isArray(m.emptyDirs)) throw new ArchiveError('The manifest has an invalid list of empty directories.');
     for (const d of m.emptyDirs) {
-      if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777) throw new ArchiveError('The manifest names an invalid or unsafe empty directory.');
+      if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777)
+        throw new ArchiveError('The manifest names an invalid or unsafe empty directory.');
       if (seen.has(`${d.root}/${d.relativePath}`)) throw new ArchiveError(`The manifest names ${d.root}/${d.relativePath} as a file and a directory.`);
     }
   }
@@ -575,7 +596,8 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
     if (!Array.isArray(m.dirs)) throw new ArchiveError('The manifest has an invalid list of directories.');
     const dirSeen = new Set<string>();
     for (const d of m.dirs) {
-      if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777 || !validNs(d.mtimeNs)) throw new ArchiveError('The manifest names an invalid or unsafe directory.');
+      if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777 || !validNs(d.mtimeNs))
+        throw new ArchiveError('The manifest names an invalid or unsafe directory.');
       const key = `${d.root}/${d.relativePath}`;
       if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} as a file and a directory.`);
       if (dirSeen.has(key)) throw new ArchiveError(`The manifest names the directory ${key} twice.`);
@@ -584,7 +606,8 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
   }
   if (m.skipped !== undefined) {
     if (!Array.isArray(m.skipped)) throw new ArchiveError('The manifest has an invalid list of skipped entries.');
-    for (const k of m.skipped) if (!k || !safeRef(k) || !['fifo', 'socket', 'device'].includes(k.kind)) throw new ArchiveError('The manifest names an invalid skipped entry.');
+    for (const k of m.skipped)
+      if (!k || !safeRef(k) || !['fifo', 'socket', 'device'].includes(k.kind)) throw new ArchiveError('The manifest names an invalid skipped entry.');
   }
   return m;
 }

@@ -52,7 +52,8 @@ export async function loadCatalog(dataDir: string): Promise<BackupRecord[]> {
   } catch {
     throw new Error(`The backup catalog ${path} is not valid JSON; move it away to start a new catalog (the archives stay in ${backupsDir(dataDir)}).`);
   }
-  if (!v || !Array.isArray(v.records)) throw new Error(`The backup catalog ${path} is not valid; move it away to start a new catalog (the archives stay in ${backupsDir(dataDir)}).`);
+  if (!v || !Array.isArray(v.records))
+    throw new Error(`The backup catalog ${path} is not valid; move it away to start a new catalog (the archives stay in ${backupsDir(dataDir)}).`);
   return (v.records as BackupRecord[]).filter((r) => r && typeof r.id === 'string' && ID.test(r.id));
 }
 
@@ -78,5 +79,8 @@ export async function deleteBackup(dataDir: string, id: string): Promise<void> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  await saveCatalog(dataDir, all.filter((r) => r.id !== id));
+  await saveCatalog(
+    dataDir,
+    all.filter((r) => r.id !== id),
+  );
 }

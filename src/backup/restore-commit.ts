@@ -252,7 +252,10 @@ export class SparseWriter {
 
   private async put(c: Buffer, from: number, to: number): Promise<void> {
     for (let done = from; done < to; ) {
-      const n = typeof this.out === 'number' ? await writeFd(this.out, c, done, to - done, this.pos + done) : (await this.out.write(c, done, to - done, this.pos + done)).bytesWritten;
+      const n =
+        typeof this.out === 'number'
+          ? await writeFd(this.out, c, done, to - done, this.pos + done)
+          : (await this.out.write(c, done, to - done, this.pos + done)).bytesWritten;
       done += n;
     }
   }
@@ -336,12 +339,22 @@ export async function holdsContent(dir: DirHandle, name: string, uid: number, wa
  * Puts the staged file `staged` in place as `name` in `parent`, never
  * replacing anything (EEXIST). Returns the identity of what was committed.
  */
-export async function commitFile(stage: DirHandle, staged: string, parent: DirHandle, name: string, restoreId: string, index: number, mode: number, mtimeNs?: string): Promise<DirId> {
+export async function commitFile(
+  stage: DirHandle,
+  staged: string,
+  parent: DirHandle,
+  name: string,
+  restoreId: string,
+  index: number,
+  mode: number,
+  mtimeNs?: string,
+): Promise<DirId> {
   try {
     linkAt(stage, staged, parent, name);
     const st = lstatAt(parent, name);
     const src = lstatAt(stage, staged);
-    if (!st || !src || st.ino !== src.ino || st.dev !== src.dev) throw new ArchiveError(`${parent.display}/${name} is not the file the restore just put there; the restore stopped.`);
+    if (!st || !src || st.ino !== src.ino || st.dev !== src.dev)
+      throw new ArchiveError(`${parent.display}/${name} is not the file the restore just put there; the restore stopped.`);
     return st;
   } catch (e) {
     if (!(e instanceof AnchoredError) || e.code !== 'EXDEV') throw e;

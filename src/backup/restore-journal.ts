@@ -80,7 +80,8 @@ export const partialName = (restoreId: string, i: number): string => `.cleanerx-
 export async function saveRestoreJournal(dir: string, j: RestoreJournal, point: string): Promise<void> {
   j.updatedAt = new Date().toISOString();
   const text = JSON.stringify(j) + '\n';
-  if (Buffer.byteLength(text) > MAX_JOURNAL_BYTES) throw new Error('The restore journal would exceed 256 MiB; this backup holds too many files to restore at once.');
+  if (Buffer.byteLength(text) > MAX_JOURNAL_BYTES)
+    throw new Error('The restore journal would exceed 256 MiB; this backup holds too many files to restore at once.');
   await writeFileAtomic(restoreJournalPath(dir, j.restoreId), text, 0o600, 'restore-journal');
   crashPoint(point);
 }
@@ -140,7 +141,8 @@ export function safeRelative(p: unknown): p is string {
 /** The journal, or why it is not one cleanerx wrote (a resume writes only what a well-formed journal names). */
 function checkJournal(v: unknown, id: string): RestoreJournal | string {
   const j = v as Partial<RestoreJournal> | null;
-  if (!j || typeof j !== 'object' || (j.formatVersion !== 1 && j.formatVersion !== 2) || j.kind !== 'cleanerx-restore') return 'Unrecognized restore journal format.';
+  if (!j || typeof j !== 'object' || (j.formatVersion !== 1 && j.formatVersion !== 2) || j.kind !== 'cleanerx-restore')
+    return 'Unrecognized restore journal format.';
   if (j.restoreId !== id) return 'The restore journal names another restore than its file name.';
   if (!AGENT_KINDS.includes(j.agent as AgentKind)) return 'The restore journal names no known agent.';
   if (!STATUSES.includes(j.status as RestoreStatus)) return 'The restore journal has an unknown status.';
@@ -149,14 +151,17 @@ function checkJournal(v: unknown, id: string): RestoreJournal | string {
   for (const d of Object.values(j.roots)) if (typeof d !== 'string' || !d.startsWith('/')) return 'The restore journal has a root that is not absolute.';
   if (!Array.isArray(j.entries) || !Array.isArray(j.dirs)) return 'The restore journal has no entry list.';
   for (const e of j.entries) {
-    if (!e || typeof e !== 'object' || !(e.root in j.roots) || !safeRelative(e.path) || !HEX64.test(String(e.sha256))) return 'The restore journal holds a malformed entry.';
-    if (typeof e.sizeBytes !== 'number' || typeof e.mode !== 'number' || typeof e.present !== 'boolean' || !/^[0-9]{1,9}$/.test(String(e.staged))) return 'The restore journal holds a malformed entry.';
+    if (!e || typeof e !== 'object' || !(e.root in j.roots) || !safeRelative(e.path) || !HEX64.test(String(e.sha256)))
+      return 'The restore journal holds a malformed entry.';
+    if (typeof e.sizeBytes !== 'number' || typeof e.mode !== 'number' || typeof e.present !== 'boolean' || !/^[0-9]{1,9}$/.test(String(e.staged)))
+      return 'The restore journal holds a malformed entry.';
     if (e.mtimeNs !== undefined && !NS.test(String(e.mtimeNs))) return 'The restore journal holds a malformed entry.';
   }
   for (const d of j.dirs) {
     if (!d || !(d.root in j.roots) || !safeRelative(d.path)) return 'The restore journal holds a malformed dir.';
     if (d.mode !== undefined && (!Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777)) return 'The restore journal holds a malformed dir.';
-    if ((d.empty !== undefined && d.empty !== true) || (d.mtimeNs !== undefined && !NS.test(String(d.mtimeNs)))) return 'The restore journal holds a malformed dir.';
+    if ((d.empty !== undefined && d.empty !== true) || (d.mtimeNs !== undefined && !NS.test(String(d.mtimeNs))))
+      return 'The restore journal holds a malformed dir.';
     // Format 1 marked an empty dir by its mode alone (and gave no other dir a mode).
     if (j.formatVersion === 1 && d.mode !== undefined) d.empty = true;
   }

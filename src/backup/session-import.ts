@@ -37,7 +37,8 @@ export async function stagedExports(staged: Map<string, string>): Promise<Sessio
   const seen = new Set<string>();
   const out: SessionExportEntry[] = [];
   for (const v of raw as Partial<IndexEntry>[]) {
-    if (!v || typeof v !== 'object' || typeof v.id !== 'string' || !SAFE_ID.test(v.id)) throw new ArchiveError('The session export index holds a malformed session id.');
+    if (!v || typeof v !== 'object' || typeof v.id !== 'string' || !SAFE_ID.test(v.id))
+      throw new ArchiveError('The session export index holds a malformed session id.');
     if (v.name !== `${v.id}.json`) throw new ArchiveError(`The export of ${v.id} has an unexpected name.`);
     if (seen.has(v.id)) throw new ArchiveError(`The session ${v.id} appears twice in the backup.`);
     seen.add(v.id);
@@ -46,7 +47,15 @@ export async function stagedExports(staged: Map<string, string>): Promise<Sessio
     if (typeof v.directory !== 'string' || !v.directory.startsWith('/')) throw new ArchiveError(`The export of ${v.id} records no absolute working directory.`);
     if (v.parentId !== null && typeof v.parentId !== 'string') throw new ArchiveError(`The export of ${v.id} has a malformed parent.`);
     if (typeof v.bytes !== 'number' || typeof v.sha256 !== 'string') throw new ArchiveError(`The export of ${v.id} has no size or hash.`);
-    out.push({ id: v.id, file, directory: v.directory, parentId: v.parentId ?? null, title: typeof v.title === 'string' ? v.title : v.id, bytes: v.bytes, sha256: v.sha256 });
+    out.push({
+      id: v.id,
+      file,
+      directory: v.directory,
+      parentId: v.parentId ?? null,
+      title: typeof v.title === 'string' ? v.title : v.id,
+      bytes: v.bytes,
+      sha256: v.sha256,
+    });
   }
   if (staged.size !== out.length + 1) throw new ArchiveError('The archive holds files the session export index does not list.');
   return out;

@@ -18,10 +18,14 @@ export async function takeBackup(o: TakeBackupOptions): Promise<TakenBackup> {
   const id = newBackupId();
   const archivePath = archivePathFor(o.dataDir, id);
   await ensurePrivateDir(backupsDir(o.dataDir));
-  await store.transition(j, (x) => {
-    x.backupStatus = 'writing';
-    x.backupCandidateId = id;
-  }, 'backup:writing');
+  await store.transition(
+    j,
+    (x) => {
+      x.backupStatus = 'writing';
+      x.backupCandidateId = id;
+    },
+    'backup:writing',
+  );
   const staging = o.exportSessions ? join(o.dataDir, 'export-staging', randomUUID()) : undefined;
   try {
     return await archiveAndCatalog(o, id, archivePath, staging);
@@ -35,7 +39,10 @@ export const sessionExportRoot = (agent: string): string => `${agent}_session_ex
 
 async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staging: string | undefined): Promise<TakenBackup> {
   const { store, journal: j } = o;
-  const { files, emptyDirs, skipped, dirs } = await collectEntries(o.plan.items.flatMap((i) => i.paths), o.roots);
+  const { files, emptyDirs, skipped, dirs } = await collectEntries(
+    o.plan.items.flatMap((i) => i.paths),
+    o.roots,
+  );
   let revisionAfterExport: string | undefined;
   if (staging && o.exportSessions) {
     await ensurePrivateDir(join(o.dataDir, 'export-staging'));
@@ -47,7 +54,15 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
       throw new Error(`The sessions could not be exported for the backup: ${(e as Error).message}`);
     }
     // The index keeps what import needs (order, directory, parent) beside the export files.
-    const index = exported.map(({ id: sid, file, directory, parentId, title, bytes, sha256 }) => ({ id: sid, name: file.slice(staging.length + 1), directory, parentId, title, bytes, sha256 }));
+    const index = exported.map(({ id: sid, file, directory, parentId, title, bytes, sha256 }) => ({
+      id: sid,
+      name: file.slice(staging.length + 1),
+      directory,
+      parentId,
+      title,
+      bytes,
+      sha256,
+    }));
     await fsp.writeFile(join(staging, SESSION_EXPORT_INDEX), JSON.stringify(index, null, 1) + '\n', { mode: 0o600, flag: 'wx' });
     const root = { label: sessionExportRoot(o.plan.agent), dir: staging };
     files.push(...(await collectFiles([join(staging, SESSION_EXPORT_INDEX), ...exported.map((e) => e.file)], [root])));
@@ -77,7 +92,8 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
   o.progress({ phase: 'backup', current: 'reopening and verifying the archive' });
   try {
     const m = await readArchive(archivePath, o.key.identity, {}, o.plan.agent);
-    if (m.id !== id || m.operationId !== j.operationId || m.entries.length !== written.manifest.entries.length) throw new Error('the archive does not match what was written');
+    if (m.id !== id || m.operationId !== j.operationId || m.entries.length !== written.manifest.entries.length)
+      throw new Error('the archive does not match what was written');
   } catch (e) {
     await fsp.unlink(archivePath).catch(() => undefined);
     throw new Error(`The backup failed its verification and was removed: ${(e as Error).message}`);
@@ -97,10 +113,14 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     agent: o.plan.agent,
     verifiedAt: now,
   });
-  await store.transition(j, (x) => {
-    x.backupStatus = 'committed';
-    x.backupId = id;
-    x.status = 'backupWritten';
-  }, 'backup:committed');
+  await store.transition(
+    j,
+    (x) => {
+      x.backupStatus = 'committed';
+      x.backupId = id;
+      x.status = 'backupWritten';
+    },
+    'backup:committed',
+  );
   return { id, revisionAfterExport, warnings: skipped.map(skippedWarning) };
 }

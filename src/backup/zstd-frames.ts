@@ -228,7 +228,11 @@ export class ZstdFrameReader extends Transform {
     if (release) {
       // Keep the largest few: a buffer only ever grows, so small ones would never be taken again.
       this.pool.push(release);
-      if (this.pool.length > FRAMES_IN_FLIGHT) this.pool.splice(this.pool.reduce((m, b, i, a) => (b.length < a[m]!.length ? i : m), 0), 1);
+      if (this.pool.length > FRAMES_IN_FLIGHT)
+        this.pool.splice(
+          this.pool.reduce((m, b, i, a) => (b.length < a[m]!.length ? i : m), 0),
+          1,
+        );
     }
     await this.pushPaced(data);
   }

@@ -24,13 +24,30 @@ export const DEMO_AGENTS: { readonly [K in AgentKind]: DemoAgent } = {
     build(env, now) {
       mkdirSync(env.CODEX_HOME!, { recursive: true });
       // Codex's own App Server indexes these rollouts on the first scan (no database is written here).
-      buildCodexFixture({ codexHome: env.CODEX_HOME!, workRoot: join(env.HOME!, 'work'), userHome: env.HOME!, threads: 60, seed: 13, now, memories: true, subagentRate: 0.4 });
+      buildCodexFixture({
+        codexHome: env.CODEX_HOME!,
+        workRoot: join(env.HOME!, 'work'),
+        userHome: env.HOME!,
+        threads: 60,
+        seed: 13,
+        now,
+        memories: true,
+        subagentRate: 0.4,
+      });
     },
     pinned: { pkg: '@openai/codex', bin: 'codex' },
   },
   claude: {
     build(env, now) {
-      buildClaudeFixture({ configDir: env.CLAUDE_CONFIG_DIR!, projects: 10, sessionsPerProject: 8, seed: 11, now, cwdRoot: join(env.HOME!, 'code'), hostile: true });
+      buildClaudeFixture({
+        configDir: env.CLAUDE_CONFIG_DIR!,
+        projects: 10,
+        sessionsPerProject: 8,
+        seed: 11,
+        now,
+        cwdRoot: join(env.HOME!, 'code'),
+        hostile: true,
+      });
     },
   },
   opencode: {

@@ -27,7 +27,19 @@ export async function buildDemoOpencodeStore(root: string, env: Record<string, s
   writeNpmGuard(configDir);
   const build = join(root, 'opencode-build', 'opencode.db');
   await initOpencodeStore(join(binDir, 'opencode'), opencodeSandboxEnv({ ...env, PATH: `${binDir}:/usr/bin:/bin` }, join(root, 'tmp')), build, 60_000);
-  buildOpencodeFixture({ db: build, workRoot: join(env.HOME!, 'oc-work'), dataDir, cacheDir: join(env.XDG_CACHE_HOME!, 'opencode'), configDir, projects: 3, rootsPerProject: 6, messagesPerSession: 3, seed: 17, now, edgeCases: true });
+  buildOpencodeFixture({
+    db: build,
+    workRoot: join(env.HOME!, 'oc-work'),
+    dataDir,
+    cacheDir: join(env.XDG_CACHE_HOME!, 'opencode'),
+    configDir,
+    projects: 3,
+    rootsPerProject: 6,
+    messagesPerSession: 3,
+    seed: 17,
+    now,
+    edgeCases: true,
+  });
   const db = env.OPENCODE_DB!;
   mkdirSync(dirname(db), { recursive: true });
   for (const side of ['-wal', '-shm', '']) if (existsSync(build + side)) renameSync(build + side, db + side);

@@ -69,11 +69,17 @@ export class SelectMenu {
           if (i) r.keepLatest = KEEP[i - 1];
         },
       },
-      { label: tr('select.empty'), choices: [tr('select.noMatter'), tr('select.onlyEmpty')], apply: (r, i) => {
+      {
+        label: tr('select.empty'),
+        choices: [tr('select.noMatter'), tr('select.onlyEmpty')],
+        apply: (r, i) => {
           if (i) r.empty = true;
         },
       },
-      { label: tr('select.orphans'), choices: [tr('select.noMatter'), tr('select.onlyOrphans')], apply: (r, i) => {
+      {
+        label: tr('select.orphans'),
+        choices: [tr('select.noMatter'), tr('select.onlyOrphans')],
+        apply: (r, i) => {
           if (i) r.orphans = true;
         },
       },

@@ -198,8 +198,16 @@ export class SettingsScreen implements Screen {
       );
     };
     if (to === 'file') return run('');
-    const fresh = { label: tr('settings.newPass'), repeat: tr('settings.repeatPass'), problem: (problem: string) => tr('settings.passProblem', { problem }), differ: tr('settings.passDiffer') };
-    this.app.askPassphrase({ needed: true, label: tr('settings.passForKeyring'), newKey: k.exists ? undefined : fresh, onCancel: () => this.app.message(tr('common.cancelled')) }, run);
+    const fresh = {
+      label: tr('settings.newPass'),
+      repeat: tr('settings.repeatPass'),
+      problem: (problem: string) => tr('settings.passProblem', { problem }),
+      differ: tr('settings.passDiffer'),
+    };
+    this.app.askPassphrase(
+      { needed: true, label: tr('settings.passForKeyring'), newKey: k.exists ? undefined : fresh, onCancel: () => this.app.message(tr('common.cancelled')) },
+      run,
+    );
   }
 
   private exportKey(): void {

@@ -26,7 +26,17 @@ if (!existsSync(CODEX_BIN)) throw new Error(`The pinned Codex binary is missing 
 export const codexHome = (t: TempEnv): string => t.env.CODEX_HOME!;
 
 export function installation(t: TempEnv, executable: string | null = CODEX_BIN): Installation {
-  return { agent: 'codex', displayName: 'Codex', memoryNotice: '', state: executable ? 'installed' : 'dataOnly', home: codexHome(t), homeSource: 'env', executable, version: null, warnings: [] };
+  return {
+    agent: 'codex',
+    displayName: 'Codex',
+    memoryNotice: '',
+    state: executable ? 'installed' : 'dataOnly',
+    home: codexHome(t),
+    homeSource: 'env',
+    executable,
+    version: null,
+    warnings: [],
+  };
 }
 
 export function buildStore(t: TempEnv, o: Partial<CodexFixtureOptions> = {}): CodexFixtureManifest {
@@ -58,7 +68,13 @@ export async function serverListing(c: JsonRpcClient): Promise<ServerThread[]> {
   for (const archived of [false, true]) {
     let cursor: string | null = null;
     do {
-      const res = (await c.request('thread/list', { limit: 50, archived, modelProviders: [], sourceKinds: [...ALL_SOURCE_KINDS], ...(cursor ? { cursor } : {}) })) as {
+      const res = (await c.request('thread/list', {
+        limit: 50,
+        archived,
+        modelProviders: [],
+        sourceKinds: [...ALL_SOURCE_KINDS],
+        ...(cursor ? { cursor } : {}),
+      })) as {
         data: Record<string, unknown>[];
         nextCursor: string | null;
       };
@@ -85,7 +101,14 @@ export async function serverDescendants(c: JsonRpcClient, root: string, provider
   for (const archived of [false, true]) {
     let cursor: string | null = null;
     do {
-      const res = (await c.request('thread/list', { limit: 100, archived, ancestorThreadId: root, modelProviders: providers, sourceKinds: [...ALL_SOURCE_KINDS], ...(cursor ? { cursor } : {}) })) as {
+      const res = (await c.request('thread/list', {
+        limit: 100,
+        archived,
+        ancestorThreadId: root,
+        modelProviders: providers,
+        sourceKinds: [...ALL_SOURCE_KINDS],
+        ...(cursor ? { cursor } : {}),
+      })) as {
         data: { id: string }[];
         nextCursor: string | null;
       };
@@ -98,7 +121,9 @@ export async function serverDescendants(c: JsonRpcClient, root: string, provider
 
 /** What Codex rewrites on every start (databases, staging, helper links): left out of tree pictures. */
 export function codexNoise(home: string): string[] {
-  return ['.tmp', 'tmp', 'skills', 'installation_id', 'app-server-control', 'log', 'shell_snapshots', 'thread-writer-locks', 'session_index.jsonl.lock'].map((n) => join(home, n));
+  return ['.tmp', 'tmp', 'skills', 'installation_id', 'app-server-control', 'log', 'shell_snapshots', 'thread-writer-locks', 'session_index.jsonl.lock'].map(
+    (n) => join(home, n),
+  );
 }
 
 export function storePicture(t: TempEnv): Map<string, string> {

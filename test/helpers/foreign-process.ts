@@ -17,7 +17,11 @@ const SCRIPT = [
   "while [ -e /proc/$pid ] && ! grep -qs '^[0-9]* (.*) [ZX] ' /proc/$pid/stat; do sleep 0.1; done",
 ].join('\n');
 
-export async function spawnForeign(cmd: string, args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ child: ChildProcess; pid: number }> {
+export async function spawnForeign(
+  cmd: string,
+  args: string[],
+  o: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ child: ChildProcess; pid: number }> {
   const child = spawn('/bin/sh', ['-c', SCRIPT, 'sh', cmd, ...args], { cwd: o.cwd, env: o.env, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
   const pid = await new Promise<number>((resolve, reject) => {
     let out = '';

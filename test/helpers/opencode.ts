@@ -25,9 +25,10 @@ import type { TempEnv } from './temp-env.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The platform binary; `.bin/opencode` is a hard link to it when the postinstall ran. */
-export const OPENCODE_BIN = [join(ROOT, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode'), join(ROOT, 'node_modules', '.bin', 'opencode')].find((p) =>
-  existsSync(p),
-)!;
+export const OPENCODE_BIN = [
+  join(ROOT, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode'),
+  join(ROOT, 'node_modules', '.bin', 'opencode'),
+].find((p) => existsSync(p))!;
 
 export interface Template {
   db: string;
@@ -62,7 +63,17 @@ export function buildStore(t: TempEnv, template: Template, o: Partial<OpencodeFi
 }
 
 export function installation(t: TempEnv, executable: string | null = OPENCODE_BIN): Installation {
-  return { agent: 'opencode', displayName: 'OpenCode', memoryNotice: '', state: executable ? 'installed' : 'dataOnly', home: dataDir(t), homeSource: 'env', executable, version: null, warnings: [] };
+  return {
+    agent: 'opencode',
+    displayName: 'OpenCode',
+    memoryNotice: '',
+    state: executable ? 'installed' : 'dataOnly',
+    home: dataDir(t),
+    homeSource: 'env',
+    executable,
+    version: null,
+    warnings: [],
+  };
 }
 
 export type Row = Record<string, unknown>;
@@ -100,4 +111,3 @@ export function deepRoot(m: OpencodeFixtureManifest, kind: 'root' | 'archived' =
   const r = m.sessions.find((s) => s.kind === kind && m.descendants.get(s.id)!.length >= 3)!;
   return { id: r.id, scope: [r.id, ...m.descendants.get(r.id)!] };
 }
-

@@ -38,7 +38,17 @@ export function inventory(sessions: SessionRecord[], projects: ProjectGroup[] = 
 }
 
 export function installation(): Installation {
-  return { agent: 'pi', displayName: 'pi', memoryNotice: '', state: 'dataOnly', home: '/fake/home', homeSource: 'override', executable: null, version: null, warnings: [] };
+  return {
+    agent: 'pi',
+    displayName: 'pi',
+    memoryNotice: '',
+    state: 'dataOnly',
+    home: '/fake/home',
+    homeSource: 'override',
+    executable: null,
+    version: null,
+    warnings: [],
+  };
 }
 
 export function snapshotOf(inv: Inventory, scannedAt = NOW): Snapshot {

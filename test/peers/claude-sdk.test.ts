@@ -46,14 +46,30 @@ function runSdk(...args: string[]): SdkSession[] {
 
 async function scanCx(): Promise<SessionRecord[]> {
   const home = t.env.CLAUDE_CONFIG_DIR!;
-  const inst: Installation = { agent: 'claude', home, homeSource: 'env', binary: null, version: null, state: 'found', readOnly: false } as unknown as Installation;
+  const inst: Installation = {
+    agent: 'claude',
+    home,
+    homeSource: 'env',
+    binary: null,
+    version: null,
+    state: 'found',
+    readOnly: false,
+  } as unknown as Installation;
   const inv = await claudeAdapter.scan(inst, t.ctx, () => {});
   return inv.sessions;
 }
 
 async function itemsCx(): Promise<Item[]> {
   const home = t.env.CLAUDE_CONFIG_DIR!;
-  const inst: Installation = { agent: 'claude', home, homeSource: 'env', binary: null, version: null, state: 'found', readOnly: false } as unknown as Installation;
+  const inst: Installation = {
+    agent: 'claude',
+    home,
+    homeSource: 'env',
+    binary: null,
+    version: null,
+    state: 'found',
+    readOnly: false,
+  } as unknown as Installation;
   return (await claudeAdapter.scan(inst, t.ctx, () => {})).items;
 }
 
@@ -67,7 +83,10 @@ function compare(sdk: SdkSession[], cx: SessionRecord[]): string[] {
   const sdkIds = new Set(sdk.map((s) => s.sessionId));
   for (const s of sdk) {
     const c = byId.get(s.sessionId);
-    if (!c) { diffs.push(`${s.sessionId}: listed by the SDK only (${JSON.stringify(s.summary)})`); continue; }
+    if (!c) {
+      diffs.push(`${s.sessionId}: listed by the SDK only (${JSON.stringify(s.summary)})`);
+      continue;
+    }
     const want = cleanText(s.summary, 4096);
     if (c.title !== want) diffs.push(`${s.sessionId}: title ${JSON.stringify(c.title)} vs SDK ${JSON.stringify(want)}`);
     if ((c.cwd ?? undefined) !== s.cwd) diffs.push(`${s.sessionId}: cwd ${c.cwd} vs SDK ${s.cwd}`);
@@ -111,14 +130,19 @@ describe('Claude Agent SDK listSessions() as a peer', () => {
     // The deliberate differences, explicitly: cleanerx lists them (a title-less one under its fallback name); the SDK does not.
     for (const s of m.sessions.filter((x) => x.hiddenByClaude)) {
       const why = DELIBERATE[s.hiddenByClaude as keyof typeof DELIBERATE];
-      expect(sdk.some((x) => x.sessionId === s.id), why).toBe(false);
+      expect(
+        sdk.some((x) => x.sessionId === s.id),
+        why,
+      ).toBe(false);
       expect(cx.find((x) => x.id === s.id)?.title, why).toBe(s.hiddenByClaude === 'noTitle' ? `Claude session ${s.id.slice(0, 8)}` : s.expectedTitle);
     }
     const shown = cx.filter((s) => !hidden.includes(s.id));
     expect(compare(sdk, shown)).toEqual([]);
     expect(sdk.length).toBe(m.sessions.length - hidden.length);
     // The note for the lead: inventory = SDK's listing as X/Y rows.
-    console.log(`claude peer ${name}: ${shown.length}/${sdk.length} rows equal (ids, titles, cwd, created, modified, archived); ${hidden.length} listed by cleanerx only (deliberate)`);
+    console.log(
+      `claude peer ${name}: ${shown.length}/${sdk.length} rows equal (ids, titles, cwd, created, modified, archived); ${hidden.length} listed by cleanerx only (deliberate)`,
+    );
     if ('hostile' in o && o.hostile) {
       // The cases the SDK once listed alone, and the archive mark, are in this store and agree.
       const peer = m.sessions.filter((s) => s.kind === 'peerCase' && !s.hiddenByClaude);
@@ -128,7 +152,12 @@ describe('Claude Agent SDK listSessions() as a peer', () => {
       expect(sdk.filter((s) => s.archived === true)).toHaveLength(1);
       expect(sdk.filter((s) => s.archived === false)).toHaveLength(1);
       expect(cx.filter((s) => s.state === 'archived').map((s) => s.id)).toEqual(m.sessions.filter((s) => s.archived).map((s) => s.id));
-      expect(m.sessions.filter((s) => s.hiddenByClaude).map((s) => s.hiddenByClaude).sort()).toEqual(['continued', 'noTitle']);
+      expect(
+        m.sessions
+          .filter((s) => s.hiddenByClaude)
+          .map((s) => s.hiddenByClaude)
+          .sort(),
+      ).toEqual(['continued', 'noTitle']);
       // An older copy of a session id in another project dir: the SDK lists the newer file only, so does
       // cleanerx; the copy is a read-only item, never removed with the session.
       const copy = m.skipped.find((k) => k.why.startsWith('older copy'))!;
@@ -153,9 +182,14 @@ describe('through the built CLI', () => {
     expect(report.agents.map((a) => [a.agent, a.home])).toEqual([['claude', t.env.CLAUDE_CONFIG_DIR]]);
     const hidden = new Set(m.sessions.filter((s) => s.hiddenByClaude).map((s) => s.id));
     // The report's times are ISO strings (whole ms): the same instants.
-    const rows = report.agents[0]!.sessions
-      .filter((s) => !hidden.has(s.id))
-      .map((s) => ({ ...s, createdAt: s.createdAt === null ? null : Date.parse(s.createdAt), updatedAt: s.updatedAt === null ? null : Date.parse(s.updatedAt) }) as unknown as SessionRecord);
+    const rows = report.agents[0]!.sessions.filter((s) => !hidden.has(s.id)).map(
+      (s) =>
+        ({
+          ...s,
+          createdAt: s.createdAt === null ? null : Date.parse(s.createdAt),
+          updatedAt: s.updatedAt === null ? null : Date.parse(s.updatedAt),
+        }) as unknown as SessionRecord,
+    );
     expect(rows.length).toBe(sdk.length);
     expect(compare(sdk, rows)).toEqual([]);
   });
@@ -175,7 +209,12 @@ describe('the SDK archive mark', () => {
     const page = snap.page({ snapshotId: snap.id, scope: { view: 'flat' }, filter: { state: 'archived' }, sort: 'updated', offset: 0, limit: 100 });
     expect(page.rows.map((r) => r.id)).toEqual([`session:${target.id}`]);
     // Everything else agrees with the SDK as before.
-    expect(compare(sdk, snap.forest.nodes.map((n) => n.s).filter((s) => !m.sessions.find((x) => x.id === s.id)?.hiddenByClaude))).toEqual([]);
+    expect(
+      compare(
+        sdk,
+        snap.forest.nodes.map((n) => n.s).filter((s) => !m.sessions.find((x) => x.id === s.id)?.hiddenByClaude),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -213,7 +252,12 @@ describe('after cleanerx cleans a session', () => {
     const own = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_DATA_DIR!, t.env.CLEANERX_CONFIG_DIR!, t.env.XDG_RUNTIME_DIR!, join(t.root, 'tmp')];
     for (const d of own) mkdirSync(d, { recursive: true });
     const outside0 = hashTree(t.root, [...plan, ...own]);
-    const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'claude', '--id', victim.id, '--yes'], { cwd: t.root, env: { ...t.env, CLEANERX_TEST_MODE: '1' }, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'claude', '--id', victim.id, '--yes'], {
+      cwd: t.root,
+      env: { ...t.env, CLEANERX_TEST_MODE: '1' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(r.status, r.stderr + r.stdout).toBe(0);
     for (const p of plan) expect(existsSync(p), p).toBe(false);
     expect(treeDiff(outside0, hashTree(t.root, [...plan, ...own]))).toEqual([]);

@@ -69,7 +69,9 @@ describe('the inventory is Codex’s own listing', () => {
     expect(manifest.threads.some((f) => f.depth === 2)).toBe(true);
     // A root's deletion scope is its whole spawn subtree.
     for (const root of manifest.threads.filter((f) => f.depth === 0)) {
-      const expected = manifest.threads.filter((f) => f.depth > 0 && (f.parentId === root.id || manifest.threads.some((c) => c.id === f.parentId && c.parentId === root.id)));
+      const expected = manifest.threads.filter(
+        (f) => f.depth > 0 && (f.parentId === root.id || manifest.threads.some((c) => c.id === f.parentId && c.parentId === root.id)),
+      );
       expect(byId.get(root.id)!.deletionDescendantIds.sort()).toEqual(expected.map((f) => f.id).sort());
     }
     // Malformed rollouts are not threads.

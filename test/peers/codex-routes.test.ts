@@ -58,7 +58,9 @@ describe('thread/delete', () => {
     expect([...reported].sort()).toEqual([...root.deletionDescendantIds].sort());
     const scope = [root.id, ...root.deletionDescendantIds];
     const pictureBefore = storePicture(t);
-    const indexBefore = readFileSync(join(codexHome(t), 'session_index.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const indexBefore = readFileSync(join(codexHome(t), 'session_index.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
 
     const res = await route().deleteSessions(installation(t), t.ctx, [child.id, root.id], { expectedRevision: root.metadata.routeRevision as string });
     expect(res.failed).toEqual([]);
@@ -69,7 +71,12 @@ describe('thread/delete', () => {
     const c2 = await rawClient(t);
     const after = await serverListing(c2);
     await c2.close();
-    expect(after.map((s) => s.id).sort()).toEqual(before.map((s) => s.id).filter((id) => !scope.includes(id)).sort());
+    expect(after.map((s) => s.id).sort()).toEqual(
+      before
+        .map((s) => s.id)
+        .filter((id) => !scope.includes(id))
+        .sort(),
+    );
     const removed = new Set(scope.map((id) => byId.get(id)!.paths[0]!));
     const named = scope.some((id) => byId.get(id)!.named);
     const diff = treeDiff(pictureBefore, storePicture(t));
@@ -77,7 +84,9 @@ describe('thread/delete', () => {
     if (named) expected.push('changed home/.codex/session_index.jsonl');
     expect(diff.sort()).toEqual(expected.sort());
     // Codex dropped the scope's names from session_index.jsonl and kept every other line.
-    const lines = readFileSync(join(codexHome(t), 'session_index.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const lines = readFileSync(join(codexHome(t), 'session_index.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     const kept = indexBefore.filter((l) => !scope.includes((JSON.parse(l) as { id: string }).id));
     expect(lines).toEqual(kept);
     // Owned media stay for the engine to remove after the official delete.
@@ -108,7 +117,9 @@ describe('thread/delete', () => {
     expect(blockedRoot.selectable).toBe(false);
     expect(blockedRoot.blockedReason).toMatch(/subagent thread .* is blocked: Pinned/);
     const pictured = storePicture(t);
-    await expect(route().deleteSessions(installation(t), t.ctx, [root.id], { expectedRevision: blockedRoot.metadata.routeRevision as string })).rejects.toThrow(/Pinned/);
+    await expect(route().deleteSessions(installation(t), t.ctx, [root.id], { expectedRevision: blockedRoot.metadata.routeRevision as string })).rejects.toThrow(
+      /Pinned/,
+    );
     expect(treeDiff(pictured, storePicture(t))).toEqual([]);
   });
 });
@@ -120,7 +131,11 @@ describe('official items', () => {
     await scan(); // Codex creates its databases on this first start.
     const memDb = join(codexHome(t), 'memories_1.sqlite');
     const db = new Database(memDb);
-    db.prepare('INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, generated_at) VALUES (?, 1, ?, ?, 1)').run('01a0ee72-0000-7000-8000-000000000001', 'raw', 'sum');
+    db.prepare('INSERT INTO stage1_outputs (thread_id, source_updated_at, raw_memory, rollout_summary, generated_at) VALUES (?, 1, ?, ?, 1)').run(
+      '01a0ee72-0000-7000-8000-000000000001',
+      'raw',
+      'sum',
+    );
     db.close();
     const inv = await scan();
     const mem = inv.items.find((i) => i.id === MEMORY_ITEM)!;
@@ -193,7 +208,9 @@ describe('a running app-server daemon', () => {
     expect(loaded.selectable).toBe(false);
     expect(loaded.blockedReason).toBe(LOADED_REASON);
     expect(inv.warnings.some((w) => w.reason === SOCKET_FALLBACK_WARNING)).toBe(false);
-    await expect(route().deleteSessions(installation(t), t.ctx, [fork.thread.id], { expectedRevision: loaded.metadata.routeRevision as string })).rejects.toThrow(/loaded/);
+    await expect(
+      route().deleteSessions(installation(t), t.ctx, [fork.thread.id], { expectedRevision: loaded.metadata.routeRevision as string }),
+    ).rejects.toThrow(/loaded/);
     // Through the daemon, an unloaded thread is deleted (route: the verified shared server).
     const other = inv.sessions.find((s) => s.selectable && s.id !== target.id)!;
     const res = await route().deleteSessions(installation(t), t.ctx, [other.id], { expectedRevision: other.metadata.routeRevision as string });
@@ -208,7 +225,12 @@ describe('a running app-server daemon', () => {
     resetSocketBypass();
     const after = await scan();
     expect(after.warnings.some((w) => w.reason === SOCKET_FALLBACK_WARNING)).toBe(true);
-    expect(after.sessions.map((s) => s.id).sort()).toEqual(inv.sessions.filter((s) => s.id !== other.id).map((s) => s.id).sort());
+    expect(after.sessions.map((s) => s.id).sort()).toEqual(
+      inv.sessions
+        .filter((s) => s.id !== other.id)
+        .map((s) => s.id)
+        .sort(),
+    );
     expect(after.sessions.find((s) => s.id === fork.thread.id)!.selectable).toBe(true);
     // The killed daemon left its socket (and lock) in the system temp dir: remove what this test caused.
     const sockTarget = readlinkSync(sock);

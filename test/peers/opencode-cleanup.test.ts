@@ -36,7 +36,15 @@ function cleanerx(args: string[], input = ''): { status: number | null; stdout: 
 /** Everything in the temp root except what a cleanup is allowed to change. */
 function outsideTheDatabase(): Map<string, string> {
   const db = t.env.OPENCODE_DB!;
-  return hashTree(t.root, [db, `${db}-wal`, `${db}-shm`, join(dataDir(t), 'log'), t.env.XDG_STATE_HOME!, join(t.env.XDG_DATA_HOME!, 'cleanerx'), join(t.root, 'tmp')]);
+  return hashTree(t.root, [
+    db,
+    `${db}-wal`,
+    `${db}-shm`,
+    join(dataDir(t), 'log'),
+    t.env.XDG_STATE_HOME!,
+    join(t.env.XDG_DATA_HOME!, 'cleanerx'),
+    join(t.root, 'tmp'),
+  ]);
 }
 
 describe('cleanerx clean on OpenCode', () => {
@@ -54,7 +62,11 @@ describe('cleanerx clean on OpenCode', () => {
     expectOnlyRemoved(rows0, sessionRows(t), root.scope);
     expect(treeDiff(files0, outsideTheDatabase())).toEqual([]);
     // No plaintext export is left behind.
-    expect(existsSync(join(t.env.XDG_DATA_HOME!, 'cleanerx', 'export-staging')) ? spawnSync('find', [join(t.env.XDG_DATA_HOME!, 'cleanerx', 'export-staging'), '-type', 'f']).stdout.toString() : '').toBe('');
+    expect(
+      existsSync(join(t.env.XDG_DATA_HOME!, 'cleanerx', 'export-staging'))
+        ? spawnSync('find', [join(t.env.XDG_DATA_HOME!, 'cleanerx', 'export-staging'), '-type', 'f']).stdout.toString()
+        : '',
+    ).toBe('');
 
     const list = cleanerx(['backups', 'list']);
     const id = /^(\S+)\s+OpenCode/m.exec(list.stdout)?.[1];
@@ -115,8 +127,19 @@ describe('cleanerx clean on OpenCode', () => {
     const m = buildStore(t, template, { git: true, messagesPerSession: 2 });
     const root = deepRoot(m);
     const rows0 = sessionRows(t);
-    const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '10', CLEANERX_CRASH_AT: 'official:0:after' };
-    const killed = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'opencode', '--id', root.id, '--yes', '--backup'], { env, encoding: 'utf8', input: `${PASS}\n`, timeout: 240_000 });
+    const env = {
+      ...opencodeEnv(t),
+      PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`,
+      CLEANERX_TEST_MODE: '1',
+      CLEANERX_SCRYPT_LOG_N: '10',
+      CLEANERX_CRASH_AT: 'official:0:after',
+    };
+    const killed = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'opencode', '--id', root.id, '--yes', '--backup'], {
+      env,
+      encoding: 'utf8',
+      input: `${PASS}\n`,
+      timeout: 240_000,
+    });
     expect(killed.signal).toBe('SIGKILL');
     expectOnlyRemoved(rows0, sessionRows(t), root.scope);
     const list = cleanerx(['recovery', 'list']);

@@ -110,7 +110,10 @@ describe('first scan with an empty version cache, on the real /proc', () => {
     const healthy = { ok: false };
     void (async () => {
       while (!healthy.ok && sParent.exitCode === null) {
-        healthy.ok = await fetch(`http://127.0.0.1:${port}/global/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status === 200, () => false);
+        healthy.ok = await fetch(`http://127.0.0.1:${port}/global/health`, { signal: AbortSignal.timeout(2000) }).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (!healthy.ok) await new Promise((r) => setTimeout(r, 200));
       }
     })();

@@ -21,7 +21,18 @@ import { ACTIVE_REASON } from '../../src/adapters/opencode/scan.js';
 import { findOpencodeWriters } from '../../src/adapters/opencode/writers.js';
 import type { HostContext } from '../../src/engine/core/adapter.js';
 import type { Inventory, SessionRecord } from '../../src/engine/core/model.js';
-import { buildStore, configDir, deepRoot, expectOnlyRemoved, installation, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
+import {
+  buildStore,
+  configDir,
+  deepRoot,
+  expectOnlyRemoved,
+  installation,
+  makeTemplate,
+  OPENCODE_BIN,
+  opencodeEnv,
+  sessionRows,
+  type Template,
+} from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const CLI_TIMEOUT = 120_000;
@@ -121,7 +132,10 @@ async function api(port: number, method: string, path: string, body?: unknown, a
 /** The end of OpenCode's own log, for failure messages. */
 function logTail(): string {
   try {
-    return readFileSync(join(t.env.XDG_DATA_HOME!, 'opencode', 'log', 'opencode.log'), 'utf8').split('\n').slice(-40).join('\n');
+    return readFileSync(join(t.env.XDG_DATA_HOME!, 'opencode', 'log', 'opencode.log'), 'utf8')
+      .split('\n')
+      .slice(-40)
+      .join('\n');
   } catch {
     return '(no log)';
   }
@@ -136,7 +150,14 @@ describe('OpenCode lists what cleanerx inventories', () => {
     const srv = await serve({ password: 'peer-test-password' });
     const r = await api(srv.port, 'GET', '/experimental/session?archived=true&limit=1000', undefined, srv.auth);
     expect(r.status).toBe(200);
-    const theirs = r.json as { id: string; parentID?: string; title: string; directory: string; projectID: string; time: { created: number; updated: number; archived?: number } }[];
+    const theirs = r.json as {
+      id: string;
+      parentID?: string;
+      title: string;
+      directory: string;
+      projectID: string;
+      time: { created: number; updated: number; archived?: number };
+    }[];
     expect(theirs.map((s) => s.id).sort()).toEqual([...ours.keys()].sort());
     for (const s of theirs) {
       const c = ours.get(s.id)!;
@@ -170,7 +191,10 @@ describe('deleteSessions', () => {
     const rec = inv.sessions.find((s) => s.id === root.id)!;
     expect(rec.deletionDescendantIds.sort()).toEqual(root.scope.slice(1).sort());
     const before = sessionRows(t);
-    const res = await route().deleteSessions(installation(t), ctx(), [root.scope[1]!, root.id], { expectedRevision: rec.metadata.routeRevision as string, bulkThreshold: 99 });
+    const res = await route().deleteSessions(installation(t), ctx(), [root.scope[1]!, root.id], {
+      expectedRevision: rec.metadata.routeRevision as string,
+      bulkThreshold: 99,
+    });
     expect(res.route).toBe('cli');
     expect(res.roots).toEqual([root.id]);
     expect(res.failed).toEqual([]);
@@ -213,7 +237,10 @@ describe('deleteSessions', () => {
     const hangPort = (hang.address() as { port: number }).port;
     writeFileSync(
       join(configDir(t), 'opencode.jsonc'),
-      JSON.stringify({ $schema: 'https://opencode.ai/config.json', provider: { opencode: { options: { baseURL: `http://127.0.0.1:${hangPort}/v1`, apiKey: 'none' } } } }),
+      JSON.stringify({
+        $schema: 'https://opencode.ai/config.json',
+        provider: { opencode: { options: { baseURL: `http://127.0.0.1:${hangPort}/v1`, apiKey: 'none' } } },
+      }),
     );
     const srv = await serve();
     // The real process, as /proc shows it; the fake /proc of the test gets a copy of it.
@@ -241,7 +268,9 @@ describe('deleteSessions', () => {
     const byId = new Map<string, SessionRecord>(inv.sessions.map((s) => [s.id, s]));
     expect(byId.get(busy.id)).toMatchObject({ selectable: false, blockedReason: ACTIVE_REASON });
     expect(inv.items.find((i) => i.id === 'logs:opencode')?.blockedReason).toBe(RUNNING_REASON);
-    await expect(route().deleteSessions(installation(t), ctx(), [busyRoot.id])).rejects.toThrow(new RegExp(`active session data in this deletion scope: ${busy.id}`));
+    await expect(route().deleteSessions(installation(t), ctx(), [busyRoot.id])).rejects.toThrow(
+      new RegExp(`active session data in this deletion scope: ${busy.id}`),
+    );
 
     const idle = m.sessions.find((s) => s.kind === 'root' && !busyRoot.scope.includes(s.id) && m.descendants.get(s.id)!.length > 0)!;
     const idleScope = [idle.id, ...m.descendants.get(idle.id)!];
@@ -293,7 +322,9 @@ describe('exportSessions and importSessions', () => {
     const broken = JSON.parse(readFileSync(last.file, 'utf8')) as { info: Record<string, unknown> };
     delete broken.info.slug;
     writeFileSync(last.file, JSON.stringify(broken));
-    await expect(route().importSessions!(installation(t), ctx(), exports)).rejects.toThrow(/OpenCode import of .* failed.*imported before it were deleted again/);
+    await expect(route().importSessions!(installation(t), ctx(), exports)).rejects.toThrow(
+      /OpenCode import of .* failed.*imported before it were deleted again/,
+    );
     expect(root.scope.filter((id) => sessionRows(t).has(id))).toEqual([]);
     expect(sessionRows(t).size).toBe(before.size - root.scope.length);
   }, 600_000);

@@ -40,7 +40,9 @@ const scan = (): Promise<Inventory> => opencodeAdapter.scan(installation(t), ctx
 function tables(db: string): string[] {
   const d = new Database(db, { readonly: true, fileMustExist: true });
   try {
-    return (d.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    return (d.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map(
+      (r) => r.name,
+    );
   } finally {
     d.close();
   }
@@ -117,7 +119,11 @@ describe('OpenCode 2.x tables in opencode.db', () => {
     expect(said).toEqual([{ path: db, reason: line }]);
     expect(line).not.toMatch(/\n/);
     // No file mutation either: what logs and cache mean to a newer OpenCode is not known.
-    for (const id of ['logs:opencode', 'cache:opencode']) expect(inv.items.find((i) => i.id === id), id).toMatchObject({ selectable: false, blockedReason: line });
+    for (const id of ['logs:opencode', 'cache:opencode'])
+      expect(
+        inv.items.find((i) => i.id === id),
+        id,
+      ).toMatchObject({ selectable: false, blockedReason: line });
     expect(inv.items.filter((i) => i.selectable)).toEqual([]);
 
     // Through the engine with the real opencode installed: the plan has blockers and does not run.
@@ -143,7 +149,15 @@ describe('OpenCode 2.x tables in opencode.db', () => {
     mkdirSync(staging, { mode: 0o700 });
     await expect(route.exportSessions!(installation(t), ctx(), [root], staging)).rejects.toThrow(line);
     // A restore would import 1.x exports into a 2.x database: refused as well.
-    const entry = { id: 'ses_' + 'a'.repeat(26), file: join(staging, 'x.json'), directory: t.root, parentId: null, title: 'x', bytes: 2, sha256: '0'.repeat(64) };
+    const entry = {
+      id: 'ses_' + 'a'.repeat(26),
+      file: join(staging, 'x.json'),
+      directory: t.root,
+      parentId: null,
+      title: 'x',
+      bytes: 2,
+      sha256: '0'.repeat(64),
+    };
     await expect(route.importSessions!(installation(t), ctx(), [entry])).rejects.toThrow(line);
 
     expect(treeDiff(before, storePicture())).toEqual([]);

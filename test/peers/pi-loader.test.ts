@@ -101,7 +101,10 @@ function runPi(v: PiVersion, t: TempEnv): PiSession[] {
 function runCleanerx(t: TempEnv): { sessions: CxSession[]; warnings: CxWarning[] } {
   const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'pi', '--json'], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 25_000 });
   if (r.status !== 0) throw new Error(`cleanerx scan failed (${r.status ?? r.signal}): ${r.stderr}`);
-  const report = JSON.parse(r.stdout) as { version: number; agents: { agent: string; home: string; writers: unknown[]; sessions: CxSession[]; warnings: CxWarning[] }[] };
+  const report = JSON.parse(r.stdout) as {
+    version: number;
+    agents: { agent: string; home: string; writers: unknown[]; sessions: CxSession[]; warnings: CxWarning[] }[];
+  };
   expect(report.version).toBe(1);
   expect(report.agents).toHaveLength(1);
   const a = report.agents[0]!;
@@ -139,7 +142,10 @@ type ExpectedTitle = { fallback: true } | { fallback: false; text: string };
 /** pi's control-character rule, then cleanerx's: whitespace runs collapsed, at most 96 code points + `…`. */
 function cleanerxForm(raw: string): string {
   // eslint-disable-next-line no-control-regex
-  const collapsed = raw.replace(/[\x00-\x1f\x7f]/g, ' ').trim().replace(/\s+/g, ' ');
+  const collapsed = raw
+    .replace(/[\x00-\x1f\x7f]/g, ' ')
+    .trim()
+    .replace(/\s+/g, ' ');
   const cps = Array.from(collapsed);
   return cps.length > TITLE_CHARS ? cps.slice(0, TITLE_CHARS).join('') + '…' : collapsed;
 }
@@ -167,7 +173,9 @@ function titleMismatch(p: PiSession, c: CxSession): string | null {
       ? null
       : `${p.id}: pi shows ${JSON.stringify(piDisplayTitle(p))}, cleanerx title ${JSON.stringify(c.title)} is not the fallback`;
   }
-  return c.title === want.text ? null : `${p.id}: title ${JSON.stringify(c.title)}, expected ${JSON.stringify(want.text)} (pi: ${JSON.stringify(piDisplayTitle(p))})`;
+  return c.title === want.text
+    ? null
+    : `${p.id}: title ${JSON.stringify(c.title)}, expected ${JSON.stringify(want.text)} (pi: ${JSON.stringify(piDisplayTitle(p))})`;
 }
 
 function realOrNull(p: string): string | null {
@@ -226,7 +234,8 @@ function compare(pi: PiSession[], cx: CxSession[]): Comparison {
       }
       used.add(c);
       shown++;
-      if (c.selectable || c.blockedReason !== LINK_REASON) problems.push(`${p.path}: the ${kind} row is not read-only with the link reason (${String(c.blockedReason)})`);
+      if (c.selectable || c.blockedReason !== LINK_REASON)
+        problems.push(`${p.path}: the ${kind} row is not read-only with the link reason (${String(c.blockedReason)})`);
       continue;
     }
     const c = cxByPath.get(p.path);
@@ -328,18 +337,39 @@ describe.each(VERSIONS)('pi $label peer: SessionManager.listAll() vs cleanerx sc
     const forks = pi.filter((s) => parentOf(s));
     expect(forks.length).toBeGreaterThanOrEqual(10);
     expect(r.forks).toBe(forks.length);
-    expect(forks.some((s) => parentOf(parentOf(s)!) !== undefined), 'fork of a fork').toBe(true);
-    expect(forks.some((s) => parentOf(s)!.cwd !== s.cwd), 'cross-project fork').toBe(true);
-    expect(forks.some((s) => !isAbsolute(s.parentSessionPath!)), 'relative parent path').toBe(true);
-    expect(pi.some((s) => s.parentSessionPath && !parentOf(s)), 'dangling parent').toBe(true);
+    expect(
+      forks.some((s) => parentOf(parentOf(s)!) !== undefined),
+      'fork of a fork',
+    ).toBe(true);
+    expect(
+      forks.some((s) => parentOf(s)!.cwd !== s.cwd),
+      'cross-project fork',
+    ).toBe(true);
+    expect(
+      forks.some((s) => !isAbsolute(s.parentSessionPath!)),
+      'relative parent path',
+    ).toBe(true);
+    expect(
+      pi.some((s) => s.parentSessionPath && !parentOf(s)),
+      'dangling parent',
+    ).toBe(true);
     expect(pi.some((s) => s.name !== null)).toBe(true);
     expect(pi.some((s) => s.name === null && s.firstMessage !== NO_MESSAGES)).toBe(true);
     expect(pi.filter((s) => s.name === null && s.firstMessage === NO_MESSAGES).length).toBeGreaterThanOrEqual(2);
     expect(pi.filter((s) => piDisplayTitle(s) === '').length, 'titles pi shows blank').toBeGreaterThanOrEqual(2);
-    expect(pi.some((s) => /[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]/.test(piDisplayTitle(s))), 'CJK title').toBe(true);
+    expect(
+      pi.some((s) => /[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]/.test(piDisplayTitle(s))),
+      'CJK title',
+    ).toBe(true);
     // eslint-disable-next-line no-control-regex
-    expect(pi.some((s) => /[\x00-\x1f]/.test(s.name ?? s.firstMessage)), 'control characters').toBe(true);
-    expect(cx.some((s) => s.title.endsWith('…')), 'truncated title').toBe(true);
+    expect(
+      pi.some((s) => /[\x00-\x1f]/.test(s.name ?? s.firstMessage)),
+      'control characters',
+    ).toBe(true);
+    expect(
+      cx.some((s) => s.title.endsWith('…')),
+      'truncated title',
+    ).toBe(true);
     expect(new Set(pi.map((s) => s.cwd)).size).toBeGreaterThanOrEqual(8);
     // Past the 2 MiB prefix: a late rename, and a last message 12 days after the file's mtime.
     const long = manifest.sessions.filter((s) => s.kind === 'long');
@@ -381,14 +411,25 @@ describe.each(VERSIONS)('pi $label peer: SessionManager.listAll() vs cleanerx sc
       expect(r.extra[0]!.blockedReason).toBe(LINK_REASON);
     }
     const target = manifest.sessions[0]!;
-    expect(pi.filter((s) => s.id === target.id).map((s) => s.path).sort()).toEqual(sorted([target.file, link, dup]));
+    expect(
+      pi
+        .filter((s) => s.id === target.id)
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual(sorted([target.file, link, dup]));
     expect(cx.filter((s) => s.id === target.id).map((s) => s.paths[0])).toEqual([target.file]);
 
     // The other hostile entries are skipped by both.
     for (const { file, why } of manifest.skipped) {
       if (why === 'symlink' || why === 'duplicate id' || why === 'symlinked bucket') continue;
-      expect(pi.some((s) => s.path === file || s.path.startsWith(file + '/')), `pi lists ${why}`).toBe(false);
-      expect(cx.some((s) => s.paths[0] === file || s.paths[0]!.startsWith(file + '/')), `cleanerx lists ${why}`).toBe(false);
+      expect(
+        pi.some((s) => s.path === file || s.path.startsWith(file + '/')),
+        `pi lists ${why}`,
+      ).toBe(false);
+      expect(
+        cx.some((s) => s.paths[0] === file || s.paths[0]!.startsWith(file + '/')),
+        `cleanerx lists ${why}`,
+      ).toBe(false);
     }
   });
 

@@ -29,7 +29,14 @@ beforeEach(() => {
   t = makeTempEnv('cleanerx-backup-journey-');
   // A cheaper scrypt, honoured only in test mode.
   env = { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
-  manifest = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 4, forkRate: 0, config: true, cwdRoot: join(t.env.HOME!, 'src') });
+  manifest = buildPiFixture({
+    agentDir: t.env.PI_CODING_AGENT_DIR!,
+    projects: 2,
+    sessionsPerProject: 4,
+    forkRate: 0,
+    config: true,
+    cwdRoot: join(t.env.HOME!, 'src'),
+  });
   targetAgent(t, 'pi');
 });
 
@@ -39,7 +46,6 @@ afterEach(() => {
 
 /** cleanerx's own dirs: the only places a backup round trip may leave something. */
 const ownDirs = (): string[] => [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!, t.env.CLEANERX_DATA_DIR!];
-
 
 /** The additions that are cleanerx's own dirs (and the parents it created). */
 function withoutOwn(diff: string[]): string[] {
@@ -63,10 +69,15 @@ it('mark → review with backup → passphrase twice → clean → Backups tab �
   await pty.waitForLine(/^\[ \]   /);
   pty.press('j', KEYS.space, KEYS.space);
   await pty.waitFor(/2 marked · /);
-  const marked = pty.lines().filter((l) => l.startsWith('[x]')).map((l) => l.slice(6, 60).trim());
+  const marked = pty
+    .lines()
+    .filter((l) => l.startsWith('[x]'))
+    .map((l) => l.slice(6, 60).trim());
   expect(marked, pty.text()).toHaveLength(2);
   // Both marked rows sit under the first project (api-server); other projects reuse some titles.
-  const markedSessions = marked.map((title) => manifest.sessions.find((s) => s.cwd.endsWith('/api-server') && (s.name ?? s.firstUser ?? '').startsWith(title.replace(/…$/, '')))!);
+  const markedSessions = marked.map(
+    (title) => manifest.sessions.find((s) => s.cwd.endsWith('/api-server') && (s.name ?? s.firstUser ?? '').startsWith(title.replace(/…$/, '')))!,
+  );
   expect(markedSessions.every(Boolean)).toBe(true);
   expect(pty.text()).toMatch(/\[~\] ▾ api-server /);
   const markedIds = markedSessions.map((s) => s.id).sort();

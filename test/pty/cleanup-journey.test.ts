@@ -15,7 +15,14 @@ let manifest: PiFixtureManifest;
 
 beforeEach(() => {
   t = makeTempEnv();
-  manifest = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 4, forkRate: 0, config: true, cwdRoot: join(t.env.HOME!, 'src') });
+  manifest = buildPiFixture({
+    agentDir: t.env.PI_CODING_AGENT_DIR!,
+    projects: 2,
+    sessionsPerProject: 4,
+    forkRate: 0,
+    config: true,
+    cwdRoot: join(t.env.HOME!, 'src'),
+  });
   targetAgent(t, 'pi');
 });
 
@@ -33,7 +40,10 @@ it('removes exactly the reviewed sessions and nothing else', async () => {
   // Cursor on the first project row: move to its first session, mark two.
   pty.press('j', KEYS.space, KEYS.space);
   await pty.waitFor(/2 marked · /);
-  const marked = pty.lines().filter((l) => l.startsWith('[x]')).map((l) => l.slice(6, 60).trim());
+  const marked = pty
+    .lines()
+    .filter((l) => l.startsWith('[x]'))
+    .map((l) => l.slice(6, 60).trim());
   expect(marked, pty.text()).toHaveLength(2);
 
   pty.press('x');

@@ -54,17 +54,21 @@ describe('the demo home goes with the demo', () => {
     ['SIGINT', (p) => p.pty.kill('SIGINT')],
   ];
 
-  it.each(exits)('%s: nothing is left in the temp dir', async (_name, leave) => {
-    const { tmp, env } = demoIn();
-    pty = await openDemo(env);
-    expect(readdirSync(tmp).filter((n) => n.startsWith('cleanerx-demo-'))).toHaveLength(1);
-    leave(pty);
-    await pty.waitExit(20_000);
-    expect(readdirSync(tmp)).toEqual([]);
-    // Nothing the demo started comes back to write into it.
-    await settle(1000);
-    expect(readdirSync(tmp)).toEqual([]);
-  }, 60_000);
+  it.each(exits)(
+    '%s: nothing is left in the temp dir',
+    async (_name, leave) => {
+      const { tmp, env } = demoIn();
+      pty = await openDemo(env);
+      expect(readdirSync(tmp).filter((n) => n.startsWith('cleanerx-demo-'))).toHaveLength(1);
+      leave(pty);
+      await pty.waitExit(20_000);
+      expect(readdirSync(tmp)).toEqual([]);
+      // Nothing the demo started comes back to write into it.
+      await settle(1000);
+      expect(readdirSync(tmp)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('SIGKILL leaves it, marked; the next --demo removes it', async () => {
     const { tmp, env } = demoIn();

@@ -18,7 +18,15 @@ let s: ScreenDriver | null = null;
 
 beforeEach(async () => {
   t = makeTempEnv();
-  buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 4, seed: 3, forkRate: 0, config: true, cwdRoot: join(t.env.HOME!, 'src') });
+  buildPiFixture({
+    agentDir: t.env.PI_CODING_AGENT_DIR!,
+    projects: 2,
+    sessionsPerProject: 4,
+    seed: 3,
+    forkRate: 0,
+    config: true,
+    cwdRoot: join(t.env.HOME!, 'src'),
+  });
   fakeAgentBins(t, { pi: '0.73.1' });
   // Two earlier scans (3 and 2 days ago), then a session grows by 250 kB.
   for (const ago of [3, 2]) {

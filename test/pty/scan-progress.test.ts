@@ -15,7 +15,15 @@ let manifest: PiFixtureManifest;
 
 beforeEach(() => {
   t = makeTempEnv();
-  manifest = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 3, sessionsPerProject: 200, seed: 4, forkRate: 0.1, bodyBytes: 200, cwdRoot: join(t.env.HOME!, 'src') });
+  manifest = buildPiFixture({
+    agentDir: t.env.PI_CODING_AGENT_DIR!,
+    projects: 3,
+    sessionsPerProject: 200,
+    seed: 4,
+    forkRate: 0.1,
+    bodyBytes: 200,
+    cwdRoot: join(t.env.HOME!, 'src'),
+  });
   fakeAgentBins(t, { pi: '0.73.1' });
   mkdirSync(join(t.env.CLAUDE_CONFIG_DIR!, 'projects'), { recursive: true });
   targetAgent(t, 'pi');

@@ -18,7 +18,16 @@ let s: ScreenDriver | null = null;
 
 beforeEach(() => {
   t = makeTempEnv();
-  buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 6, seed: 3, forkRate: 0.5, config: true, now: Date.now(), cwdRoot: join(t.env.HOME!, 'src') });
+  buildPiFixture({
+    agentDir: t.env.PI_CODING_AGENT_DIR!,
+    projects: 2,
+    sessionsPerProject: 6,
+    seed: 3,
+    forkRate: 0.5,
+    config: true,
+    now: Date.now(),
+    cwdRoot: join(t.env.HOME!, 'src'),
+  });
   fakeAgentBins(t, { pi: '0.73.1' });
   targetAgent(t, 'pi');
 });

@@ -124,10 +124,22 @@ describe('Backups tab in tmux', () => {
   it('a verify that ends leaves its outcome in the footer, not "Verifying…"', async () => {
     const PASS = TEST_PASSPHRASE;
     const test = { CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
-    const manifest = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 3, forkRate: 0, config: true, cwdRoot: join(t.env.HOME!, 'src') });
+    const manifest = buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 1,
+      sessionsPerProject: 3,
+      forkRate: 0,
+      config: true,
+      cwdRoot: join(t.env.HOME!, 'src'),
+    });
     targetAgent(t, 'pi');
     const victim = manifest.sessions.find((x) => x.kind === 'root')!;
-    const clean = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--backup', '--yes', '--id', victim.id], { env: { ...t.env, ...test }, input: `${PASS}\n`, encoding: 'utf8', timeout: 60_000 });
+    const clean = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--backup', '--yes', '--id', victim.id], {
+      env: { ...t.env, ...test },
+      input: `${PASS}\n`,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(clean.status, clean.stderr).toBe(0);
     start('tmux-256color', 80, 24, test, []);
     await waitFor(/Agent \[pi/, 40_000);

@@ -38,7 +38,6 @@ afterEach(() => {
   t.cleanup();
 });
 
-
 describe('the core journey in every terminal', () => {
   for (const c of fullMatrix()) {
     it(c.name, { timeout: 90_000 }, async () => {

@@ -45,7 +45,11 @@ describe('per-agent cleanup lock', () => {
     const t = env();
     const state = t.env.CLEANERX_STATE_DIR!;
     const first = acquireAgentLock(state, 'pi', 'cleanerx clean --agent pi --yes');
-    expect(() => acquireAgentLock(state, 'pi')).toThrow(new RegExp(`^Another pi cleanup is running \\(pid ${process.pid}, started \\d{4}-\\d\\d-\\d\\dT[^,]+, command: cleanerx clean --agent pi --yes\\); wait for it to finish and try again\\.$`));
+    expect(() => acquireAgentLock(state, 'pi')).toThrow(
+      new RegExp(
+        `^Another pi cleanup is running \\(pid ${process.pid}, started \\d{4}-\\d\\d-\\d\\dT[^,]+, command: cleanerx clean --agent pi --yes\\); wait for it to finish and try again\\.$`,
+      ),
+    );
     // Another agent is independent.
     acquireAgentLock(state, 'claude').release();
     expect(liveLockHolder(state, 'pi')?.pid).toBe(process.pid);
@@ -94,13 +98,22 @@ describe('per-agent cleanup lock', () => {
 
   it('a cleanup through the CLI while another process holds the lock: refused, nothing changed, no journal; once the holder is dead the cleanup runs', async () => {
     const t = env();
-    const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 2, forkRate: 0, bodyBytes: 200, cwdRoot: join(t.env.HOME!, 'src') });
+    const m = buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 1,
+      sessionsPerProject: 2,
+      forkRate: 0,
+      bodyBytes: 200,
+      cwdRoot: join(t.env.HOME!, 'src'),
+    });
     const id = `session:${m.sessions[0]!.id}`;
     const state = t.env.CLEANERX_STATE_DIR!;
     const holder = await holdInChild(state);
     const before = hashTree(t.env.HOME!, [state]);
     const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', id, '--yes'], { env: t.env, encoding: 'utf8', input: '', timeout: 20_000 });
-    expect(r.stderr).toBe(`cleanerx: ${`Another pi cleanup is running (pid ${holder.pid}, started `}${r.stderr.slice(r.stderr.indexOf('started ') + 8, r.stderr.indexOf(', command'))}, command: cleanerx clean --agent pi); wait for it to finish and try again.\n`);
+    expect(r.stderr).toBe(
+      `cleanerx: ${`Another pi cleanup is running (pid ${holder.pid}, started `}${r.stderr.slice(r.stderr.indexOf('started ') + 8, r.stderr.indexOf(', command'))}, command: cleanerx clean --agent pi); wait for it to finish and try again.\n`,
+    );
     expect(r.status).toBe(2);
     expect(hashTree(t.env.HOME!, [state])).toEqual(before);
     expect(existsSync(journalDir(state))).toBe(false);
@@ -115,10 +128,22 @@ describe('per-agent cleanup lock', () => {
 
   it('recovery does not judge or close an operation whose cleanup is still running', async () => {
     const t = env();
-    const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 2, forkRate: 0, bodyBytes: 200, cwdRoot: join(t.env.HOME!, 'src') });
+    const m = buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 1,
+      sessionsPerProject: 2,
+      forkRate: 0,
+      bodyBytes: 200,
+      cwdRoot: join(t.env.HOME!, 'src'),
+    });
     const state = t.env.CLEANERX_STATE_DIR!;
     // A killed run leaves its journal (and a stale lock).
-    const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[0]!.id}`, '--yes'], { env: { ...t.env, CLEANERX_CRASH_AT: 'mutation:0:running' }, encoding: 'utf8', input: '', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[0]!.id}`, '--yes'], {
+      env: { ...t.env, CLEANERX_CRASH_AT: 'mutation:0:running' },
+      encoding: 'utf8',
+      input: '',
+      timeout: 20_000,
+    });
     expect(r.signal ?? r.status).toSatisfy((x: unknown) => x === 'SIGKILL' || x === 137);
     const holder = await holdInChild(state);
     const engine = new Engine(ADAPTERS, t.ctx);

@@ -134,7 +134,9 @@ describe('the wording', () => {
   it('past due: at the next start; no time: nothing; off: kept', () => {
     expect(sessionSweepText({ ...claude }, NOW - 40 * DAY, NOW)).toMatch(/^Claude deletes this transcript at its next start: it is older than 30 days/);
     expect(sessionSweepText({ ...claude }, null, NOW)).toBeNull();
-    expect(sessionSweepText({ ...claude, sessionDays: 'never', sessionRule: 'cleanupPeriodDays is 0 in settings.json' }, NOW, NOW)).toMatch(/does not delete this transcript by itself/);
+    expect(sessionSweepText({ ...claude, sessionDays: 'never', sessionRule: 'cleanupPeriodDays is 0 in settings.json' }, NOW, NOW)).toMatch(
+      /does not delete this transcript by itself/,
+    );
     expect(sessionSweepText({ ...CODEX_SWEEP }, NOW, NOW)).toBeNull();
   });
 
@@ -146,7 +148,8 @@ describe('the wording', () => {
 });
 
 describe('Codex and OpenCode', () => {
-  const item = (id: string, category: Item['category']): Item => ({ id, category, label: id, bytes: 1, paths: [], risk: 'safe', recoverable: false, selectable: false } as unknown as Item);
+  const item = (id: string, category: Item['category']): Item =>
+    ({ id, category, label: id, bytes: 1, paths: [], risk: 'safe', recoverable: false, selectable: false }) as unknown as Item;
 
   it("Codex's log item says Codex prunes rows older than about 10 days; its sessions say nothing", () => {
     const inv = inventory([session('a')], [], [item(LOGS_ITEM, 'log')]);
@@ -157,7 +160,16 @@ describe('Codex and OpenCode', () => {
   });
 
   it("OpenCode's snapshot and tool-output dirs say OpenCode collects them itself", () => {
-    const inv = inventory([], [], [item('protected:opencode:snapshot', 'protected'), item('snapshot:opencode:p1/0a1b', 'cache'), item('protected:opencode:tool-output', 'protected'), item('logs:opencode', 'log')]);
+    const inv = inventory(
+      [],
+      [],
+      [
+        item('protected:opencode:snapshot', 'protected'),
+        item('snapshot:opencode:p1/0a1b', 'cache'),
+        item('protected:opencode:tool-output', 'protected'),
+        item('logs:opencode', 'log'),
+      ],
+    );
     inv.sweep = OPENCODE_SWEEP;
     const snap = snapshotOf(inv);
     expect(sweepLine(snap.detail('protected:opencode:snapshot'))).toMatch(/git gc --prune=7\.days/);

@@ -1,10 +1,38 @@
 // Directory handles that a rename or a symlink swap cannot redirect.
 
-import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync, writeSync, existsSync } from 'node:fs';
+import {
+  closeSync,
+  constants as C,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+  existsSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anchoredSupported, linkAt, lstatAt, mkdirAt, openChildDir, openDirPath, openFileAt, openRootDir, openTrustedDir, readdirAt, renameAt, rmdirAt, unlinkAt, type DirHandle } from '../../src/engine/host/anchored-fs.js';
+import {
+  anchoredSupported,
+  linkAt,
+  lstatAt,
+  mkdirAt,
+  openChildDir,
+  openDirPath,
+  openFileAt,
+  openRootDir,
+  openTrustedDir,
+  readdirAt,
+  renameAt,
+  rmdirAt,
+  unlinkAt,
+  type DirHandle,
+} from '../../src/engine/host/anchored-fs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const envs: TempEnv[] = [];
@@ -87,7 +115,12 @@ describe('anchored-fs', () => {
     const b = keep(openRootDir(join(home, 'a', 'b')));
     const link = join(home, 'a', 'swap');
     symlinkSync(outside, link);
-    const r = spawnSync('python3', ['-c', 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); sys.exit(0 if l.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2)==0 else ctypes.get_errno())', join(home, 'a', 'b'), link]);
+    const r = spawnSync('python3', [
+      '-c',
+      'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); sys.exit(0 if l.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2)==0 else ctypes.get_errno())',
+      join(home, 'a', 'b'),
+      link,
+    ]);
     expect(r.status).toBe(0);
     expect(lstatSync(join(home, 'a', 'b')).isSymbolicLink()).toBe(true);
     unlinkAt(b, 'f');

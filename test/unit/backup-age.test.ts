@@ -12,7 +12,18 @@ import { chmodSync, mkdirSync, promises as fsp, readFileSync, symlinkSync, unlin
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AGE_CHUNK, AgeDecryptStream, AgeEncryptor, AgeHeaderError, AgePayloadError, AgePayloadReader, bech32Decode, openAgeFile, parseIdentity, parseRecipient } from '../../src/backup/age-stream.js';
+import {
+  AGE_CHUNK,
+  AgeDecryptStream,
+  AgeEncryptor,
+  AgeHeaderError,
+  AgePayloadError,
+  AgePayloadReader,
+  bech32Decode,
+  openAgeFile,
+  parseIdentity,
+  parseRecipient,
+} from '../../src/backup/age-stream.js';
 import { collectFiles, readArchive, writeArchive } from '../../src/backup/archive.js';
 import { compressFrame, rawFrames, rawFramesLength } from '../../src/backup/zstd-frames.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -137,7 +148,21 @@ describe('tampering is refused', () => {
     const good = encrypt(data);
     const headerEnd = good.indexOf('\n---') + 1 + 48;
     const f = join(t.root, 'x.age');
-    const positions = [0, 30, 40, 60, 90, headerEnd - 10, headerEnd - 2, headerEnd + 3, headerEnd + 16, headerEnd + 16 + AGE_CHUNK + 5, headerEnd + 16 + 2 * (AGE_CHUNK + 16) - 1, good.length - 600, good.length - 1];
+    const positions = [
+      0,
+      30,
+      40,
+      60,
+      90,
+      headerEnd - 10,
+      headerEnd - 2,
+      headerEnd + 3,
+      headerEnd + 16,
+      headerEnd + 16 + AGE_CHUNK + 5,
+      headerEnd + 16 + 2 * (AGE_CHUNK + 16) - 1,
+      good.length - 600,
+      good.length - 1,
+    ];
     for (const at of positions) {
       const b = Buffer.from(good);
       b[at]! ^= 0x04;
@@ -220,7 +245,16 @@ describe('the archive writer at the edges of its manifest region', () => {
     const src = writeTree(files);
     const collected = await collectFiles([join(src, 'sessions')], [{ label: 'pi_home', dir: src }]);
     const archivePath = join(t.root, `${randomUUID()}.cxb`);
-    const { manifest } = await writeArchive({ archivePath, recipient, agent: 'pi', operationId: 'op', id: randomUUID(), itemCount: 1, retentionDays: 1, files: collected });
+    const { manifest } = await writeArchive({
+      archivePath,
+      recipient,
+      agent: 'pi',
+      operationId: 'op',
+      id: randomUUID(),
+      itemCount: 1,
+      retentionDays: 1,
+      files: collected,
+    });
     const got = new Map<string, string>();
     const m = await readArchive(archivePath, identity, { payload: async (e, s) => void got.set(e.relativePath, sha(Buffer.concat(await s.toArray()))) }, 'pi');
     expect(m).toEqual(manifest);
@@ -230,7 +264,11 @@ describe('the archive writer at the edges of its manifest region', () => {
     expect(list.status, list.stderr).toBe(0);
     const names = list.stdout.trim().split('\n');
     expect(names[0]).toBe('manifest.json');
-    expect(names.slice(1).sort()).toEqual(Object.keys(files).map((f) => `payload/pi_home/${f}`).sort());
+    expect(names.slice(1).sort()).toEqual(
+      Object.keys(files)
+        .map((f) => `payload/pi_home/${f}`)
+        .sort(),
+    );
   }
 
   it('a whole archive inside one age chunk (the held chunk is also the final one)', async () => {
@@ -239,7 +277,8 @@ describe('the archive writer at the edges of its manifest region', () => {
 
   it('a manifest spanning several chunks, long and non-ASCII names, mixed text and random payloads', async () => {
     const files: Record<string, Buffer> = {};
-    for (let i = 0; i < 700; i++) files[`sessions/--home-u-src-project-${i % 7}--/${'deep/'.repeat(i % 50)}2026-01-01T00-00-00_${i}.jsonl`] = Buffer.from(`{"i":${i}}\n`.repeat(i % 50));
+    for (let i = 0; i < 700; i++)
+      files[`sessions/--home-u-src-project-${i % 7}--/${'deep/'.repeat(i % 50)}2026-01-01T00-00-00_${i}.jsonl`] = Buffer.from(`{"i":${i}}\n`.repeat(i % 50));
     files['sessions/--p--/ünïcode ✓.jsonl'] = Buffer.from('héllo');
     files['sessions/--p--/random.bin'] = randomBytes(9 * 1024 * 1024 + 7);
     files['sessions/--p--/text.jsonl'] = Buffer.from('{"type":"message","text":"lorem ipsum"}\n'.repeat(300_000));
@@ -251,7 +290,14 @@ describe('the archive writer at the edges of its manifest region', () => {
     const collected = await collectFiles([join(src, 'sessions')], [{ label: 'pi_home', dir: src }]);
     const archivePath = join(t.root, 'grow.cxb');
     const { manifest } = await writeArchive({
-      archivePath, recipient, agent: 'pi', operationId: 'op', id: randomUUID(), itemCount: 1, retentionDays: 1, files: collected,
+      archivePath,
+      recipient,
+      agent: 'pi',
+      operationId: 'op',
+      id: randomUUID(),
+      itemCount: 1,
+      retentionDays: 1,
+      files: collected,
       onBytes: (done) => void (done === 11 && writeFileSync(join(src, 'sessions/--p--/b.jsonl'), 'x and more')),
     });
     expect(await readArchive(archivePath, identity, {}, 'pi')).toEqual(manifest);
@@ -261,7 +307,14 @@ describe('the archive writer at the edges of its manifest region', () => {
     const linked = join(t.root, 'linked.cxb');
     await expect(
       writeArchive({
-        archivePath: linked, recipient, agent: 'pi', operationId: 'op', id: randomUUID(), itemCount: 1, retentionDays: 1, files: collected,
+        archivePath: linked,
+        recipient,
+        agent: 'pi',
+        operationId: 'op',
+        id: randomUUID(),
+        itemCount: 1,
+        retentionDays: 1,
+        files: collected,
         onBytes: (done) => void (done === 11 && (unlinkSync(join(src, 'sessions/--p--/b.jsonl')), symlinkSync(victim, join(src, 'sessions/--p--/b.jsonl')))),
       }),
     ).rejects.toThrow(/ELOOP|link/);

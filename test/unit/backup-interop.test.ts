@@ -56,7 +56,16 @@ describe('stock tools', () => {
     for (const [rel, body] of Object.entries(files)) writeFile(join(src, rel), body);
     const collected = await collectFiles([join(src, 'sessions')], [{ label: 'pi_home', dir: src }]);
     const cxb = join(t.root, `${randomUUID()}.cxb`);
-    const { manifest } = await writeArchive({ archivePath: cxb, recipient, agent: 'pi', operationId: 'op', id: randomUUID(), itemCount: 4, retentionDays: 30, files: collected });
+    const { manifest } = await writeArchive({
+      archivePath: cxb,
+      recipient,
+      agent: 'pi',
+      operationId: 'op',
+      id: randomUUID(),
+      itemCount: 4,
+      retentionDays: 30,
+      files: collected,
+    });
 
     // The key as `age` reads it: exported after the passphrase check.
     const keyTxt = join(t.root, 'key.txt');
@@ -68,7 +77,11 @@ describe('stock tools', () => {
     expect(list.status).toBe(0);
     const names = list.stdout.trim().split('\n');
     expect(names[0]).toBe(MANIFEST_NAME);
-    expect(names.slice(1).sort()).toEqual(Object.keys(files).map((f) => `payload/pi_home/${f}`).sort());
+    expect(names.slice(1).sort()).toEqual(
+      Object.keys(files)
+        .map((f) => `payload/pi_home/${f}`)
+        .sort(),
+    );
 
     const out = join(t.root, 'extracted');
     mkdirSync(out);
@@ -91,7 +104,9 @@ describe('stock tools', () => {
   it('cleanerx reads an archive made by the stock tools: tar (manifest first) | zstd -3 | age -e', async () => {
     const keyTxt = join(t.root, 'key.txt');
     execFileSync('/usr/bin/age-keygen', ['-o', keyTxt], { stdio: 'ignore' });
-    const identity = readFileSync(keyTxt, 'utf8').split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'))!;
+    const identity = readFileSync(keyTxt, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('AGE-SECRET-KEY-1'))!;
     const recipient = /public key: (age1[0-9a-z]+)/.exec(readFileSync(keyTxt, 'utf8'))![1]!;
     const files: Record<string, Buffer> = {
       'sessions/--home-u-src-api--/2026-01-01_s1.jsonl': Buffer.from('{"type":"session","id":"s1"}\n'.repeat(3000)),
@@ -116,7 +131,10 @@ describe('stock tools', () => {
     for (const [rel, body] of Object.entries(files)) writeFile(join(stage, 'payload', 'pi_home', rel), body);
     const cxb = join(t.root, 'stock.cxb');
     const names = [MANIFEST_NAME, ...Object.keys(files).map((f) => `payload/pi_home/${f}`)].map((n) => `'${n}'`).join(' ');
-    const made = spawnSync('/bin/bash', ['-o', 'pipefail', '-c', `${TAR} -cf - ${names} | ${ZSTD} -3 -q -c | ${AGE} -e -r ${recipient} -o '${cxb}'`], { cwd: stage, encoding: 'utf8' });
+    const made = spawnSync('/bin/bash', ['-o', 'pipefail', '-c', `${TAR} -cf - ${names} | ${ZSTD} -3 -q -c | ${AGE} -e -r ${recipient} -o '${cxb}'`], {
+      cwd: stage,
+      encoding: 'utf8',
+    });
     expect(made.stderr).toBe('');
     expect(made.status).toBe(0);
 
@@ -141,7 +159,13 @@ describe('stock tools', () => {
     const { identity } = await unlockIdentity(dataDir, PASS);
 
     const decrypted = join(t.root, 'identity.txt');
-    const pty = spawn(AGE, ['-d', '-o', decrypted, path], { name: 'xterm-256color', cols: 100, rows: 30, env: { ...t.env, TERM: 'xterm-256color' }, cwd: t.root });
+    const pty = spawn(AGE, ['-d', '-o', decrypted, path], {
+      name: 'xterm-256color',
+      cols: 100,
+      rows: 30,
+      env: { ...t.env, TERM: 'xterm-256color' },
+      cwd: t.root,
+    });
     let screen = '';
     const exited = new Promise<number>((res) => pty.onExit(({ exitCode }) => res(exitCode)));
     const prompted = new Promise<void>((res) =>

@@ -35,7 +35,8 @@ function plain(args: string[], input = '', extra: Record<string, string> = {}): 
 /** One cleanerx call inside a fresh D-Bus session whose gnome-keyring is unlocked (its keyring file persists in the temp XDG_DATA_HOME). */
 function withKeyring(args: string[], input = ''): Run {
   for (const tool of ['dbus-run-session', 'gnome-keyring-daemon']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) throw new Error(`${tool} is missing: install Debian's dbus-daemon and gnome-keyring (.ci/run does)`);
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      throw new Error(`${tool} is missing: install Debian's dbus-daemon and gnome-keyring (.ci/run does)`);
   }
   const script = 'printf %s "$KEYRING_TEST_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$@"';
   const started = Date.now();

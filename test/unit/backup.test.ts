@@ -109,7 +109,8 @@ describe('key store', () => {
       await expect(createIdentity(dataDir, p)).rejects.toThrow(why);
       expect(existsSync(identityPath(dataDir))).toBe(false);
     }
-    for (const p of ['correct horse', ' 8 chars! ', 'pässwörd', '😀😀😀😀😀😀😀😀', 'x'.repeat(512)]) expect(passphraseProblem(p), JSON.stringify(p)).toBeNull();
+    for (const p of ['correct horse', ' 8 chars! ', 'pässwörd', '😀😀😀😀😀😀😀😀', 'x'.repeat(512)])
+      expect(passphraseProblem(p), JSON.stringify(p)).toBeNull();
     await createIdentity(dataDir, '  inner spaces count  ');
     expect((await unlockIdentity(dataDir, '  inner spaces count  ')).identity).toMatch(/^AGE-SECRET-KEY-1/);
   });
@@ -118,7 +119,9 @@ describe('key store', () => {
     const { path } = await createIdentity(dataDir, 'correct horse battery');
     chmodSync(path, 0o644);
     expect((await keyStatus(dataDir)).problem).toMatch(/chmod 600/);
-    await expect(unlockIdentity(dataDir, 'correct horse battery')).rejects.toThrow(new RegExp(`readable by others; run chmod 600 ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    await expect(unlockIdentity(dataDir, 'correct horse battery')).rejects.toThrow(
+      new RegExp(`readable by others; run chmod 600 ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
     await expect(exportIdentity(dataDir, 'correct horse battery')).rejects.toThrow(/chmod 600/);
     chmodSync(path, 0o600);
     await expect(unlockIdentity(dataDir, 'correct horse battery')).resolves.toBeTruthy();
@@ -165,10 +168,47 @@ describe('backup of empty dirs, FIFOs and sockets', () => {
     try {
       const stateDir = ownDirs(t.env).state;
       const store = new JournalStore(stateDir);
-      const plan = { id: 'plan-1', snapshotId: 'snap', agent: 'pi', createdAt: new Date().toISOString(), selectedItemIds: ['session:a'], expandedSessionIds: [], items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }], operations: [], estimatedBytes: 1, estimatedBackupBytes: 1, backupEligible: true, irreversible: false, routeNotes: [], blockers: [] } as unknown as CleanupPlan;
-      const j = { formatVersion: 2, operationId: randomUUID(), agent: 'pi', snapshotId: 'snap', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), createBackup: true, plan, itemCategories: {}, status: 'planned', backupStatus: 'none', mutations: [] } as unknown as Journal;
+      const plan = {
+        id: 'plan-1',
+        snapshotId: 'snap',
+        agent: 'pi',
+        createdAt: new Date().toISOString(),
+        selectedItemIds: ['session:a'],
+        expandedSessionIds: [],
+        items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }],
+        operations: [],
+        estimatedBytes: 1,
+        estimatedBackupBytes: 1,
+        backupEligible: true,
+        irreversible: false,
+        routeNotes: [],
+        blockers: [],
+      } as unknown as CleanupPlan;
+      const j = {
+        formatVersion: 2,
+        operationId: randomUUID(),
+        agent: 'pi',
+        snapshotId: 'snap',
+        createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
+        createBackup: true,
+        plan,
+        itemCategories: {},
+        status: 'planned',
+        backupStatus: 'none',
+        mutations: [],
+      } as unknown as Journal;
       await store.create(j);
-      const taken = await takeBackup({ plan, journal: j, store, dataDir, key: { identity, recipient }, roots: [{ label: 'pi_home', dir: src }], retentionDays: 1, progress: () => undefined });
+      const taken = await takeBackup({
+        plan,
+        journal: j,
+        store,
+        dataDir,
+        key: { identity, recipient },
+        roots: [{ label: 'pi_home', dir: src }],
+        retentionDays: 1,
+        progress: () => undefined,
+      });
       expect(taken.warnings).toEqual([
         `Not in the backup: ${join(s, 'agent.sock')} is a socket, which holds no data to keep; a restore will not bring it back.`,
         `Not in the backup: ${join(s, 'beside.fifo')} is a FIFO (named pipe), which holds no data to keep; a restore will not bring it back.`,
@@ -229,7 +269,17 @@ describe('archive', () => {
     expect(collected).toHaveLength(5);
     const archivePath = join(t.root, 'out.cxb');
     const progress: number[] = [];
-    const { manifest, archiveBytes } = await writeArchive({ archivePath, recipient, agent: 'pi', operationId: 'op-1', id: randomUUID(), itemCount: 2, retentionDays: 30, files: collected, onBytes: (d) => progress.push(d) });
+    const { manifest, archiveBytes } = await writeArchive({
+      archivePath,
+      recipient,
+      agent: 'pi',
+      operationId: 'op-1',
+      id: randomUUID(),
+      itemCount: 2,
+      retentionDays: 30,
+      files: collected,
+      onBytes: (d) => progress.push(d),
+    });
     expect(existsSync(`${archivePath}.partial`)).toBe(false);
     expect(statSync(archivePath).mode & 0o777).toBe(0o600);
     expect(archiveBytes).toBe(statSync(archivePath).size);
@@ -250,8 +300,19 @@ describe('archive', () => {
     // Restore into an empty root: byte-identical.
     const dest = join(t.root, 'restored-agent');
     mkdirSync(dest);
-    const r = await restoreArchive({ archivePath, identity, agent: 'pi', roots: { pi_home: dest }, uid: process.getuid!(), stagingParent: join(t.root, 'staging') });
-    expect(r.restored.sort()).toEqual(Object.keys(files).map((f) => join(dest, f)).sort());
+    const r = await restoreArchive({
+      archivePath,
+      identity,
+      agent: 'pi',
+      roots: { pi_home: dest },
+      uid: process.getuid!(),
+      stagingParent: join(t.root, 'staging'),
+    });
+    expect(r.restored.sort()).toEqual(
+      Object.keys(files)
+        .map((f) => join(dest, f))
+        .sort(),
+    );
     expect(treeDiff(before, hashTree(dest))).toEqual([]);
     expect(readdirSync(join(t.root, 'staging'))).toEqual([]);
   });
@@ -274,7 +335,9 @@ describe('archive', () => {
     const files = await collectFiles([join(src, 'sessions')], [{ label: 'pi_home', dir: src }]);
     const archivePath = join(t.root, 'w.cxb');
     writeFileSync(`${archivePath}.partial`, 'someone else');
-    await expect(writeArchive({ archivePath, recipient, agent: 'pi', operationId: 'op', id: randomUUID(), itemCount: 1, retentionDays: 1, files })).rejects.toThrow(/EEXIST/);
+    await expect(
+      writeArchive({ archivePath, recipient, agent: 'pi', operationId: 'op', id: randomUUID(), itemCount: 1, retentionDays: 1, files }),
+    ).rejects.toThrow(/EEXIST/);
     expect(readFileSync(`${archivePath}.partial`, 'utf8')).toBe('someone else');
     expect(existsSync(archivePath)).toBe(false);
   });
@@ -297,7 +360,13 @@ describe('archive', () => {
       // After the first payload is packed, the second one loses most of its bytes.
       onBytes: (done) => void (done === 11 && truncateSync(join(src, 'sessions/--p--/b.jsonl'), 10)),
     });
-    const outcome = await Promise.race([pending.then(() => 'resolved', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('hung'), 5000))]);
+    const outcome = await Promise.race([
+      pending.then(
+        () => 'resolved',
+        (e: Error) => e.message,
+      ),
+      new Promise((r) => setTimeout(() => r('hung'), 5000)),
+    ]);
     expect(outcome).not.toBe('resolved');
     expect(outcome).not.toBe('hung');
     expect(readdirSync(t.root).filter((n) => n.startsWith('shrink'))).toEqual([]);
@@ -320,7 +389,12 @@ interface PayloadSpec {
 }
 
 function manifestFor(payloads: PayloadSpec[], over: Partial<Manifest> = {}): Manifest {
-  const entries: ManifestEntry[] = payloads.map((p) => ({ root: p.root ?? 'pi_home', relativePath: p.relativePath, sha256: sha(p.body), sizeBytes: p.body.length }));
+  const entries: ManifestEntry[] = payloads.map((p) => ({
+    root: p.root ?? 'pi_home',
+    relativePath: p.relativePath,
+    sha256: sha(p.body),
+    sizeBytes: p.body.length,
+  }));
   return {
     formatVersion: 1,
     id: randomUUID(),
@@ -384,13 +458,22 @@ describe('bad input: rejected with a clear reason, nothing written to the destin
   });
 
   const restore = (over: { identity?: string; agent?: 'pi' | 'claude' } = {}) =>
-    restoreArchive({ archivePath: archive, identity: over.identity ?? identity, agent: over.agent ?? 'pi', roots: { pi_home: dest }, uid: process.getuid!(), stagingParent: staging });
+    restoreArchive({
+      archivePath: archive,
+      identity: over.identity ?? identity,
+      agent: over.agent ?? 'pi',
+      roots: { pi_home: dest },
+      uid: process.getuid!(),
+      stagingParent: staging,
+    });
 
   /** readArchive and restoreArchive both refuse with `reason`; the destination is byte-identical and staging is empty. */
   async function expectRejected(reason: RegExp, over: { identity?: string; agent?: 'pi' | 'claude' } = {}): Promise<void> {
     const before = hashTree(t.root, [staging]);
     const written: string[] = [];
-    await expect(readArchive(archive, over.identity ?? identity, { payload: async (e, s) => void (written.push(e.relativePath), await s.toArray()) }, over.agent ?? 'pi')).rejects.toThrow(reason);
+    await expect(
+      readArchive(archive, over.identity ?? identity, { payload: async (e, s) => void (written.push(e.relativePath), await s.toArray()) }, over.agent ?? 'pi'),
+    ).rejects.toThrow(reason);
     await expect(restore(over)).rejects.toThrow(reason);
     expect(treeDiff(before, hashTree(t.root, [staging]))).toEqual([]);
     expect(readdirSync(staging)).toEqual([]);
@@ -469,7 +552,11 @@ describe('bad input: rejected with a clear reason, nothing written to the destin
       (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions/../..', mode: 0o755, mtimeNs: '0' }]),
       (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o1777, mtimeNs: '0' }]),
       (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o755, mtimeNs: 'now' }]),
-      (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o755, mtimeNs: '0' }, { root: 'pi_home', relativePath: 'sessions', mode: 0o700, mtimeNs: '0' }]),
+      (m) =>
+        void (m.dirs = [
+          { root: 'pi_home', relativePath: 'sessions', mode: 0o755, mtimeNs: '0' },
+          { root: 'pi_home', relativePath: 'sessions', mode: 0o700, mtimeNs: '0' },
+        ]),
     ];
     for (const spoil of bad) {
       const m = { ...manifestFor(GOOD), formatVersion: 2 as const };
@@ -506,16 +593,28 @@ describe('bad input: rejected with a clear reason, nothing written to the destin
   });
 
   it('a symlink tar entry (and a hard link, and a directory)', async () => {
-    await craft(archive, [manifestEntry(manifestFor(GOOD)), payloadEntry(GOOD[0]!), { name: `payload/pi_home/${GOOD[1]!.relativePath}`, type: 'symlink', linkname: '/etc/passwd' }]);
+    await craft(archive, [
+      manifestEntry(manifestFor(GOOD)),
+      payloadEntry(GOOD[0]!),
+      { name: `payload/pi_home/${GOOD[1]!.relativePath}`, type: 'symlink', linkname: '/etc/passwd' },
+    ]);
     await expectRejected(/non-file entry \(symlink: payload\/pi_home\/sessions/);
-    await craft(archive, [manifestEntry(manifestFor(GOOD)), payloadEntry(GOOD[0]!), { name: `payload/pi_home/${GOOD[1]!.relativePath}`, type: 'link', linkname: `payload/pi_home/${GOOD[0]!.relativePath}` }]);
+    await craft(archive, [
+      manifestEntry(manifestFor(GOOD)),
+      payloadEntry(GOOD[0]!),
+      { name: `payload/pi_home/${GOOD[1]!.relativePath}`, type: 'link', linkname: `payload/pi_home/${GOOD[0]!.relativePath}` },
+    ]);
     await expectRejected(/non-file entry \(link: /);
     await craft(archive, [manifestEntry(manifestFor(GOOD)), { name: 'payload/pi_home/sessions/', type: 'directory' }, ...GOOD.map(payloadEntry)]);
     await expectRejected(/non-file entry \(directory: /);
   });
 
   it('an extra payload the manifest does not name', async () => {
-    await craft(archive, [manifestEntry(manifestFor(GOOD)), ...GOOD.map(payloadEntry), payloadEntry({ relativePath: 'sessions/--home-u-src-api--/stowaway.jsonl', body: Buffer.from('x') })]);
+    await craft(archive, [
+      manifestEntry(manifestFor(GOOD)),
+      ...GOOD.map(payloadEntry),
+      payloadEntry({ relativePath: 'sessions/--home-u-src-api--/stowaway.jsonl', body: Buffer.from('x') }),
+    ]);
     await expectRejected(/holds an entry the manifest does not name: payload\/pi_home\/sessions\/--home-u-src-api--\/stowaway\.jsonl/);
   });
 
@@ -581,7 +680,18 @@ describe('engine: the catalog entry, the manifest and the target agent must agre
     const m = manifestFor(GOOD, { id, agent: 'claude' });
     mkdirSync(backupsDir(dataDir), { recursive: true, mode: 0o700 });
     await craft(archivePathFor(dataDir, id), [manifestEntry(m), ...GOOD.map(payloadEntry)], rcpt);
-    await addRecord(dataDir, { id, createdAt: m.createdAt, expiresAt: m.expiresAt, archivePath: archivePathFor(dataDir, id), archiveBytes: 1, originalBytes: m.originalBytes, itemCount: 2, operationId: m.operationId, agent: 'pi', verifiedAt: m.createdAt });
+    await addRecord(dataDir, {
+      id,
+      createdAt: m.createdAt,
+      expiresAt: m.expiresAt,
+      archivePath: archivePathFor(dataDir, id),
+      archiveBytes: 1,
+      originalBytes: m.originalBytes,
+      itemCount: 2,
+      operationId: m.operationId,
+      agent: 'pi',
+      verifiedAt: m.createdAt,
+    });
     const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
     const before = hashTree(t.env.HOME!, [dataDir]);
     await expect(engine.backupVerify(id, pass)).rejects.toThrow(/The archive belongs to claude, not pi\./);
@@ -592,7 +702,18 @@ describe('engine: the catalog entry, the manifest and the target agent must agre
     // Control: the same payloads under a pi manifest restore through the engine.
     const ok = manifestFor(GOOD, { id, agent: 'pi' });
     await craft(archivePathFor(dataDir, id), [manifestEntry(ok), ...GOOD.map(payloadEntry)], rcpt);
-    await addRecord(dataDir, { id, createdAt: ok.createdAt, expiresAt: ok.expiresAt, archivePath: archivePathFor(dataDir, id), archiveBytes: 1, originalBytes: ok.originalBytes, itemCount: 2, operationId: ok.operationId, agent: 'pi', verifiedAt: ok.createdAt });
+    await addRecord(dataDir, {
+      id,
+      createdAt: ok.createdAt,
+      expiresAt: ok.expiresAt,
+      archivePath: archivePathFor(dataDir, id),
+      archiveBytes: 1,
+      originalBytes: ok.originalBytes,
+      itemCount: 2,
+      operationId: ok.operationId,
+      agent: 'pi',
+      verifiedAt: ok.createdAt,
+    });
     expect(await engine.backupVerify(id, pass)).toEqual({ entries: 2, bytes: ok.originalBytes });
     expect((await engine.backupRestore(id, pass)).restored).toBe(2);
     for (const p of GOOD) expect(readFileSync(join(piHome, p.relativePath)).equals(p.body)).toBe(true);
@@ -613,7 +734,8 @@ describe('restore preflight: refusals leave everything as it was', () => {
     archive = join(t.root, 'pre.cxb');
     await craft(archive, [manifestEntry(manifestFor(GOOD)), ...GOOD.map(payloadEntry)]);
   });
-  const restore = (root = dest) => restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: root }, uid: process.getuid!(), stagingParent: staging });
+  const restore = (root = dest) =>
+    restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: root }, uid: process.getuid!(), stagingParent: staging });
 
   it('a destination that already exists (a file, or a dangling link) is never overwritten', async () => {
     writeFile(join(dest, GOOD[1]!.relativePath), 'newer data of the user');
@@ -671,7 +793,15 @@ describe('restore preflight: refusals leave everything as it was', () => {
 
   it('a dry run only reports what would be restored', async () => {
     const before = hashTree(t.root, [staging]);
-    const r = await restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: dest }, uid: process.getuid!(), stagingParent: staging, dryRun: true });
+    const r = await restoreArchive({
+      archivePath: archive,
+      identity,
+      agent: 'pi',
+      roots: { pi_home: dest },
+      uid: process.getuid!(),
+      stagingParent: staging,
+      dryRun: true,
+    });
     expect(r.restored).toEqual(GOOD.map((p) => join(dest, p.relativePath)));
     expect(treeDiff(before, hashTree(t.root, [staging]))).toEqual([]);
     expect(readdirSync(staging)).toEqual([]);
@@ -699,7 +829,8 @@ describe('restore commit: fault injection on both sides of every file', () => {
     archive = join(t.root, 'three.cxb');
     await craft(archive, [manifestEntry(manifestFor(THREE)), ...THREE.map(payloadEntry)]);
   });
-  const restore = () => restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: dest }, uid: process.getuid!(), stagingParent: staging });
+  const restore = () =>
+    restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: dest }, uid: process.getuid!(), stagingParent: staging });
 
   it.each(points)('%s: the restore throws and the destination is byte-identical', async (point) => {
     const before = hashTree(t.root, [staging]);
@@ -736,7 +867,18 @@ describe('restore commit: fault injection on both sides of every file', () => {
 
 describe('catalog delete', () => {
   function record(id: string): BackupRecord {
-    return { id, createdAt: new Date().toISOString(), expiresAt: new Date().toISOString(), archivePath: archivePathFor(dataDir, id), archiveBytes: 3, originalBytes: 3, itemCount: 1, operationId: 'op', agent: 'pi', verifiedAt: new Date().toISOString() };
+    return {
+      id,
+      createdAt: new Date().toISOString(),
+      expiresAt: new Date().toISOString(),
+      archivePath: archivePathFor(dataDir, id),
+      archiveBytes: 3,
+      originalBytes: 3,
+      itemCount: 1,
+      operationId: 'op',
+      agent: 'pi',
+      verifiedAt: new Date().toISOString(),
+    };
   }
   async function seed(n: number): Promise<string[]> {
     const ids = Array.from({ length: n }, () => randomUUID());

@@ -95,7 +95,19 @@ const plan: CleanupPlan = {
   blockers: [],
 } as unknown as CleanupPlan;
 
-const op = { operationId: 'op-1', agent: 'pi', status: 'running', recorded: '', observed: 'Partly applied', reason: '', canAccept: false, canRestore: false, canClose: true, restoreWhyNot: 'no backup', unknown: false } as unknown as RecoveryOperation;
+const op = {
+  operationId: 'op-1',
+  agent: 'pi',
+  status: 'running',
+  recorded: '',
+  observed: 'Partly applied',
+  reason: '',
+  canAccept: false,
+  canRestore: false,
+  canClose: true,
+  restoreWhyNot: 'no backup',
+  unknown: false,
+} as unknown as RecoveryOperation;
 
 /** Every table the app can dispatch on, by name. */
 function everyContext(): Record<string, KeyContext> {
@@ -135,8 +147,10 @@ describe('key tables', () => {
     for (const [name, ctx] of Object.entries(everyContext())) {
       const [section] = helpSections([ctx]);
       expect(section!.title).toBe(ctx.title);
-      for (const b of ctx.bindings) expect({ name, help: section!.rows.some((r) => r.keys === bindingLabel(b) && r.does === b.does) }).toEqual({ name, help: true });
-      for (const [keys, does] of footerHints([ctx])) expect({ name, keys, found: ctx.bindings.some((b) => bindingLabel(b).startsWith(keys) && b.footer === does) }).toEqual({ name, keys, found: true });
+      for (const b of ctx.bindings)
+        expect({ name, help: section!.rows.some((r) => r.keys === bindingLabel(b) && r.does === b.does) }).toEqual({ name, help: true });
+      for (const [keys, does] of footerHints([ctx]))
+        expect({ name, keys, found: ctx.bindings.some((b) => bindingLabel(b).startsWith(keys) && b.footer === does) }).toEqual({ name, keys, found: true });
       if (ctx.text) expect(section!.rows.some((r) => r.does === ctx.text!.does)).toBe(true);
     }
   });

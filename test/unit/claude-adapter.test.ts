@@ -254,7 +254,10 @@ describe('a fixture home', () => {
     const orphans = r.sum.items.filter((i) => i.id.startsWith('orphan:claude:'));
     const inItems = orphans.flatMap((i) => r.item(i.id).paths);
     for (const o of m.orphans) {
-      expect(inItems.filter((p) => p === o), o).toHaveLength(1);
+      expect(
+        inItems.filter((p) => p === o),
+        o,
+      ).toHaveLength(1);
       expect(allPaths(r).has(o)).toBe(false);
     }
     // No owned path of a listed session is ever called an orphan.
@@ -300,8 +303,17 @@ describe('a fixture home', () => {
     const r = await scan();
     const h = home();
     expect(r.item('claude-history')).toMatchObject({ category: 'log', risk: 'review', recoverable: true, selectable: true, paths: [join(h, 'history.jsonl')] });
-    expect(r.item('claude-cache')).toMatchObject({ category: 'cache', risk: 'safe', selectable: true, paths: ['cache', 'paste-cache', 'stats-cache.json', 'usage-data'].map((n) => join(h, n)) });
-    expect(r.item('claude-temporary')).toMatchObject({ category: 'temporary', selectable: true, paths: ['plans', 'shell-snapshots', 'logs'].map((n) => join(h, n)) }); // its one todo list went with its session
+    expect(r.item('claude-cache')).toMatchObject({
+      category: 'cache',
+      risk: 'safe',
+      selectable: true,
+      paths: ['cache', 'paste-cache', 'stats-cache.json', 'usage-data'].map((n) => join(h, n)),
+    });
+    expect(r.item('claude-temporary')).toMatchObject({
+      category: 'temporary',
+      selectable: true,
+      paths: ['plans', 'shell-snapshots', 'logs'].map((n) => join(h, n)),
+    }); // its one todo list went with its session
     for (const id of ['claude-history', 'claude-cache', 'claude-temporary']) {
       const it = r.item(id);
       expect(it.bytes).toBeGreaterThanOrEqual(fileBytes(it.paths));
@@ -321,8 +333,12 @@ describe('a fixture home', () => {
       expect(it.blockedReason).toMatch(/Protected/);
     }
     expect(r.item('protected:claude:.claude.json').paths).toEqual([join(home(), '.claude.json')]);
-    expect(r.item('protected:claude:mystery-dir')).toMatchObject({ selectable: false, blockedReason: 'Not recognized — not a Claude Code path cleanerx knows; it never guesses.' });
-    for (const known of ['ide', 'statsig', 'telemetry']) expect(r.item(`protected:claude:${known}`)).toMatchObject({ selectable: false, blockedReason: 'Reported only.' });
+    expect(r.item('protected:claude:mystery-dir')).toMatchObject({
+      selectable: false,
+      blockedReason: 'Not recognized — not a Claude Code path cleanerx knows; it never guesses.',
+    });
+    for (const known of ['ide', 'statsig', 'telemetry'])
+      expect(r.item(`protected:claude:${known}`)).toMatchObject({ selectable: false, blockedReason: 'Reported only.' });
     expect(r.sum.items.filter((i) => i.category === 'protected').every((i) => !i.selectable)).toBe(true);
     expect(r.sum.selection.some((e) => e.id.startsWith('protected:'))).toBe(false);
     const pv = await r.engine.preview(r.sum.snapshotId, 'protected:claude:.credentials.json');
@@ -336,7 +352,17 @@ describe('a fixture home', () => {
     const h = join(t.env.HOME!, '.claude');
     const m = buildClaudeFixture({ configDir: h, claudeJsonPath: join(t.env.HOME!, '.claude.json'), projects: 1, sessionsPerProject: 2, cwdRoot: codeRoot() });
     expect(m.protectedNames).not.toContain('.claude.json');
-    const inst: Installation = { agent: 'claude', displayName: 'Claude Code', memoryNotice: '', state: 'dataOnly', home: h, homeSource: 'default', executable: null, version: null, warnings: [] };
+    const inst: Installation = {
+      agent: 'claude',
+      displayName: 'Claude Code',
+      memoryNotice: '',
+      state: 'dataOnly',
+      home: h,
+      homeSource: 'default',
+      executable: null,
+      version: null,
+      warnings: [],
+    };
     const inv = await claudeAdapter.scan(inst, { ...t.ctx, env }, () => undefined);
     expect(inv.items.find((i) => i.id === 'protected:claude:.claude.json')).toMatchObject({ paths: [join(t.env.HOME!, '.claude.json')], selectable: false });
     expect(inv.sessions.map((x) => x.title).sort()).toEqual(m.sessions.map((x) => x.expectedTitle).sort());
@@ -391,7 +417,10 @@ describe('writer detection', () => {
   }
   function registry(pid: number, sessionId: string, procStart: string): void {
     mkdirSync(join(home(), 'sessions'), { recursive: true });
-    writeFileSync(join(home(), 'sessions', `${pid}.json`), JSON.stringify({ pid, sessionId, cwd: '/src/app', startedAt: 1, procStart, version: '2.1.332', kind: 'interactive', entrypoint: 'cli', status: 'idle' }));
+    writeFileSync(
+      join(home(), 'sessions', `${pid}.json`),
+      JSON.stringify({ pid, sessionId, cwd: '/src/app', startedAt: 1, procStart, version: '2.1.332', kind: 'interactive', entrypoint: 'cli', status: 'idle' }),
+    );
   }
 
   it('a running claude blocks every writable item with the reason', async () => {
@@ -523,8 +552,19 @@ describe('bad input', () => {
     writeTranscript(cwd, uid(1), [], { raw: torn });
     const rows = jsonl([mode(uid(2)), chainRow(uid(2), cwd, 'user', 'PROMPT')]);
     const [a, b] = rows.split('PROMPT') as [string, string];
-    writeTranscript(cwd, uid(2), [], { raw: Buffer.concat([Buffer.from(`${a}bad `), Buffer.from([0xc3, 0x28, 0xff, 0xfe, 0xed, 0xa0, 0x80]), Buffer.from(` bytes${b}`), Buffer.from([0x80, 0x81, 0x0a])]) });
-    writeTranscript(cwd, uid(3), [mode(uid(3)), chainRow(uid(3), cwd, 'user', 'x'), custom(uid(3), '\x1b]0;pwned\x07\x1b[2J\u009b31m\u202eevil\u2066 name\x00\r\n tail')]);
+    writeTranscript(cwd, uid(2), [], {
+      raw: Buffer.concat([
+        Buffer.from(`${a}bad `),
+        Buffer.from([0xc3, 0x28, 0xff, 0xfe, 0xed, 0xa0, 0x80]),
+        Buffer.from(` bytes${b}`),
+        Buffer.from([0x80, 0x81, 0x0a]),
+      ]),
+    });
+    writeTranscript(cwd, uid(3), [
+      mode(uid(3)),
+      chainRow(uid(3), cwd, 'user', 'x'),
+      custom(uid(3), '\x1b]0;pwned\x07\x1b[2J\u009b31m\u202eevil\u2066 name\x00\r\n tail'),
+    ]);
     writeTranscript(cwd, uid(4), [mode(uid(4)), chainRow(uid(4), cwd, 'user', [{ type: 'text', text: 'fix\tthe\r\nbuild \x1b[31mnow\x1b[0m' }])]);
     // An escape-only custom title does not blank the title: the prompt shows.
     writeTranscript(cwd, uid(5), [mode(uid(5)), chainRow(uid(5), cwd, 'user', 'the question'), custom(uid(5), '\x1b[2J\x1b[H')]);
@@ -657,14 +697,26 @@ describe('bad input', () => {
     // A first line longer than the head cannot be judged: refused, not guessed.
     expect(readClaudeTranscript(Buffer.from(`{"type":"mode","x":"${'y'.repeat(100)}`), true, null, id)).toMatchObject({ ok: false, reason: 'notJson' });
     // Rows of another session without any title: nothing says whose data it is.
-    expect(readClaudeTranscript(Buffer.from(jsonl([mode(uid(2)), chainRow(uid(2), '/a', 'assistant', 'x')])), false, null, id)).toMatchObject({ ok: false, reason: 'foreignId' });
+    expect(readClaudeTranscript(Buffer.from(jsonl([mode(uid(2)), chainRow(uid(2), '/a', 'assistant', 'x')])), false, null, id)).toMatchObject({
+      ok: false,
+      reason: 'foreignId',
+    });
     // With a prompt, Claude lists it under the file's name; so does cleanerx.
-    expect(readClaudeTranscript(Buffer.from(jsonl([mode(uid(2)), chainRow(uid(2), '/a', 'user', 'x')])), false, null, id)).toMatchObject({ ok: true, meta: { title: 'x', listedByClaude: true } });
+    expect(readClaudeTranscript(Buffer.from(jsonl([mode(uid(2)), chainRow(uid(2), '/a', 'user', 'x')])), false, null, id)).toMatchObject({
+      ok: true,
+      meta: { title: 'x', listedByClaude: true },
+    });
     // A subagent transcript (first row a sidechain) is no session, for Claude neither.
-    expect(readClaudeTranscript(Buffer.from(jsonl([chainRow(id, '/a', 'user', 'x', { isSidechain: true })])), false, null, id)).toEqual({ ok: false, reason: 'sidechain' });
+    expect(readClaudeTranscript(Buffer.from(jsonl([chainRow(id, '/a', 'user', 'x', { isSidechain: true })])), false, null, id)).toEqual({
+      ok: false,
+      reason: 'sidechain',
+    });
     // The id may be evidenced in the tail only.
     const r = readClaudeTranscript(Buffer.from('{"type":"permission-mode"}\n'), true, Buffer.from(`cut\n${jsonl([custom(id, 'from the tail')])}`), id);
-    expect(r).toEqual({ ok: true, meta: { cwd: null, entrypoint: null, createdAt: null, title: 'from the tail', titleSource: 'custom', listedByClaude: true } });
+    expect(r).toEqual({
+      ok: true,
+      meta: { cwd: null, entrypoint: null, createdAt: null, title: 'from the tail', titleSource: 'custom', listedByClaude: true },
+    });
   });
 });
 
@@ -677,7 +729,10 @@ describe('preview', () => {
       mode(id),
       chainRow(id, cwd, 'user', '<local-command-caveat>meta</local-command-caveat>', { isMeta: true }),
       chainRow(id, cwd, 'user', 'look at \x1b[31mthis\x1b[0m\x1b]0;pwned\x07 now'),
-      chainRow(id, cwd, 'assistant', [{ type: 'text', text: 'sure\u009b2J thing\nsecond line' }, { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }]),
+      chainRow(id, cwd, 'assistant', [
+        { type: 'text', text: 'sure\u009b2J thing\nsecond line' },
+        { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } },
+      ]),
       chainRow(id, cwd, 'user', [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a\x1b[2Kb\nfile.txt' }]),
       chainRow(id, cwd, 'user', 'secret subagent text', { isSidechain: true }),
       custom(id, 'named'),

@@ -18,17 +18,40 @@ const TS = '2026-11-29T14:33:04.476Z';
 
 type Kind = 'custom' | 'ai' | 'summary' | 'last';
 const KINDS: readonly Kind[] = ['custom', 'ai', 'summary', 'last'];
-const PREFIX: Record<Kind, string> = { custom: '{"type":"custom-title"', ai: '{"type":"ai-title"', summary: '{"type":"summary"', last: '{"type":"last-prompt"' };
+const PREFIX: Record<Kind, string> = {
+  custom: '{"type":"custom-title"',
+  ai: '{"type":"ai-title"',
+  summary: '{"type":"summary"',
+  last: '{"type":"last-prompt"',
+};
 const FIELD: Record<Kind, string> = { custom: 'customTitle', ai: 'aiTitle', summary: 'summary', last: 'lastPrompt' };
 
 /** A title row with Claude's key order (so the reader's prefix test sees it). */
 function titleRow(kind: Kind, value: unknown, sid: string | null = ID): string {
   const type = { custom: 'custom-title', ai: 'ai-title', summary: 'summary', last: 'last-prompt' }[kind];
-  return JSON.stringify({ type, [FIELD[kind]]: value, ...(kind === 'summary' ? { leafUuid: 'x' } : {}), ...(kind === 'last' ? { leafUuid: '' } : {}), ...(sid === null ? {} : { sessionId: sid }) });
+  return JSON.stringify({
+    type,
+    [FIELD[kind]]: value,
+    ...(kind === 'summary' ? { leafUuid: 'x' } : {}),
+    ...(kind === 'last' ? { leafUuid: '' } : {}),
+    ...(sid === null ? {} : { sessionId: sid }),
+  });
 }
 const modeRow = (sid = ID): string => JSON.stringify({ type: 'permission-mode', permissionMode: 'default', sessionId: sid });
 function userRow(content: unknown, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content }, uuid: 'u', timestamp: TS, userType: 'external', entrypoint: 'cli', cwd: '/src/app', sessionId: ID, ...extra });
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    type: 'user',
+    message: { role: 'user', content },
+    uuid: 'u',
+    timestamp: TS,
+    userType: 'external',
+    entrypoint: 'cli',
+    cwd: '/src/app',
+    sessionId: ID,
+    ...extra,
+  });
 }
 
 // Text that likes to break terminals: escapes, C0/C1, bidi, astral, CJK, newlines, lone surrogates.
@@ -36,7 +59,28 @@ const nasty = fc
   .array(
     fc.oneof(
       fc.string({ unit: 'binary', maxLength: 20 }),
-      fc.constantFrom('\x1b[31m', '\x1b]0;pwned\x07', '\x1b]8;;http://x\x1b\\', '\x9b2J', '\x1bP1$r\x1b\\', '\u202e', '\u2066', '\r\n', '\n', '\t', '\x00', '\x7f', '🚀', '中文', ' ', 'e\u0301', '<tag>', '[Request interrupted', '\ud83d', 'word'),
+      fc.constantFrom(
+        '\x1b[31m',
+        '\x1b]0;pwned\x07',
+        '\x1b]8;;http://x\x1b\\',
+        '\x9b2J',
+        '\x1bP1$r\x1b\\',
+        '\u202e',
+        '\u2066',
+        '\r\n',
+        '\n',
+        '\t',
+        '\x00',
+        '\x7f',
+        '🚀',
+        '中文',
+        ' ',
+        'e\u0301',
+        '<tag>',
+        '[Request interrupted',
+        '\ud83d',
+        'word',
+      ),
     ),
     { maxLength: 30 },
   )
@@ -45,8 +89,27 @@ const nasty = fc
 const kindArb = fc.constantFrom<Kind>(...KINDS);
 /** Lines of a plausible transcript: title rows (sometimes foreign or non-string), user rows, junk. */
 const lineArb = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(kindArb, fc.oneof({ weight: 5, arbitrary: nasty }, fc.jsonValue()), fc.constantFrom<string | null>(ID, ID, ID, OTHER, null)).map(([k, v, sid]) => titleRow(k, v, sid)) },
-  { weight: 3, arbitrary: fc.tuple(fc.oneof(nasty, fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text: nasty }), fc.record({ type: fc.constant('tool_result'), content: nasty })), { maxLength: 3 })), fc.boolean(), fc.boolean()).map(([c, meta, compact]) => userRow(c, { ...(meta ? { isMeta: true } : {}), ...(compact ? { isCompactSummary: true } : {}) })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(kindArb, fc.oneof({ weight: 5, arbitrary: nasty }, fc.jsonValue()), fc.constantFrom<string | null>(ID, ID, ID, OTHER, null))
+      .map(([k, v, sid]) => titleRow(k, v, sid)),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        fc.oneof(
+          nasty,
+          fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text: nasty }), fc.record({ type: fc.constant('tool_result'), content: nasty })), {
+            maxLength: 3,
+          }),
+        ),
+        fc.boolean(),
+        fc.boolean(),
+      )
+      .map(([c, meta, compact]) => userRow(c, { ...(meta ? { isMeta: true } : {}), ...(compact ? { isCompactSummary: true } : {}) })),
+  },
   { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null') },
   { weight: 1, arbitrary: nasty.map((s) => s.replace(/\n/g, ' ')) },
 );
@@ -98,7 +161,8 @@ function latest(lines: string[], key: string, type?: string): string | undefined
 function firstPromptOf(lines: string[]): string {
   let command = '';
   for (const line of lines) {
-    if (!line.includes('"type":"user"') || line.includes('"tool_result"') || line.includes('"isMeta":true') || line.includes('"isCompactSummary":true')) continue;
+    if (!line.includes('"type":"user"') || line.includes('"tool_result"') || line.includes('"isMeta":true') || line.includes('"isCompactSummary":true'))
+      continue;
     const o = parse(line);
     if (!o || o.type !== 'user' || o.isMeta === true || o.isCompactSummary === true) continue;
     const content = (o.message as { content?: unknown } | undefined)?.content;
@@ -187,7 +251,10 @@ describe('readClaudeTranscript properties', () => {
 
   it('first-prompt titles are cut at 200 UTF-16 units, never in half a surrogate pair; a lastPrompt row is not cut', () => {
     const longText = fc
-      .array(fc.oneof(fc.constantFrom('a', 'word ', '🚀', '中', 'é', ' ', '\t', '\n', '\x1b[31m', '\u202e', '𝒳'), fc.string({ unit: 'binary', maxLength: 4 })), { minLength: 50, maxLength: 400 })
+      .array(
+        fc.oneof(fc.constantFrom('a', 'word ', '🚀', '中', 'é', ' ', '\t', '\n', '\x1b[31m', '\u202e', '𝒳'), fc.string({ unit: 'binary', maxLength: 4 })),
+        { minLength: 50, maxLength: 400 },
+      )
       .map((p) => `x${p.join('')}`);
     fc.assert(
       fc.property(longText, fc.boolean(), (p, viaLastPrompt) => {
@@ -238,14 +305,19 @@ describe('readClaudeTranscript properties', () => {
 
   it('a torn title row at the cut is never the title', () => {
     fc.assert(
-      fc.property(kindArb, fc.string({ minLength: 1, maxLength: 30 }).map((s) => `torn ${s.replace(/[^a-z]/gi, '')}`), fc.nat(), (kind, value, at) => {
-        const row = titleRow(kind, value);
-        const keep = 1 + (at % (row.length - 1)); // strictly inside the row
-        const head = Buffer.from(`${modeRow()}\n${userRow('the prompt')}\n${row.slice(0, keep)}`);
-        const r = readClaudeTranscript(head, true, null, ID);
-        expect(r.ok).toBe(true);
-        if (r.ok) expect(r.meta.title).toBe('the prompt');
-      }),
+      fc.property(
+        kindArb,
+        fc.string({ minLength: 1, maxLength: 30 }).map((s) => `torn ${s.replace(/[^a-z]/gi, '')}`),
+        fc.nat(),
+        (kind, value, at) => {
+          const row = titleRow(kind, value);
+          const keep = 1 + (at % (row.length - 1)); // strictly inside the row
+          const head = Buffer.from(`${modeRow()}\n${userRow('the prompt')}\n${row.slice(0, keep)}`);
+          const r = readClaudeTranscript(head, true, null, ID);
+          expect(r.ok).toBe(true);
+          if (r.ok) expect(r.meta.title).toBe('the prompt');
+        },
+      ),
       RUNS,
     );
   });
@@ -254,38 +326,59 @@ describe('readClaudeTranscript properties', () => {
     const rowsArb = fc.array(fc.tuple(kindArb, fc.stringMatching(/^[a-z]{1,8}$/)), { maxLength: 8 });
     const torn = titleRow('custom', 'torn first tail line').slice(7);
     fc.assert(
-      fc.property(rowsArb, rowsArb, fc.oneof(fc.constant(''), nasty.map((s) => s.replace(/\n/g, '')), fc.constant(torn)), (headRows, tailRows, fragment) => {
-        const head = Buffer.from([modeRow(), userRow('first prompt'), ...headRows.map(([k, v]) => titleRow(k, `head ${v}`))].join('\n') + '\n');
-        const tail = Buffer.from(`${fragment}\n${tailRows.map(([k, v]) => titleRow(k, `tail ${v}`)).join('\n')}\n`);
-        const r = readClaudeTranscript(head, true, tail, ID);
-        expect(r.ok).toBe(true);
-        if (!r.ok) return;
-        const last = (rows: typeof headRows, k: Kind, where: string): string | undefined => {
-          const v = rows.filter(([x]) => x === k).at(-1)?.[1];
-          return v === undefined ? undefined : `${where} ${v}`;
-        };
-        // Custom and ai titles: tail, then head. lastPrompt and summary rows count only in the tail.
-        const expected = last(tailRows, 'custom', 'tail') ?? last(headRows, 'custom', 'head') ?? last(tailRows, 'ai', 'tail') ?? last(headRows, 'ai', 'head') ?? last(tailRows, 'last', 'tail') ?? last(tailRows, 'summary', 'tail') ?? 'first prompt';
-        expect(r.meta.title).toBe(expected);
-        expect(r.meta.title).not.toBe('torn first tail line');
-      }),
+      fc.property(
+        rowsArb,
+        rowsArb,
+        fc.oneof(
+          fc.constant(''),
+          nasty.map((s) => s.replace(/\n/g, '')),
+          fc.constant(torn),
+        ),
+        (headRows, tailRows, fragment) => {
+          const head = Buffer.from([modeRow(), userRow('first prompt'), ...headRows.map(([k, v]) => titleRow(k, `head ${v}`))].join('\n') + '\n');
+          const tail = Buffer.from(`${fragment}\n${tailRows.map(([k, v]) => titleRow(k, `tail ${v}`)).join('\n')}\n`);
+          const r = readClaudeTranscript(head, true, tail, ID);
+          expect(r.ok).toBe(true);
+          if (!r.ok) return;
+          const last = (rows: typeof headRows, k: Kind, where: string): string | undefined => {
+            const v = rows.filter(([x]) => x === k).at(-1)?.[1];
+            return v === undefined ? undefined : `${where} ${v}`;
+          };
+          // Custom and ai titles: tail, then head. lastPrompt and summary rows count only in the tail.
+          const expected =
+            last(tailRows, 'custom', 'tail') ??
+            last(headRows, 'custom', 'head') ??
+            last(tailRows, 'ai', 'tail') ??
+            last(headRows, 'ai', 'head') ??
+            last(tailRows, 'last', 'tail') ??
+            last(tailRows, 'summary', 'tail') ??
+            'first prompt';
+          expect(r.meta.title).toBe(expected);
+          expect(r.meta.title).not.toBe('torn first tail line');
+        },
+      ),
       RUNS,
     );
   });
 
   it('with nasty values, foreign rows and blanks, head + tail titles follow the same model', () => {
     fc.assert(
-      fc.property(sessionLines, fc.array(lineArb, { maxLength: 8 }), fc.string({ maxLength: 40 }).map((s) => s.replace(/\n/g, '')), (headLines, tailLines, fragment) => {
-        const head = Buffer.from(headLines.join('\n') + '\n');
-        const tailBody = tailLines.join('\n') + '\n';
-        const tail = Buffer.from(`${fragment}\n${tailBody}`);
-        const r = readClaudeTranscript(head, true, tail, ID);
-        check(r);
-        expect(r.ok).toBe(true);
-        if (!r.ok) return;
-        // The tail's first line is cut in a real file; here it is junk (never a title row).
-        expect(r.meta.title).toBe(oracle(linesOf(head), linesOf(tail)));
-      }),
+      fc.property(
+        sessionLines,
+        fc.array(lineArb, { maxLength: 8 }),
+        fc.string({ maxLength: 40 }).map((s) => s.replace(/\n/g, '')),
+        (headLines, tailLines, fragment) => {
+          const head = Buffer.from(headLines.join('\n') + '\n');
+          const tailBody = tailLines.join('\n') + '\n';
+          const tail = Buffer.from(`${fragment}\n${tailBody}`);
+          const r = readClaudeTranscript(head, true, tail, ID);
+          check(r);
+          expect(r.ok).toBe(true);
+          if (!r.ok) return;
+          // The tail's first line is cut in a real file; here it is junk (never a title row).
+          expect(r.meta.title).toBe(oracle(linesOf(head), linesOf(tail)));
+        },
+      ),
       RUNS,
     );
   });

@@ -8,7 +8,20 @@
 
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
@@ -33,7 +46,15 @@ interface Scenario {
 const PI: Scenario = {
   agent: 'pi',
   build(t) {
-    const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 2, forkRate: 0, config: true, bodyBytes: 600, cwdRoot: join(t.env.HOME!, 'src') });
+    const m = buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 2,
+      sessionsPerProject: 2,
+      forkRate: 0,
+      config: true,
+      bodyBytes: 600,
+      cwdRoot: join(t.env.HOME!, 'src'),
+    });
     // Two root sessions nobody forked from (sessions[0] has the cross-project forks).
     const roots = m.sessions.filter((s) => s.kind === 'root' && !m.sessions.some((x) => x.parentId === s.id));
     return [`session:${roots[0]!.id}`, `session:${roots[1]!.id}`, 'cache:pi-models-store'];
@@ -43,7 +64,13 @@ const PI: Scenario = {
 const CLAUDE: Scenario = {
   agent: 'claude',
   build(t) {
-    const m = buildClaudeFixture({ configDir: t.env.CLAUDE_CONFIG_DIR!, projects: 2, sessionsPerProject: 3, bodyBytes: 600, cwdRoot: join(t.env.HOME!, 'code') });
+    const m = buildClaudeFixture({
+      configDir: t.env.CLAUDE_CONFIG_DIR!,
+      projects: 2,
+      sessionsPerProject: 3,
+      bodyBytes: 600,
+      cwdRoot: join(t.env.HOME!, 'code'),
+    });
     // The session that owns the most paths (transcript, session dir, tasks, file-history, image-cache, debug…).
     const s = [...m.sessions].sort((a, b) => b.ownedPaths.length - a.ownedPaths.length)[0]!;
     return [`session:${s.id}`, 'claude-cache'];
@@ -183,7 +210,9 @@ const SHAPES = { pi: PI_SHAPE.ops, claude: CLAUDE_SHAPE.ops };
 const ITEM_PATHS = { pi: PI_SHAPE.items, claude: CLAUDE_SHAPE.items };
 const POINTS = { pi: crashPointsFor(SHAPES.pi), claude: crashPointsFor(SHAPES.claude) };
 const TOTAL = POINTS.pi.length + POINTS.claude.length;
-console.log(`cleanup fault injection: ${TOTAL} crash points (pi plan ${JSON.stringify(SHAPES.pi)} → ${POINTS.pi.length}, Claude plan ${JSON.stringify(SHAPES.claude)} → ${POINTS.claude.length})`);
+console.log(
+  `cleanup fault injection: ${TOTAL} crash points (pi plan ${JSON.stringify(SHAPES.pi)} → ${POINTS.pi.length}, Claude plan ${JSON.stringify(SHAPES.claude)} → ${POINTS.claude.length})`,
+);
 
 describe(`crash points: ${TOTAL} in total (pi ${POINTS.pi.length}, Claude Code ${POINTS.claude.length})`, () => {
   it('the plans have the shape the issue asks for', () => {
@@ -434,7 +463,13 @@ describe.each(BOTH)('special cases: $name', ({ sc, quit, comm }) => {
     const again = await engine.plan(plan.snapshotId, plan.selectedItemIds);
     expect(again.blockers).toEqual([]);
     expect((await engine.execute(again.id)).status).toBe('complete');
-    expectOutcome(t, before, homeTree(t), again.operations.flatMap((o) => o.paths), new Set(again.operations.flatMap((o) => o.paths)));
+    expectOutcome(
+      t,
+      before,
+      homeTree(t),
+      again.operations.flatMap((o) => o.paths),
+      new Set(again.operations.flatMap((o) => o.paths)),
+    );
   });
 
   it('a disk-full journal write through the CLI: exit 1, nothing changed, no journal', async () => {
@@ -625,7 +660,9 @@ describe('backup crash points (pi, clean --backup)', () => {
     const dir = join(t.env.CLEANERX_DATA_DIR!, 'backups');
     const files = existsSync(dir) ? readdirSync(dir) : [];
     expect(files.filter((f) => f.endsWith('.partial'))).toEqual([]);
-    const catalog = files.includes('catalog.json') ? (JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8')) as { records: { id: string }[] }).records : [];
+    const catalog = files.includes('catalog.json')
+      ? (JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8')) as { records: { id: string }[] }).records
+      : [];
     expect(files.filter((f) => f.endsWith('.cxb')).sort()).toEqual(catalog.map((c) => `${c.id}.cxb`).sort());
     expect(catalog.length).toBe(point === 'backup:committed' ? 1 : 0);
   });

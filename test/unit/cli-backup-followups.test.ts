@@ -84,7 +84,11 @@ describe('backup warnings and restore results on the command line', () => {
     const engine = cliEngine(t.env, { readOnly: false });
     const lock = acquireAgentLock(t.env.CLEANERX_STATE_DIR!, 'claude', 'cleanerx clean --agent claude');
     try {
-      await expect(engine.backupRestore(bid, 'passphrase-123')).rejects.toThrow(new RegExp(`Another Claude Code cleanup is running \\(pid ${process.pid}, started .*, command: cleanerx clean --agent claude\\); wait for it to finish and try again\\.`));
+      await expect(engine.backupRestore(bid, 'passphrase-123')).rejects.toThrow(
+        new RegExp(
+          `Another Claude Code cleanup is running \\(pid ${process.pid}, started .*, command: cleanerx clean --agent claude\\); wait for it to finish and try again\\.`,
+        ),
+      );
       expect(existsSync(tasks)).toBe(false);
       // The CLI says the same in one line, after its dry run.
       const r = cli(t, ['backups', 'restore', bid, '--yes'], {}, PASS);
@@ -120,7 +124,10 @@ describe('recovery list shows path states', () => {
   }, 60_000);
 
   it('at most 20 paths per item, then how many more; labels and paths are printed cleaned', () => {
-    const paths = Array.from({ length: 25 }, (_, i) => ({ path: `/h/.claude/projects/p/f${i}\x1b[2J`, state: (['intact', 'missing', 'changed', 'replaced'] as const)[i % 4] }));
+    const paths = Array.from({ length: 25 }, (_, i) => ({
+      path: `/h/.claude/projects/p/f${i}\x1b[2J`,
+      state: (['intact', 'missing', 'changed', 'replaced'] as const)[i % 4],
+    }));
     const out = itemLines([
       { itemId: 'session:a', label: 'evil\x1b]0;title\x07 label', listed: true, state: 'partial', paths },
       { itemId: 'session:b', label: 'b', listed: false, state: 'gone', paths: [{ path: '/h/b', state: 'missing' }] },

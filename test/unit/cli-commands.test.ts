@@ -21,13 +21,22 @@ function run(args: string[], env: Record<string, string> = t.env) {
 
 describe('scan --json', () => {
   it('prints the documented contract for every agent', () => {
-    const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 3, forkRate: 1, config: true, cwdRoot: join(t.env.HOME!, 'src') });
+    const m = buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 2,
+      sessionsPerProject: 3,
+      forkRate: 1,
+      config: true,
+      cwdRoot: join(t.env.HOME!, 'src'),
+    });
     const out = execFileSync(process.execPath, [CLI, 'scan', '--json'], { env: t.env, encoding: 'utf8' });
     const report = JSON.parse(out);
     expect(report.version).toBe(1);
     expect(report.agents.map((a: { agent: string }) => a.agent)).toEqual(['codex', 'claude', 'opencode', 'pi']);
     const pi = report.agents.find((a: { agent: string }) => a.agent === 'pi');
-    expect(Object.keys(pi).sort()).toEqual(['agent', 'executable', 'home', 'items', 'projects', 'sessions', 'state', 'totals', 'version', 'warnings', 'writers'].sort());
+    expect(Object.keys(pi).sort()).toEqual(
+      ['agent', 'executable', 'home', 'items', 'projects', 'sessions', 'state', 'totals', 'version', 'warnings', 'writers'].sort(),
+    );
     expect(pi.state).toBe('dataOnly');
     expect(pi.home).toBe(t.env.PI_CODING_AGENT_DIR);
     expect(pi.sessions).toHaveLength(m.sessions.length);

@@ -79,7 +79,9 @@ describe('cleanerx plan', () => {
     expect(r.stdout).toMatch(/^pi home: /);
     expect(r.stdout).toMatch(/Plan: 8 items, /);
     expect(r.stdout).toMatch(/not among the 2 latest of its project/);
-    expect(r.stdout).toMatch(/Nothing was removed\. To run exactly this plan: cleanerx plan --agent pi --keep-latest 2 --json > plan\.json, then cleanerx clean --plan plan\.json --yes/);
+    expect(r.stdout).toMatch(
+      /Nothing was removed\. To run exactly this plan: cleanerx plan --agent pi --keep-latest 2 --json > plan\.json, then cleanerx clean --plan plan\.json --yes/,
+    );
     expect(treeDiff(before, hashTree(agentDir()))).toEqual([]);
   });
 

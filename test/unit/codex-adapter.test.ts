@@ -43,7 +43,10 @@ const D = '01a0ee72-0000-7000-8000-00000000000d';
 describe('titles', () => {
   const env = { LANG: 'C.UTF-8' };
   it('follows name → session_index → title → first user message → Untitled, skipping blanks', () => {
-    expect(chooseTitle({ serverName: 'srv', dbName: 'db', indexName: 'idx', dbTitle: 't', dbFirstUserMessage: 'f', serverPreview: 'p' }, env)).toEqual({ title: 'srv', named: true });
+    expect(chooseTitle({ serverName: 'srv', dbName: 'db', indexName: 'idx', dbTitle: 't', dbFirstUserMessage: 'f', serverPreview: 'p' }, env)).toEqual({
+      title: 'srv',
+      named: true,
+    });
     expect(chooseTitle({ serverName: '  ', dbName: 'db', indexName: 'idx', dbTitle: 't' }, env)).toEqual({ title: 'db', named: true });
     expect(chooseTitle({ serverName: null, dbName: '', indexName: ' idx ', dbTitle: 't' }, env)).toEqual({ title: 'idx', named: true });
     expect(chooseTitle({ indexName: '\t', dbTitle: 'the title', dbFirstUserMessage: 'f' }, env)).toEqual({ title: 'the title', named: false });
@@ -65,7 +68,16 @@ describe('titles', () => {
 
 describe('project association', () => {
   it('reads [projects."<path>"] headers (basic and literal strings, escapes), ignoring relative paths', () => {
-    const toml = ['model = "x"', '[projects."/work/a"]', 'trust_level = "trusted"', "[projects.'/work/lit b']", '[ projects . "/w/\\u00e9t\\u00e9" ] # c', '[projects."rel/path"]', '[projects."/bad\\q"]', '[other."/x"]'].join('\n');
+    const toml = [
+      'model = "x"',
+      '[projects."/work/a"]',
+      'trust_level = "trusted"',
+      "[projects.'/work/lit b']",
+      '[ projects . "/w/\\u00e9t\\u00e9" ] # c',
+      '[projects."rel/path"]',
+      '[projects."/bad\\q"]',
+      '[other."/x"]',
+    ].join('\n');
     expect(parseProjectHeaders(toml)).toEqual(['/work/a', '/work/lit b', '/w/été']);
   });
   it('prefers the deepest registered root, then the nearest .git, and leaves desktop chats and relative cwds alone', () => {
@@ -162,7 +174,10 @@ describe('JSON-RPC client', () => {
 
 describe('WebSocket framing (control socket)', () => {
   const serverFrame = (opcode: number, payload: Buffer, fin = true): Buffer => {
-    const head = payload.length < 126 ? Buffer.from([(fin ? 0x80 : 0) | opcode, payload.length]) : Buffer.from([(fin ? 0x80 : 0) | opcode, 126, payload.length >> 8, payload.length & 255]);
+    const head =
+      payload.length < 126
+        ? Buffer.from([(fin ? 0x80 : 0) | opcode, payload.length])
+        : Buffer.from([(fin ? 0x80 : 0) | opcode, 126, payload.length >> 8, payload.length & 255]);
     return Buffer.concat([head, payload]);
   };
   it('checks the upgrade, joins fragments, reports pings and closes on errors', () => {
@@ -171,7 +186,13 @@ describe('WebSocket framing (control socket)', () => {
     const r = new WsReader(key, (e) => events.push(e));
     const head = `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: ${acceptFor(key)}\r\n\r\n`;
     const big = 'x'.repeat(300);
-    const all = Buffer.concat([Buffer.from(head), serverFrame(1, Buffer.from('{"id":1,'), false), serverFrame(0, Buffer.from('"result":{}}'), true), serverFrame(9, Buffer.from('p')), serverFrame(1, Buffer.from(big))]);
+    const all = Buffer.concat([
+      Buffer.from(head),
+      serverFrame(1, Buffer.from('{"id":1,'), false),
+      serverFrame(0, Buffer.from('"result":{}}'), true),
+      serverFrame(9, Buffer.from('p')),
+      serverFrame(1, Buffer.from(big)),
+    ]);
     // Byte by byte: frames may arrive split anywhere.
     for (let i = 0; i < all.length; i++) r.push(all.subarray(i, i + 1));
     expect(events.map((e) => e.kind)).toEqual(['open', 'text', 'ping', 'text']);
@@ -201,7 +222,8 @@ describe('capability probe', () => {
     await new Promise((r) => setTimeout(r, 10));
     for (const m of ch.sent) {
       if (m.method === 'thread/delete') ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: 'Invalid request: missing field `threadId`' } }));
-      else if (m.method === 'memory/reset') ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: 'Invalid request: invalid type: string "x", expected unit' } }));
+      else if (m.method === 'memory/reset')
+        ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: 'Invalid request: invalid type: string "x", expected unit' } }));
     }
     await new Promise((r) => setTimeout(r, 10));
     for (const m of ch.sent) if (m.method === 'thread/loaded/list') ch.deliver(JSON.stringify({ id: m.id, result: { data: [], nextCursor: null } }));
@@ -216,7 +238,8 @@ describe('capability probe', () => {
     const c = new JsonRpcClient(ch, 1000);
     const caps = probeCapabilities(c);
     await new Promise((r) => setTimeout(r, 10));
-    for (const m of ch.sent) ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: `Invalid request: unknown variant \`${String(m.method)}\`` } }));
+    for (const m of ch.sent)
+      ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: `Invalid request: unknown variant \`${String(m.method)}\`` } }));
     await new Promise((r) => setTimeout(r, 10));
     for (const m of ch.sent) ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: 'unknown variant' } }));
     expect(await caps).toMatchObject({ threadDelete: false, memoryReset: false });
@@ -227,7 +250,7 @@ function stateDb(path: string, columns: string[], rows: Record<string, unknown>[
   const db = new Database(path);
   db.exec(`CREATE TABLE threads (${columns.join(', ')})`);
   db.exec('CREATE TABLE thread_spawn_edges (parent_thread_id TEXT, child_thread_id TEXT PRIMARY KEY, status TEXT)');
-  db.exec("CREATE TABLE thread_sections (id TEXT PRIMARY KEY, name TEXT)");
+  db.exec('CREATE TABLE thread_sections (id TEXT PRIMARY KEY, name TEXT)');
   db.exec("INSERT INTO thread_sections VALUES ('sec-pin', 'Pinned')");
   for (const r of rows) {
     const keys = Object.keys(r);
@@ -236,7 +259,23 @@ function stateDb(path: string, columns: string[], rows: Record<string, unknown>[
   db.close();
 }
 
-const FULL = ['id TEXT PRIMARY KEY', 'rollout_path TEXT', 'created_at INTEGER', 'updated_at INTEGER', 'source TEXT', 'cwd TEXT', 'title TEXT', 'archived INTEGER', 'name TEXT', 'first_user_message TEXT', 'preview TEXT', 'cli_version TEXT', 'originator TEXT', 'is_pinned INTEGER', 'thread_section_id TEXT'];
+const FULL = [
+  'id TEXT PRIMARY KEY',
+  'rollout_path TEXT',
+  'created_at INTEGER',
+  'updated_at INTEGER',
+  'source TEXT',
+  'cwd TEXT',
+  'title TEXT',
+  'archived INTEGER',
+  'name TEXT',
+  'first_user_message TEXT',
+  'preview TEXT',
+  'cli_version TEXT',
+  'originator TEXT',
+  'is_pinned INTEGER',
+  'thread_section_id TEXT',
+];
 
 describe('state database', () => {
   it('refuses a threads table without the required columns', () => {
@@ -257,10 +296,27 @@ describe('state database', () => {
       writeFileSync(f, '{}\n');
       return f;
     };
-    const base = { created_at: 1795168800, updated_at: 1795168900, cli_version: '0.1', originator: 'codex_cli_rs', archived: 0, title: 't', first_user_message: 'f', preview: 'p', cwd: '/w' };
+    const base = {
+      created_at: 1795168800,
+      updated_at: 1795168900,
+      cli_version: '0.1',
+      originator: 'codex_cli_rs',
+      archived: 0,
+      title: 't',
+      first_user_message: 'f',
+      preview: 'p',
+      cwd: '/w',
+    };
     stateDb(p, FULL, [
       { ...base, id: A, rollout_path: roll(A), source: 'cli', name: 'Named' },
-      { ...base, id: B, rollout_path: roll(B), source: JSON.stringify({ subagent: { thread_spawn: { parent_thread_id: A, depth: 1, agent_nickname: 'Euclid' } } }), thread_section_id: 'sec-pin', archived: 1 },
+      {
+        ...base,
+        id: B,
+        rollout_path: roll(B),
+        source: JSON.stringify({ subagent: { thread_spawn: { parent_thread_id: A, depth: 1, agent_nickname: 'Euclid' } } }),
+        thread_section_id: 'sec-pin',
+        archived: 1,
+      },
       { ...base, id: C, rollout_path: roll(C), source: 'vscode', cwd: '', originator: null },
       { ...base, id: D, rollout_path: join(t.root, 'gone.jsonl'), source: 'cli' },
       { ...base, id: 'not-a-uuid', rollout_path: roll('x'), source: 'cli' },
@@ -289,7 +345,17 @@ describe('state database', () => {
       { ...base, id: A, rollout_path: roll, title: '', first_user_message: 'first message' },
       { ...base, id: B, rollout_path: roll2, title: 'db title', first_user_message: 'f', name: '  ' },
     ]);
-    const inst = { agent: 'codex' as const, displayName: 'Codex', memoryNotice: '', state: 'dataOnly' as const, home, homeSource: 'env' as const, executable: null, version: null, warnings: [] };
+    const inst = {
+      agent: 'codex' as const,
+      displayName: 'Codex',
+      memoryNotice: '',
+      state: 'dataOnly' as const,
+      home,
+      homeSource: 'env' as const,
+      executable: null,
+      version: null,
+      warnings: [],
+    };
     const before = hashTree(t.root, [t.procRoot]);
     const inv = await codexAdapter.scan(inst, t.ctx, () => undefined);
     expect(treeDiff(before, hashTree(t.root, [t.procRoot]))).toEqual([]);
@@ -304,7 +370,17 @@ describe('session_index.jsonl', () => {
   it('keeps the last name per id and drops blank ones', async () => {
     t = makeTempEnv();
     const w: ScanWarning[] = [];
-    writeFileSync(join(t.root, 'session_index.jsonl'), [{ id: A, thread_name: 'one' }, { id: B, thread_name: 'b' }, { id: A, thread_name: ' two ' }, { id: B, thread_name: '  ' }].map((r) => JSON.stringify(r)).join('\n') + '\n\n');
+    writeFileSync(
+      join(t.root, 'session_index.jsonl'),
+      [
+        { id: A, thread_name: 'one' },
+        { id: B, thread_name: 'b' },
+        { id: A, thread_name: ' two ' },
+        { id: B, thread_name: '  ' },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n\n',
+    );
     const names = await readSessionIndex(t.root, w);
     expect([...names]).toEqual([[A, 'two']]);
     expect(w).toEqual([]);
@@ -327,7 +403,24 @@ describe('session_index.jsonl', () => {
 
 describe('lineage and blockers', () => {
   const th = (id: string, parentId: string | null, extra: Partial<ListedThread> = {}): ListedThread => ({
-    id, parentId, depth: null, nickname: null, archived: false, name: null, preview: 'p', cwd: '/w', path: null, source: 'cli', historyMode: 'legacy', pinned: false, forkedFromId: null, createdAt: null, updatedAt: null, status: 'notLoaded', modelProvider: 'openai', ...extra,
+    id,
+    parentId,
+    depth: null,
+    nickname: null,
+    archived: false,
+    name: null,
+    preview: 'p',
+    cwd: '/w',
+    path: null,
+    source: 'cli',
+    historyMode: 'legacy',
+    pinned: false,
+    forkedFromId: null,
+    createdAt: null,
+    updatedAt: null,
+    status: 'notLoaded',
+    modelProvider: 'openai',
+    ...extra,
   });
   it('finds descendants, minimal roots and cycles', () => {
     const l = buildLineage([th(A, null), th(B, A), th(C, B), th(D, D)]);
@@ -340,7 +433,13 @@ describe('lineage and blockers', () => {
   });
   it('blocks a scope on a fork outside it that reads its history, a loaded member, a pinned member', () => {
     const threads = [th(A, null), th(B, A), th(C, null, { historyMode: 'paginated' })];
-    const store = { byId: new Map(threads.map((x) => [x.id, x])), lineage: buildLineage(threads), loaded: new Set<string>(), state: null, forkDeps: new Map([[B, [C]]]) } as unknown as StoreView;
+    const store = {
+      byId: new Map(threads.map((x) => [x.id, x])),
+      lineage: buildLineage(threads),
+      loaded: new Set<string>(),
+      state: null,
+      forkDeps: new Map([[B, [C]]]),
+    } as unknown as StoreView;
     expect(scopeBlocker('/h', store, new Map(), [A, B])).toMatch(/a fork .* still reads the history/);
     (store.forkDeps as Map<string, string[]>).set(B, []);
     expect(scopeBlocker('/h', store, new Map(), [A, B])).toBeNull();
@@ -361,8 +460,30 @@ describe('lineage and blockers', () => {
   });
   it('parses a listed thread defensively (parent from the spawn source, pinned from the section)', () => {
     expect(parseThread({ id: 'nope' }, false)).toBeNull();
-    const p = parseThread({ id: B.toUpperCase(), parentThreadId: null, source: { subAgent: { thread_spawn: { parent_thread_id: A, depth: 2, agent_nickname: 'Turing' } } }, section: { id: 'x', name: 'Pinned' }, status: { type: 'idle' }, createdAt: 1795168800, preview: 42 }, true)!;
-    expect(p).toMatchObject({ id: B, parentId: A, depth: 2, nickname: 'Turing', pinned: true, status: 'idle', archived: true, preview: '', createdAt: 1795168800000, source: 'subagent' });
+    const p = parseThread(
+      {
+        id: B.toUpperCase(),
+        parentThreadId: null,
+        source: { subAgent: { thread_spawn: { parent_thread_id: A, depth: 2, agent_nickname: 'Turing' } } },
+        section: { id: 'x', name: 'Pinned' },
+        status: { type: 'idle' },
+        createdAt: 1795168800,
+        preview: 42,
+      },
+      true,
+    )!;
+    expect(p).toMatchObject({
+      id: B,
+      parentId: A,
+      depth: 2,
+      nickname: 'Turing',
+      pinned: true,
+      status: 'idle',
+      archived: true,
+      preview: '',
+      createdAt: 1795168800000,
+      source: 'subagent',
+    });
   });
 });
 

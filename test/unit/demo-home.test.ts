@@ -34,11 +34,15 @@ describe('demo home ownership', () => {
     const tmp = join(t.root, 'tmp');
     mkdirSync(tmp);
     let seen: string | null = null;
-    const demo = createDemoHome(Date.now(), (root) => {
-      seen = root;
-      // Called before the fixtures are written: a signal now still knows what to remove.
-      expect(existsSync(join(root, 'home'))).toBe(false);
-    }, tmp);
+    const demo = createDemoHome(
+      Date.now(),
+      (root) => {
+        seen = root;
+        // Called before the fixtures are written: a signal now still knows what to remove.
+        expect(existsSync(join(root, 'home'))).toBe(false);
+      },
+      tmp,
+    );
     expect(seen).toBe(demo.root);
     expect(demo.root.startsWith(join(tmp, 'cleanerx-demo-'))).toBe(true);
     expect(JSON.parse(readFileSync(join(demo.root, OWNER_FILE), 'utf8'))).toEqual({ pid: process.pid, start: processStart(process.pid) });
@@ -70,7 +74,15 @@ describe('demo home ownership', () => {
     symlinkSync(outside, join(tmp, 'cleanerx-demo-SymLnk'));
 
     expect(sweepStaleDemoHomes(tmp).sort()).toEqual([dead, reused].sort());
-    expect(readdirSync(tmp).sort()).toEqual(['cleanerx-demo-Alive1', 'cleanerx-demo-Garble', 'cleanerx-demo-Hard01', 'cleanerx-demo-Linked', 'cleanerx-demo-NoMark', 'cleanerx-demo-SymLnk', 'someone-else-Dead02']);
+    expect(readdirSync(tmp).sort()).toEqual([
+      'cleanerx-demo-Alive1',
+      'cleanerx-demo-Garble',
+      'cleanerx-demo-Hard01',
+      'cleanerx-demo-Linked',
+      'cleanerx-demo-NoMark',
+      'cleanerx-demo-SymLnk',
+      'someone-else-Dead02',
+    ]);
     for (const d of [alive, unmarked, otherName, garbled, linked, hard, outside]) expect(existsSync(join(d, 'home', 'deep', 'f')), d).toBe(true);
   });
 
@@ -131,9 +143,17 @@ describe('the pinned agents beside the install', () => {
   it('says which are missing when cleanerx is installed without them, and detection shows why', async () => {
     t = makeTempEnv();
     const tools = findDemoTools(`file://${join(t.root, 'elsewhere', 'cli.js')}`);
-    expect(tools).toEqual({ dirs: [], missing: [{ agent: 'codex', pkg: '@openai/codex' }, { agent: 'pi', pkg: '@mariozechner/pi-coding-agent' }] });
+    expect(tools).toEqual({
+      dirs: [],
+      missing: [
+        { agent: 'codex', pkg: '@openai/codex' },
+        { agent: 'pi', pkg: '@mariozechner/pi-coding-agent' },
+      ],
+    });
     const ctx = { ...t.ctx, env: { ...t.env, [DEMO_MISSING_ENV]: demoMissingValue(tools) } };
     const inst = await detectOne(piAdapter, ctx, undefined, false);
-    expect(inst.warnings).toContain("The demo runs the pi pinned beside cleanerx, but @mariozechner/pi-coding-agent is not installed there; run npm ci in cleanerx's checkout to see it work.");
+    expect(inst.warnings).toContain(
+      "The demo runs the pi pinned beside cleanerx, but @mariozechner/pi-coding-agent is not installed there; run npm ci in cleanerx's checkout to see it work.",
+    );
   });
 });

@@ -27,7 +27,9 @@ describe('removeOwnerLast', () => {
     writeFileSync(join(home, 'stuck', 'file'), 'x');
     writeFileSync(join(home, OWNER_FILE), '{}\n');
     writeFileSync(join(home, 'zzz'), 'x');
-    if (asRoot) for (const p of [home, join(home, 'aaa-first'), join(home, 'stuck'), join(home, 'stuck', 'file'), join(home, OWNER_FILE), join(home, 'zzz')]) chownSync(p, uid, uid);
+    if (asRoot)
+      for (const p of [home, join(home, 'aaa-first'), join(home, 'stuck'), join(home, 'stuck', 'file'), join(home, OWNER_FILE), join(home, 'zzz')])
+        chownSync(p, uid, uid);
     // A dir its owner cannot write: its file cannot be removed, so neither can the dir.
     chmodSync(join(home, 'stuck'), 0o555);
     const script = `import { removeOwnerLast } from ${JSON.stringify(join(REPO, 'dist/demo/demo-owner.js'))}; try { removeOwnerLast(${JSON.stringify(home)}); } catch (e) { console.log(e.code); }`;

@@ -90,7 +90,16 @@ function areaOf(rel: string): Area {
     return 'engine/?';
   }
   if (rel === 'cli.ts') return 'cli.ts';
-  if (first === 'backup' || first === 'adapters' || first === 'demo' || first === 'screens' || first === 'widgets' || first === 'modals' || first === 'app' || first === 'cli')
+  if (
+    first === 'backup' ||
+    first === 'adapters' ||
+    first === 'demo' ||
+    first === 'screens' ||
+    first === 'widgets' ||
+    first === 'modals' ||
+    first === 'app' ||
+    first === 'cli'
+  )
     return first;
   return 'other';
 }
@@ -137,7 +146,8 @@ function checkTree(tree: ReadonlyMap<string, string>): string[] {
       if (!spec.startsWith('.')) {
         if (from.startsWith('engine/') && isBlessed(spec)) say('the engine must not use blessed');
         if (from === 'adapters' && isBlessed(spec)) say('adapters must not use blessed');
-        if ((from === 'screens' || from === 'widgets' || from === 'modals') && FS_AND_PROCESSES.has(spec)) say(`${from} must not touch the filesystem or processes`);
+        if ((from === 'screens' || from === 'widgets' || from === 'modals') && FS_AND_PROCESSES.has(spec))
+          say(`${from} must not touch the filesystem or processes`);
         if (OS.has(spec) && !rel.startsWith('engine/host/')) {
           const direct = imp.names.filter((n) => n === 'homedir' || n === 'tmpdir');
           const viaNs = imp.local ? [...source.matchAll(new RegExp(`\\b${imp.local}\\s*\\.\\s*(homedir|tmpdir)\\b`, 'g'))].map((m) => m[1]!) : [];
@@ -282,7 +292,7 @@ describe('the import scanner', () => {
       'const n = await import(`../tpl.js`);',
       "const r = require('fs/promises');",
       "import q = require('./q.js');",
-      "const s = 'import nothing from \"here\"';",
+      'const s = \'import nothing from "here"\';',
       "// import { c } from './commented.js';",
       "/* export * from './block.js'; */",
     ].join('\n');
@@ -303,7 +313,11 @@ describe('the import scanner', () => {
   });
 
   it('resolves x.js to x.ts and a folder to its index', () => {
-    const t = tree({ 'engine/api/a.ts': "import { b } from '../core/b.js';\nimport { c } from '../core/c';", 'engine/core/b.ts': "import { a } from '../api/a.js';", 'engine/core/c/index.ts': '' });
+    const t = tree({
+      'engine/api/a.ts': "import { b } from '../core/b.js';\nimport { c } from '../core/c';",
+      'engine/core/b.ts': "import { a } from '../api/a.js';",
+      'engine/core/c/index.ts': '',
+    });
     expect(checkTree(t).filter((v) => v.startsWith('file cycle'))).toEqual(['file cycle: engine/api/a.ts → engine/core/b.ts → engine/api/a.ts']);
     expect(checkTree(t).some((v) => v.includes("'../core/c'"))).toBe(false);
   });
@@ -325,7 +339,18 @@ describe('each rule can fail (synthetic trees)', () => {
   });
 
   it('the engine reaches nothing outside src/engine, nor blessed', () => {
-    for (const dest of ['screens/a.ts', 'widgets/a.ts', 'app/app.ts', 'adapters/registry.ts', 'adapters/pi/scan.ts', 'cli/scan.ts', 'cli.ts', 'backup/take.ts', 'demo/demo-home.ts', 'terminal-out.ts']) {
+    for (const dest of [
+      'screens/a.ts',
+      'widgets/a.ts',
+      'app/app.ts',
+      'adapters/registry.ts',
+      'adapters/pi/scan.ts',
+      'cli/scan.ts',
+      'cli.ts',
+      'backup/take.ts',
+      'demo/demo-home.ts',
+      'terminal-out.ts',
+    ]) {
       const spec = `../../${dest.replace(/\.ts$/, '.js')}`;
       expect(breaks('engine/api/x.ts', `import { a } from '${spec}';`, [dest]), dest).toHaveLength(1);
     }
@@ -339,7 +364,15 @@ describe('each rule can fail (synthetic trees)', () => {
       const spec = ok.startsWith('backup/') ? './b.js' : `../${ok.replace(/\.ts$/, '.js')}`;
       expect(breaks('backup/x.ts', `import { a } from '${spec}';`, [ok]), ok).toEqual([]);
     }
-    for (const bad of ['engine/api/api.ts', 'engine/inventory/snapshot.ts', 'screens/a.ts', 'app/app.ts', 'adapters/pi/index.ts', 'demo/demo-home.ts', 'cli/key.ts']) {
+    for (const bad of [
+      'engine/api/api.ts',
+      'engine/inventory/snapshot.ts',
+      'screens/a.ts',
+      'app/app.ts',
+      'adapters/pi/index.ts',
+      'demo/demo-home.ts',
+      'cli/key.ts',
+    ]) {
       expect(breaks('backup/x.ts', `import type { a } from '../${bad.replace(/\.ts$/, '.js')}';`, [bad]), bad).toHaveLength(1);
     }
   });
@@ -349,14 +382,18 @@ describe('each rule can fail (synthetic trees)', () => {
       expect(breaks('adapters/pi/x.ts', `import { a } from '../../${bad.replace(/\.ts$/, '.js')}';`, [bad]), bad).toHaveLength(1);
     }
     expect(breaks('adapters/x.ts', "import blessed from 'blessed';")).toHaveLength(1);
-    expect(breaks('adapters/pi/x.ts', "import { promises } from 'node:fs';\nimport { a } from '../../engine/core/model.js';", ['engine/core/model.ts'])).toEqual([]);
+    expect(
+      breaks('adapters/pi/x.ts', "import { promises } from 'node:fs';\nimport { a } from '../../engine/core/model.js';", ['engine/core/model.ts']),
+    ).toEqual([]);
   });
 
   it('screens, widgets and modals touch no files, processes or adapters', () => {
     for (const layer of ['screens', 'widgets', 'modals']) {
       for (const m of FS_AND_PROCESSES) expect(breaks(`${layer}/x.ts`, `import * as m from '${m}';`), `${layer} ${m}`).toHaveLength(1);
       expect(breaks(`${layer}/x.ts`, "import type { X } from '../adapters/registry.js';", ['adapters/registry.ts'])).toHaveLength(1);
-      expect(breaks(`${layer}/x.ts`, "import blessed from 'blessed';\nimport { cleanText } from '../engine/core/text.js';", ['engine/core/text.ts'])).toEqual([]);
+      expect(breaks(`${layer}/x.ts`, "import blessed from 'blessed';\nimport { cleanText } from '../engine/core/text.js';", ['engine/core/text.ts'])).toEqual(
+        [],
+      );
     }
   });
 
@@ -378,7 +415,9 @@ describe('each rule can fail (synthetic trees)', () => {
   });
 
   it('no cycle between files, type-only and import() included', () => {
-    expect(checkTree(tree({ 'a/x.ts': "import { y } from './y.js';", 'a/y.ts': "import { x } from './x.js';" }))).toEqual(['file cycle: a/x.ts → a/y.ts → a/x.ts']);
+    expect(checkTree(tree({ 'a/x.ts': "import { y } from './y.js';", 'a/y.ts': "import { x } from './x.js';" }))).toEqual([
+      'file cycle: a/x.ts → a/y.ts → a/x.ts',
+    ]);
     expect(checkTree(tree({ 'a/x.ts': "import type { Y } from './y.js';", 'a/y.ts': "import type { X } from './x.js';" }))).toHaveLength(1);
     expect(checkTree(tree({ 'a/x.ts': "const y = await import('./y.js');", 'a/y.ts': "import './z.js';", 'a/z.ts': "export * from './x.js';" }))).toEqual([
       'file cycle: a/x.ts → a/y.ts → a/z.ts → a/x.ts',

@@ -25,7 +25,10 @@ function pane(width: number, height = 40): DetailPane {
 
 /** What the pane shows, tags removed, one string per line. */
 function shown(p: DetailPane): string[] {
-  return p.box.getContent().split('\n').map((l) => l.replace(/\{\/?[a-z-]+\}/g, ''));
+  return p.box
+    .getContent()
+    .split('\n')
+    .map((l) => l.replace(/\{\/?[a-z-]+\}/g, ''));
 }
 
 const detail = (over: Partial<Detail> = {}): Detail => ({

@@ -66,7 +66,12 @@ describe('home resolution', () => {
     t = makeTempEnv();
     const engine = new Engine(ADAPTERS, t.ctx);
     const override = join(t.root, 'pi-elsewhere');
-    await engine.saveSettings({ ...DEFAULT_SETTINGS, targetAgent: null, homeOverrides: { pi: override }, retention: { backupDays: 30, logDays: 7, tempHours: 24 } });
+    await engine.saveSettings({
+      ...DEFAULT_SETTINGS,
+      targetAgent: null,
+      homeOverrides: { pi: override },
+      retention: { backupDays: 30, logDays: 7, tempHours: 24 },
+    });
     const pi = (await engine.detect()).find((i) => i.agent === 'pi')!;
     expect(pi.home).toBe(override);
     expect(pi.homeSource).toBe('override');

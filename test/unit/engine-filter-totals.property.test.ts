@@ -26,17 +26,18 @@ const sessionsArb = fc
     { minLength: 0, maxLength: 40 },
   )
   .map((specs) =>
-    specs.map((x, i): SessionRecord =>
-      session(`s${i}`, {
-        projectId: x.project,
-        parentId: x.parent !== null && x.parent < i ? `s${x.parent}` : null,
-        title: x.words.join(' '),
-        cwd: x.project ? `/src/${x.project}` : null,
-        updatedAt: NOW - x.ageDays * DAY,
-        bytes: x.bytes,
-        state: x.archived ? 'archived' : 'current',
-        source: x.source,
-      }),
+    specs.map(
+      (x, i): SessionRecord =>
+        session(`s${i}`, {
+          projectId: x.project,
+          parentId: x.parent !== null && x.parent < i ? `s${x.parent}` : null,
+          title: x.words.join(' '),
+          cwd: x.project ? `/src/${x.project}` : null,
+          updatedAt: NOW - x.ageDays * DAY,
+          bytes: x.bytes,
+          state: x.archived ? 'archived' : 'current',
+          source: x.source,
+        }),
     ),
   );
 

@@ -124,9 +124,7 @@ describe('tree view expansion', () => {
   });
 
   it('walks a very deep fork chain without recursion and caps the depth', () => {
-    const chain = Array.from({ length: 3000 }, (_, i) =>
-      session(`c${i}`, { projectId: P1, parentId: i ? `c${i - 1}` : null, updatedAt: NOW - i * 1000 }),
-    );
+    const chain = Array.from({ length: 3000 }, (_, i) => session(`c${i}`, { projectId: P1, parentId: i ? `c${i - 1}` : null, updatedAt: NOW - i * 1000 }));
     const snap = snapshotOf(inventory(chain, [project(P1, 'alpha')]));
     const res = snap.page(req(snap, { scope: { view: 'tree', expansion: { base: 'allOpen', toggled: [] } }, offset: 2900, limit: 100 }));
     expect(res.total).toBe(3001);

@@ -25,7 +25,11 @@ describe('provisional snapshots during a scan', () => {
     const engine = new Engine(ADAPTERS, t.ctx);
     const events: ScanProgress[] = [];
     // Refusals are kept as values (every provisional's calls are made; only the first is inspected).
-    const settle = (x: Promise<unknown>): Promise<unknown> => x.then((v) => v, (e: Error) => e);
+    const settle = (x: Promise<unknown>): Promise<unknown> =>
+      x.then(
+        (v) => v,
+        (e: Error) => e,
+      );
     const seen: { summary: ScanSummary; page: Promise<PageResult>; match: Promise<unknown>; plan: Promise<unknown> }[] = [];
     const final = await engine.scan('pi', (p) => {
       events.push(p);

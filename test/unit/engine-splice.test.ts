@@ -9,15 +9,31 @@ import { inventory, project, session, snapshotOf } from '../helpers/sessions.js'
 
 function forest(parents: number[], projects: number): { snap: Snapshot; ids: string[] } {
   const sessions: SessionRecord[] = parents.map((p, i) =>
-    session(`s${i}`, { projectId: `p${i % projects}`, parentId: p >= 0 && p < i && p % projects === i % projects ? `s${p}` : null, updatedAt: 1_000_000 + i * 7 }),
+    session(`s${i}`, {
+      projectId: `p${i % projects}`,
+      parentId: p >= 0 && p < i && p % projects === i % projects ? `s${p}` : null,
+      updatedAt: 1_000_000 + i * 7,
+    }),
   );
-  const snap = snapshotOf(inventory(sessions, Array.from({ length: projects }, (_, k) => project(`p${k}`, `proj${k}`))));
+  const snap = snapshotOf(
+    inventory(
+      sessions,
+      Array.from({ length: projects }, (_, k) => project(`p${k}`, `proj${k}`)),
+    ),
+  );
   return { snap, ids: [...sessions.map((s) => s.itemId), ...Array.from({ length: projects }, (_, k) => `p${k}`)] };
 }
 
 function all(snap: Snapshot, toggled: string[], base: 'default' | 'allOpen' | 'allClosed' = 'default'): string[] {
   const out: string[] = [];
-  const req = (offset: number): PageRequest => ({ snapshotId: snap.id, scope: { view: 'tree', expansion: { base, toggled } }, filter: {}, sort: 'updated', offset, limit: 100 });
+  const req = (offset: number): PageRequest => ({
+    snapshotId: snap.id,
+    scope: { view: 'tree', expansion: { base, toggled } },
+    filter: {},
+    sort: 'updated',
+    offset,
+    limit: 100,
+  });
   for (let off = 0; ; off += 100) {
     const r = snap.page(req(off));
     out.push(...r.rows.map((x) => `${x.id}|${x.depth}|${x.expanded ? 1 : 0}|${x.expandable ? 1 : 0}`));

@@ -41,7 +41,11 @@ describe('the engine over its worker', () => {
       expect(Object.keys(api).sort()).toEqual([...ENGINE_METHOD_NAMES].sort());
       for (const m of ENGINE_METHOD_NAMES) expect(typeof api[m], m).toBe('function');
     }
-    expect(Object.entries(ENGINE_METHODS).filter(([, v]) => v.progress !== null).map(([k]) => k)).toEqual(['scan', 'execute']);
+    expect(
+      Object.entries(ENGINE_METHODS)
+        .filter(([, v]) => v.progress !== null)
+        .map(([k]) => k),
+    ).toEqual(['scan', 'execute']);
   });
 
   it('a scan streams its progress back and answers with the summary; pages follow', async () => {

@@ -34,6 +34,8 @@ describe('scripts/ensure-peer-pi1.mjs', () => {
     mkdirSync(dir);
     for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PI1_DIR as string, f), join(dir, f));
     const msg = ensure(dir, { ...t.env, PATH: join(t.root, 'empty-bin') });
-    expect(msg).toBe('Installing the pi 1.x peer failed (npm is not on PATH); run `npm ci --prefix test/peers/pi1` and fix what it reports, then run the tests again.');
+    expect(msg).toBe(
+      'Installing the pi 1.x peer failed (npm is not on PATH); run `npm ci --prefix test/peers/pi1` and fix what it reports, then run the tests again.',
+    );
   });
 });

@@ -63,7 +63,11 @@ function copyDist(to: string): void {
     const before = mark();
     rmSync(to, { recursive: true, force: true });
     cpSync(join(REPO, 'dist'), to, { recursive: true, preserveTimestamps: true });
-    const newest = Math.max(...readdirSync(to, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
+    const newest = Math.max(
+      ...readdirSync(to, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => statSync(join(e.parentPath, e.name)).mtimeMs),
+    );
     if (before !== 'none' && mark() === before && newest <= statSync(stamp).mtimeMs + 1) return;
     spawnSync('sleep', ['1']);
   }
@@ -86,9 +90,22 @@ function addHost(name: string, sessions: number): void {
   const proc = join(root, 'proc');
   mkdirSync(proc, { recursive: true });
   const all = { ...env, PATH: `${bin}:/usr/bin:/bin`, LANG: 'C.UTF-8', CLEANERX_PROC_ROOT: proc };
-  writeFileSync(join(root, 'env.sh'), Object.entries(all).map(([k, v]) => `export ${k}='${v}'\n`).join(''));
+  writeFileSync(
+    join(root, 'env.sh'),
+    Object.entries(all)
+      .map(([k, v]) => `export ${k}='${v}'\n`)
+      .join(''),
+  );
   if (sessions) {
-    manifests[name] = buildPiFixture({ agentDir: env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: sessions, seed: sessions, forkRate: 0, now: Date.now(), cwdRoot: join(env.HOME!, 'src') });
+    manifests[name] = buildPiFixture({
+      agentDir: env.PI_CODING_AGENT_DIR!,
+      projects: 2,
+      sessionsPerProject: sessions,
+      seed: sessions,
+      forkRate: 0,
+      now: Date.now(),
+      cwdRoot: join(env.HOME!, 'src'),
+    });
   }
 }
 
@@ -129,7 +146,11 @@ interface Line {
   host: string;
   report: { version: number; agents: { agent: string; state: string; totals: { bytes: number }; sessions: unknown[] }[] };
 }
-const readLines = (): Line[] => readFileSync(join(work, 'fleet', 'scans.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+const readLines = (): Line[] =>
+  readFileSync(join(work, 'fleet', 'scans.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
 
 describe('the fleet recipe through a stand-in ssh', () => {
   it('scans every reachable host, names the one that fails, and the summary adds up', { timeout: 180_000 }, () => {
@@ -138,7 +159,10 @@ describe('the fleet recipe through a stand-in ssh', () => {
     expect(scan.stderr).toMatch(/^ssh: Could not resolve hostname delta/m);
     expect(scan.stderr).toMatch(/^delta: cleanerx scan failed \(exit 255\)$/m);
     const lines = readLines();
-    expect(lines.map((l) => l.host), scan.stderr).toEqual(['alpha', 'beta', 'gamma']);
+    expect(
+      lines.map((l) => l.host),
+      scan.stderr,
+    ).toEqual(['alpha', 'beta', 'gamma']);
     for (const l of lines) expect(l.report.version).toBe(1);
     const pi = (h: string) => lines.find((l) => l.host === h)!.report.agents.find((a) => a.agent === 'pi')!;
     expect(pi('alpha').sessions.length).toBe(manifests.alpha!.sessions.length);
@@ -153,7 +177,12 @@ describe('the fleet recipe through a stand-in ssh', () => {
       `beta\tpi\t${pi('beta').totals.bytes}\t${manifests.beta!.sessions.length}\t0`,
     ]);
     expect(JSON.parse(json)).toEqual([
-      { agent: 'pi', hosts: ['alpha', 'beta'], bytes: pi('alpha').totals.bytes + pi('beta').totals.bytes, sessions: manifests.alpha!.sessions.length + manifests.beta!.sessions.length },
+      {
+        agent: 'pi',
+        hosts: ['alpha', 'beta'],
+        bytes: pi('alpha').totals.bytes + pi('beta').totals.bytes,
+        sessions: manifests.alpha!.sessions.length + manifests.beta!.sessions.length,
+      },
     ]);
     // The host's own state recorded this scan (growth); nothing of the agent's data changed is checked below.
     expect(existsSync(join(hosts, 'alpha', 'home', '.local', 'state', 'cleanerx', 'scan-history.json'))).toBe(true);
@@ -165,7 +194,21 @@ describe('the fleet recipe through a stand-in ssh', () => {
     mkdirSync(tree, { recursive: true });
     for (const h of ['alpha', 'beta', 'gamma']) {
       const stdout = readFileSync(join(work, 'fleet', `${h}.scan.json`), 'utf8').replace(/\n$/, '');
-      writeFileSync(join(tree, h), JSON.stringify({ changed: true, cmd: ['cleanerx', 'scan', '--json'], rc: 0, stdout, stderr: '', stdout_lines: [stdout], start: '', end: '', delta: '', msg: '' }));
+      writeFileSync(
+        join(tree, h),
+        JSON.stringify({
+          changed: true,
+          cmd: ['cleanerx', 'scan', '--json'],
+          rc: 0,
+          stdout,
+          stderr: '',
+          stdout_lines: [stdout],
+          start: '',
+          end: '',
+          delta: '',
+          msg: '',
+        }),
+      );
     }
     writeFileSync(join(tree, 'delta'), JSON.stringify({ changed: false, unreachable: true, msg: 'Failed to connect to the host via ssh' }));
     const r = sh(recipe('ansible-collect'));
@@ -176,7 +219,11 @@ describe('the fleet recipe through a stand-in ssh', () => {
   it('plans on every host, then runs exactly one reviewed plan; the other hosts are untouched', { timeout: 180_000 }, () => {
     const plan = sh(recipe('plan'), { AGENT: 'pi', RULES: '--older-than 30d' });
     expect(plan.status).toBe(0);
-    const alpha = JSON.parse(readFileSync(join(work, 'fleet', 'alpha.plan.json'), 'utf8')) as { agent: string; items: { id: string }[]; totals: { items: number; bytes: number } };
+    const alpha = JSON.parse(readFileSync(join(work, 'fleet', 'alpha.plan.json'), 'utf8')) as {
+      agent: string;
+      items: { id: string }[];
+      totals: { items: number; bytes: number };
+    };
     expect(alpha.agent).toBe('pi');
     const old = manifests.alpha!.sessions.filter((s) => Date.now() - s.mtime > 30 * 86_400_000);
     expect(old.length).toBeGreaterThan(0);

@@ -45,10 +45,7 @@ describe('parent links', () => {
 
 describe('cycle detection', () => {
   it('breaks A -> B -> A with one warning', () => {
-    const f = buildForest(
-      [session('A', { projectId: 'p', parentId: 'B' }), session('B', { projectId: 'p', parentId: 'A' })],
-      [project('p', 'proj')],
-    );
+    const f = buildForest([session('A', { projectId: 'p', parentId: 'B' }), session('B', { projectId: 'p', parentId: 'A' })], [project('p', 'proj')]);
     expect(f.warnings).toHaveLength(1);
     expect(f.warnings[0]!.reason).toMatch(/cycle/);
     // Exactly one of the two becomes a root, the other its child.
@@ -88,11 +85,7 @@ describe('cycle detection', () => {
   it('a cyclic inventory still pages (no infinite loop), every session once', () => {
     const snap = snapshotOf(
       inventory(
-        [
-          session('A', { projectId: 'p', parentId: 'B' }),
-          session('B', { projectId: 'p', parentId: 'A' }),
-          session('S', { parentId: 'S' }),
-        ],
+        [session('A', { projectId: 'p', parentId: 'B' }), session('B', { projectId: 'p', parentId: 'A' }), session('S', { parentId: 'S' })],
         [project('p', 'proj')],
       ),
     );
@@ -105,7 +98,10 @@ describe('cycle detection', () => {
       offset: 0,
       limit: 100,
     });
-    const sessions = res.rows.filter((r) => r.kind === 'session').map((r) => r.id).sort();
+    const sessions = res.rows
+      .filter((r) => r.kind === 'session')
+      .map((r) => r.id)
+      .sort();
     expect(sessions).toEqual(['session:A', 'session:B', 'session:S']);
     expect(snap.summary().warnings.filter((w) => /cycle/.test(w.reason))).toHaveLength(2);
   });
@@ -114,11 +110,7 @@ describe('cycle detection', () => {
 describe('project association', () => {
   it('a child without a project inherits its nearest ancestor’s', () => {
     const f = buildForest(
-      [
-        session('root', { projectId: 'p1' }),
-        session('child', { parentId: 'root' }),
-        session('grandchild', { parentId: 'child' }),
-      ],
+      [session('root', { projectId: 'p1' }), session('child', { parentId: 'root' }), session('grandchild', { parentId: 'child' })],
       [project('p1', 'one')],
     );
     expect(node(f, 'child').projectKey).toBe('p1');

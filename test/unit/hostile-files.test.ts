@@ -127,7 +127,18 @@ describe('hostile files in place of what cleanerx reads', () => {
       await createIdentity(dataDir, pass);
       const id = randomUUID();
       const now = new Date().toISOString();
-      await addRecord(dataDir, { id, createdAt: now, expiresAt: now, archivePath: archivePathFor(dataDir, id), archiveBytes: 1, originalBytes: 1, itemCount: 1, operationId: 'op', agent: 'pi', verifiedAt: now });
+      await addRecord(dataDir, {
+        id,
+        createdAt: now,
+        expiresAt: now,
+        archivePath: archivePathFor(dataDir, id),
+        archiveBytes: 1,
+        originalBytes: 1,
+        itemCount: 1,
+        operationId: 'op',
+        agent: 'pi',
+        verifiedAt: now,
+      });
       plant(kind, archivePathFor(dataDir, id));
       await expect(readArchive(archivePathFor(dataDir, id), await generateX25519Identity())).rejects.toThrow(REFUSAL[kind]);
       const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
@@ -162,7 +173,12 @@ describe('hostile files in place of what cleanerx reads', () => {
       plant(kind, join(dir, 'config.json'));
       const loaded = await loadSettings(dir);
       expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
-      const why = { fifo: /is not a regular file; using defaults\./, symlink: /is a symbolic link \(not followed\); using defaults\./, directory: /is not a regular file; using defaults\./, huge: /is too large; using defaults\./ }[kind];
+      const why = {
+        fifo: /is not a regular file; using defaults\./,
+        symlink: /is a symbolic link \(not followed\); using defaults\./,
+        directory: /is not a regular file; using defaults\./,
+        huge: /is too large; using defaults\./,
+      }[kind];
       expect(loaded.warning).toMatch(why);
     });
   }

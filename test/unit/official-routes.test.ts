@@ -26,7 +26,17 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-const inst = (): Installation => ({ agent: 'codex', displayName: 'Codex', memoryNotice: '', state: 'installed', home, homeSource: 'env', executable: '/bin/true', version: '1', warnings: [] });
+const inst = (): Installation => ({
+  agent: 'codex',
+  displayName: 'Codex',
+  memoryNotice: '',
+  state: 'installed',
+  home,
+  homeSource: 'env',
+  executable: '/bin/true',
+  version: '1',
+  warnings: [],
+});
 
 function session(id: string, parentId: string | null, descendants: string[], paths: string[] = []): SessionRecord {
   return {
@@ -64,7 +74,21 @@ function store(): { sessions: Map<string, SessionRecord>; memory: boolean } {
 function inventory(st: { sessions: Map<string, SessionRecord>; memory: boolean }): Inventory {
   return {
     sessions: [...st.sessions.values()].map((x) => ({ ...x, deletionDescendantIds: x.deletionDescendantIds.filter((d) => st.sessions.has(d)) })),
-    items: st.memory ? [{ id: 'memory:global', category: 'memory', label: 'Memories', paths: [], bytes: 5, risk: 'high', recoverable: false, selectable: true, metadata: { route: 'official' } }] : [],
+    items: st.memory
+      ? [
+          {
+            id: 'memory:global',
+            category: 'memory',
+            label: 'Memories',
+            paths: [],
+            bytes: 5,
+            risk: 'high',
+            recoverable: false,
+            selectable: true,
+            metadata: { route: 'official' },
+          },
+        ]
+      : [],
     projects: [],
     warnings: [],
     writers: [],
@@ -96,7 +120,9 @@ function harness(st: ReturnType<typeof store>, route: SessionRoute, itemRoute?: 
 }
 
 const journals = (): { status: string; mutations: { kind: string; status: string }[] }[] =>
-  existsSync(join(state, 'operations')) ? readdirSync(join(state, 'operations')).map((f) => JSON.parse(readFileSync(join(state, 'operations', f), 'utf8'))) : [];
+  existsSync(join(state, 'operations'))
+    ? readdirSync(join(state, 'operations')).map((f) => JSON.parse(readFileSync(join(state, 'operations', f), 'utf8')))
+    : [];
 
 describe('official session delete in the executor', () => {
   it('calls the route once with the minimal roots and the scan revision, then removes only leftovers of deleted sessions', async () => {
@@ -151,7 +177,14 @@ describe('official session delete in the executor', () => {
     const route: SessionRoute = {
       async deleteSessions(_i, _c, roots) {
         st.sessions.delete('b');
-        return { route: 'cli', roots: [...roots], deleted: ['b'], failed: [{ id: 'a', reason: 'the App Server answered an error' }], stopped: false, durationMs: 1 };
+        return {
+          route: 'cli',
+          roots: [...roots],
+          deleted: ['b'],
+          failed: [{ id: 'a', reason: 'the App Server answered an error' }],
+          stopped: false,
+          durationMs: 1,
+        };
       },
     };
     const h = harness(st, route);

@@ -79,7 +79,13 @@ function fakeOpencode(pid: number, argv: string[], env: Record<string, string> |
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'comm'), `${comm}\n`);
   writeFileSync(join(dir, 'cmdline'), argv.join('\0') + '\0');
-  if (env) writeFileSync(join(dir, 'environ'), Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\0') + '\0');
+  if (env)
+    writeFileSync(
+      join(dir, 'environ'),
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\0') + '\0',
+    );
 }
 
 const userEnv = (): Record<string, string> => ({ HOME: t.env.HOME!, XDG_DATA_HOME: t.env.XDG_DATA_HOME! });
@@ -154,7 +160,19 @@ describe('inventory of a fixture store', () => {
     expect(cache.metadata.regenerable).toBe(true);
     const prot = inv.items.filter((i) => i.category === 'protected');
     const labels = prot.map((i) => i.label);
-    for (const name of ['auth.json', 'mcp-auth.json', 'storage', 'plans', 'repos', 'opencode.db', 'opencode.db-wal', 'opencode.db-shm', 'OpenCode configuration', 'snapshot', 'tool-output']) {
+    for (const name of [
+      'auth.json',
+      'mcp-auth.json',
+      'storage',
+      'plans',
+      'repos',
+      'opencode.db',
+      'opencode.db-wal',
+      'opencode.db-shm',
+      'OpenCode configuration',
+      'snapshot',
+      'tool-output',
+    ]) {
       expect(labels, name).toContain(name);
     }
     for (const i of prot) expect(i.selectable, i.label).toBe(false);
@@ -234,7 +252,7 @@ describe('schema recognition', () => {
     expect(inv.sessions.filter((s) => s.selectable)).toHaveLength(m.sessions.length);
   });
 
-  it('a table 1.18.33 does not create (a newer OpenCode\'s) leaves everything read-only with one line; hostile table names are cleaned', async () => {
+  it("a table 1.18.33 does not create (a newer OpenCode's) leaves everything read-only with one line; hostile table names are cleaned", async () => {
     t = makeTempEnv();
     const m = buildStore(t, template);
     mutateDb((w) => w.exec(`CREATE TABLE session_v3 (id text PRIMARY KEY, data text); CREATE TABLE "x\x1b]0;PWNED\x07y" (a); CREATE VIEW zz AS SELECT 1;`));
@@ -373,7 +391,10 @@ describe('hostile database files', () => {
       ins.run(`ses_${'L'.repeat(200)}`, p.id, p.worktree, 'long id', 1, 2);
       ins.run('ses_oddtimes000000000000000', p.id, p.worktree, 'odd times', 'yesterday', 2.5);
       w.prepare("INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES ('msg_big', ?, 1, 1, '{}')").run(m.sessions[0]!.id);
-      w.prepare("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES ('prt_big', 'msg_big', ?, 1, 1, ?)").run(m.sessions[0]!.id, big);
+      w.prepare("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES ('prt_big', 'msg_big', ?, 1, 1, ?)").run(
+        m.sessions[0]!.id,
+        big,
+      );
     });
     const inv = await scan();
     const got = byId(inv);
@@ -523,7 +544,8 @@ describe('writers', () => {
       }
       const sm = /^\/session\/(ses_[A-Za-z0-9_-]+)$/.exec(url.pathname);
       const s = sm && !o.foreign ? m.sessions.find((x) => x.id === sm[1]) : undefined;
-      if (s && url.searchParams.get('directory') === s.directory) return send(200, { id: s.id, directory: s.directory, time: { created: s.createdAt, updated: s.updatedAt } });
+      if (s && url.searchParams.get('directory') === s.directory)
+        return send(200, { id: s.id, directory: s.directory, time: { created: s.createdAt, updated: s.updatedAt } });
       return send(404, { name: 'NotFoundError', data: { message: 'Session not found' } });
     });
     servers.push(server);
@@ -658,7 +680,9 @@ describe('routes refuse before running anything', () => {
     };
     const entry = (id: string, directory: string) => ({ id, file: exportFile(id, directory), directory, parentId: null, title: 't', bytes: 1, sha256: '' });
     await expect(route.importSessions!(inst, t.ctx, [entry(root, m.sessions[0]!.directory)])).rejects.toThrow(/already exists/);
-    await expect(route.importSessions!(inst, t.ctx, [entry('ses_new0000000000000000001', join(t.root, 'gone'))])).rejects.toThrow(/working directory .* is unavailable/);
+    await expect(route.importSessions!(inst, t.ctx, [entry('ses_new0000000000000000001', join(t.root, 'gone'))])).rejects.toThrow(
+      /working directory .* is unavailable/,
+    );
     const e = entry('ses_new0000000000000000002', m.sessions[0]!.directory);
     await expect(route.importSessions!(inst, t.ctx, [e, e])).rejects.toThrow(/twice/);
     await expect(route.importSessions!(inst, t.ctx, [{ ...e, directory: '/' }])).rejects.toThrow(/another working directory/);
@@ -689,7 +713,9 @@ describe('cleanerx scan --agent opencode --json', () => {
     const child = m.sessions.find((s) => s.kind === 'grandchild')!;
     expect(a.sessions.find((s) => s.id === child.id)).toMatchObject({ parentId: child.parentId, title: child.title, selectable: true, paths: [] });
     expect(a.sessions.filter((s) => s.state === 'archived')).toHaveLength(m.sessions.filter((s) => s.archivedAt !== null).length);
-    expect(a.items.map((i) => i.id)).toEqual(expect.arrayContaining(['logs:opencode', 'cache:opencode', 'protected:opencode:auth.json', 'protected:opencode:db:opencode.db']));
+    expect(a.items.map((i) => i.id)).toEqual(
+      expect.arrayContaining(['logs:opencode', 'cache:opencode', 'protected:opencode:auth.json', 'protected:opencode:db:opencode.db']),
+    );
   });
 });
 

@@ -20,7 +20,10 @@ afterEach(() => t?.cleanup());
 function proc(pid: number, comm: string, argv: string[], ppid: number, state = 'S'): void {
   fakeProcess(t.procRoot, pid, comm, argv);
   // A comm with spaces and parentheses, as any process may name itself.
-  writeFileSync(join(t.procRoot, String(pid), 'stat'), `${pid} (${comm} (x) y) ${state} ${ppid} ${pid} ${pid} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n`);
+  writeFileSync(
+    join(t.procRoot, String(pid), 'stat'),
+    `${pid} (${comm} (x) y) ${state} ${ppid} ${pid} ${pid} 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n`,
+  );
 }
 
 const AGENTS = [

@@ -40,7 +40,10 @@ const header = (id: string, cwd: string | null, extra: Record<string, unknown> =
   JSON.stringify({ type: 'session', version: 3, id, timestamp: TS, ...(cwd === null ? {} : { cwd }), ...extra });
 const user = (content: unknown): string => entry({ type: 'message', message: { role: 'user', content, timestamp: 1 } });
 const assistant = (text: string): string =>
-  entry({ type: 'message', message: { role: 'assistant', content: [{ type: 'text', text }], api: 'x', provider: 'x', model: 'x', stopReason: 'stop', timestamp: 2 } });
+  entry({
+    type: 'message',
+    message: { role: 'assistant', content: [{ type: 'text', text }], api: 'x', provider: 'x', model: 'x', stopReason: 'stop', timestamp: 2 },
+  });
 const info = (name: string): string => entry({ type: 'session_info', name });
 
 function bucket(cwd: string): string {
@@ -109,7 +112,11 @@ describe('titles', () => {
     writeSession('/src/app', 'ctl', [user('  fix\tthe\r\nbuild   now\u0007 please  '), user('later')]);
     writeSession('/src/app', 'esc', [user([{ type: 'text', text: 'evil \x1b[31mRED\x1b[0m \x1b]0;pwned\x07title' }])]);
     writeSession('/src/app', 'blocks', [
-      user([{ type: 'text', text: 'first block' }, { type: 'image', data: 'aGk=', mimeType: 'image/png' }, { type: 'text', text: 'second block' }]),
+      user([
+        { type: 'text', text: 'first block' },
+        { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+        { type: 'text', text: 'second block' },
+      ]),
     ]);
     writeSession('/src/app', 'empties', [user(''), user([{ type: 'text', text: '' }]), assistant('?'), user('the real question')]);
     const r = await scan();
@@ -151,7 +158,9 @@ describe('titles', () => {
   it('falls back to "pi · date time UTC · id8" where pi\'s title would be blank', async () => {
     t = makeTempEnv();
     writeSession('/src/app', 'blank-user', [user(' \t\u0007 ')]);
-    writeSession('/src/app', 'notime', [user('\u0007')], { raw: `${JSON.stringify({ type: 'session', version: 3, id: 'notime-id-123', cwd: '/src/app' })}\n${user('\u0007')}\n` });
+    writeSession('/src/app', 'notime', [user('\u0007')], {
+      raw: `${JSON.stringify({ type: 'session', version: 3, id: 'notime-id-123', cwd: '/src/app' })}\n${user('\u0007')}\n`,
+    });
     const r = await scan();
     expect(r.s('blank-user').title).toBe('pi · 2026-11-29 14:37 UTC · blank-us');
     expect(r.s('notime-id-123').title).toBe('pi · notime-i');
@@ -467,9 +476,14 @@ describe('items', () => {
     const cache = r.snap.item('cache:pi-models-store')!;
     expect(cache).toMatchObject({ category: 'cache', risk: 'safe', selectable: true, recoverable: false, paths: [join(agentDir(), 'models-store.json')] });
     expect(cache.bytes).toBeGreaterThan(0);
-    const protectedIds = r.sum.items.filter((i) => i.category === 'protected').map((i) => i.id).sort();
+    const protectedIds = r.sum.items
+      .filter((i) => i.category === 'protected')
+      .map((i) => i.id)
+      .sort();
     expect(protectedIds).toEqual(
-      ['AGENTS.md', 'auth.json', 'extensions', 'keybindings.json', 'models.json', 'prompts', 'settings.json', 'skills', 'themes'].map((n) => `protected:pi:${n}`).sort(),
+      ['AGENTS.md', 'auth.json', 'extensions', 'keybindings.json', 'models.json', 'prompts', 'settings.json', 'skills', 'themes']
+        .map((n) => `protected:pi:${n}`)
+        .sort(),
     );
     for (const it of r.sum.items.filter((i) => i.category === 'protected')) {
       expect(it.selectable).toBe(false);
@@ -572,7 +586,10 @@ describe('preview', () => {
     writeSession('/src/app', 'p', [
       user('look at \x1b[31mthis\x1b[0m\x1b]0;pwned\x07 now'),
       assistant('sure\u009b2J thing\nsecond line'),
-      entry({ type: 'message', message: { role: 'toolResult', toolCallId: 'c', toolName: 'read\x1b[1m', content: [{ type: 'text', text: 'file\x07 body' }], isError: false } }),
+      entry({
+        type: 'message',
+        message: { role: 'toolResult', toolCallId: 'c', toolName: 'read\x1b[1m', content: [{ type: 'text', text: 'file\x07 body' }], isError: false },
+      }),
       entry({ type: 'message', message: { role: 'bashExecution', command: 'ls', output: 'a\x1b[2Kb', exitCode: 0 } }),
       entry({ type: 'model_change', provider: 'p', modelId: 'm' }),
     ]);
@@ -595,7 +612,11 @@ describe('preview', () => {
 
   it('keeps at most 200 blocks and says it was truncated', async () => {
     t = makeTempEnv();
-    writeSession('/src/app', 'many', Array.from({ length: 260 }, (_, i) => user(`message ${i}`)));
+    writeSession(
+      '/src/app',
+      'many',
+      Array.from({ length: 260 }, (_, i) => user(`message ${i}`)),
+    );
     const r = await scan();
     const pv = await r.engine.preview(r.sum.snapshotId, 'session:many');
     expect(pv.blocks).toHaveLength(200);
@@ -606,7 +627,11 @@ describe('preview', () => {
   it('reads at most 512 KiB of a large session', async () => {
     t = makeTempEnv();
     const filler = 'z'.repeat(10_000);
-    writeSession('/src/app', 'big', Array.from({ length: 120 }, () => assistant(filler)));
+    writeSession(
+      '/src/app',
+      'big',
+      Array.from({ length: 120 }, () => assistant(filler)),
+    );
     const r = await scan();
     const pv = await r.engine.preview(r.sum.snapshotId, 'session:big');
     expect(pv.bytesRead).toBe(512 * 1024);
@@ -699,14 +724,28 @@ describe('the 2 MiB prefix bound', () => {
   });
 });
 
-describe('Updated: pi\'s `modified`, not the file mtime', () => {
+describe("Updated: pi's `modified`, not the file mtime", () => {
   const at = (iso: string): number => Date.parse(iso);
-  it('is the last user/assistant message\'s time: message.timestamp, else the entry\'s; else the header\'s; else the mtime', async () => {
+  it("is the last user/assistant message's time: message.timestamp, else the entry's; else the header's; else the mtime", async () => {
     t = makeTempEnv();
     const msg = (role: string, ts: string, msgTs?: number): string =>
-      JSON.stringify({ type: 'message', id: `m${++seq}`, parentId: null, timestamp: ts, message: { role, content: [{ type: 'text', text: 'x' }], ...(msgTs === undefined ? {} : { timestamp: msgTs }) } });
-    const a = writeSession('/src/app', 'numeric', [msg('user', '2026-11-01T00:00:00.000Z', at('2026-11-02T00:00:00.000Z')), msg('assistant', '2026-11-03T00:00:00.000Z', at('2026-11-04T05:06:07.000Z'))]);
-    const b = writeSession('/src/app', 'entry-time', [msg('user', '2026-10-01T00:00:00.000Z'), msg('assistant', '2026-10-05T01:02:03.000Z'), JSON.stringify({ type: 'message', id: 'tr', parentId: null, timestamp: '2026-12-30T00:00:00.000Z', message: { role: 'toolResult', content: [] } }), info('named after')]);
+      JSON.stringify({
+        type: 'message',
+        id: `m${++seq}`,
+        parentId: null,
+        timestamp: ts,
+        message: { role, content: [{ type: 'text', text: 'x' }], ...(msgTs === undefined ? {} : { timestamp: msgTs }) },
+      });
+    const a = writeSession('/src/app', 'numeric', [
+      msg('user', '2026-11-01T00:00:00.000Z', at('2026-11-02T00:00:00.000Z')),
+      msg('assistant', '2026-11-03T00:00:00.000Z', at('2026-11-04T05:06:07.000Z')),
+    ]);
+    const b = writeSession('/src/app', 'entry-time', [
+      msg('user', '2026-10-01T00:00:00.000Z'),
+      msg('assistant', '2026-10-05T01:02:03.000Z'),
+      JSON.stringify({ type: 'message', id: 'tr', parentId: null, timestamp: '2026-12-30T00:00:00.000Z', message: { role: 'toolResult', content: [] } }),
+      info('named after'),
+    ]);
     const c = writeSession('/src/app', 'header-only', []);
     const d = writeSession('/src/app', 'no-time', [], { raw: `${JSON.stringify({ type: 'session', version: 3, id: 'no-time', cwd: '/src/app' })}\n` });
     const mtime = new Date('2030-01-01T00:00:00.000Z');
@@ -723,7 +762,15 @@ describe('Updated: pi\'s `modified`, not the file mtime', () => {
     const lines = [header('long', '/src/app'), user('start')];
     const filler = assistant('f'.repeat(64 * 1024));
     for (let i = 0; i < 48; i++) lines.push(filler);
-    lines.push(JSON.stringify({ type: 'message', id: 'last', parentId: null, timestamp: TS, message: { role: 'user', content: 'late', timestamp: at('2026-12-12T12:12:12.000Z') } }));
+    lines.push(
+      JSON.stringify({
+        type: 'message',
+        id: 'last',
+        parentId: null,
+        timestamp: TS,
+        message: { role: 'user', content: 'late', timestamp: at('2026-12-12T12:12:12.000Z') },
+      }),
+    );
     const file = join(bucket('/src/app'), 'long.jsonl');
     writeFileSync(file, `${lines.join('\n')}\n`);
     expect(statSync(file).size).toBeGreaterThan(PI_PREFIX_BYTES + 1024 * 1024);
@@ -738,7 +785,10 @@ describe('source revision', () => {
     const a = writeSession('/home/u/a', 'rev-a', [user('one')]);
     const b = writeSession('/home/u/b', 'rev-b', [user('two'), info('named')]);
     const r = await scan();
-    for (const [id, file] of [['rev-a', a], ['rev-b', b]] as const) {
+    for (const [id, file] of [
+      ['rev-a', a],
+      ['rev-b', b],
+    ] as const) {
       const rev = r.s(id).metadata.sourceRevision;
       expect(typeof rev).toBe('string');
       expect(rev).toBe(walkOwned([file], { uid: t.ctx.uid }).revision);

@@ -22,12 +22,23 @@ function session(id: string, lines: object[]): void {
   const header = { type: 'session', version: 3, id, timestamp: OLD, cwd: '/home/u/src/app' };
   writeFileSync(join(dir, `2026-01-01T00-00-00-000Z_${id}.jsonl`), [header, ...lines].map((l) => JSON.stringify(l)).join('\n') + '\n');
 }
-const user = (text: string): object => ({ type: 'message', id: 'm1', parentId: null, timestamp: OLD, message: { role: 'user', content: [{ type: 'text', text }], timestamp: Date.parse(OLD) } });
+const user = (text: string): object => ({
+  type: 'message',
+  id: 'm1',
+  parentId: null,
+  timestamp: OLD,
+  message: { role: 'user', content: [{ type: 'text', text }], timestamp: Date.parse(OLD) },
+});
 const named = (name: string): object => ({ type: 'session_info', id: 'i1', parentId: null, timestamp: OLD, name });
 
 describe('retention --empty on pi', () => {
   it('matches exactly the sessions without a user message, named or not', () => {
-    const ids = ['0190a000-0000-7000-8000-000000000001', '0190a000-0000-7000-8000-000000000002', '0190a000-0000-7000-8000-000000000003', '0190a000-0000-7000-8000-000000000004'];
+    const ids = [
+      '0190a000-0000-7000-8000-000000000001',
+      '0190a000-0000-7000-8000-000000000002',
+      '0190a000-0000-7000-8000-000000000003',
+      '0190a000-0000-7000-8000-000000000004',
+    ];
     session(ids[0]!, []);
     session(ids[1]!, [named('renamed but empty')]);
     session(ids[2]!, [user('fix the build')]);

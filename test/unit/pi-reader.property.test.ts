@@ -36,7 +36,23 @@ const nasty = fc
   .array(
     fc.oneof(
       fc.string({ unit: 'binary', maxLength: 30 }),
-      fc.constantFrom('\x1b[31m', '\x1b]0;title\x07', '\x1b]8;;http://x\x1b\\', '\x9b2J', '\x1bP1$r\x1b\\', '\u202e', '\u2066', '\r\n', '\t', '\x00', '\x7f', '🚀', '中文', ' ', 'e\u0301'),
+      fc.constantFrom(
+        '\x1b[31m',
+        '\x1b]0;title\x07',
+        '\x1b]8;;http://x\x1b\\',
+        '\x9b2J',
+        '\x1bP1$r\x1b\\',
+        '\u202e',
+        '\u2066',
+        '\r\n',
+        '\t',
+        '\x00',
+        '\x7f',
+        '🚀',
+        '中文',
+        ' ',
+        'e\u0301',
+      ),
     ),
     { maxLength: 40 },
   )
@@ -46,9 +62,19 @@ const header = fc.record(
   {
     type: fc.constant('session'),
     version: fc.constantFrom(1, 2, 3),
-    id: fc.oneof(fc.uuid(), nasty.filter((s) => s.length > 0)),
-    timestamp: fc.oneof(fc.date({ min: new Date(0), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()), nasty),
-    cwd: fc.oneof(fc.constant('/src/app'), nasty.map((s) => `/${s}`), fc.constant(null)),
+    id: fc.oneof(
+      fc.uuid(),
+      nasty.filter((s) => s.length > 0),
+    ),
+    timestamp: fc.oneof(
+      fc.date({ min: new Date(0), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+      nasty,
+    ),
+    cwd: fc.oneof(
+      fc.constant('/src/app'),
+      nasty.map((s) => `/${s}`),
+      fc.constant(null),
+    ),
     parentSession: fc.oneof(fc.constant(undefined), nasty),
   },
   { requiredKeys: ['type', 'id'] },
@@ -56,9 +82,12 @@ const header = fc.record(
 
 const contentArb = fc.oneof(
   nasty,
-  fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text: nasty }), fc.record({ type: fc.constant('image'), data: fc.base64String() }), fc.jsonValue()), {
-    maxLength: 4,
-  }),
+  fc.array(
+    fc.oneof(fc.record({ type: fc.constant('text'), text: nasty }), fc.record({ type: fc.constant('image'), data: fc.base64String() }), fc.jsonValue()),
+    {
+      maxLength: 4,
+    },
+  ),
   fc.jsonValue(),
 );
 
@@ -70,7 +99,17 @@ const entryArb = fc.oneof(
 
 /** A plausible session: a header, then entries, then maybe junk lines; serialized as JSONL. */
 const sessionText = fc
-  .tuple(header, fc.array(fc.oneof(entryArb.map((e) => JSON.stringify(e)), nasty), { maxLength: 12 }), fc.constantFrom('\n', '\r\n'))
+  .tuple(
+    header,
+    fc.array(
+      fc.oneof(
+        entryArb.map((e) => JSON.stringify(e)),
+        nasty,
+      ),
+      { maxLength: 12 },
+    ),
+    fc.constantFrom('\n', '\r\n'),
+  )
   .map(([h, lines, eol]) => [JSON.stringify(h), ...lines].join(eol) + eol);
 
 describe('readPiSession properties', () => {
@@ -127,35 +166,31 @@ describe('readPiSession properties', () => {
 
   it('truncation at any prefix length never throws and never invents a name', () => {
     fc.assert(
-      fc.property(
-        sessionText,
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        (text, frac) => {
-          const buf = Buffer.from(text);
-          const k = Math.floor(buf.length * frac);
-          const full = readPiSession(buf, false);
-          const cut = readPiSession(buf.subarray(0, k), k < buf.length);
-          checkTitle(cut);
-          if (cut.ok) {
-            // Whatever a prefix yields as the header is the whole file's header.
-            expect(full.ok).toBe(true);
-            if (full.ok) expect(cut.header).toEqual(full.header);
-            // A name from a prefix is one that a complete session_info line of the file carries,
-            // never a cut-off piece of one.
-            if (cut.name !== null) {
-              const names = text.split(/\r?\n/).flatMap((l) => {
-                try {
-                  const v = JSON.parse(l) as { type?: unknown; name?: unknown } | null;
-                  return v && v.type === 'session_info' && typeof v.name === 'string' ? [cleanText(v.name.trim(), 512)] : [];
-                } catch {
-                  return [];
-                }
-              });
-              expect(names).toContain(cut.name);
-            }
+      fc.property(sessionText, fc.double({ min: 0, max: 1, noNaN: true }), (text, frac) => {
+        const buf = Buffer.from(text);
+        const k = Math.floor(buf.length * frac);
+        const full = readPiSession(buf, false);
+        const cut = readPiSession(buf.subarray(0, k), k < buf.length);
+        checkTitle(cut);
+        if (cut.ok) {
+          // Whatever a prefix yields as the header is the whole file's header.
+          expect(full.ok).toBe(true);
+          if (full.ok) expect(cut.header).toEqual(full.header);
+          // A name from a prefix is one that a complete session_info line of the file carries,
+          // never a cut-off piece of one.
+          if (cut.name !== null) {
+            const names = text.split(/\r?\n/).flatMap((l) => {
+              try {
+                const v = JSON.parse(l) as { type?: unknown; name?: unknown } | null;
+                return v && v.type === 'session_info' && typeof v.name === 'string' ? [cleanText(v.name.trim(), 512)] : [];
+              } catch {
+                return [];
+              }
+            });
+            expect(names).toContain(cut.name);
           }
-        },
-      ),
+        }
+      }),
       RUNS,
     );
   });

@@ -57,7 +57,9 @@ describe('pi writers', () => {
       { pid: 6000, name: 'pi' },
       { pid: 6001, name: 'node' },
     ]);
-    expect(r.reason).toBe('pi is running (pid 6000: pi --continue title; pid 6001: /usr/bin/node /usr/local/bin/pi); quit it before deleting local session data.');
+    expect(r.reason).toBe(
+      'pi is running (pid 6000: pi --continue title; pid 6001: /usr/bin/node /usr/local/bin/pi); quit it before deleting local session data.',
+    );
     expect(r.reason).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
   });
 
@@ -82,7 +84,12 @@ describe('pi writers', () => {
 
 describe('version probes of the other agents', () => {
   function environ(pid: number, vars: Record<string, string>): void {
-    writeFileSync(join(t.procRoot, String(pid), 'environ'), Object.entries(vars).map(([k, v]) => `${k}=${v}\0`).join(''));
+    writeFileSync(
+      join(t.procRoot, String(pid), 'environ'),
+      Object.entries(vars)
+        .map(([k, v]) => `${k}=${v}\0`)
+        .join(''),
+    );
   }
 
   it('claude, codex and opencode --version started by detection block nothing; the same programs without the marker do', async () => {

@@ -15,7 +15,17 @@ function item(id: string, paths: string[], bytes: number): Item {
 }
 
 function snapshot(items: Item[]): Snapshot {
-  const inst: Installation = { agent: 'opencode', displayName: 'OpenCode', memoryNotice: '', state: 'dataOnly', home: '/w/store', homeSource: 'env', executable: null, version: null, warnings: [] };
+  const inst: Installation = {
+    agent: 'opencode',
+    displayName: 'OpenCode',
+    memoryNotice: '',
+    state: 'dataOnly',
+    home: '/w/store',
+    homeSource: 'env',
+    executable: null,
+    version: null,
+    warnings: [],
+  };
   const inv: Inventory = { sessions: [], items, projects: [], warnings: [], writers: [] };
   return new Snapshot('opencode', inst, inv, NOW, 1);
 }

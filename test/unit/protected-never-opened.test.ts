@@ -87,7 +87,10 @@ function commands(agent: string, env: Record<string, string>, p: Policy): { runs
 
 /** The trace saw the scan read sessions: an empty trace cannot pass. */
 function sawOpen(run: TracedRun, under: string): void {
-  expect(run.opens.some((e) => e.ok && within(e.path, under) && !e.flags.includes('O_DIRECTORY')), `an open beneath ${under}`).toBe(true);
+  expect(
+    run.opens.some((e) => e.ok && within(e.path, under) && !e.flags.includes('O_DIRECTORY')),
+    `an open beneath ${under}`,
+  ).toBe(true);
 }
 
 describe('protected files under a syscall trace', () => {
@@ -119,9 +122,16 @@ describe('protected files under a syscall trace', () => {
     const home = codexHome(t);
     buildStore(t, { threads: 4 });
     const env = { ...t.env, PATH: `${dirname(CODEX_BIN)}:/usr/bin:/bin` };
-    const p: Policy = { never: CODEX_PROTECTED_NEVER_OPENED.map((n) => join(home, n)), read: CODEX_PROTECTED_READ.map((n) => join(home, n)), readMatch: CODEX_DB_FILE };
+    const p: Policy = {
+      never: CODEX_PROTECTED_NEVER_OPENED.map((n) => join(home, n)),
+      read: CODEX_PROTECTED_READ.map((n) => join(home, n)),
+      readMatch: CODEX_DB_FILE,
+    };
     const { runs, bad } = commands('codex', env, p);
-    expect(runs.scan!.foreign.some((f) => f.endsWith('/codex')), 'the scan asked the real codex app-server').toBe(true);
+    expect(
+      runs.scan!.foreign.some((f) => f.endsWith('/codex')),
+      'the scan asked the real codex app-server',
+    ).toBe(true);
     // The rollouts are Codex's to read; cleanerx copies the state database.
     sawOpen(runs.scan!, home);
     expect(bad).toEqual([]);
@@ -136,16 +146,25 @@ describe('Codex without its program', () => {
     // The fixture's state DB is written by Codex on its first start: start it once, then scan without it.
     const seed = tracedRun(CLI, ['scan', '--agent', 'codex', '--json'], { ...t.env, PATH: `${dirname(CODEX_BIN)}:/usr/bin:/bin` }, { cwd: t.root });
     expect(seed.status, seed.stderr).toBe(0);
-    const p: Policy = { never: CODEX_PROTECTED_NEVER_OPENED.map((n) => join(home, n)), read: CODEX_PROTECTED_READ.map((n) => join(home, n)), readMatch: CODEX_DB_FILE };
+    const p: Policy = {
+      never: CODEX_PROTECTED_NEVER_OPENED.map((n) => join(home, n)),
+      read: CODEX_PROTECTED_READ.map((n) => join(home, n)),
+      readMatch: CODEX_DB_FILE,
+    };
     const { runs, bad } = commands('codex', t.env, p);
     expect(runs.scan!.foreign.filter((f) => f.endsWith('/codex'))).toEqual([]);
-    expect(runs.scan!.opens.some((e) => e.ok && /state_\d+\.sqlite$/.test(e.path)), 'the fallback read the state DB').toBe(true);
+    expect(
+      runs.scan!.opens.some((e) => e.ok && /state_\d+\.sqlite$/.test(e.path)),
+      'the fallback read the state DB',
+    ).toBe(true);
     expect(bad).toEqual([]);
   });
 });
 
 describe('OpenCode under a syscall trace', () => {
-  it('every protected entry and the config dir are never opened; the database file only read-only, its bytes and its log unchanged', { timeout: 240_000 }, async () => {
+  it('every protected entry and the config dir are never opened; the database file only read-only, its bytes and its log unchanged', {
+    timeout: 240_000,
+  }, async () => {
     const template = await makeTemplate();
     try {
       t = makeTempEnv();
@@ -161,7 +180,10 @@ describe('OpenCode under a syscall trace', () => {
       const before = bytes();
       expect(existsSync(`${db}-shm`)).toBe(true);
       const { runs, bad } = commands('opencode', env, p);
-      expect(runs.scan!.opens.some((e) => e.ok && e.path === db && !writes(e)), 'the scan read the database').toBe(true);
+      expect(
+        runs.scan!.opens.some((e) => e.ok && e.path === db && !writes(e)),
+        'the scan read the database',
+      ).toBe(true);
       expect(bad).toEqual([]);
       expect(bytes()).toEqual(before);
     } finally {

@@ -86,7 +86,9 @@ describe('recovery truth', () => {
     expect(op.canRestore).toBe(true);
     expect(op.items).toHaveLength(1);
     expect(op.items[0]!.state).toBe('partial');
-    expect(Object.fromEntries(op.items[0]!.paths.map((p) => [p.path, p.state]))).toEqual(Object.fromEntries(paths.map((p) => [p, p === first ? 'missing' : 'intact'])));
+    expect(Object.fromEntries(op.items[0]!.paths.map((p) => [p.path, p.state]))).toEqual(
+      Object.fromEntries(paths.map((p) => [p, p === first ? 'missing' : 'intact'])),
+    );
     expect(cli(t, ['recovery', 'accept', j.operationId]).stderr).toMatch(/^cleanerx: Cannot accept: /);
 
     const r = cli(t, ['recovery', 'restore', j.operationId], {}, PASS);

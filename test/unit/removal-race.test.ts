@@ -75,7 +75,15 @@ function itemStates(plan: CleanupPlan, home: string, before: Map<string, string>
 }
 
 /** The run changed nothing outside its plan, and recovery reports exactly what is left. */
-async function expectTruth(t: TempEnv, engine: Engine, plan: CleanupPlan, result: ExecuteResult, before: Map<string, string>, decoy: string, decoyBefore: Map<string, string>): Promise<void> {
+async function expectTruth(
+  t: TempEnv,
+  engine: Engine,
+  plan: CleanupPlan,
+  result: ExecuteResult,
+  before: Map<string, string>,
+  decoy: string,
+  decoyBefore: Map<string, string>,
+): Promise<void> {
   const home = t.env.HOME!;
   expect(treeDiff(decoyBefore, hashTree(decoy)), 'files outside the home changed').toEqual([]);
   const state = t.env.CLEANERX_STATE_DIR!;
@@ -89,9 +97,14 @@ async function expectTruth(t: TempEnv, engine: Engine, plan: CleanupPlan, result
 
   const states = itemStates(plan, home, before, after);
   const listed = await engine.recoveryList();
-  console.log(`race run: ${result.status}${result.status === 'complete' ? '' : ` (${result.message})`} · items ${JSON.stringify(states)} · recovery ${listed[0]?.observed ?? 'nothing to recover'}`);
+  console.log(
+    `race run: ${result.status}${result.status === 'complete' ? '' : ` (${result.message})`} · items ${JSON.stringify(states)} · recovery ${listed[0]?.observed ?? 'nothing to recover'}`,
+  );
   if (result.status === 'complete') {
-    expect(states.every((s) => s === 'gone'), `complete, yet ${JSON.stringify(states)}`).toBe(true);
+    expect(
+      states.every((s) => s === 'gone'),
+      `complete, yet ${JSON.stringify(states)}`,
+    ).toBe(true);
     expect(listed).toEqual([]);
     return;
   }
@@ -113,7 +126,14 @@ describe('removal under a renameat2 exchange race', () => {
     for (let run = 0; run < RUNS; run++) {
       const t = makeTempEnv('cleanerx-race-');
       envs.push(t);
-      const m = buildClaudeFixture({ configDir: t.env.CLAUDE_CONFIG_DIR!, projects: 1, sessionsPerProject: 4, bodyBytes: 300, cwdRoot: join(t.env.HOME!, 'code'), seed: 7 + run });
+      const m = buildClaudeFixture({
+        configDir: t.env.CLAUDE_CONFIG_DIR!,
+        projects: 1,
+        sessionsPerProject: 4,
+        bodyBytes: 300,
+        cwdRoot: join(t.env.HOME!, 'code'),
+        seed: 7 + run,
+      });
       const s = m.sessions.find((x) => x.ownedPaths.some((p) => p.includes('/file-history/')))!;
       expect(s, 'a session with file history').toBeDefined();
       const fh = s.ownedPaths.find((p) => p.includes('/file-history/'))!;
@@ -136,7 +156,12 @@ describe('removal under a renameat2 exchange race', () => {
       const decoyBefore = hashTree(decoy);
       // The exchange begins once ~150 files of the directory are gone, in the order a removal lists them.
       const order = readdirSync(fh);
-      const flipper = startFlipper(t, fh, link, order.slice(150, 160).map((n) => join(fh, n)));
+      const flipper = startFlipper(
+        t,
+        fh,
+        link,
+        order.slice(150, 160).map((n) => join(fh, n)),
+      );
       const result = await engine.execute(plan.id);
       const exchanges = await flipper.stop();
       // Back in place, unless the directory was removed (then no exchange can happen any more).
@@ -155,7 +180,15 @@ describe('removal under a renameat2 exchange race', () => {
     for (let run = 0; run < RUNS; run++) {
       const t = makeTempEnv('cleanerx-race-');
       envs.push(t);
-      const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: PI_SESSIONS, forkRate: 0, bodyBytes: 200, cwdRoot: join(t.env.HOME!, 'src'), seed: 11 + run });
+      const m = buildPiFixture({
+        agentDir: t.env.PI_CODING_AGENT_DIR!,
+        projects: 1,
+        sessionsPerProject: PI_SESSIONS,
+        forkRate: 0,
+        bodyBytes: 200,
+        cwdRoot: join(t.env.HOME!, 'src'),
+        seed: 11 + run,
+      });
       const sessions = m.sessions.filter((x) => x.kind === 'root');
       expect(sessions.length).toBeGreaterThan(PI_SESSIONS / 2);
       const bucket = dirname(sessions[0]!.file);
@@ -166,7 +199,10 @@ describe('removal under a renameat2 exchange race', () => {
       symlinkSync(decoy, link);
       const engine = new Engine(ADAPTERS, t.ctx);
       const summary = await engine.scan('pi');
-      const plan = await engine.plan(summary.snapshotId, sessions.map((x) => `session:${x.id}`));
+      const plan = await engine.plan(
+        summary.snapshotId,
+        sessions.map((x) => `session:${x.id}`),
+      );
       expect(plan.blockers).toEqual([]);
       const before = hashTree(t.env.HOME!, [t.env.CLEANERX_STATE_DIR!]);
       const decoyBefore = hashTree(decoy);

@@ -10,7 +10,20 @@
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,10 +87,11 @@ function writePlanned(agentDir: string): void {
 }
 
 /** Each planned file's mtime to the µs (what Node can set): a restore gives back the source's. */
-const mtimesUs = (agentDir: string): string[] => FILES.map((f) => {
-  const ns = statSync(join(agentDir, f.rel), { bigint: true }).mtimeNs;
-  return `${f.rel} ${ns - (ns % 1000n)}`;
-});
+const mtimesUs = (agentDir: string): string[] =>
+  FILES.map((f) => {
+    const ns = statSync(join(agentDir, f.rel), { bigint: true }).mtimeNs;
+    return `${f.rel} ${ns - (ns % 1000n)}`;
+  });
 
 /** The names in a dir; a dir that is gone (removed once empty) lists nothing. */
 const listed = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir) : []);
@@ -98,9 +112,21 @@ beforeAll(async () => {
   base = hashTree(src);
   writePlanned(src);
   full = hashTree(src);
-  const files = await collectFiles(FILES.map((f) => join(src, f.rel)), [{ label: 'pi_home', dir: src }]);
+  const files = await collectFiles(
+    FILES.map((f) => join(src, f.rel)),
+    [{ label: 'pi_home', dir: src }],
+  );
   archivePath = join(work, 'backup.cxb');
-  await writeArchive({ archivePath, recipient: await identityToRecipient(identity), agent: 'pi', operationId: 'op-1', id: randomUUID(), itemCount: FILES.length, retentionDays: 30, files });
+  await writeArchive({
+    archivePath,
+    recipient: await identityToRecipient(identity),
+    agent: 'pi',
+    operationId: 'op-1',
+    id: randomUUID(),
+    itemCount: FILES.length,
+    retentionDays: 30,
+    files,
+  });
 });
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
@@ -159,7 +185,10 @@ function expectNoLeftovers(h: Home): void {
  * everything is back already it says so and writes nothing.
  */
 async function expectRestoresAgain(h: Home, allBack: boolean): Promise<void> {
-  if (allBack) await expect(restoreArchive(h.opts)).rejects.toThrow(/Every destination already exists; a restore never overwrites anything \(all 6 files are byte-identical/);
+  if (allBack)
+    await expect(restoreArchive(h.opts)).rejects.toThrow(
+      /Every destination already exists; a restore never overwrites anything \(all 6 files are byte-identical/,
+    );
   else expect((await restoreArchive(h.opts)).restored).toHaveLength(FILES.length);
   expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
   expectNoLeftovers(h);
@@ -171,7 +200,11 @@ describe('a restore killed at every point', () => {
   it('passes every point when it is not killed (so the kills below are real)', async () => {
     // A child that is never killed restores everything: its points exist in this order.
     const h = home('control');
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(h.opts)], { cwd: REPO, env: { PATH: process.env.PATH, HOME: h.dir, CLEANERX_CRASH_AT: 'restore:never' }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(h.opts)], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH, HOME: h.dir, CLEANERX_CRASH_AT: 'restore:never' },
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ restored: FILES.length, alreadyPresent: 0 });
     expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
@@ -224,7 +257,11 @@ describe('restore of what is missing', () => {
     rmSync(h.opts.stagingParent, { recursive: true });
     const r = await restoreArchive(h.opts);
     expect(r.restored).toHaveLength(FILES.length);
-    expect(r.alreadyPresent.sort()).toEqual(FILES.slice(0, 3).map((f) => join(h.agentDir, f.rel)).sort());
+    expect(r.alreadyPresent.sort()).toEqual(
+      FILES.slice(0, 3)
+        .map((f) => join(h.agentDir, f.rel))
+        .sort(),
+    );
     expect(treeDiff(full, hashTree(h.agentDir))).toEqual([]);
     expectNoLeftovers(h);
   });
@@ -288,13 +325,41 @@ describe('through the engine (`cleanerx backups restore`, the next start)', () =
     writePlanned(src);
     const id = randomUUID();
     mkdirSync(backupsDir(data), { recursive: true, mode: 0o700 });
-    const files = await collectFiles(FILES.map((f) => join(src, f.rel)), [{ label: 'pi_home', dir: src }]);
-    const { manifest, archiveBytes } = await writeArchive({ archivePath: archivePathFor(data, id), recipient, agent: 'pi', operationId: 'op-e', id, itemCount: FILES.length, retentionDays: 30, files });
-    await addRecord(data, { id, createdAt: manifest.createdAt, expiresAt: manifest.expiresAt, archivePath: archivePathFor(data, id), archiveBytes, originalBytes: manifest.originalBytes, itemCount: FILES.length, operationId: 'op-e', agent: 'pi', verifiedAt: manifest.createdAt });
+    const files = await collectFiles(
+      FILES.map((f) => join(src, f.rel)),
+      [{ label: 'pi_home', dir: src }],
+    );
+    const { manifest, archiveBytes } = await writeArchive({
+      archivePath: archivePathFor(data, id),
+      recipient,
+      agent: 'pi',
+      operationId: 'op-e',
+      id,
+      itemCount: FILES.length,
+      retentionDays: 30,
+      files,
+    });
+    await addRecord(data, {
+      id,
+      createdAt: manifest.createdAt,
+      expiresAt: manifest.expiresAt,
+      archivePath: archivePathFor(data, id),
+      archiveBytes,
+      originalBytes: manifest.originalBytes,
+      itemCount: FILES.length,
+      operationId: 'op-e',
+      agent: 'pi',
+      verifiedAt: manifest.createdAt,
+    });
     return { t, id, engine: new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env)) };
   }
   const killEngineRestore = (t: TempEnv, id: string, point: string): void => {
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify({ engine: { id, passphrase: pass } })], { cwd: REPO, env: { ...t.env, CLEANERX_CRASH_AT: point }, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify({ engine: { id, passphrase: pass } })], {
+      cwd: REPO,
+      env: { ...t.env, CLEANERX_CRASH_AT: point },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(r.signal, r.stderr).toBe('SIGKILL');
   };
   const leftovers = (t: TempEnv): string[] => [...hashTree(t.root).keys()].filter((k) => /\.partial$|cleanerx-restore-|restore-[0-9a-f-]{36}/.test(k));

@@ -70,10 +70,47 @@ function picture(root: string): Record<string, string> {
 async function backUp(src: string, s: string): Promise<string> {
   const dataDir = ownDirs(t.env).data;
   const store = new JournalStore(ownDirs(t.env).state);
-  const plan = { id: 'plan-1', snapshotId: 'snap', agent: 'pi', createdAt: new Date().toISOString(), selectedItemIds: ['session:a'], expandedSessionIds: [], items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }], operations: [], estimatedBytes: 1, estimatedBackupBytes: 1, backupEligible: true, irreversible: false, routeNotes: [], blockers: [] } as unknown as CleanupPlan;
-  const j = { formatVersion: 2, operationId: randomUUID(), agent: 'pi', snapshotId: 'snap', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), createBackup: true, plan, itemCategories: {}, status: 'planned', backupStatus: 'none', mutations: [] } as unknown as Journal;
+  const plan = {
+    id: 'plan-1',
+    snapshotId: 'snap',
+    agent: 'pi',
+    createdAt: new Date().toISOString(),
+    selectedItemIds: ['session:a'],
+    expandedSessionIds: [],
+    items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }],
+    operations: [],
+    estimatedBytes: 1,
+    estimatedBackupBytes: 1,
+    backupEligible: true,
+    irreversible: false,
+    routeNotes: [],
+    blockers: [],
+  } as unknown as CleanupPlan;
+  const j = {
+    formatVersion: 2,
+    operationId: randomUUID(),
+    agent: 'pi',
+    snapshotId: 'snap',
+    createdAt: new Date().toISOString(),
+    updatedAt: new Date().toISOString(),
+    createBackup: true,
+    plan,
+    itemCategories: {},
+    status: 'planned',
+    backupStatus: 'none',
+    mutations: [],
+  } as unknown as Journal;
   await store.create(j);
-  const taken = await takeBackup({ plan, journal: j, store, dataDir, key: { identity, recipient }, roots: [{ label: 'pi_home', dir: src }], retentionDays: 1, progress: () => undefined });
+  const taken = await takeBackup({
+    plan,
+    journal: j,
+    store,
+    dataDir,
+    key: { identity, recipient },
+    roots: [{ label: 'pi_home', dir: src }],
+    retentionDays: 1,
+    progress: () => undefined,
+  });
   return archivePathFor(dataDir, taken.id);
 }
 
@@ -84,7 +121,16 @@ describe('restore of empty dirs', () => {
   let original: Record<string, string>;
   const staging = (): string => join(t.root, 'staging');
   const journals = (): string => join(t.root, 'journals');
-  const restore = () => restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid: process.getuid!(), stagingParent: staging(), journalDir: journals() });
+  const restore = () =>
+    restoreArchive({
+      archivePath: archive,
+      identity,
+      agent: 'pi',
+      roots: { pi_home: src },
+      uid: process.getuid!(),
+      stagingParent: staging(),
+      journalDir: journals(),
+    });
 
   beforeEach(async () => {
     src = t.env.PI_CODING_AGENT_DIR!;
@@ -118,7 +164,9 @@ describe('restore of empty dirs', () => {
     expect(picture(src)).toEqual(want);
     expect(r.restored).toEqual([join(s, 'a.jsonl')]);
     expect(r.emptyDirs).toEqual(['empty', 'empty/inner', 'empty/inner/deeper', 'locked', 'locked/child', 'only-fifo'].map((d) => join(s, d)));
-    expect(r.notInBackup).toEqual([`Not in the backup: ${join(s, 'only-fifo', 'pipe')} was a FIFO (named pipe), which holds no data; the restore did not recreate it.`]);
+    expect(r.notInBackup).toEqual([
+      `Not in the backup: ${join(s, 'only-fifo', 'pipe')} was a FIFO (named pipe), which holds no data; the restore did not recreate it.`,
+    ]);
     // Nothing of the restore's own is left behind.
     expect(readdirSync(staging())).toEqual([]);
     expect(existsSync(journals())).toBe(false);
@@ -126,7 +174,16 @@ describe('restore of empty dirs', () => {
 
   it('a dry run reports the empty dirs it would create and creates nothing', async () => {
     const before = picture(src);
-    const r = await restoreArchive({ archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid: process.getuid!(), stagingParent: staging(), journalDir: journals(), dryRun: true });
+    const r = await restoreArchive({
+      archivePath: archive,
+      identity,
+      agent: 'pi',
+      roots: { pi_home: src },
+      uid: process.getuid!(),
+      stagingParent: staging(),
+      journalDir: journals(),
+      dryRun: true,
+    });
     expect(r.emptyDirs).toHaveLength(6);
     expect(picture(src)).toEqual(before);
   });
@@ -164,23 +221,40 @@ describe('restore of empty dirs', () => {
     expect(existsSync(s)).toBe(false);
   });
 
-  it.each(['rollback', 'resume'] as const)('killed right after the empty dirs were made and given their modes: a settle %s leaves the tree as before, or whole', async (mode) => {
-    const before = picture(src);
-    const opts = { archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid: process.getuid!(), stagingParent: staging(), journalDir: journals() };
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts)], { cwd: REPO, env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: 'restore:emptyDirs' }, encoding: 'utf8', timeout: 120_000 });
-    expect(r.signal, r.stderr).toBe('SIGKILL');
-    expect(picture(src)['sessions/--home-u-src-api--/locked']).toBe('dir 555');
-    const out = await settlePendingRestores({ journalDir: journals(), stagingParent: staging(), mode, rootsFor: async () => opts.roots });
-    expect(out.map((o) => o.outcome)).toEqual([mode === 'rollback' ? 'rolledBack' : 'completed']);
-    if (mode === 'rollback') expect(picture(src)).toEqual(before);
-    else {
-      const want = { ...original };
-      delete want['sessions/--home-u-src-api--/only-fifo/pipe'];
-      expect(picture(src)).toEqual(want);
-    }
-    expect(readdirSync(staging())).toEqual([]);
-    expect(readdirSync(journals())).toEqual([]);
-  }, 120_000);
+  it.each(['rollback', 'resume'] as const)(
+    'killed right after the empty dirs were made and given their modes: a settle %s leaves the tree as before, or whole',
+    async (mode) => {
+      const before = picture(src);
+      const opts = {
+        archivePath: archive,
+        identity,
+        agent: 'pi',
+        roots: { pi_home: src },
+        uid: process.getuid!(),
+        stagingParent: staging(),
+        journalDir: journals(),
+      };
+      const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts)], {
+        cwd: REPO,
+        env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: 'restore:emptyDirs' },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(r.signal, r.stderr).toBe('SIGKILL');
+      expect(picture(src)['sessions/--home-u-src-api--/locked']).toBe('dir 555');
+      const out = await settlePendingRestores({ journalDir: journals(), stagingParent: staging(), mode, rootsFor: async () => opts.roots });
+      expect(out.map((o) => o.outcome)).toEqual([mode === 'rollback' ? 'rolledBack' : 'completed']);
+      if (mode === 'rollback') expect(picture(src)).toEqual(before);
+      else {
+        const want = { ...original };
+        delete want['sessions/--home-u-src-api--/only-fifo/pipe'];
+        expect(picture(src)).toEqual(want);
+      }
+      expect(readdirSync(staging())).toEqual([]);
+      expect(readdirSync(journals())).toEqual([]);
+    },
+    120_000,
+  );
 });
 
 // Root passes every permission check: the restore runs as an unprivileged user
@@ -198,30 +272,42 @@ describe('restore of empty dirs without root privileges', () => {
   it.each([
     ['restore:emptyDirs', 'fail', 'undone in the same run'],
     ['restore:emptyDirs', 'crash', 'rolled back by the next settle'],
-  ] as const)('%s (%s): a dir that locks its owner out is %s all the same', async (point, how, _outcome) => {
-    const src = t.env.PI_CODING_AGENT_DIR!;
-    const s = join(src, 'sessions', '--home-u-src-api--');
-    mkdirSync(join(s, 'locked', 'child'), { recursive: true });
-    writeFileSync(join(s, 'a.jsonl'), 'x\n', { mode: 0o600 });
-    chmodSync(join(s, 'locked'), 0o555);
-    const archived = await backUp(src, s);
-    chmodSync(join(s, 'locked'), 0o700);
-    rmSync(s, { recursive: true });
-    const archive = join(t.root, 'a.cxb');
-    copyFileSync(archived, archive);
-    chmodSync(t.root, 0o755);
-    if (asRoot) execFileSync('chown', ['-R', `${uid}:${uid}`, t.root]);
-    const before = picture(src);
-    const opts = { archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid, stagingParent: join(t.root, 'staging'), journalDir: join(t.root, 'journals') };
-    const r = run('restore-child.ts', opts, how === 'fail' ? { CLEANERX_FAIL_AT: point } : { CLEANERX_CRASH_AT: point });
-    if (how === 'fail') expect(r.stderr, String(r.stderr)).toMatch(/injected failure at restore:emptyDirs/);
-    else {
-      expect(r.signal, String(r.stderr)).toBe('SIGKILL');
-      expect(picture(src)['sessions/--home-u-src-api--/locked']).toBe('dir 555');
-      const st = run('settle-child.ts', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots }, {});
-      expect(st.stdout, String(st.stderr)).toBe('["rolledBack"]\n');
-    }
-    expect(picture(src)).toEqual(before);
-    expect(existsSync(s)).toBe(false);
-  }, 120_000);
+  ] as const)(
+    '%s (%s): a dir that locks its owner out is %s all the same',
+    async (point, how, _outcome) => {
+      const src = t.env.PI_CODING_AGENT_DIR!;
+      const s = join(src, 'sessions', '--home-u-src-api--');
+      mkdirSync(join(s, 'locked', 'child'), { recursive: true });
+      writeFileSync(join(s, 'a.jsonl'), 'x\n', { mode: 0o600 });
+      chmodSync(join(s, 'locked'), 0o555);
+      const archived = await backUp(src, s);
+      chmodSync(join(s, 'locked'), 0o700);
+      rmSync(s, { recursive: true });
+      const archive = join(t.root, 'a.cxb');
+      copyFileSync(archived, archive);
+      chmodSync(t.root, 0o755);
+      if (asRoot) execFileSync('chown', ['-R', `${uid}:${uid}`, t.root]);
+      const before = picture(src);
+      const opts = {
+        archivePath: archive,
+        identity,
+        agent: 'pi',
+        roots: { pi_home: src },
+        uid,
+        stagingParent: join(t.root, 'staging'),
+        journalDir: join(t.root, 'journals'),
+      };
+      const r = run('restore-child.ts', opts, how === 'fail' ? { CLEANERX_FAIL_AT: point } : { CLEANERX_CRASH_AT: point });
+      if (how === 'fail') expect(r.stderr, String(r.stderr)).toMatch(/injected failure at restore:emptyDirs/);
+      else {
+        expect(r.signal, String(r.stderr)).toBe('SIGKILL');
+        expect(picture(src)['sessions/--home-u-src-api--/locked']).toBe('dir 555');
+        const st = run('settle-child.ts', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots }, {});
+        expect(st.stdout, String(st.stderr)).toBe('["rolledBack"]\n');
+      }
+      expect(picture(src)).toEqual(before);
+      expect(existsSync(s)).toBe(false);
+    },
+    120_000,
+  );
 });

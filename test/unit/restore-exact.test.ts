@@ -98,10 +98,47 @@ function buildTree(src: string): string {
 async function backUp(src: string, s: string): Promise<string> {
   const dataDir = ownDirs(t.env).data;
   const store = new JournalStore(ownDirs(t.env).state);
-  const plan = { id: 'plan-1', snapshotId: 'snap', agent: 'pi', createdAt: new Date().toISOString(), selectedItemIds: ['session:a'], expandedSessionIds: [], items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }], operations: [], estimatedBytes: 1, estimatedBackupBytes: 1, backupEligible: true, irreversible: false, routeNotes: [], blockers: [] } as unknown as CleanupPlan;
-  const j = { formatVersion: 2, operationId: randomUUID(), agent: 'pi', snapshotId: 'snap', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), createBackup: true, plan, itemCategories: {}, status: 'planned', backupStatus: 'none', mutations: [] } as unknown as Journal;
+  const plan = {
+    id: 'plan-1',
+    snapshotId: 'snap',
+    agent: 'pi',
+    createdAt: new Date().toISOString(),
+    selectedItemIds: ['session:a'],
+    expandedSessionIds: [],
+    items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }],
+    operations: [],
+    estimatedBytes: 1,
+    estimatedBackupBytes: 1,
+    backupEligible: true,
+    irreversible: false,
+    routeNotes: [],
+    blockers: [],
+  } as unknown as CleanupPlan;
+  const j = {
+    formatVersion: 2,
+    operationId: randomUUID(),
+    agent: 'pi',
+    snapshotId: 'snap',
+    createdAt: new Date().toISOString(),
+    updatedAt: new Date().toISOString(),
+    createBackup: true,
+    plan,
+    itemCategories: {},
+    status: 'planned',
+    backupStatus: 'none',
+    mutations: [],
+  } as unknown as Journal;
   await store.create(j);
-  const taken = await takeBackup({ plan, journal: j, store, dataDir, key: { identity, recipient }, roots: [{ label: 'pi_home', dir: src }], retentionDays: 1, progress: () => undefined });
+  const taken = await takeBackup({
+    plan,
+    journal: j,
+    store,
+    dataDir,
+    key: { identity, recipient },
+    roots: [{ label: 'pi_home', dir: src }],
+    retentionDays: 1,
+    progress: () => undefined,
+  });
   return archivePathFor(dataDir, taken.id);
 }
 
@@ -112,7 +149,15 @@ describe('a restore is exact', () => {
   let before: Record<string, string>;
   const staging = (): string => join(t.root, 'staging');
   const journals = (): string => join(t.root, 'journals');
-  const opts = () => ({ archivePath: archive, identity, agent: 'pi' as const, roots: { pi_home: src }, uid: process.getuid!(), stagingParent: staging(), journalDir: journals() });
+  const opts = () => ({
+    archivePath: archive,
+    identity,
+    agent: 'pi' as const,
+    roots: { pi_home: src },
+    uid: process.getuid!(),
+    stagingParent: staging(),
+    journalDir: journals(),
+  });
 
   beforeEach(async () => {
     src = t.env.PI_CODING_AGENT_DIR!;
@@ -183,23 +228,41 @@ describe('a restore is exact', () => {
     for (const k of Object.keys(before).filter((k) => k.includes('/sub') || k.endsWith('a.jsonl'))) expect(after[k]).toBe(before[k]);
   });
 
-  it.each(['restore:2:after', 'restore:committing'])('killed at %s and resumed by the next start: modes and mtimes are set all the same', async (point) => {
-    rmSync(join(src, 'sessions'), { recursive: true });
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts())], { cwd: REPO, env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: point }, encoding: 'utf8', timeout: 120_000 });
-    expect(r.signal, r.stderr).toBe('SIGKILL');
-    const out = await settlePendingRestores({ journalDir: journals(), stagingParent: staging(), mode: 'resume', rootsFor: async () => opts().roots });
-    expect(out.map((o) => o.outcome)).toEqual(['completed']);
-    expect(picture(src, join(src, 'sessions'))).toEqual(before);
-  }, 120_000);
+  it.each(['restore:2:after', 'restore:committing'])(
+    'killed at %s and resumed by the next start: modes and mtimes are set all the same',
+    async (point) => {
+      rmSync(join(src, 'sessions'), { recursive: true });
+      const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts())], {
+        cwd: REPO,
+        env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: point },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(r.signal, r.stderr).toBe('SIGKILL');
+      const out = await settlePendingRestores({ journalDir: journals(), stagingParent: staging(), mode: 'resume', rootsFor: async () => opts().roots });
+      expect(out.map((o) => o.outcome)).toEqual(['completed']);
+      expect(picture(src, join(src, 'sessions'))).toEqual(before);
+    },
+    120_000,
+  );
 
   it('a restore journal of format 1 (left by a cleanerx before this one) is still resumed: its empty dirs come back with their modes', async () => {
     rmSync(join(src, 'sessions'), { recursive: true });
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts())], { cwd: REPO, env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: 'restore:1:after' }, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts())], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: 'restore:1:after' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(r.signal, r.stderr).toBe('SIGKILL');
     // Rewritten in the old shape: mode only on the empty dirs (that is how format 1 marked them), no times.
     const [name] = readdirSync(journals()).filter((n) => n.endsWith('.json'));
     const path = join(journals(), name!);
-    const j = JSON.parse(readFileSync(path, 'utf8')) as { formatVersion: number; entries: { mtimeNs?: string }[]; dirs: { empty?: boolean; mode?: number; mtimeNs?: string }[] };
+    const j = JSON.parse(readFileSync(path, 'utf8')) as {
+      formatVersion: number;
+      entries: { mtimeNs?: string }[];
+      dirs: { empty?: boolean; mode?: number; mtimeNs?: string }[];
+    };
     j.formatVersion = 1;
     for (const e of j.entries) delete e.mtimeNs;
     for (const d of j.dirs) {
@@ -239,39 +302,51 @@ describe('a dir that locks its owner out, without root privileges', () => {
     return spawnSync(full[0]!, full.slice(1), { cwd: REPO, env: { PATH: process.env.PATH!, HOME: t.env.HOME, ...env }, encoding: 'utf8', timeout: 120_000 });
   };
 
-  it.each(['done', 'rolled back'] as const)('a 0555 dir holding a file comes back with its mode and mtime (%s)', async (how) => {
-    const src = t.env.PI_CODING_AGENT_DIR!;
-    const s = join(src, 'sessions', '--home-u-locked--');
-    mkdirSync(join(s, 'ro'), { recursive: true });
-    writeFileSync(join(s, 'ro', 'kept.jsonl'), 'kept\n');
-    chmodSync(join(s, 'ro', 'kept.jsonl'), 0o444);
-    utimesSync(join(s, 'ro', 'kept.jsonl'), T0, T0);
-    chmodSync(join(s, 'ro'), 0o555);
-    utimesSync(join(s, 'ro'), T0 + 1, T0 + 1);
-    chmodSync(s, 0o750);
-    utimesSync(s, T0 + 2, T0 + 2);
-    const was = picture(src, s);
-    const archived = await backUp(src, s);
-    chmodSync(join(s, 'ro'), 0o700);
-    rmSync(s, { recursive: true });
-    const archive = join(t.root, 'a.cxb');
-    writeFileSync(archive, readFileSync(archived));
-    chmodSync(t.root, 0o755);
-    if (asRoot) execFileSync('chown', ['-R', `${uid}:${uid}`, t.root]);
-    const opts = { archivePath: archive, identity, agent: 'pi', roots: { pi_home: src }, uid, stagingParent: join(t.root, 'staging'), journalDir: join(t.root, 'journals') };
-    const r = run('restore-child.ts', opts, how === 'done' ? {} : { CLEANERX_CRASH_AT: 'restore:emptyDirs' });
-    if (how === 'done') {
-      expect(r.status, String(r.stderr)).toBe(0);
-      expect(picture(src, s)).toEqual(was);
-    } else {
-      expect(r.signal, String(r.stderr)).toBe('SIGKILL');
-      expect(picture(src, s)).toEqual(was);
-      const st = run('settle-child.ts', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots });
-      expect(st.stdout, String(st.stderr)).toBe('["rolledBack"]\n');
-      expect(readdirSync(join(src, 'sessions'))).toEqual([]);
-    }
-    if (lstatSync(join(s, 'ro'), { throwIfNoEntry: false })) chmodSync(join(s, 'ro'), 0o700);
-  }, 120_000);
+  it.each(['done', 'rolled back'] as const)(
+    'a 0555 dir holding a file comes back with its mode and mtime (%s)',
+    async (how) => {
+      const src = t.env.PI_CODING_AGENT_DIR!;
+      const s = join(src, 'sessions', '--home-u-locked--');
+      mkdirSync(join(s, 'ro'), { recursive: true });
+      writeFileSync(join(s, 'ro', 'kept.jsonl'), 'kept\n');
+      chmodSync(join(s, 'ro', 'kept.jsonl'), 0o444);
+      utimesSync(join(s, 'ro', 'kept.jsonl'), T0, T0);
+      chmodSync(join(s, 'ro'), 0o555);
+      utimesSync(join(s, 'ro'), T0 + 1, T0 + 1);
+      chmodSync(s, 0o750);
+      utimesSync(s, T0 + 2, T0 + 2);
+      const was = picture(src, s);
+      const archived = await backUp(src, s);
+      chmodSync(join(s, 'ro'), 0o700);
+      rmSync(s, { recursive: true });
+      const archive = join(t.root, 'a.cxb');
+      writeFileSync(archive, readFileSync(archived));
+      chmodSync(t.root, 0o755);
+      if (asRoot) execFileSync('chown', ['-R', `${uid}:${uid}`, t.root]);
+      const opts = {
+        archivePath: archive,
+        identity,
+        agent: 'pi',
+        roots: { pi_home: src },
+        uid,
+        stagingParent: join(t.root, 'staging'),
+        journalDir: join(t.root, 'journals'),
+      };
+      const r = run('restore-child.ts', opts, how === 'done' ? {} : { CLEANERX_CRASH_AT: 'restore:emptyDirs' });
+      if (how === 'done') {
+        expect(r.status, String(r.stderr)).toBe(0);
+        expect(picture(src, s)).toEqual(was);
+      } else {
+        expect(r.signal, String(r.stderr)).toBe('SIGKILL');
+        expect(picture(src, s)).toEqual(was);
+        const st = run('settle-child.ts', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots });
+        expect(st.stdout, String(st.stderr)).toBe('["rolledBack"]\n');
+        expect(readdirSync(join(src, 'sessions'))).toEqual([]);
+      }
+      if (lstatSync(join(s, 'ro'), { throwIfNoEntry: false })) chmodSync(join(s, 'ro'), 0o700);
+    },
+    120_000,
+  );
 });
 
 describe('an archive of format 1 (no times recorded)', () => {
@@ -279,7 +354,15 @@ describe('an archive of format 1 (no times recorded)', () => {
     const src = t.env.PI_CODING_AGENT_DIR!;
     mkdirSync(src, { recursive: true });
     const key = readFileSync(join(FIXTURE, 'v1.key.txt'), 'utf8').trim();
-    const r = await restoreArchive({ archivePath: join(FIXTURE, 'v1.cxb'), identity: key, agent: 'pi', roots: { pi_home: src }, uid: process.getuid!(), stagingParent: join(t.root, 'staging'), journalDir: join(t.root, 'journals') });
+    const r = await restoreArchive({
+      archivePath: join(FIXTURE, 'v1.cxb'),
+      identity: key,
+      agent: 'pi',
+      roots: { pi_home: src },
+      uid: process.getuid!(),
+      stagingParent: join(t.root, 'staging'),
+      journalDir: join(t.root, 'journals'),
+    });
     expect(r.manifest.formatVersion).toBe(1);
     expect(r.emptyDirs).toEqual([join(src, 'sessions/--home-u-old--/empty')]);
     const s = join(src, 'sessions', '--home-u-old--');
@@ -296,7 +379,8 @@ describe('an archive of format 1 (no times recorded)', () => {
 describe('through the command line', () => {
   const SECRET = { CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
   const PASS = 'passphrase-123\n';
-  const cli = (args: string[], input = '') => spawnSync(process.execPath, [CLI, ...args], { env: { ...t.env, ...SECRET }, encoding: 'utf8', input, timeout: 30_000 });
+  const cli = (args: string[], input = '') =>
+    spawnSync(process.execPath, [CLI, ...args], { env: { ...t.env, ...SECRET }, encoding: 'utf8', input, timeout: 30_000 });
 
   it('clean --backup, then backups restore --yes: the session’s files and dirs come back with their modes and mtimes', () => {
     const dir = t.env.CLAUDE_CONFIG_DIR!;

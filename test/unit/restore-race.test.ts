@@ -17,7 +17,6 @@ import { collectFiles, writeArchive } from '../../src/backup/archive.js';
 import { restoreArchive, settlePendingRestores } from '../../src/backup/restore.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
-
 // Waits for `first` to exist, then exchanges each bucket with its symlink twin — once ('once', as in the audit: every bucket but the one being written) or over
 // and over ('loop') — until `stop` exists; leaves every bucket a real dir.
 const FLIPPER = String.raw`
@@ -73,76 +72,103 @@ describe('restore under a flipper exchanging buckets for symlinks', () => {
     [16, 64, 'once'],
     [16, 64, 'loop'],
     [96, 12, 'loop'],
-  ] as const)('%i buckets × %i files, swapped %s: 0 files outside the home, a plain sentence, everything undone', async (BUCKETS, PER_BUCKET, mode) => {
-    const identity = await generateX25519Identity();
-    // The backed-up agent: BUCKETS buckets of PER_BUCKET sessions.
-    const src = join(root, 'source/agent');
-    for (let k = 0; k < BUCKETS; k++) {
-      mkdirSync(join(src, bucket(k)), { recursive: true });
-      for (let i = 0; i < PER_BUCKET; i++) writeFileSync(join(src, bucket(k), `s${String(i).padStart(3, '0')}.jsonl`), `{"bucket":${k},"session":${i}}\n`, { mode: 0o600 });
-    }
-    const files = await collectFiles([join(src, 'sessions')], [{ label: 'pi_home', dir: src }]);
-    expect(files).toHaveLength(BUCKETS * PER_BUCKET);
-    const archivePath = join(root, 'backup.cxb');
-    await writeArchive({ archivePath, recipient: await identityToRecipient(identity), agent: 'pi', operationId: 'op-race', id: randomUUID(), itemCount: files.length, retentionDays: 30, files });
+  ] as const)(
+    '%i buckets × %i files, swapped %s: 0 files outside the home, a plain sentence, everything undone',
+    async (BUCKETS, PER_BUCKET, mode) => {
+      const identity = await generateX25519Identity();
+      // The backed-up agent: BUCKETS buckets of PER_BUCKET sessions.
+      const src = join(root, 'source/agent');
+      for (let k = 0; k < BUCKETS; k++) {
+        mkdirSync(join(src, bucket(k)), { recursive: true });
+        for (let i = 0; i < PER_BUCKET; i++)
+          writeFileSync(join(src, bucket(k), `s${String(i).padStart(3, '0')}.jsonl`), `{"bucket":${k},"session":${i}}\n`, { mode: 0o600 });
+      }
+      const files = await collectFiles([join(src, 'sessions')], [{ label: 'pi_home', dir: src }]);
+      expect(files).toHaveLength(BUCKETS * PER_BUCKET);
+      const archivePath = join(root, 'backup.cxb');
+      await writeArchive({
+        archivePath,
+        recipient: await identityToRecipient(identity),
+        agent: 'pi',
+        operationId: 'op-race',
+        id: randomUUID(),
+        itemCount: files.length,
+        retentionDays: 30,
+        files,
+      });
 
-    // The home after the cleanup: every bucket still there (one kept session each), the sessions gone.
-    const home = join(root, 'home');
-    const agentDir = join(home, '.pi/agent');
-    const outside = join(root, 'outside');
-    const pairs: string[] = [];
-    for (let k = 0; k < BUCKETS; k++) {
-      mkdirSync(join(agentDir, bucket(k)), { recursive: true });
-      writeFileSync(join(agentDir, bucket(k), 'kept.jsonl'), '{"keep":true}\n', { mode: 0o600 });
-      mkdirSync(join(outside, String(k)), { recursive: true });
-      symlinkSync(join(outside, String(k)), join(agentDir, `${bucket(k)}.twin`));
-      pairs.push(`${join(agentDir, bucket(k))}|${join(agentDir, `${bucket(k)}.twin`)}`);
-    }
-    const before = hashTree(agentDir);
-    const stop = join(root, 'stop');
-    const first = join(agentDir, bucket(0), 's000.jsonl');
-    const flipper = spawn('python3', ['-c', FLIPPER, mode, first, stop, ...pairs], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    flipper.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    flipper.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((r) => flipper.on('exit', (code) => r(code)));
+      // The home after the cleanup: every bucket still there (one kept session each), the sessions gone.
+      const home = join(root, 'home');
+      const agentDir = join(home, '.pi/agent');
+      const outside = join(root, 'outside');
+      const pairs: string[] = [];
+      for (let k = 0; k < BUCKETS; k++) {
+        mkdirSync(join(agentDir, bucket(k)), { recursive: true });
+        writeFileSync(join(agentDir, bucket(k), 'kept.jsonl'), '{"keep":true}\n', { mode: 0o600 });
+        mkdirSync(join(outside, String(k)), { recursive: true });
+        symlinkSync(join(outside, String(k)), join(agentDir, `${bucket(k)}.twin`));
+        pairs.push(`${join(agentDir, bucket(k))}|${join(agentDir, `${bucket(k)}.twin`)}`);
+      }
+      const before = hashTree(agentDir);
+      const stop = join(root, 'stop');
+      const first = join(agentDir, bucket(0), 's000.jsonl');
+      const flipper = spawn('python3', ['-c', FLIPPER, mode, first, stop, ...pairs], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      flipper.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      flipper.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exited = new Promise<number | null>((r) => flipper.on('exit', (code) => r(code)));
 
-    const opts = { archivePath, identity, agent: 'pi' as const, roots: { pi_home: agentDir }, uid: process.getuid!(), stagingParent: join(root, 'data/restore-staging'), journalDir: join(root, 'state/restores') };
-    let error: Error | null = null;
-    try {
-      await restoreArchive(opts);
-    } catch (e) {
-      error = e as Error;
-    } finally {
-      writeFileSync(stop, '');
-    }
-    expect(await exited, err).toBe(0);
-    const flips = Number(out.trim());
+      const opts = {
+        archivePath,
+        identity,
+        agent: 'pi' as const,
+        roots: { pi_home: agentDir },
+        uid: process.getuid!(),
+        stagingParent: join(root, 'data/restore-staging'),
+        journalDir: join(root, 'state/restores'),
+      };
+      let error: Error | null = null;
+      try {
+        await restoreArchive(opts);
+      } catch (e) {
+        error = e as Error;
+      } finally {
+        writeFileSync(stop, '');
+      }
+      expect(await exited, err).toBe(0);
+      const flips = Number(out.trim());
 
-    // The claim: nothing was written outside the home, whatever the outcome.
-    const written = Array.from({ length: BUCKETS }, (_, k) => countFiles(join(outside, String(k)))).reduce((a, b) => a + b, 0);
-    expect(written, `${written} files written outside the home${error ? ` (${error.message})` : ' (the restore reported success)'}`).toBe(0);
-    expect(flips).toBeGreaterThan(0); // the flipper really ran during the restore
-    // It noticed the swap and stopped with one plain sentence, undoing what it had put back.
-    expect(error, 'a restore racing a flipper cannot succeed unnoticed').not.toBeNull();
-    expect(error!.message).toMatch(/(was replaced while the restore was running|is not a plain directory)/);
-    expect(error!.message).not.toMatch(/\n/);
-    if (listed(opts.journalDir).length) {
-      // A rollback step the flipper kept from succeeding is finished by the next settle (now the flipper is gone).
-      const s = await settlePendingRestores({ journalDir: opts.journalDir, stagingParent: opts.stagingParent, rootsFor: async () => opts.roots, mode: 'rollback' });
-      expect(s.map((x) => x.outcome)).toEqual(['rolledBack']);
-    }
-    expect(treeDiff(before, hashTree(agentDir))).toEqual([]);
-    expect(listed(opts.stagingParent)).toEqual([]);
-    expect(listed(opts.journalDir)).toEqual([]);
-    expect(existsSync(first)).toBe(false);
+      // The claim: nothing was written outside the home, whatever the outcome.
+      const written = Array.from({ length: BUCKETS }, (_, k) => countFiles(join(outside, String(k)))).reduce((a, b) => a + b, 0);
+      expect(written, `${written} files written outside the home${error ? ` (${error.message})` : ' (the restore reported success)'}`).toBe(0);
+      expect(flips).toBeGreaterThan(0); // the flipper really ran during the restore
+      // It noticed the swap and stopped with one plain sentence, undoing what it had put back.
+      expect(error, 'a restore racing a flipper cannot succeed unnoticed').not.toBeNull();
+      expect(error!.message).toMatch(/(was replaced while the restore was running|is not a plain directory)/);
+      expect(error!.message).not.toMatch(/\n/);
+      if (listed(opts.journalDir).length) {
+        // A rollback step the flipper kept from succeeding is finished by the next settle (now the flipper is gone).
+        const s = await settlePendingRestores({
+          journalDir: opts.journalDir,
+          stagingParent: opts.stagingParent,
+          rootsFor: async () => opts.roots,
+          mode: 'rollback',
+        });
+        expect(s.map((x) => x.outcome)).toEqual(['rolledBack']);
+      }
+      expect(treeDiff(before, hashTree(agentDir))).toEqual([]);
+      expect(listed(opts.stagingParent)).toEqual([]);
+      expect(listed(opts.journalDir)).toEqual([]);
+      expect(existsSync(first)).toBe(false);
 
-    // Without the flipper the same backup restores completely.
-    const r = await restoreArchive(opts);
-    expect(r.restored).toHaveLength(BUCKETS * PER_BUCKET);
-    const restored = hashTree(join(agentDir, 'sessions'));
-    for (const [k, v] of restored) if (k.endsWith('.twin') || k.endsWith('kept.jsonl')) restored.delete(k);
-    expect(treeDiff(hashTree(join(src, 'sessions')), restored)).toEqual([]);
-  }, 120_000);
+      // Without the flipper the same backup restores completely.
+      const r = await restoreArchive(opts);
+      expect(r.restored).toHaveLength(BUCKETS * PER_BUCKET);
+      const restored = hashTree(join(agentDir, 'sessions'));
+      for (const [k, v] of restored) if (k.endsWith('.twin') || k.endsWith('kept.jsonl')) restored.delete(k);
+      expect(treeDiff(hashTree(join(src, 'sessions')), restored)).toEqual([]);
+    },
+    120_000,
+  );
 });

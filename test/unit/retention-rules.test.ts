@@ -44,7 +44,17 @@ function rec(id: string, o: Partial<SessionRecord> & { ageDays?: number } = {}):
 }
 
 function snapshot(sessions: SessionRecord[], agent: Installation['agent'] = 'codex'): Snapshot {
-  const inst: Installation = { agent, displayName: agent, memoryNotice: '', state: 'dataOnly', home: '/w/store', homeSource: 'env', executable: null, version: null, warnings: [] };
+  const inst: Installation = {
+    agent,
+    displayName: agent,
+    memoryNotice: '',
+    state: 'dataOnly',
+    home: '/w/store',
+    homeSource: 'env',
+    executable: null,
+    version: null,
+    warnings: [],
+  };
   const inv: Inventory = {
     sessions,
     items: [],
@@ -94,7 +104,12 @@ describe('--older-than measures the whole tree', () => {
 
 describe('--larger-than, --keep-latest, --state, --source, --project', () => {
   it('--larger-than counts what the removal frees (the route descendants too)', () => {
-    const s = snapshot([rec('a', { bytes: 600, deletionDescendantIds: ['b'] }), rec('b', { bytes: 500, parentId: 'a' }), rec('c', { bytes: 1000 }), rec('d', { bytes: 1001 })]);
+    const s = snapshot([
+      rec('a', { bytes: 600, deletionDescendantIds: ['b'] }),
+      rec('b', { bytes: 500, parentId: 'a' }),
+      rec('c', { bytes: 1000 }),
+      rec('d', { bytes: 1001 }),
+    ]);
     expect(ids(s, { largerThanBytes: 1000 })).toEqual(['a', 'd']);
   });
 
@@ -141,7 +156,9 @@ describe('--empty and --orphans', () => {
     expect(m.matched.map((x) => x.id).sort()).toEqual(['session:c', 'session:d']);
     expect(m.matched.find((x) => x.id === 'session:c')!.reason).toBe('parent gone-1 is gone');
     expect(m.notes).toEqual([]);
-    expect(evaluateRules(snapshot([rec('x')], 'claude'), { orphans: true }).notes.join(' ')).toMatch(/Claude Code's records .* do not keep a parent that is gone/);
+    expect(evaluateRules(snapshot([rec('x')], 'claude'), { orphans: true }).notes.join(' ')).toMatch(
+      /Claude Code's records .* do not keep a parent that is gone/,
+    );
   });
 });
 
@@ -158,7 +175,9 @@ describe('combinations and what never matches', () => {
     expect(ids(s, { olderThanDays: 30, largerThanBytes: 1000, state: 'current' })).toEqual(['a']);
     // keep-latest 1 keeps e (the newest); then older-than and size still apply.
     expect(ids(s, { keepLatest: 1, largerThanBytes: 1000 })).toEqual(['a', 'c', 'd']);
-    expect(evaluateRules(s, { olderThanDays: 30, largerThanBytes: 1000, state: 'current' }).matched[0]!.reason).toBe('tree last used 90 d ago; 5.0 KB > 1.0 KB');
+    expect(evaluateRules(s, { olderThanDays: 30, largerThanBytes: 1000, state: 'current' }).matched[0]!.reason).toBe(
+      'tree last used 90 d ago; 5.0 KB > 1.0 KB',
+    );
   });
 
   it('blocked sessions never match: they are skipped with why, as is a root whose route would remove a blocked one', () => {
@@ -207,11 +226,21 @@ afterEach(() => t.cleanup());
 
 describe('on the fixture stores', () => {
   it('pi: older-than 30 d plans exactly the sessions whose whole fork tree is older, each with its revision', async () => {
-    const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 3, sessionsPerProject: 8, forkRate: 0.6, now: NOW, cwdRoot: join(t.env.HOME!, 'src') });
+    const m = buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 3,
+      sessionsPerProject: 8,
+      forkRate: 0.6,
+      now: NOW,
+      cwdRoot: join(t.env.HOME!, 'src'),
+    });
     // One old root's fork was used yesterday: that root's tree is not old.
     const fork = m.sessions.find((s) => s.kind === 'fork' && s.mtime < NOW - 60 * DAY)!;
     const recent = NOW - DAY;
-    appendFileSync(fork.file, `${JSON.stringify({ type: 'message', id: 'ffff0001', parentId: null, timestamp: new Date(recent).toISOString(), message: { role: 'user', content: 'again', timestamp: recent } })}\n`);
+    appendFileSync(
+      fork.file,
+      `${JSON.stringify({ type: 'message', id: 'ffff0001', parentId: null, timestamp: new Date(recent).toISOString(), message: { role: 'user', content: 'again', timestamp: recent } })}\n`,
+    );
     utimesSync(fork.file, new Date(recent), new Date(recent));
     const engine = new Engine(ADAPTERS, t.ctx);
     const sum = await engine.scan('pi');
@@ -222,7 +251,10 @@ describe('on the fixture stores', () => {
     for (const s of m.sessions) if (s.parentId) byParent.set(s.parentId, [...(byParent.get(s.parentId) ?? []), s.id]);
     const updated = new Map(snap.forest.nodes.map((n) => [n.s.id, n.s.updatedAt!]));
     const treeLast = (id: string): number => Math.max(updated.get(id)!, ...(byParent.get(id) ?? []).map(treeLast));
-    const expected = m.sessions.filter((s) => treeLast(s.id) < NOW - 30 * DAY).map((s) => `session:${s.id}`).sort();
+    const expected = m.sessions
+      .filter((s) => treeLast(s.id) < NOW - 30 * DAY)
+      .map((s) => `session:${s.id}`)
+      .sort();
     expect(expected.length).toBeGreaterThan(3);
     expect(expected.length).toBeLessThan(m.sessions.length);
     // Some old root is kept by a newer fork: the rule is not "own age".
@@ -242,7 +274,9 @@ describe('on the fixture stores', () => {
     expect(() => validatePlanFile({ ...doc, rules: { olderThanDays: '30' } })).toThrow(/olderThanDays must be a whole number/);
     expect(() => validatePlanFile({ ...doc, items: [] })).toThrow(/lists no items/);
     expect(() => validatePlanFile({ ...doc, items: [doc.items[0], doc.items[0]] })).toThrow(/item 2 repeats an id/);
-    expect(() => validatePlanFile({ ...doc, items: [{ ...doc.items[0], removedWith: 'session:nobody' }] })).toThrow(/removed with an item listed nowhere before it/);
+    expect(() => validatePlanFile({ ...doc, items: [{ ...doc.items[0], removedWith: 'session:nobody' }] })).toThrow(
+      /removed with an item listed nowhere before it/,
+    );
     expect(() => validatePlanFile({ ...doc, items: [{ ...doc.items[0], bytes: -1 }] })).toThrow(/invalid size/);
     expect(() => validatePlanFile({ ...doc, skipped: [{ id: 1 }] })).toThrow(/skipped entry 1/);
     expect(() => validatePlanFile({ ...doc, totals: { ...doc.totals, items: 1 } })).toThrow(/totals.items does not count the items/);
@@ -260,7 +294,11 @@ describe('on the fixture stores', () => {
       expected.push(...sorted.slice(2).map((n) => n.s.itemId));
     }
     expect(got.sort()).toEqual(expected.sort());
-    expect(got.length).toBe(snap.forest.nodes.length - 2 * snap.forest.projects.filter((p) => p.top.length >= 2).length - snap.forest.projects.filter((p) => p.top.length === 1).length);
+    expect(got.length).toBe(
+      snap.forest.nodes.length -
+        2 * snap.forest.projects.filter((p) => p.top.length >= 2).length -
+        snap.forest.projects.filter((p) => p.top.length === 1).length,
+    );
   });
 
   it('Claude Code: larger-than and project on the fixture; an active session is skipped with why', async () => {
@@ -271,13 +309,17 @@ describe('on the fixture stores', () => {
     const sizes = snap.forest.nodes.map((n) => n.s.bytes).sort((a, b) => a - b);
     const median = sizes[Math.floor(sizes.length / 2)]!;
     const { ids: got } = await engine.matchRules(sum.snapshotId, { largerThanBytes: median });
-    expect(got.sort()).toEqual(snap.forest.nodes.filter((n) => n.s.bytes > median && n.s.selectable).map((n) => n.s.itemId).sort());
+    expect(got.sort()).toEqual(
+      snap.forest.nodes
+        .filter((n) => n.s.bytes > median && n.s.selectable)
+        .map((n) => n.s.itemId)
+        .sort(),
+    );
     const project = snap.forest.projects.find((p) => !p.virtual)!;
     const inProject = await engine.matchRules(sum.snapshotId, { project: project.roots[0]!, olderThanDays: 0 });
     expect(inProject.ids.length).toBe(snap.forest.nodes.filter((n) => n.projectKey === project.id && n.s.selectable).length);
     expect(m).toBeTruthy();
   });
-
 });
 
 describe('the plan file of a route that removes descendants', () => {
@@ -292,7 +334,11 @@ describe('the plan file of a route that removes descendants', () => {
     const m = evaluateRules(snap, { olderThanDays: 30 });
     // Every old session matches; k1 and k2 go with r, so the planner uses r and solo as roots.
     expect(m.matched.map((x) => x.id).sort()).toEqual(['session:k1', 'session:k2', 'session:r', 'session:solo']);
-    const plan = buildPlan(snap, m.matched.map((x) => x.id), { readOnly: false, routeAvailable: true, officialSessions: true });
+    const plan = buildPlan(
+      snap,
+      m.matched.map((x) => x.id),
+      { readOnly: false, routeAvailable: true, officialSessions: true },
+    );
     const file = planFileFrom(snap, { olderThanDays: 30 }, m, plan);
     expect(file.items.map((i) => [i.id, i.removedWith ?? null])).toEqual([
       ['session:r', null],
@@ -311,22 +357,46 @@ describe('a plan file against a fresh scan', () => {
     const before = snapshot([rec('r', { ageDays: 90, deletionDescendantIds: ['k1'] }), rec('k1', { ageDays: 90, parentId: 'r' })]);
     const m = evaluateRules(before, { olderThanDays: 30 });
     const opts = { readOnly: false, routeAvailable: true, officialSessions: true };
-    const file = planFileFrom(before, { olderThanDays: 30 }, m, buildPlan(before, m.matched.map((x) => x.id), opts));
+    const file = planFileFrom(
+      before,
+      { olderThanDays: 30 },
+      m,
+      buildPlan(
+        before,
+        m.matched.map((x) => x.id),
+        opts,
+      ),
+    );
     expect(selectedIds(file)).toEqual(['session:r']);
     const same = snapshot([rec('r', { ageDays: 90, deletionDescendantIds: ['k1'] }), rec('k1', { ageDays: 90, parentId: 'r' })]);
     expect(() => assertPlanUnchanged(file, same, buildPlan(same, selectedIds(file), opts))).not.toThrow();
     // A subagent appeared under r since the plan was made: deleting r now would take it too.
-    const grown = snapshot([rec('r', { ageDays: 90, deletionDescendantIds: ['k1', 'k2'] }), rec('k1', { ageDays: 90, parentId: 'r' }), rec('k2', { ageDays: 90, parentId: 'r' })]);
-    expect(() => assertPlanUnchanged(file, grown, buildPlan(grown, selectedIds(file), opts))).toThrow(/title k2 \(session:k2\) would also be removed and is not in the plan/);
+    const grown = snapshot([
+      rec('r', { ageDays: 90, deletionDescendantIds: ['k1', 'k2'] }),
+      rec('k1', { ageDays: 90, parentId: 'r' }),
+      rec('k2', { ageDays: 90, parentId: 'r' }),
+    ]);
+    expect(() => assertPlanUnchanged(file, grown, buildPlan(grown, selectedIds(file), opts))).toThrow(
+      /title k2 \(session:k2\) would also be removed and is not in the plan/,
+    );
     const shrunk = snapshot([rec('r', { ageDays: 90 })]);
     expect(() => assertPlanUnchanged(file, shrunk, buildPlan(shrunk, selectedIds(file), opts))).toThrow(/title k1 \(session:k1\) is gone/);
     // Same ids, one grew by a byte.
     const bigger = snapshot([rec('r', { ageDays: 90, deletionDescendantIds: ['k1'] }), rec('k1', { ageDays: 90, parentId: 'r', bytes: 101 })]);
-    expect(() => assertPlanUnchanged(file, bigger, buildPlan(bigger, selectedIds(file), opts))).toThrow(/title k1 \(session:k1\) changed since the plan was made/);
+    expect(() => assertPlanUnchanged(file, bigger, buildPlan(bigger, selectedIds(file), opts))).toThrow(
+      /title k1 \(session:k1\) changed since the plan was made/,
+    );
   });
 
   it('pi: runs only while every item is unchanged: an appended transcript refuses, naming the session; a tampered file is refused', async () => {
-    const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 6, forkRate: 0, now: NOW, cwdRoot: join(t.env.HOME!, 'src') });
+    const m = buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 2,
+      sessionsPerProject: 6,
+      forkRate: 0,
+      now: NOW,
+      cwdRoot: join(t.env.HOME!, 'src'),
+    });
     const engine = new Engine(ADAPTERS, t.ctx);
     const first = await engine.scan('pi');
     const { file } = await engine.retentionPlan(first.snapshotId, { olderThanDays: 20 });
@@ -344,6 +414,8 @@ describe('a plan file against a fresh scan', () => {
     expect(err).toBeInstanceOf(PlanRefusedError);
     expect((err as Error).message).toMatch(new RegExp(`${target.id}\\) changed since the plan was made`));
     // A tampered file is refused before anything else.
-    await expect(engine.planFromFile(changed.snapshotId, { ...file, items: [{ ...file.items[0]!, extra: 1 } as never] })).rejects.toThrow(/unknown field "extra"/);
+    await expect(engine.planFromFile(changed.snapshotId, { ...file, items: [{ ...file.items[0]!, extra: 1 } as never] })).rejects.toThrow(
+      /unknown field "extra"/,
+    );
   });
 });

@@ -69,7 +69,10 @@ function expectClean(r: { stdout: string; stderr: string }, what: string): void 
     ['stderr', r.stderr],
   ] as const) {
     const m = UNSAFE.exec(text);
-    expect(m && `${what}: ${stream} carries U+${m[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${m.index}: ${JSON.stringify(text.slice(Math.max(0, m.index - 40), m.index + 40))}`).toBeNull();
+    expect(
+      m &&
+        `${what}: ${stream} carries U+${m[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${m.index}: ${JSON.stringify(text.slice(Math.max(0, m.index - 40), m.index + 40))}`,
+    ).toBeNull();
   }
 }
 
@@ -180,7 +183,14 @@ describe('the TUI draws hostile text inert', () => {
     output.on('data', (d: Buffer) => (written += d.toString('utf8')));
     const origError = console.error;
     console.error = () => undefined;
-    const screen = blessed.screen({ input: input as never, output: output as never, terminal: 'xterm-256color', warnings: false, fullUnicode: true, forceUnicode: true });
+    const screen = blessed.screen({
+      input: input as never,
+      output: output as never,
+      terminal: 'xterm-256color',
+      warnings: false,
+      fullUnicode: true,
+      forceUnicode: true,
+    });
     console.error = origError;
     try {
       // As the deck and the dialogs show an engine error: brace-escaped, not cleaned.

@@ -11,7 +11,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import type { CategoryTotal } from '../../src/engine/core/model.js';
-import { addEntry, HISTORY_FILE, MAX_ENTRIES, MAX_HISTORY_BYTES, parseHistory, recordScan, SLOT_MS, type HistoryEntry } from '../../src/engine/inventory/scan-history.js';
+import {
+  addEntry,
+  HISTORY_FILE,
+  MAX_ENTRIES,
+  MAX_HISTORY_BYTES,
+  parseHistory,
+  recordScan,
+  SLOT_MS,
+  type HistoryEntry,
+} from '../../src/engine/inventory/scan-history.js';
 import { sparkline } from '../../src/widgets/sparkline.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -23,7 +32,10 @@ afterEach(() => {
   t = null;
 });
 
-const totals = (sessionBytes: number, sessions = 1): Record<string, CategoryTotal> => ({ session: { bytes: sessionBytes, items: sessions }, cache: { bytes: 50, items: 1 } });
+const totals = (sessionBytes: number, sessions = 1): Record<string, CategoryTotal> => ({
+  session: { bytes: sessionBytes, items: sessions },
+  cache: { bytes: 50, items: 1 },
+});
 const entry = (at: number, bytes = 100): HistoryEntry => ({ at, byCategory: totals(bytes) });
 
 describe('scan history bounds', () => {
@@ -84,7 +96,9 @@ describe('growth figures', () => {
     t = makeTempEnv();
     const proj = join(t.env.CLAUDE_CONFIG_DIR!, 'projects', '-work-app');
     mkdirSync(proj, { recursive: true });
-    const line = (s: string) => JSON.stringify({ type: 'user', sessionId: s, cwd: '/work/app', timestamp: new Date(T0).toISOString(), message: { role: 'user', content: 'hello' } }) + '\n';
+    const line = (s: string) =>
+      JSON.stringify({ type: 'user', sessionId: s, cwd: '/work/app', timestamp: new Date(T0).toISOString(), message: { role: 'user', content: 'hello' } }) +
+      '\n';
     const a = randomUUID();
     writeFileSync(join(proj, `${a}.jsonl`), line(a));
     let now = T0;
@@ -120,7 +134,20 @@ describe('hostile history files', () => {
   });
 
   it('wrong shapes inside a valid file are dropped, the rest kept', () => {
-    const h = parseHistory(JSON.stringify({ version: 1, agents: { claude: [{ home: '/h', entries: [{ at: -1, byCategory: {} }, { at: T0, byCategory: { session: { bytes: 'x', items: 1 }, cache: { bytes: 5, items: 1 } } }, null] }], bogus: [] } }));
+    const h = parseHistory(
+      JSON.stringify({
+        version: 1,
+        agents: {
+          claude: [
+            {
+              home: '/h',
+              entries: [{ at: -1, byCategory: {} }, { at: T0, byCategory: { session: { bytes: 'x', items: 1 }, cache: { bytes: 5, items: 1 } } }, null],
+            },
+          ],
+          bogus: [],
+        },
+      }),
+    );
     expect(h!.agents.claude![0]!.entries).toEqual([{ at: T0, byCategory: { cache: { bytes: 5, items: 1 } } }]);
     expect(parseHistory('[]')).toBeNull();
     expect(parseHistory(JSON.stringify({ version: 2, agents: {} }))).toBeNull();

@@ -17,7 +17,11 @@ function screen(rows: string[]): string {
 
 const grab = (text: string, joined = text.replace(/\x1b\[[0-9;]*m/g, '')) => parseTmuxCapture(text, joined, COLS, ROWS);
 
-const review = (lines: string[]): string[] => ['┌─ Review cleanup ────────────────┐', ...lines.map((l) => `│${l.padEnd(32)}│`), '└────────────────────────────────┘'];
+const review = (lines: string[]): string[] => [
+  '┌─ Review cleanup ────────────────┐',
+  ...lines.map((l) => `│${l.padEnd(32)}│`),
+  '└────────────────────────────────┘',
+];
 
 describe('screen invariants', () => {
   it('pass a good screen', () => {
@@ -48,10 +52,22 @@ describe('screen invariants', () => {
     const p = screenProblems(grab(screen(review([' estimated reclaimed 4 KB', ' Backup: off']))));
     expect(p).toContain('the review does not show its irreversible warning');
     expect(p).toContain('the review does not show its confirmation');
-    const whole = review([' estimated reclaimed 4 KB', ' Backup: off', ' ⚠ Irreversible: without a backup, removed data cannot be brought back.', ' Type delete and Enter to clean', ' > ']);
+    const whole = review([
+      ' estimated reclaimed 4 KB',
+      ' Backup: off',
+      ' ⚠ Irreversible: without a backup, removed data cannot be brought back.',
+      ' Type delete and Enter to clean',
+      ' > ',
+    ]);
     expect(screenProblems(grab(screen(whole).replace(' Sessions ›', ' Review ›')))).toEqual([]);
     // A warning cut short with … is a warning not shown.
-    const cut = review([' estimated reclaimed 4 KB', ' Backup: off', ' ⚠ Irreversible: without a backup, removed data cannot be brought bac…', ' Type delete and Enter to clean', ' > ']);
+    const cut = review([
+      ' estimated reclaimed 4 KB',
+      ' Backup: off',
+      ' ⚠ Irreversible: without a backup, removed data cannot be brought bac…',
+      ' Type delete and Enter to clean',
+      ' > ',
+    ]);
     expect(screenProblems(grab(screen(cut).replace(' Sessions ›', ' Review ›')))).toContain('the review does not show its irreversible warning');
   });
 

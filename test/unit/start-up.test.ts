@@ -27,7 +27,18 @@ function run(args: string[], env: Record<string, string>): { status: number | nu
 
 describe('relative directory overrides are usage errors', () => {
   const COMMANDS: string[][] = [[], ['--demo'], ['scan'], ['scan', '--json'], ['doctor'], ['clean', '--agent', 'pi', '--id', 'x'], ['backups'], ['recovery']];
-  const VARS = ['PI_CODING_AGENT_DIR', 'CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'XDG_DATA_HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'CLEANERX_CONFIG_DIR', 'CLEANERX_STATE_DIR', 'CLEANERX_DATA_DIR'];
+  const VARS = [
+    'PI_CODING_AGENT_DIR',
+    'CODEX_HOME',
+    'CLAUDE_CONFIG_DIR',
+    'XDG_DATA_HOME',
+    'XDG_CONFIG_HOME',
+    'XDG_STATE_HOME',
+    'XDG_CACHE_HOME',
+    'CLEANERX_CONFIG_DIR',
+    'CLEANERX_STATE_DIR',
+    'CLEANERX_DATA_DIR',
+  ];
 
   it.each(VARS.map((v, i) => [v, COMMANDS[i % COMMANDS.length]!] as const))('%s=relative with `cleanerx %s`: exit 2, one line naming it', (name, args) => {
     t = makeTempEnv();
@@ -49,7 +60,9 @@ describe('relative directory overrides are usage errors', () => {
     for (const ok of ['opencode-dev.db', ':memory:']) expect(run(['scan', '--agent', 'opencode'], { ...t.env, OPENCODE_DB: ok }).status).toBe(0);
     const r = run(['scan'], { ...t.env, OPENCODE_DB: '../elsewhere/opencode.db' });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^cleanerx: OPENCODE_DB is a relative path \("\.\.\/elsewhere\/opencode\.db"\); set it to an absolute path, a file name inside OpenCode's data dir, or unset it\.\n$/);
+    expect(r.stderr).toMatch(
+      /^cleanerx: OPENCODE_DB is a relative path \("\.\.\/elsewhere\/opencode\.db"\); set it to an absolute path, a file name inside OpenCode's data dir, or unset it\.\n$/,
+    );
   });
 
   it('absolute and ~/ values pass; the value is printed without escape sequences', () => {
@@ -180,7 +193,9 @@ describe('system tools for the tests', () => {
     const run = (_: string, a: string[]): boolean => (calls.push(a), true);
     const withApt = binWith(t.root, ['zstd', 'tar', 'dbus-run-session', 'gnome-keyring-daemon', 'strace', 'apt-get']);
     const line = ensureSystemTools({ env: { PATH: withApt }, isRoot: false, run }) as string;
-    expect(line).toBe('The tests need age, tmux; install them with "sudo apt-get update && sudo apt-get install -y --no-install-recommends age tmux" and run npm test again.');
+    expect(line).toBe(
+      'The tests need age, tmux; install them with "sudo apt-get update && sudo apt-get install -y --no-install-recommends age tmux" and run npm test again.',
+    );
     rmSync(join(withApt, 'apt-get'));
     expect(ensureSystemTools({ env: { PATH: withApt }, isRoot: true, run })).toMatch(/^The tests need age, tmux \(Debian package names\); install them/);
     expect(calls).toEqual([]);
@@ -192,6 +207,8 @@ describe('system tools for the tests', () => {
     symlinkSync('/bin/sh', join(bin, 'sh'));
     const line = ensureSystemTools({ env: { PATH: bin }, isRoot: true, run: () => false }) as string;
     expect(line.split('\n')).toHaveLength(1);
-    expect(line).toMatch(/apt-get could not install them; run "apt-get update && apt-get install -y --no-install-recommends age zstd tar tmux gnome-keyring dbus-daemon strace"/);
+    expect(line).toMatch(
+      /apt-get could not install them; run "apt-get update && apt-get install -y --no-install-recommends age zstd tar tmux gnome-keyring dbus-daemon strace"/,
+    );
   });
 });

@@ -22,7 +22,10 @@ function rendered(width: number): string {
   bar.paint(['Overview', 'Sessions (431)', 'Memory', 'Logs & caches', 'Backups', 'Settings'], 1, theme.dim('cleanerx') + ' ' + theme.warn('read-only'));
   screen.render();
   const line = (screen as unknown as { lines: [number, string][][] }).lines[0]!;
-  return line.map((c) => c[1]).join('').trimEnd();
+  return line
+    .map((c) => c[1])
+    .join('')
+    .trimEnd();
 }
 
 describe('tab bar badges', () => {

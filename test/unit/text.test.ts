@@ -2,7 +2,19 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { charWidth, cleanMultiline, cleanText, displayForm, displayWidth, fitWidth, padWidth, safe, safeJson, safeText, truncateChars } from '../../src/engine/core/text.js';
+import {
+  charWidth,
+  cleanMultiline,
+  cleanText,
+  displayForm,
+  displayWidth,
+  fitWidth,
+  padWidth,
+  safe,
+  safeJson,
+  safeText,
+  truncateChars,
+} from '../../src/engine/core/text.js';
 
 // eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
@@ -193,13 +205,11 @@ describe('fitWidth / padWidth', () => {
     expect(displayWidth(padWidth('中文字', 5))).toBe(5);
   });
 
-  const text = fc.array(
-    fc.oneof(
-      fc.constantFrom('a', 'Z', ' ', '中', '文', '한', '🚀', '😀', 'e\u0301', 'ｱ', 'Ａ', '\u200b', '…'),
-      fc.string({ maxLength: 4 }),
-    ),
-    { maxLength: 40 },
-  ).map((parts) => parts.join(''));
+  const text = fc
+    .array(fc.oneof(fc.constantFrom('a', 'Z', ' ', '中', '文', '한', '🚀', '😀', 'e\u0301', 'ｱ', 'Ａ', '\u200b', '…'), fc.string({ maxLength: 4 })), {
+      maxLength: 40,
+    })
+    .map((parts) => parts.join(''));
 
   it('fitWidth keeps a zero-width string even at width 0 (found by the property below)', () => {
     expect(fitWidth('\u200b', 0)).toBe('\u200b');

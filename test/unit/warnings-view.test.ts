@@ -8,7 +8,11 @@ import { MAX_LISTED, warningLines, warningsTitle } from '../../src/screens/warni
 import { makeTheme } from '../../src/widgets/theme.js';
 
 const theme = makeTheme({ NO_COLOR: '1' });
-const untag = (l: string): string => l.replace(/\{\/?[a-z-]+\}/g, '').replace(/\{open\}/g, '{').replace(/\{close\}/g, '}');
+const untag = (l: string): string =>
+  l
+    .replace(/\{\/?[a-z-]+\}/g, '')
+    .replace(/\{open\}/g, '{')
+    .replace(/\{close\}/g, '}');
 
 describe('warnings view', () => {
   it('lists every warning, not only the first', () => {
@@ -31,7 +35,13 @@ describe('warnings view', () => {
     const pathLine = lines.find((l) => l.includes('…'))!;
     expect(pathLine.trim().startsWith('/home/')).toBe(true);
     expect(pathLine.endsWith('the-file-name.jsonl')).toBe(true);
-    expect(lines.slice(2).filter((l) => !l.includes('…')).map((l) => l.slice(3).trim()).join(' ')).toBe('The session header is not JSON, so the file was skipped and left untouched');
+    expect(
+      lines
+        .slice(2)
+        .filter((l) => !l.includes('…'))
+        .map((l) => l.slice(3).trim())
+        .join(' '),
+    ).toBe('The session header is not JSON, so the file was skipped and left untouched');
   });
 
   it('makes escapes and braces inert', () => {

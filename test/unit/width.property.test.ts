@@ -29,26 +29,86 @@ const { Terminal } = xterm;
 const EMOJI = ['🚀', '😀', '👍', '🎉', '🔥', '✅', '⭐', '🌈', '🐍', '📦', '💾', '🗑', '👨', '👩', '👧', '💻', '🏳', '❤', '☺', '✔', '⌛', '☔', '🀄', '🆗'];
 const PIECES = [
   // CJK, kana, Hangul (precomposed and as conjoining jamo), fullwidth, halfwidth
-  '中', '文', '字', '日本', 'テスト', 'ｱ', 'Ａ', '한', '테스트', '\u1100\u1161\u11a8', '\u3000',
+  '中',
+  '文',
+  '字',
+  '日本',
+  'テスト',
+  'ｱ',
+  'Ａ',
+  '한',
+  '테스트',
+  '\u1100\u1161\u11a8',
+  '\u3000',
   // flags, half a flag, subdivision flag with tag characters
-  '🇩🇪', '🇯🇵', '🇺🇸', '🇩', '🏴\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}',
+  '🇩🇪',
+  '🇯🇵',
+  '🇺🇸',
+  '🇩',
+  '🏴\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}',
   // ZWJ sequences, VS16 / VS15, keycaps, skin tones
-  '👨\u200d👩\u200d👧', '🏳\ufe0f\u200d🌈', '👩\u200d💻', '❤\ufe0f\u200d🔥', '❤\ufe0f', '☺\ufe0f', '✔\ufe0f', '☔\ufe0e', '1\ufe0f\u20e3', '#\u20e3', '👍🏽', '🏽',
+  '👨\u200d👩\u200d👧',
+  '🏳\ufe0f\u200d🌈',
+  '👩\u200d💻',
+  '❤\ufe0f\u200d🔥',
+  '❤\ufe0f',
+  '☺\ufe0f',
+  '✔\ufe0f',
+  '☔\ufe0e',
+  '1\ufe0f\u20e3',
+  '#\u20e3',
+  '👍🏽',
+  '🏽',
   // combining marks (on a base, stacked, without a base), ideographic variation selector
-  'e\u0301', 'a\u0308\u0323', '\u0301', 'n\u0303\u0303\u0303', '葛\u{e0100}',
+  'e\u0301',
+  'a\u0308\u0323',
+  '\u0301',
+  'n\u0303\u0303\u0303',
+  '葛\u{e0100}',
   // invisible and format characters, bidi controls
-  '\u200b', '\u200c', '\u200d', '\u00ad', '\u061c', '\ufeff', '\u2060', '\u202e', '\u2066', '\u180e', '\u034f', '\u115f', '\u3164',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u00ad',
+  '\u061c',
+  '\ufeff',
+  '\u2060',
+  '\u202e',
+  '\u2066',
+  '\u180e',
+  '\u034f',
+  '\u115f',
+  '\u3164',
   // controls and escapes (cleaned away before measuring)
-  '\x1b]0;t\x07', '\x1b[31m', '\t', '\x9b', '\x00',
+  '\x1b]0;t\x07',
+  '\x1b[31m',
+  '\t',
+  '\x9b',
+  '\x00',
   // plain text and the app's own symbols
-  'a', 'Z', '7', ' ', '…', '─', '·', '→', 'é',
+  'a',
+  'Z',
+  '7',
+  ' ',
+  '…',
+  '─',
+  '·',
+  '→',
+  'é',
 ];
 
 const title = fc
-  .array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...PIECES) }, { weight: 2, arbitrary: fc.constantFrom(...EMOJI) }, { weight: 1, arbitrary: fc.string({ maxLength: 3 }) }), {
-    minLength: 1,
-    maxLength: 24,
-  })
+  .array(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...PIECES) },
+      { weight: 2, arbitrary: fc.constantFrom(...EMOJI) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 3 }) },
+    ),
+    {
+      minLength: 1,
+      maxLength: 24,
+    },
+  )
   .map((parts) => parts.join(''));
 
 function headless(cols = 400): InstanceType<typeof Terminal> {
@@ -151,7 +211,19 @@ next();
   const sock = join(work, 'tmux.sock');
   const r = spawnSync(
     'tmux',
-    ['-S', sock, '-f', '/dev/null', 'new-session', '-d', '-x', '400', '-y', '10', `env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 ${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`],
+    [
+      '-S',
+      sock,
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-x',
+      '400',
+      '-y',
+      '10',
+      `env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 ${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`,
+    ],
     { encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TMUX: '' } },
   );
   if (r.status !== 0) throw new Error(`tmux did not start: ${r.stderr}`);
@@ -184,7 +256,15 @@ function blessedScreen(cols: number, rows: number, terminal = 'xterm-256color'):
   output.on('data', (d: Buffer) => (written += d.toString('utf8')));
   const origError = console.error;
   console.error = () => undefined;
-  const screen = blessed.screen({ input: input as never, output: output as never, terminal, warnings: false, fullUnicode: true, forceUnicode: true, smartCSR: true });
+  const screen = blessed.screen({
+    input: input as never,
+    output: output as never,
+    terminal,
+    warnings: false,
+    fullUnicode: true,
+    forceUnicode: true,
+    smartCSR: true,
+  });
   console.error = origError;
   return {
     screen,
@@ -223,7 +303,19 @@ describe('blessed draws where the layout meant', () => {
     const sock = join(work, 'tmux-draw.sock');
     const r = spawnSync(
       'tmux',
-      ['-S', sock, '-f', '/dev/null', 'new-session', '-d', '-x', String(cols), '-y', String(rows + 2), `env TERM=tmux-256color LANG=C.UTF-8 sh -c 'cat ${file}; sleep 30'`],
+      [
+        '-S',
+        sock,
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        '-x',
+        String(cols),
+        '-y',
+        String(rows + 2),
+        `env TERM=tmux-256color LANG=C.UTF-8 sh -c 'cat ${file}; sleep 30'`,
+      ],
       { encoding: 'utf8', env: { ...process.env, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TMUX: '' } },
     );
     if (r.error || r.status !== 0) throw new Error('tmux is not installed: install it (apt-get install tmux) and run the tests again.');
@@ -232,7 +324,10 @@ describe('blessed draws where the layout meant', () => {
       let got: string[] = [];
       const deadline = Date.now() + 10_000;
       while (Date.now() < deadline) {
-        got = spawnSync('tmux', ['-S', sock, 'capture-pane', '-p', '-t', '0'], { encoding: 'utf8' }).stdout.split('\n').slice(0, rows).map((l) => l.trimEnd());
+        got = spawnSync('tmux', ['-S', sock, 'capture-pane', '-p', '-t', '0'], { encoding: 'utf8' })
+          .stdout.split('\n')
+          .slice(0, rows)
+          .map((l) => l.trimEnd());
         if (got[rows - 1] === want[rows - 1]) break;
         spawnSync('sleep', ['0.1']);
       }

@@ -37,7 +37,14 @@ export async function previewTranscript(itemId: string, path: string): Promise<P
     for (const t of tools) blocks.push({ kind: 'text', title: 'tool output', text: cleanMultiline(t, 2048) });
   }
   if (!blocks.length) blocks.push({ kind: 'notice', text: 'No user or assistant text in the readable part of this transcript.' });
-  return { id: itemId, source: 'claudeTranscript.readOnly', truncated: cut, bytesRead: prefix.buf.length, blocks, warning: cut ? `Truncated at preview limit (${prefix.buf.length} bytes read).` : undefined };
+  return {
+    id: itemId,
+    source: 'claudeTranscript.readOnly',
+    truncated: cut,
+    bytesRead: prefix.buf.length,
+    blocks,
+    warning: cut ? `Truncated at preview limit (${prefix.buf.length} bytes read).` : undefined,
+  };
 }
 
 function contentOf(c: unknown): { text: string; tools: string[] } {
@@ -88,5 +95,12 @@ export function previewMemory(itemId: string, dir: string): Preview {
     }
   }
   if (!blocks.length) blocks.push({ kind: 'notice', text: 'This memory directory holds no Markdown files.' });
-  return { id: itemId, source: 'claudeMemoryMarkdown.readOnly', truncated: cut, bytesRead: read, blocks, warning: cut ? 'Truncated at preview limit.' : undefined };
+  return {
+    id: itemId,
+    source: 'claudeMemoryMarkdown.readOnly',
+    truncated: cut,
+    bytesRead: read,
+    blocks,
+    warning: cut ? 'Truncated at preview limit.' : undefined,
+  };
 }

@@ -42,16 +42,20 @@ export async function deleteCodexThreads(inst: Installation, ctx: HostContext, r
   const ids = validateIds(rootIds);
   if (!inst.executable) throw new RouteRefused('The codex executable was not found; Codex threads are deleted only through its App Server.');
   const writers = await findCodexWriters(ctx, inst.home);
-  if (writers.opaque.length) throw new RouteRefused(`A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it and review again.`);
+  if (writers.opaque.length)
+    throw new RouteRefused(`A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it and review again.`);
   const store = await loadStore(inst, ctx);
   try {
     if (!store.conn) throw new RouteRefused(`The Codex App Server is unavailable (${store.unavailable ?? 'no connection'}); nothing was deleted.`);
     if (!store.conn.caps.threadDelete) throw new RouteRefused('This Codex App Server offers no thread/delete; nothing was deleted.');
     if (opts.expectedRevision !== undefined && opts.expectedRevision !== store.revision) {
-      throw new RouteRefused('The Codex threads changed after the inventory scan (a thread was added, moved, archived, pinned or re-parented); rescan and review again.');
+      throw new RouteRefused(
+        'The Codex threads changed after the inventory scan (a thread was added, moved, archived, pinned or re-parented); rescan and review again.',
+      );
     }
     const unknown = ids.filter((id) => !store.byId.has(id));
-    if (unknown.length) throw new RouteRefused(`Codex does not list ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}; rescan.`);
+    if (unknown.length)
+      throw new RouteRefused(`Codex does not list ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}; rescan.`);
     const roots = minimalRoots(store.lineage, ids);
     const scopes = new Map(roots.map((r) => [r, [r, ...descendantsOf(store.lineage, r)]]));
     for (const [root, scope] of scopes) {

@@ -30,8 +30,7 @@ export const codexAdapter: AgentAdapter = {
   },
   archiveRoute: { unarchive: true, setArchived: async (...a) => (await import('./archive-route.js')).setCodexArchived(...a) },
   binaryNames: ['codex'],
-  extraBinDirs: (ctx) =>
-    ctx.platform === 'darwin' ? ['/Applications/Codex.app/Contents/Resources', '/Applications/ChatGPT.app/Contents/Resources'] : [],
+  extraBinDirs: (ctx) => (ctx.platform === 'darwin' ? ['/Applications/Codex.app/Contents/Resources', '/Applications/ChatGPT.app/Contents/Resources'] : []),
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CODEX_HOME', ['.codex'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     if ((await lstatOrNull(join(home, 'sessions')))?.isDirectory()) return true;
@@ -40,7 +39,13 @@ export const codexAdapter: AgentAdapter = {
     const names = await fsp.readdir(home).catch(() => [] as string[]);
     return names.some((n) => /^state_\d+\.sqlite$/.test(n));
   },
-  cleanVersion: (raw) => raw.trim().split('\n').filter((l) => !/^WARNING/.test(l))[0]?.replace(/^codex-cli\s+/, '').trim() ?? '',
+  cleanVersion: (raw) =>
+    raw
+      .trim()
+      .split('\n')
+      .filter((l) => !/^WARNING/.test(l))[0]
+      ?.replace(/^codex-cli\s+/, '')
+      .trim() ?? '',
   scan: async (inst, ctx, onProgress) => attachSweep(await (await scanModule()).scanCodex(inst, ctx, onProgress), (await import('./sweep.js')).CODEX_SWEEP),
   preview: async (inst, paths, id) => (await import('./preview.js')).previewCodex(inst, paths, id),
   sessionRoute: { deleteSessions: async (inst, ctx, roots, opts) => (await import('./delete-route.js')).deleteCodexThreads(inst, ctx, roots, opts) },

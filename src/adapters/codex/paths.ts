@@ -127,14 +127,32 @@ export function codexBinary(executable: string): string {
 }
 
 function platformTriple(): string | null {
-  if (process.platform === 'linux') return process.arch === 'arm64' ? 'aarch64-unknown-linux-musl' : process.arch === 'x64' ? 'x86_64-unknown-linux-musl' : null;
+  if (process.platform === 'linux')
+    return process.arch === 'arm64' ? 'aarch64-unknown-linux-musl' : process.arch === 'x64' ? 'x86_64-unknown-linux-musl' : null;
   if (process.platform === 'darwin') return process.arch === 'arm64' ? 'aarch64-apple-darwin' : 'x86_64-apple-darwin';
   return null;
 }
 
 /** The environment every Codex process cleanerx starts gets: the store's home, no credentials. */
 export function codexEnv(inst: Installation, ctx: HostContext): Record<string, string> {
-  const keep = ['HOME', 'PATH', 'TMPDIR', 'LANG', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'USER', 'LOGNAME', 'TZ', 'CODEX_SQLITE_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR'];
+  const keep = [
+    'HOME',
+    'PATH',
+    'TMPDIR',
+    'LANG',
+    'LC_ALL',
+    'LC_CTYPE',
+    'LC_MESSAGES',
+    'USER',
+    'LOGNAME',
+    'TZ',
+    'CODEX_SQLITE_HOME',
+    'XDG_CONFIG_HOME',
+    'XDG_DATA_HOME',
+    'XDG_STATE_HOME',
+    'XDG_CACHE_HOME',
+    'XDG_RUNTIME_DIR',
+  ];
   const env: Record<string, string> = {};
   for (const k of keep) {
     const v = ctx.env[k];

@@ -48,7 +48,10 @@ export function itemBlock(item: Record<string, unknown>): PreviewBlock | null {
   switch (item.type) {
     case 'userMessage': {
       const content = Array.isArray(item.content) ? item.content : [];
-      const text = content.map((c) => (c && typeof c === 'object' ? str((c as Record<string, unknown>).text) : '')).filter(Boolean).join('\n');
+      const text = content
+        .map((c) => (c && typeof c === 'object' ? str((c as Record<string, unknown>).text) : ''))
+        .filter(Boolean)
+        .join('\n');
       return text ? { kind: 'message', role: 'user', text: t(text) } : null;
     }
     case 'agentMessage':
@@ -63,12 +66,20 @@ export function itemBlock(item: Record<string, unknown>): PreviewBlock | null {
       return { kind: 'text', title: 'Command', text: t(`$ ${str(item.command)}\n\n${str(item.aggregatedOutput)}`) };
     case 'fileChange': {
       const changes = Array.isArray(item.changes) ? item.changes : [];
-      return { kind: 'text', title: 'File changes', text: t(changes.map((c) => (c && typeof c === 'object' ? str((c as Record<string, unknown>).path) : '')).join('\n')) };
+      return {
+        kind: 'text',
+        title: 'File changes',
+        text: t(changes.map((c) => (c && typeof c === 'object' ? str((c as Record<string, unknown>).path) : '')).join('\n')),
+      };
     }
     case 'mcpToolCall':
     case 'dynamicToolCall':
     case 'collabToolCall':
-      return { kind: 'text', title: cleanText(`Tool · ${str(item.tool) || str(item.server) || String(item.type)}`, 120), text: t(JSON.stringify(item.arguments ?? item.result ?? '').slice(0, BLOCK_CHARS)) };
+      return {
+        kind: 'text',
+        title: cleanText(`Tool · ${str(item.tool) || str(item.server) || String(item.type)}`, 120),
+        text: t(JSON.stringify(item.arguments ?? item.result ?? '').slice(0, BLOCK_CHARS)),
+      };
     case 'webSearch':
       return { kind: 'text', title: 'Web search', text: t(str(item.query)) };
     default:
@@ -82,7 +93,13 @@ export async function previewCodexThread(inst: Installation, paths: string[], it
   const scan = lastScan.get(inst.home);
   let serverProblem = 'the App Server is not available';
   if (scan && inst.executable) {
-    const ctx: HostContext = { env: scan.env, uid: typeof process.geteuid === 'function' ? process.geteuid() : -1, platform: process.platform, now: () => Date.now(), procRoot: '/proc' };
+    const ctx: HostContext = {
+      env: scan.env,
+      uid: typeof process.geteuid === 'function' ? process.geteuid() : -1,
+      platform: process.platform,
+      now: () => Date.now(),
+      procRoot: '/proc',
+    };
     try {
       const conn = await connectCodex(inst, ctx, { initTimeoutMs: 60_000 });
       try {
@@ -91,7 +108,10 @@ export async function previewCodexThread(inst: Installation, paths: string[], it
         const turns = thread && Array.isArray(thread.turns) ? thread.turns : [];
         const out = new Blocks();
         outer: for (const turn of turns) {
-          const items = turn && typeof turn === 'object' && Array.isArray((turn as Record<string, unknown>).items) ? ((turn as Record<string, unknown>).items as unknown[]) : [];
+          const items =
+            turn && typeof turn === 'object' && Array.isArray((turn as Record<string, unknown>).items)
+              ? ((turn as Record<string, unknown>).items as unknown[])
+              : [];
           for (const it of items) {
             if (!it || typeof it !== 'object') continue;
             const b = itemBlock(it as Record<string, unknown>);
@@ -99,7 +119,14 @@ export async function previewCodexThread(inst: Installation, paths: string[], it
           }
         }
         if (!out.blocks.length) out.blocks.push({ kind: 'notice', text: 'No messages in this thread.' });
-        return { id: itemId, source: 'appServer.threadRead', truncated: out.truncated, bytesRead: out.chars, blocks: out.blocks, warning: 'Read-only preview through the Codex App Server; the thread was not resumed.' };
+        return {
+          id: itemId,
+          source: 'appServer.threadRead',
+          truncated: out.truncated,
+          bytesRead: out.chars,
+          blocks: out.blocks,
+          warning: 'Read-only preview through the Codex App Server; the thread was not resumed.',
+        };
       } finally {
         await conn.close();
       }
@@ -134,14 +161,23 @@ export function previewCodexLogs(itemId: string, path: string): Preview {
     const cols = columnsOf(o.db, 'logs');
     const need = ['id', 'ts', 'level', 'target', 'feedback_log_body'];
     if (need.some((c) => !cols.has(c))) return notice(itemId, 'codexLogs.readOnly', 'The Codex logs schema is not recognized; its contents were not opened.');
-    const rows = o.db.prepare(`SELECT ts, level, target, substr(feedback_log_body, 1, 4096) AS body FROM logs ORDER BY id DESC LIMIT ${MAX_BLOCKS}`).all() as Record<string, unknown>[];
+    const rows = o.db
+      .prepare(`SELECT ts, level, target, substr(feedback_log_body, 1, 4096) AS body FROM logs ORDER BY id DESC LIMIT ${MAX_BLOCKS}`)
+      .all() as Record<string, unknown>[];
     const out = new Blocks();
     for (const r of rows) {
       const ts = typeof r.ts === 'number' ? new Date(r.ts * 1000).toISOString() : '';
       out.add({ kind: 'text', title: cleanText(`${ts} ${str(r.level)} ${str(r.target)}`, 200), text: cleanMultiline(str(r.body), 4096) });
     }
     if (!out.blocks.length) out.blocks.push({ kind: 'notice', text: 'No log rows.' });
-    return { id: itemId, source: 'codexLogs.readOnly', truncated: rows.length >= MAX_BLOCKS, bytesRead: out.chars, blocks: out.blocks, warning: 'Codex logs can contain prompts, file paths, and tool output.' };
+    return {
+      id: itemId,
+      source: 'codexLogs.readOnly',
+      truncated: rows.length >= MAX_BLOCKS,
+      bytesRead: out.chars,
+      blocks: out.blocks,
+      warning: 'Codex logs can contain prompts, file paths, and tool output.',
+    };
   } catch {
     return notice(itemId, 'codexLogs.readOnly', 'The Codex log database could not be read.');
   } finally {

@@ -80,7 +80,8 @@ export function rolloutMessages(text: string, maxLines = PREVIEW_LINES): Rollout
     if (!r || !p) continue;
     if (r.type === 'event_msg') {
       if (p.type === 'user_message' && typeof p.message === 'string') events.push({ role: 'user', text: p.message });
-      else if (p.type === 'agent_message' && typeof (p.message ?? p.text) === 'string') events.push({ role: 'assistant', text: (p.message ?? p.text) as string });
+      else if (p.type === 'agent_message' && typeof (p.message ?? p.text) === 'string')
+        events.push({ role: 'assistant', text: (p.message ?? p.text) as string });
       else if (p.type === 'item_completed' && p.item && typeof p.item === 'object') {
         const it = p.item as Record<string, unknown>;
         const t = itemText(it);
@@ -98,7 +99,9 @@ function itemText(it: Record<string, unknown>): string {
   if (typeof it.text === 'string') return it.text;
   if (Array.isArray(it.content)) {
     return it.content
-      .map((c) => (c && typeof c === 'object' && typeof (c as Record<string, unknown>).text === 'string' ? ((c as Record<string, unknown>).text as string) : ''))
+      .map((c) =>
+        c && typeof c === 'object' && typeof (c as Record<string, unknown>).text === 'string' ? ((c as Record<string, unknown>).text as string) : '',
+      )
       .filter(Boolean)
       .join('\n');
   }

@@ -26,7 +26,10 @@ export class RpcError extends Error {
 }
 
 export class RpcTimeout extends Error {
-  constructor(readonly method: string, ms: number) {
+  constructor(
+    readonly method: string,
+    ms: number,
+  ) {
     super(`Codex did not answer ${method} within ${Math.round(ms / 100) / 10} s.`);
   }
 }

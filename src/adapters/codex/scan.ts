@@ -132,7 +132,14 @@ function sessionRecords(
     const tree = walkOwned(paths, { uid: ctx.uid });
     const cols = store.state?.titles.get(t.id);
     const { title, named } = chooseTitle(
-      { serverName: t.name, dbName: cols?.name, indexName: index.get(t.id), dbTitle: cols?.title, dbFirstUserMessage: cols?.firstUserMessage, serverPreview: t.preview },
+      {
+        serverName: t.name,
+        dbName: cols?.name,
+        indexName: index.get(t.id),
+        dbTitle: cols?.title,
+        dbFirstUserMessage: cols?.firstUserMessage,
+        serverPreview: t.preview,
+      },
       ctx.env,
     );
     info.set(t.id, { paths, bytes: tree.bytes, title, named });

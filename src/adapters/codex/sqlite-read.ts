@@ -127,7 +127,10 @@ export function openSnapshot(path: string, what: string, copyLimit = COPY_LIMIT)
   }
   const shm = lstatSyncOrNull(`${path}-shm`);
   if (!wal || !shm || !shm.isFile()) {
-    return { ok: false, reason: `${what} is larger than ${copyLimit >> 20} MiB and has no -wal/-shm; opening it would create them, so cleanerx leaves it unread.` };
+    return {
+      ok: false,
+      reason: `${what} is larger than ${copyLimit >> 20} MiB and has no -wal/-shm; opening it would create them, so cleanerx leaves it unread.`,
+    };
   }
   let db: Db | null = null;
   try {

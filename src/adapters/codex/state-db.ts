@@ -69,7 +69,8 @@ function readOpened(db: Db, path: string, opts: { listing: boolean }): StateRead
   let pinnedSections = new Set<string>([PINNED_SECTION_ID]);
   const secCols = columnsOf(db, 'thread_sections');
   if (secCols.has('id') && secCols.has('name')) {
-    for (const r of db.prepare(`SELECT id FROM thread_sections WHERE name = 'Pinned' LIMIT 100`).all() as { id: unknown }[]) if (typeof r.id === 'string') pinnedSections.add(r.id);
+    for (const r of db.prepare(`SELECT id FROM thread_sections WHERE name = 'Pinned' LIMIT 100`).all() as { id: unknown }[])
+      if (typeof r.id === 'string') pinnedSections.add(r.id);
   }
   pinnedSections = new Set([...pinnedSections]);
   const optional = ['name', 'title', 'first_user_message', 'is_pinned', 'thread_section_id'].filter((c) => cols.has(c));
@@ -86,17 +87,25 @@ function readOpened(db: Db, path: string, opts: { listing: boolean }): StateRead
   }
   const edgeCols = columnsOf(db, 'thread_spawn_edges');
   if (edgeCols.has('parent_thread_id') && edgeCols.has('child_thread_id')) {
-    for (const e of db.prepare(`SELECT parent_thread_id AS p, child_thread_id AS c FROM thread_spawn_edges LIMIT ${MAX_ROWS}`).all() as { p: unknown; c: unknown }[]) {
+    for (const e of db.prepare(`SELECT parent_thread_id AS p, child_thread_id AS c FROM thread_spawn_edges LIMIT ${MAX_ROWS}`).all() as {
+      p: unknown;
+      c: unknown;
+    }[]) {
       if (typeof e.p === 'string' && typeof e.c === 'string' && THREAD_ID.test(e.p) && THREAD_ID.test(e.c)) out.edges.set(e.c.toLowerCase(), e.p.toLowerCase());
     }
   }
   const pCols = columnsOf(db, 'projects');
   const rCols = columnsOf(db, 'project_roots');
   if (pCols.has('id') && pCols.has('name') && rCols.has('project_id') && rCols.has('path')) {
-    for (const p of db.prepare('SELECT r.path AS root, p.name AS name FROM project_roots r JOIN projects p ON p.id = r.project_id LIMIT 10000').all() as { root: unknown; name: unknown }[]) {
-      if (typeof p.root === 'string' && isAbsolute(p.root) && p.root.length < 4096) out.projects.push({ root: p.root, name: typeof p.name === 'string' ? p.name.slice(0, 200) : '' });
+    for (const p of db.prepare('SELECT r.path AS root, p.name AS name FROM project_roots r JOIN projects p ON p.id = r.project_id LIMIT 10000').all() as {
+      root: unknown;
+      name: unknown;
+    }[]) {
+      if (typeof p.root === 'string' && isAbsolute(p.root) && p.root.length < 4096)
+        out.projects.push({ root: p.root, name: typeof p.name === 'string' ? p.name.slice(0, 200) : '' });
     }
-  } else if (pCols.size || rCols.size) out.warnings.push('The Codex project registry in the state database is not recognized; only Git roots and config.toml projects are used.');
+  } else if (pCols.size || rCols.size)
+    out.warnings.push('The Codex project registry in the state database is not recognized; only Git roots and config.toml projects are used.');
   if (opts.listing) {
     const missing = hasColumns(cols, FALLBACK_COLUMNS);
     if (missing.length) return { error: `The Codex state database ${path} lacks the columns ${missing.join(', ')}; it is not read.` };
@@ -107,7 +116,16 @@ function readOpened(db: Db, path: string, opts: { listing: boolean }): StateRead
 
 function fallbackThreads(db: Db, cols: Set<string>, read: StateRead): ListedThread[] {
   const extra = ['preview', 'cli_version', 'originator', 'history_mode'].filter((c) => cols.has(c));
-  const sel = ['id', 'rollout_path', 'created_at', 'updated_at', 'substr(source, 1, 65536) AS source', 'cwd', 'archived', ...extra.map((c) => `substr(${c}, 1, ${TEXT}) AS ${c}`)];
+  const sel = [
+    'id',
+    'rollout_path',
+    'created_at',
+    'updated_at',
+    'substr(source, 1, 65536) AS source',
+    'cwd',
+    'archived',
+    ...extra.map((c) => `substr(${c}, 1, ${TEXT}) AS ${c}`),
+  ];
   const rows = db.prepare(`SELECT ${sel.join(', ')} FROM threads ORDER BY created_at DESC LIMIT ${MAX_ROWS}`).all() as Record<string, unknown>[];
   const out: ListedThread[] = [];
   for (const r of rows) {

@@ -46,7 +46,11 @@ export async function loadStore(inst: Installation, ctx: HostContext, opts: Conn
       for (const w of conn.warnings) warnings.push({ path: inst.home, reason: w });
       const listed = await listAllThreads(conn.client);
       threads = listed.threads;
-      if (listed.skipped) warnings.push({ path: inst.home, reason: `Codex listed ${listed.skipped} entr${listed.skipped === 1 ? 'y' : 'ies'} that are not usable threads; they are not shown.` });
+      if (listed.skipped)
+        warnings.push({
+          path: inst.home,
+          reason: `Codex listed ${listed.skipped} entr${listed.skipped === 1 ? 'y' : 'ies'} that are not usable threads; they are not shown.`,
+        });
       if (conn.caps.loadedList) loaded = await loadedThreads(conn.client);
     } catch (e) {
       unavailable = (e as Error).message.slice(0, 500);
@@ -65,21 +69,37 @@ export async function loadStore(inst: Installation, ctx: HostContext, opts: Conn
     else {
       state = r;
       for (const w of r.warnings) warnings.push({ path: dbPath, reason: w });
-      if (threads === null && r.ignoredRows) warnings.push({ path: dbPath, reason: `${r.ignoredRows} state database row(s) left by malformed or missing rollouts are ignored.` });
+      if (threads === null && r.ignoredRows)
+        warnings.push({ path: dbPath, reason: `${r.ignoredRows} state database row(s) left by malformed or missing rollouts are ignored.` });
     }
   }
   let source: StoreView['source'] = 'appServer';
   if (threads === null) {
     warnings.push({
       path: inst.home,
-      reason: state?.threads ? `App Server unavailable; using read-only storage scan: ${unavailable}. Codex data cannot be changed until the App Server answers.` : `App Server unavailable (${unavailable}) and no readable Codex state database; no threads are listed.`,
+      reason: state?.threads
+        ? `App Server unavailable; using read-only storage scan: ${unavailable}. Codex data cannot be changed until the App Server answers.`
+        : `App Server unavailable (${unavailable}) and no readable Codex state database; no threads are listed.`,
     });
     threads = state?.threads ?? [];
     source = state?.threads ? 'stateDb' : 'none';
   }
   const byId = new Map(threads.map((t) => [t.id, t]));
   const forkDeps = await forkDependencies(threads);
-  return { source, conn, threads, byId, lineage: buildLineage(threads), loaded, state, forkDeps, revision: storeRevision(threads, forkDeps), unavailable, warnings, listMs };
+  return {
+    source,
+    conn,
+    threads,
+    byId,
+    lineage: buildLineage(threads),
+    loaded,
+    state,
+    forkDeps,
+    revision: storeRevision(threads, forkDeps),
+    unavailable,
+    warnings,
+    listMs,
+  };
 }
 
 /** Paginated forks read their base thread's rollout: base id → fork ids (from each fork's session_meta). */

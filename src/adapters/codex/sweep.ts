@@ -9,5 +9,10 @@ export const CODEX_SWEEP: AgentSweep = {
   agentName: 'Codex',
   sessionDays: null,
   sessionRule: '',
-  itemRules: [{ id: LOGS_ITEM, text: 'Codex deletes its own log rows older than about 10 days when it starts (Codex 0.171); the file keeps its size, the freed pages are reused.' }],
+  itemRules: [
+    {
+      id: LOGS_ITEM,
+      text: 'Codex deletes its own log rows older than about 10 days when it starts (Codex 0.171); the file keeps its size, the freed pages are reused.',
+    },
+  ],
 };

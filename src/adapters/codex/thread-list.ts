@@ -6,7 +6,18 @@
 import { THREAD_ID } from './paths.js';
 import type { JsonRpcClient } from './rpc-client.js';
 
-export const ALL_SOURCE_KINDS = ['cli', 'vscode', 'exec', 'appServer', 'subAgent', 'subAgentReview', 'subAgentCompact', 'subAgentThreadSpawn', 'subAgentOther', 'unknown'] as const;
+export const ALL_SOURCE_KINDS = [
+  'cli',
+  'vscode',
+  'exec',
+  'appServer',
+  'subAgent',
+  'subAgentReview',
+  'subAgentCompact',
+  'subAgentThreadSpawn',
+  'subAgentOther',
+  'unknown',
+] as const;
 
 export const PAGE_SIZE = 200;
 const MAX_PAGES = 5000;
@@ -119,7 +130,14 @@ async function listPass(client: JsonRpcClient, archived: boolean, timeoutMs?: nu
   const seenCursors = new Set<string>();
   let pages = 0;
   for (; pages < MAX_PAGES; ) {
-    const params: Record<string, unknown> = { limit: PAGE_SIZE, sortKey: 'created_at', sortDirection: 'desc', modelProviders: [], sourceKinds: [...ALL_SOURCE_KINDS], archived };
+    const params: Record<string, unknown> = {
+      limit: PAGE_SIZE,
+      sortKey: 'created_at',
+      sortDirection: 'desc',
+      modelProviders: [],
+      sourceKinds: [...ALL_SOURCE_KINDS],
+      archived,
+    };
     if (cursor) params.cursor = cursor;
     const res = (await client.request('thread/list', params, timeoutMs)) as Record<string, unknown> | null;
     pages++;

@@ -10,7 +10,16 @@ export const MAX_MESSAGE = 64 * 1024 * 1024;
 const MAX_HEADER = 16 * 1024;
 
 export function handshakeRequest(key: string): string {
-  return ['GET / HTTP/1.1', 'Host: localhost', 'Upgrade: websocket', 'Connection: Upgrade', `Sec-WebSocket-Key: ${key}`, 'Sec-WebSocket-Version: 13', '', ''].join('\r\n');
+  return [
+    'GET / HTTP/1.1',
+    'Host: localhost',
+    'Upgrade: websocket',
+    'Connection: Upgrade',
+    `Sec-WebSocket-Key: ${key}`,
+    'Sec-WebSocket-Version: 13',
+    '',
+    '',
+  ].join('\r\n');
 }
 
 export function newKey(): string {
@@ -18,7 +27,9 @@ export function newKey(): string {
 }
 
 export function acceptFor(key: string): string {
-  return createHash('sha1').update(key + GUID).digest('base64');
+  return createHash('sha1')
+    .update(key + GUID)
+    .digest('base64');
 }
 
 /** A masked client frame (opcode 1 text, 8 close, 10 pong). */
@@ -88,7 +99,10 @@ export class WsReader {
       this.end(`the control socket refused the WebSocket upgrade (${(lines[0] ?? '').slice(0, 80)})`);
       return false;
     }
-    const accept = lines.find((l) => /^sec-websocket-accept:/i.test(l))?.split(':')[1]?.trim();
+    const accept = lines
+      .find((l) => /^sec-websocket-accept:/i.test(l))
+      ?.split(':')[1]
+      ?.trim();
     if (accept !== acceptFor(this.key)) {
       this.end('the control socket answered with a wrong WebSocket accept key');
       return false;

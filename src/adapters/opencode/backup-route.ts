@@ -37,7 +37,8 @@ function privateDir(dir: string, uid: number): void {
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new RouteRefused(`Cannot create the backup staging directory (${(e as NodeJS.ErrnoException).code}).`);
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw new RouteRefused(`Cannot create the backup staging directory (${(e as NodeJS.ErrnoException).code}).`);
   }
   const st = lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) throw new RouteRefused('The backup staging directory is not a plain directory.');
@@ -173,7 +174,8 @@ export async function importOpencodeSessions(
   const seen = new Set<string>();
   const projectOf = new Map<string, string>();
   for (const e of exports) {
-    if (typeof e?.id !== 'string' || !SESSION_ID.test(e.id)) throw new RouteRefused(`Not an OpenCode session id: ${JSON.stringify(String(e?.id).slice(0, 64))}.`);
+    if (typeof e?.id !== 'string' || !SESSION_ID.test(e.id))
+      throw new RouteRefused(`Not an OpenCode session id: ${JSON.stringify(String(e?.id).slice(0, 64))}.`);
     if (seen.has(e.id)) throw new RouteRefused(`The backup holds OpenCode session ${e.id} twice.`);
     seen.add(e.id);
     if (store.sessions.has(e.id)) throw new RouteRefused(`OpenCode session already exists: ${e.id}; it is not imported over.`);
@@ -222,7 +224,13 @@ export async function importOpencodeSessions(
 }
 
 /** Deletes, newest first, the sessions this import created — through the same official CLI. */
-async function compensate(exe: string, env: Record<string, string>, imported: string[], timeoutMs: number | undefined, check: ReturnType<typeof openForCheck>): Promise<string> {
+async function compensate(
+  exe: string,
+  env: Record<string, string>,
+  imported: string[],
+  timeoutMs: number | undefined,
+  check: ReturnType<typeof openForCheck>,
+): Promise<string> {
   if (!imported.length) return 'Nothing had been imported.';
   const left: string[] = [];
   for (const id of [...imported].reverse()) {

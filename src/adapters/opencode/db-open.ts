@@ -28,7 +28,10 @@ export function openReadOnly(path: string): OpenResult {
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return { ok: false, reason: code === 'ELOOP' ? 'The OpenCode database is a symbolic link; not followed.' : `The OpenCode database cannot be read (${code ?? 'error'}).` };
+    return {
+      ok: false,
+      reason: code === 'ELOOP' ? 'The OpenCode database is a symbolic link; not followed.' : `The OpenCode database cannot be read (${code ?? 'error'}).`,
+    };
   }
   if (header.length === 0) return { ok: false, reason: 'The OpenCode database file is empty.' };
   if (header.length < 100 || header.toString('latin1', 0, 16) !== MAGIC) {

@@ -96,7 +96,10 @@ async function verifiedEndpoint(store: StoreView, writers: Awaited<ReturnType<ty
   if (access.kind === 'unavailable') throw new RouteRefused(access.reason);
   if (access.kind !== 'verified') throw new RouteRefused('OpenCode stopped while cleanerx checked it; review again.');
   const busy = all.filter((id) => access.active.has(id));
-  if (busy.length) throw new RouteRefused(`OpenCode reports active session data in this deletion scope: ${busy.slice(0, 10).join(', ')}; wait for it to become idle and review again.`);
+  if (busy.length)
+    throw new RouteRefused(
+      `OpenCode reports active session data in this deletion scope: ${busy.slice(0, 10).join(', ')}; wait for it to become idle and review again.`,
+    );
   return access.endpoints[0]!;
 }
 

@@ -27,7 +27,11 @@ export const opencodeAdapter: AgentAdapter = {
     // Every session's source is 'cli'; OpenCode records pinned as false.
     sources: {},
     metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },
-    archive: { archive: true, unarchive: false, why: 'OpenCode 1.18 has no official unarchive (its server keeps a session archived), so cleanerx cannot offer one.' },
+    archive: {
+      archive: true,
+      unarchive: false,
+      why: 'OpenCode 1.18 has no official unarchive (its server keeps a session archived), so cleanerx cannot offer one.',
+    },
     losses: { session: "OpenCode's undo of the file changes made in it", archivedSession: "OpenCode's undo of the file changes made in it" },
   },
   archiveRoute: { unarchive: false, setArchived: async (...a) => (await import('./archive-route.js')).setOpencodeArchived(...a) },

@@ -79,7 +79,14 @@ export function logItem(home: string, block: string | undefined, ctx: HostContex
 }
 
 /** The cache root: its own root; refused when it overlaps the data dir or the database. */
-export function cacheItem(cacheRoot: string, home: string, db: string | null, block: string | undefined, ctx: HostContext, warnings: ScanWarning[]): Item | null {
+export function cacheItem(
+  cacheRoot: string,
+  home: string,
+  db: string | null,
+  block: string | undefined,
+  ctx: HostContext,
+  warnings: ScanWarning[],
+): Item | null {
   const st = lstatSyncOrNull(cacheRoot);
   if (!st) return null;
   if (st.isSymbolicLink() || !st.isDirectory()) {

@@ -106,5 +106,9 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void
 /** stderr without colour codes, one paragraph, at most 4 KiB: for failure messages. */
 export function plainMessage(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replace(/\s+/g, ' ').trim().slice(0, 4096);
+  return s
+    .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 4096);
 }

@@ -115,5 +115,12 @@ export async function previewOpencodeLogs(itemId: string, logDir: string): Promi
     }
   }
   if (!blocks.length) blocks.push({ kind: 'notice', text: 'No log files.' });
-  return { id: itemId, source: 'opencodeLogs.readOnly', truncated, bytesRead, blocks, warning: 'OpenCode logs can contain prompts, file paths, and tool output.' };
+  return {
+    id: itemId,
+    source: 'opencodeLogs.readOnly',
+    truncated,
+    bytesRead,
+    blocks,
+    warning: 'OpenCode logs can contain prompts, file paths, and tool output.',
+  };
 }

@@ -39,7 +39,8 @@ export async function checkHealth(ep: Endpoint): Promise<string | null> {
   try {
     const r = await httpJson(ep, 'GET', '/global/health');
     if (r.challenged) return `the server at ${describeEndpoint(ep)} asks for authentication, and cleanerx never sends credentials`;
-    if (r.status !== 200 || (r.json as { healthy?: unknown } | undefined)?.healthy !== true) return `the server at ${describeEndpoint(ep)} is not healthy (HTTP ${r.status})`;
+    if (r.status !== 200 || (r.json as { healthy?: unknown } | undefined)?.healthy !== true)
+      return `the server at ${describeEndpoint(ep)} is not healthy (HTTP ${r.status})`;
     return null;
   } catch (e) {
     return `the server at ${describeEndpoint(ep)} did not answer its health route (${(e as Error).message})`;
@@ -107,7 +108,12 @@ export async function probeAccess(writers: readonly OpencodeWriter[], samples: r
   const started = Date.now();
   const over = (): boolean => Date.now() - started > PROBE_BUDGET_MS;
   for (const ep of eps.endpoints) {
-    const bad = (await checkHealth(ep)) ?? (await firstFailure(samples.map((s) => () => verifySession(ep, s)), over));
+    const bad =
+      (await checkHealth(ep)) ??
+      (await firstFailure(
+        samples.map((s) => () => verifySession(ep, s)),
+        over,
+      ));
     if (bad) return { kind: 'unavailable', reason: `${UNVERIFIED_REASON} (${bad}).` };
   }
   const active = new Map<string, 'busy' | 'retry'>();

@@ -58,9 +58,13 @@ export function validateIds(ids: unknown): string[] {
 
 export function requireKnown(store: StoreView, ids: readonly string[]): void {
   const unknown = ids.filter((id) => !store.sessions.has(id));
-  if (unknown.length) throw new RouteRefused(`Not in the OpenCode database (rescan): ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`);
+  if (unknown.length)
+    throw new RouteRefused(
+      `Not in the OpenCode database (rescan): ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`,
+    );
   const cyclic = ids.filter((id) => store.lineage.inCycle.has(id));
-  if (cyclic.length) throw new RouteRefused(`OpenCode parent links form a cycle at ${cyclic.slice(0, 5).join(', ')}; OpenCode's recursive delete would not finish.`);
+  if (cyclic.length)
+    throw new RouteRefused(`OpenCode parent links form a cycle at ${cyclic.slice(0, 5).join(', ')}; OpenCode's recursive delete would not finish.`);
 }
 
 export function requireRevision(store: StoreView, expected: string | undefined): void {

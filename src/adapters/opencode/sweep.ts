@@ -5,7 +5,8 @@
 
 import type { AgentSweep } from '../../engine/inventory/agent-sweep.js';
 
-const SNAPSHOT_GC = 'OpenCode collects these itself: while it runs, an hourly git gc --prune=7.days drops snapshot objects older than 7 days that nothing refers to.';
+const SNAPSHOT_GC =
+  'OpenCode collects these itself: while it runs, an hourly git gc --prune=7.days drops snapshot objects older than 7 days that nothing refers to.';
 
 export const OPENCODE_SWEEP: AgentSweep = {
   agentName: 'OpenCode',

@@ -26,11 +26,14 @@ export interface OpencodeWriter extends Writer {
   noEndpoint?: string;
 }
 
-
 const OPENCODE_NAME = /^(opencode2?|opencode-cli|opencode2?-[a-z0-9._-]+)$/;
 
 function baseName(v: string | null | undefined): string {
-  return v ? basename(v).toLowerCase().replace(/\.(exe|cmd|bat)$/, '') : '';
+  return v
+    ? basename(v)
+        .toLowerCase()
+        .replace(/\.(exe|cmd|bat)$/, '')
+    : '';
 }
 
 export function isOpencodeProcess(p: ProcessInfo): boolean {

@@ -23,14 +23,18 @@ export const piAdapter: AgentAdapter = {
   },
   binaryNames: ['pi'],
   extraBinDirs: () => [],
-  resolveHome: (ctx: HostContext) =>
-    resolveAgentHome(ctx, 'PI_CODING_AGENT_DIR', ['.pi', 'agent'], (v) => expandTilde(v, ctx)),
+  resolveHome: (ctx: HostContext) => resolveAgentHome(ctx, 'PI_CODING_AGENT_DIR', ['.pi', 'agent'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     const st = await lstatOrNull(join(home, 'sessions'));
     if (st?.isDirectory()) return true;
     return Boolean((await lstatOrNull(join(home, 'auth.json')))?.isFile() || (await lstatOrNull(join(home, 'settings.json')))?.isFile());
   },
-  cleanVersion: (raw) => raw.trim().split('\n')[0]!.replace(/^pi\s+/i, '').trim(),
+  cleanVersion: (raw) =>
+    raw
+      .trim()
+      .split('\n')[0]!
+      .replace(/^pi\s+/i, '')
+      .trim(),
   scan: scanPi,
   fileRoute: {
     roots: (inst) => [inst.home],
@@ -39,7 +43,8 @@ export const piAdapter: AgentAdapter = {
   async preview(_inst, paths, itemId) {
     if (!itemId.startsWith('session:')) return pendingPreview(itemId);
     // A link row is never followed, not even for a preview: the notice says why.
-    if ((await lstatOrNull(paths[0]!))?.isSymbolicLink()) return { id: itemId, source: 'piSession.readOnly', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: PI_LINK_REASON }] };
+    if ((await lstatOrNull(paths[0]!))?.isSymbolicLink())
+      return { id: itemId, source: 'piSession.readOnly', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: PI_LINK_REASON }] };
     return previewPiSession(itemId, paths[0]!);
   },
 };

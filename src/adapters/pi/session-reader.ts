@@ -80,7 +80,13 @@ export function readPiSession(buf: Buffer, truncated: boolean, tail: Buffer | nu
   const body = pos;
   // The tail's first line is usually cut (or the rest of the prefix's cut line): only whole lines after it count.
   const tailStart = tail ? tail.indexOf(NL) + 1 : 0;
-  const windows: [Buffer, number, number][] = tail && tailStart > 0 ? [[tail, tailStart, tail.length], [buf, body, end]] : [[buf, body, end]];
+  const windows: [Buffer, number, number][] =
+    tail && tailStart > 0
+      ? [
+          [tail, tailStart, tail.length],
+          [buf, body, end],
+        ]
+      : [[buf, body, end]];
 
   // Only the lines that can matter are decoded and parsed, found by byte search, latest first
   // (the tail, then the prefix): the latest session_info, the last message, then the first user message.

@@ -13,12 +13,7 @@ export function expandTilde(v: string, ctx: HostContext): string {
   return v;
 }
 
-export function resolveAgentHome(
-  ctx: HostContext,
-  envVar: string,
-  defaultParts: string[],
-  transform: (v: string) => string = (v) => v,
-): HomeResolution {
+export function resolveAgentHome(ctx: HostContext, envVar: string, defaultParts: string[], transform: (v: string) => string = (v) => v): HomeResolution {
   const raw = ctx.env[envVar];
   if (raw && raw.trim()) {
     const v = transform(raw.trim());

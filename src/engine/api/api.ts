@@ -99,7 +99,11 @@ export type EngineMethod = keyof typeof ENGINE_METHODS;
 type Assert<T extends true> = T;
 type FnParam<K extends keyof EngineApi, I extends number> = NonNullable<Parameters<EngineApi[K]>[I]> extends (p: never) => void ? true : false;
 type AnyFnParam<K extends keyof EngineApi> = Extract<Parameters<EngineApi[K]>[number], (p: never) => void> extends never ? false : true;
-type ProgressAgrees<K extends keyof EngineApi> = (typeof ENGINE_METHODS)[K]['progress'] extends infer I extends number ? FnParam<K, I> : AnyFnParam<K> extends false ? true : false;
+type ProgressAgrees<K extends keyof EngineApi> = (typeof ENGINE_METHODS)[K]['progress'] extends infer I extends number
+  ? FnParam<K, I>
+  : AnyFnParam<K> extends false
+    ? true
+    : false;
 /** Every interface method is listed (and nothing else: `satisfies` refuses extra keys). */
 export type EngineMethodsComplete = Assert<keyof EngineApi extends EngineMethod ? true : false>;
 /** A method has a callback parameter exactly when the list says it streams progress, at the index it names. */

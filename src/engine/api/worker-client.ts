@@ -58,7 +58,15 @@ export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi 
   for (const m of ENGINE_METHOD_NAMES) {
     const at = ENGINE_METHODS[m].progress;
     // The callback stays here; the arguments before it cross (left-out optional ones as undefined).
-    api[m] = at === null ? (...a) => call(m, a) : (...a) => call(m, Array.from({ length: at }, (_, i) => a[i]), a[at] as Progress | undefined);
+    api[m] =
+      at === null
+        ? (...a) => call(m, a)
+        : (...a) =>
+            call(
+              m,
+              Array.from({ length: at }, (_, i) => a[i]),
+              a[at] as Progress | undefined,
+            );
   }
   return {
     ...(api as unknown as EngineApi),

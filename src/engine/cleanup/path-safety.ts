@@ -8,7 +8,18 @@
 
 import { lstatSync, type Stats } from 'node:fs';
 import { isAbsolute, normalize, sep } from 'node:path';
-import { AnchoredError, anchoredSupported, lstatAt as lstatAtRaw, openChildDir, openTrustedDir, readdirAt, rmdirAt, sameIdentity, unlinkAt, type DirHandle } from '../host/anchored-fs.js';
+import {
+  AnchoredError,
+  anchoredSupported,
+  lstatAt as lstatAtRaw,
+  openChildDir,
+  openTrustedDir,
+  readdirAt,
+  rmdirAt,
+  sameIdentity,
+  unlinkAt,
+  type DirHandle,
+} from '../host/anchored-fs.js';
 import { walkOwned } from '../inventory/revision.js';
 
 export class UnsafePathError extends Error {
@@ -137,7 +148,8 @@ function removeDirAt(parent: DirHandle, name: string, seen: { dev: number; ino: 
   }
   // The name must still hold the directory just emptied, not something swapped in meanwhile.
   const again = lstatAt(parent, name);
-  if (!again || !sameIdentity(again, seen) || !again.isDirectory()) throw new UnsafePathError(`${parent.display}/${name} was moved or swapped during the removal; it stopped there.`);
+  if (!again || !sameIdentity(again, seen) || !again.isDirectory())
+    throw new UnsafePathError(`${parent.display}/${name} was moved or swapped during the removal; it stopped there.`);
   anchored(() => rmdirAt(parent, name));
 }
 
@@ -146,7 +158,8 @@ function anchored<T>(f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof AnchoredError) throw Object.assign(new UnsafePathError(e.message.endsWith('.') ? `${e.message.slice(0, -1)}; the removal stopped there.` : e.message), { code: e.code });
+    if (e instanceof AnchoredError)
+      throw Object.assign(new UnsafePathError(e.message.endsWith('.') ? `${e.message.slice(0, -1)}; the removal stopped there.` : e.message), { code: e.code });
     throw e;
   }
 }

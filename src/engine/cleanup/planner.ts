@@ -63,9 +63,12 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   // remove the files twice, the second removal failing after the first had changed the disk, and
   // count their bytes twice.
   const coveredItems = new Set<string>();
-  const fileItems = ids.map((id) => ({ id, it: snap.session(id) ? undefined : snap.item(id) })).filter((x) => x.it && x.it.metadata?.route !== 'official' && x.it.paths.length);
+  const fileItems = ids
+    .map((id) => ({ id, it: snap.session(id) ? undefined : snap.item(id) }))
+    .filter((x) => x.it && x.it.metadata?.route !== 'official' && x.it.paths.length);
   for (const a of fileItems) {
-    const inside = (p: string): boolean => fileItems.some((b) => b.id !== a.id && !coveredItems.has(b.id) && b.it!.paths.some((q) => p.startsWith(q.endsWith('/') ? q : `${q}/`)));
+    const inside = (p: string): boolean =>
+      fileItems.some((b) => b.id !== a.id && !coveredItems.has(b.id) && b.it!.paths.some((q) => p.startsWith(q.endsWith('/') ? q : `${q}/`)));
     if (a.it!.paths.every(inside)) coveredItems.add(a.id);
   }
   // File-route items are removed in batches: one journal transition per batch, not per file,

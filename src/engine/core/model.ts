@@ -26,17 +26,7 @@ export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
   pi: 'pi',
 };
 
-export const CATEGORIES = [
-  'session',
-  'archivedSession',
-  'memory',
-  'attachment',
-  'generatedImage',
-  'log',
-  'cache',
-  'temporary',
-  'protected',
-] as const;
+export const CATEGORIES = ['session', 'archivedSession', 'memory', 'attachment', 'generatedImage', 'log', 'cache', 'temporary', 'protected'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export const CATEGORY_LABELS: Record<Category, string> = {
@@ -401,10 +391,7 @@ export interface Detail {
   selectable: boolean;
 }
 
-export type PreviewBlock =
-  | { kind: 'message'; role: string; text: string }
-  | { kind: 'text'; title: string; text: string }
-  | { kind: 'notice'; text: string };
+export type PreviewBlock = { kind: 'message'; role: string; text: string } | { kind: 'text'; title: string; text: string } | { kind: 'notice'; text: string };
 
 export interface Preview {
   id: string;
@@ -501,16 +488,7 @@ export interface ExecuteResult {
 }
 
 /** Why the space freed differs from the promise by more than 5% (the result screen says each in a sentence). */
-export type FreedExplanation =
-  | 'databasePages'
-  | 'otherWrites'
-  | 'otherFrees'
-  | 'hardLinks'
-  | 'sparse'
-  | 'blockRounding'
-  | 'backup'
-  | 'incomplete'
-  | 'estimate';
+export type FreedExplanation = 'databasePages' | 'otherWrites' | 'otherFrees' | 'hardLinks' | 'sparse' | 'blockRounding' | 'backup' | 'incomplete' | 'estimate';
 
 export interface FilesystemFreed {
   /** A directory on that filesystem (the first planned path's nearest existing parent). */

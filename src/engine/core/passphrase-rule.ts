@@ -25,4 +25,3 @@ export function passphraseProblem(p: string): string | null {
   if (Array.from(p).length > MAX_PASSPHRASE) return `Choose a passphrase of at most ${MAX_PASSPHRASE} characters.`;
   return null;
 }
-

@@ -8,7 +8,22 @@
 // Off Linux there is no such anchor: anchoredSupported() is false and
 // callers refuse to mutate.
 
-import { constants as C, closeSync, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, renameSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import {
+  constants as C,
+  closeSync,
+  existsSync,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  type Stats,
+} from 'node:fs';
 import { normalize } from 'node:path';
 
 /** A refused or failed anchored operation; `code` is the errno name (ELOOP for a link, ENOTDIR…). */
@@ -32,7 +47,10 @@ export function anchoredSupported(): boolean {
 /** Throws the plain refusal mutations give where handles cannot anchor them. */
 export function assertAnchoredSupported(): void {
   if (!anchoredSupported()) {
-    throw new AnchoredError('This system offers no way to remove or restore files without following a swapped folder (cleanerx needs Linux with /proc); nothing was changed.', 'ENOTSUP');
+    throw new AnchoredError(
+      'This system offers no way to remove or restore files without following a swapped folder (cleanerx needs Linux with /proc); nothing was changed.',
+      'ENOTSUP',
+    );
   }
 }
 
@@ -101,7 +119,8 @@ export function openChildDir(parent: DirHandle, name: string): DirHandle {
     return new DirHandle(openSync(parent.at(name), DIR_FLAGS), display);
   } catch (e) {
     // O_DIRECTORY|O_NOFOLLOW reports a link as ENOTDIR: name it for what it is.
-    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR' && lstatAt(parent, name)?.isSymbolicLink()) throw new AnchoredError(`${display} is a symbolic link.`, 'ELOOP');
+    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR' && lstatAt(parent, name)?.isSymbolicLink())
+      throw new AnchoredError(`${display} is a symbolic link.`, 'ELOOP');
     throw wrap(e, display);
   }
 }
@@ -132,7 +151,8 @@ export function openTrustedDir(absPath: string): DirHandle {
   let path = absPath;
   for (let hops = 0; hops < 40; hops++) {
     const parts = path.split('/').filter((p) => p !== '');
-    if (!path.startsWith('/') || parts.some((p) => p === '.' || p === '..')) throw new AnchoredError(`Refusing the path ${absPath}: it must be absolute, without "." or "..".`, 'EINVAL');
+    if (!path.startsWith('/') || parts.some((p) => p === '.' || p === '..'))
+      throw new AnchoredError(`Refusing the path ${absPath}: it must be absolute, without "." or "..".`, 'EINVAL');
     let cur = openRootDir('/');
     let i = 0;
     let redirected: string | null = null;
@@ -142,7 +162,8 @@ export function openTrustedDir(absPath: string): DirHandle {
         if (st?.isSymbolicLink()) {
           const dir = cur.stat();
           // Running as root, a root-owned link proves nothing: anyone with our rights made it.
-          if (process.geteuid?.() === 0 || st.uid !== 0 || dir.uid !== 0 || (dir.mode & 0o022) !== 0) throw new AnchoredError(`${join(cur.display, parts[i]!)} is a symbolic link.`, 'ELOOP');
+          if (process.geteuid?.() === 0 || st.uid !== 0 || dir.uid !== 0 || (dir.mode & 0o022) !== 0)
+            throw new AnchoredError(`${join(cur.display, parts[i]!)} is a symbolic link.`, 'ELOOP');
           const target = readlinkSync(cur.at(parts[i]!));
           const base = target.startsWith('/') ? target : `${cur.display === '/' ? '' : cur.display}/${target}`;
           redirected = normalize([base, ...parts.slice(i + 1)].join('/'));

@@ -42,10 +42,12 @@ const mib = (n: number): string => (n >= 1024 * 1024 ? `${Math.round(n / (1024 *
 function openError(path: string, e: unknown): BoundedReadError {
   const code = (e as NodeJS.ErrnoException).code;
   // ELOOP: the final component is a symlink (O_NOFOLLOW). EMLINK on some BSDs.
-  if (code === 'ELOOP' || code === 'EMLINK') return new BoundedReadError(`${path} is a symbolic link; cleanerx does not follow links there, so replace it with the real file.`, 'link', path);
+  if (code === 'ELOOP' || code === 'EMLINK')
+    return new BoundedReadError(`${path} is a symbolic link; cleanerx does not follow links there, so replace it with the real file.`, 'link', path);
   if (code === 'ENOENT') return new BoundedReadError(`${path} does not exist.`, 'missing', path);
   if (code === 'ENOTDIR') return new BoundedReadError(`${path} cannot be opened: one of its parent directories is not a directory.`, 'notRegular', path);
-  if (code === 'EACCES' || code === 'EPERM') return new BoundedReadError(`${path} is not readable by you; fix its permissions or remove it.`, 'unreadable', path);
+  if (code === 'EACCES' || code === 'EPERM')
+    return new BoundedReadError(`${path} is not readable by you; fix its permissions or remove it.`, 'unreadable', path);
   // ENXIO: a socket; ENODEV etc.
   if (code === 'ENXIO') return new BoundedReadError(`${path} is a socket or device, not a regular file; remove it or move it away.`, 'notRegular', path);
   return new BoundedReadError(`${path} cannot be opened (${code ?? (e as Error).message}).`, 'unreadable', path);

@@ -90,7 +90,11 @@ export function readVersion(adapter: AgentAdapter, exe: string, env: Readonly<Re
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(exe, ['--version'], { env: { ...(env as NodeJS.ProcessEnv), [VERSION_PROBE_ENV]: '1' }, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      child = spawn(exe, ['--version'], {
+        env: { ...(env as NodeJS.ProcessEnv), [VERSION_PROBE_ENV]: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
     } catch {
       return resolve(null);
     }
@@ -117,7 +121,11 @@ export function readVersion(adapter: AgentAdapter, exe: string, env: Readonly<Re
     child.on('error', () => finish(null));
     child.on('close', (code, signal) => {
       if (code !== 0 || signal) return finish(null);
-      const clean = (b: Buffer[]): string => adapter.cleanVersion(Buffer.concat(b).toString('utf8')).replace(/[^\x20-\x7e]/g, '').slice(0, 64);
+      const clean = (b: Buffer[]): string =>
+        adapter
+          .cleanVersion(Buffer.concat(b).toString('utf8'))
+          .replace(/[^\x20-\x7e]/g, '')
+          .slice(0, 64);
       finish(clean(out.stdout) || clean(out.stderr) || null);
     });
   });
@@ -139,8 +147,14 @@ export async function detectOne(
   }
   const [executable, hasData] = await Promise.all([findExecutable(adapter, ctx, home), adapter.hasData(home).catch(() => false)]);
   if (!executable) {
-    const pkg = (ctx.env[DEMO_MISSING_ENV] ?? '').split(',').find((e) => e.startsWith(`${adapter.kind}=`))?.slice(adapter.kind.length + 1);
-    if (pkg) warnings.push(`The demo runs the ${adapter.kind} pinned beside cleanerx, but ${pkg} is not installed there; run npm ci in cleanerx's checkout to see it work.`);
+    const pkg = (ctx.env[DEMO_MISSING_ENV] ?? '')
+      .split(',')
+      .find((e) => e.startsWith(`${adapter.kind}=`))
+      ?.slice(adapter.kind.length + 1);
+    if (pkg)
+      warnings.push(
+        `The demo runs the ${adapter.kind} pinned beside cleanerx, but ${pkg} is not installed there; run npm ci in cleanerx's checkout to see it work.`,
+      );
   }
   const version = executable && withVersion ? await cachedVersion(stateDir, adapter.kind, executable, () => readVersion(adapter, executable, ctx.env)) : null;
   return {

@@ -107,7 +107,9 @@ export function processCommandLine(p: ProcessInfo, maxChars = 256): string {
 /** Basename equality, case-insensitive, with and without a Windows suffix. */
 export function nameIs(value: string | null | undefined, names: string[]): boolean {
   if (!value) return false;
-  const b = basename(value).toLowerCase().replace(/\.(exe|cmd|bat)$/, '');
+  const b = basename(value)
+    .toLowerCase()
+    .replace(/\.(exe|cmd|bat)$/, '');
   return names.includes(b);
 }
 

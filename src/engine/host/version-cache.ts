@@ -46,7 +46,11 @@ export async function cachedVersion(stateDir: string | undefined, kind: string, 
   if (hit && hit.identity === id.identity && typeof hit.version === 'string') return hit.version;
   const version = await read();
   if (version === null) return null;
-  const next: Cache = Object.fromEntries(Object.entries(cache).filter(([k]) => k !== key).slice(-(MAX_ENTRIES - 1)));
+  const next: Cache = Object.fromEntries(
+    Object.entries(cache)
+      .filter(([k]) => k !== key)
+      .slice(-(MAX_ENTRIES - 1)),
+  );
   next[key] = { identity: id.identity, version };
   // A cache that cannot be written costs only the next process start.
   await writeFileAtomic(file, JSON.stringify(next) + '\n', 0o600).catch(() => undefined);

@@ -10,7 +10,6 @@ export type { AgentSweep } from '../core/model.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-
 /** The sentence for a session of `source` last changed at `updatedAt`, seen at `now`; null when there is nothing to say. */
 export function sessionSweepText(sweep: AgentSweep, updatedAt: number | null, now: number, source = ''): string | null {
   if (sweep.sessionDays === null) return null;

@@ -38,8 +38,6 @@ export interface HistoryFile {
   agents: Partial<Record<AgentKind, HomeHistory[]>>;
 }
 
-
-
 const empty = (): HistoryFile => ({ version: 1, agents: {} });
 
 function finiteNonNegative(v: unknown): v is number {
@@ -158,7 +156,8 @@ export async function loadHistory(stateDir: string): Promise<{ history: HistoryF
     return { history: empty(), warning: `Scan history ignored: ${why}`, replaceable: false };
   }
   const history = parseHistory(text);
-  if (!history) return { history: empty(), warning: `Scan history ignored: ${path} is not a cleanerx scan history; this scan starts it afresh.`, replaceable: true };
+  if (!history)
+    return { history: empty(), warning: `Scan history ignored: ${path} is not a cleanerx scan history; this scan starts it afresh.`, replaceable: true };
   return { history, replaceable: true };
 }
 

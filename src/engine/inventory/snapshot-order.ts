@@ -29,7 +29,9 @@ export class SnapshotOrder {
     if (s) return s;
     const cmp = reverse ? flip(sessionComparator(key)) : sessionComparator(key);
     const projects = [...this.forest.projects].sort(projectComparator(key, reverse));
-    const top = this.forest.projects.map((p) => [...p.top].sort(p.virtual && key !== 'title' && key !== 'size' ? (reverse ? flip(byRecency) : byRecency) : cmp));
+    const top = this.forest.projects.map((p) =>
+      [...p.top].sort(p.virtual && key !== 'title' && key !== 'size' ? (reverse ? flip(byRecency) : byRecency) : cmp),
+    );
     const children = new Map<number, SessionNode[]>();
     for (const n of this.forest.nodes) if (n.children.length) children.set(n.idx, [...n.children].sort(cmp));
     const flat = [...this.forest.nodes].sort(cmp);

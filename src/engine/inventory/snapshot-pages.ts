@@ -156,7 +156,7 @@ export class SnapshotPages {
     const ins = { entries: [] as number[], depth: [] as number[], expanded: [] as number[], expandable: [] as number[] };
     if (open) {
       const sorted = this.order.get(req.sort, req.reverse);
-      const kids = p ? sorted.top[p.idx]! : sorted.children.get(n!.idx) ?? [];
+      const kids = p ? sorted.top[p.idx]! : (sorted.children.get(n!.idx) ?? []);
       const stack: [SessionNode, number][] = [];
       for (let k = kids.length - 1; k >= 0; k--) stack.push([kids[k]!, v.depth[i]! + 1]);
       while (stack.length) {
@@ -205,7 +205,15 @@ export class SnapshotPages {
       bytes += n.s.bytes;
     }
     const len = out.length;
-    return { entries: Int32Array.from(out), depth: new Uint8Array(len), context: new Uint8Array(len), expanded: new Uint8Array(len), expandable: new Uint8Array(len), matched: len, matchedBytes: bytes };
+    return {
+      entries: Int32Array.from(out),
+      depth: new Uint8Array(len),
+      context: new Uint8Array(len),
+      expanded: new Uint8Array(len),
+      expandable: new Uint8Array(len),
+      matched: len,
+      matchedBytes: bytes,
+    };
   }
 
   private treeView(req: PageRequest): FlatView {
@@ -326,7 +334,7 @@ export class SnapshotPages {
         depth: 0,
         title: p.label,
         projectLabel: p.label,
-        source: p.virtual ? '' : p.roots[0] ?? '',
+        source: p.virtual ? '' : (p.roots[0] ?? ''),
         state: '',
         updatedAt: p.latest || null,
         bytes: p.bytes,

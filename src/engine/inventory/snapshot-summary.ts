@@ -4,7 +4,17 @@
 import type { Forest, SessionNode } from './forest.js';
 import { projectComparator, type SnapshotOrder } from './snapshot-order.js';
 import { SelectionBuilder } from './selection.js';
-import { CATEGORIES, type AgentKind, type Category, type CategoryTotal, type Installation, type Inventory, type Item, type ScanSummary, type ScanWarning } from '../core/model.js';
+import {
+  CATEGORIES,
+  type AgentKind,
+  type Category,
+  type CategoryTotal,
+  type Installation,
+  type Inventory,
+  type Item,
+  type ScanSummary,
+  type ScanWarning,
+} from '../core/model.js';
 
 const DAY = 86_400_000;
 
@@ -76,7 +86,13 @@ export function snapshotSummary(snap: SummarySource, order: SnapshotOrder, compa
     archivedSessionCount: archived,
     sources: [...sources].sort(),
     // Only the projects' order: the full 'size' view (every node sorted) is built when a page asks for it.
-    projects: (order.peek('size')?.projects ?? [...snap.forest.projects].sort(projectComparator('size'))).map((p) => ({ id: p.id, label: p.label, roots: p.roots, sessions: p.sessions, bytes: p.bytes })),
+    projects: (order.peek('size')?.projects ?? [...snap.forest.projects].sort(projectComparator('size'))).map((p) => ({
+      id: p.id,
+      label: p.label,
+      roots: p.roots,
+      sessions: p.sessions,
+      bytes: p.bytes,
+    })),
     largestSessions: largest.map((n) => ({
       id: n.s.itemId,
       title: n.s.title,
@@ -84,18 +100,20 @@ export function snapshotSummary(snap: SummarySource, order: SnapshotOrder, compa
       projectLabel: snap.forest.projectById.get(n.projectKey)?.label ?? '',
     })),
     ageHistogram: ages.map(({ label, sessions, bytes }) => ({ label, sessions, bytes })),
-    items: snap.provisional ? [] : snap.items.map((it) => ({
-      id: it.id,
-      category: it.category,
-      label: it.label,
-      subtitle: it.subtitle,
-      bytes: it.bytes,
-      risk: it.risk,
-      selectable: it.selectable,
-      blockedReason: it.blockedReason,
-      pathLabel: it.paths[0] ?? '',
-      modifiedAt: it.modifiedAt,
-    })),
+    items: snap.provisional
+      ? []
+      : snap.items.map((it) => ({
+          id: it.id,
+          category: it.category,
+          label: it.label,
+          subtitle: it.subtitle,
+          bytes: it.bytes,
+          risk: it.risk,
+          selectable: it.selectable,
+          blockedReason: it.blockedReason,
+          pathLabel: it.paths[0] ?? '',
+          modifiedAt: it.modifiedAt,
+        })),
     // A provisional view offers nothing to mark: an empty index keeps every mark path shut.
     ...selectionFields(snap, compact),
     warnings: snap.warnings,

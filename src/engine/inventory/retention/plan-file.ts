@@ -79,7 +79,13 @@ export function planFileFrom(snap: Snapshot, rules: RetentionRules, match: RuleM
     else rootOf.set(i.id, root);
   }
   const items: PlanFileItem[] = (plan?.items ?? []).map((i) => {
-    const item: PlanFileItem = { id: i.id, title: i.label, bytes: i.bytes, reason: reasons.get(i.id) ?? i.includedBecause ?? 'removed with a selected session', revision: itemRevision(snap, i.id) };
+    const item: PlanFileItem = {
+      id: i.id,
+      title: i.label,
+      bytes: i.bytes,
+      reason: reasons.get(i.id) ?? i.includedBecause ?? 'removed with a selected session',
+      revision: itemRevision(snap, i.id),
+    };
     if (i.includedBecause) {
       item.reason = i.includedBecause;
       const root = rootOf.get(i.id);
@@ -137,7 +143,8 @@ export function validatePlanFile(v: unknown): PlanFile {
   if (!(AGENT_KINDS as readonly unknown[]).includes(v.agent)) throw bad('the agent is unknown');
   if (!isObj(v.snapshot)) throw bad('snapshot is not an object');
   exactKeys(v.snapshot, ['scannedAt', 'home', 'sessions'], [], 'snapshot');
-  if (!(v.snapshot.scannedAt === null || text(v.snapshot.scannedAt, 40)) || !text(v.snapshot.home, 4096) || !size(v.snapshot.sessions)) throw bad('snapshot has an invalid field');
+  if (!(v.snapshot.scannedAt === null || text(v.snapshot.scannedAt, 40)) || !text(v.snapshot.home, 4096) || !size(v.snapshot.sessions))
+    throw bad('snapshot has an invalid field');
   try {
     validateRules(v.rules);
   } catch (e) {
@@ -154,7 +161,8 @@ export function validatePlanFile(v: unknown): PlanFile {
     if (!text(it.title, 4096) || !text(it.reason, 4096)) throw bad(`${where} has an invalid title or reason`);
     if (!size(it.bytes)) throw bad(`${where} has an invalid size`);
     if (typeof it.revision !== 'string' || !/^[0-9a-f]{32}$/.test(it.revision)) throw bad(`${where} has an invalid revision`);
-    if (it.removedWith !== undefined && (!text(it.removedWith, 512) || !ids.has(it.removedWith as string))) throw bad(`${where} is removed with an item listed nowhere before it`);
+    if (it.removedWith !== undefined && (!text(it.removedWith, 512) || !ids.has(it.removedWith as string)))
+      throw bad(`${where} is removed with an item listed nowhere before it`);
     if (ids.has(it.id as string)) throw bad(`${where} repeats an id`);
     ids.add(it.id as string);
   });

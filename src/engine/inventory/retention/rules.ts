@@ -56,13 +56,17 @@ export function validateRules(r: unknown): RetentionRules {
   for (const k of Object.keys(o)) if (!(RULE_KEYS as readonly string[]).includes(k)) throw new RequestError(`unknown rule "${k.slice(0, 40)}"`);
   const count = (k: string, max: number): void => {
     const v = o[k];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max)) throw new RequestError(`${k} must be a whole number from 0 to ${max}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max))
+      throw new RequestError(`${k} must be a whole number from 0 to ${max}`);
   };
   count('olderThanDays', MAX_DAYS);
   count('keepLatest', 1_000_000);
-  if (o.largerThanBytes !== undefined && (typeof o.largerThanBytes !== 'number' || !Number.isFinite(o.largerThanBytes) || o.largerThanBytes < 0)) throw new RequestError('largerThanBytes must be a size in bytes');
+  if (o.largerThanBytes !== undefined && (typeof o.largerThanBytes !== 'number' || !Number.isFinite(o.largerThanBytes) || o.largerThanBytes < 0))
+    throw new RequestError('largerThanBytes must be a size in bytes');
   for (const k of ['empty', 'orphans']) if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new RequestError(`${k} must be true or false`);
-  for (const k of ['project', 'source']) if (o[k] !== undefined && (typeof o[k] !== 'string' || (o[k] as string).length === 0 || (o[k] as string).length > 512)) throw new RequestError(`${k} must be text of 1–512 characters`);
+  for (const k of ['project', 'source'])
+    if (o[k] !== undefined && (typeof o[k] !== 'string' || (o[k] as string).length === 0 || (o[k] as string).length > 512))
+      throw new RequestError(`${k} must be text of 1–512 characters`);
   if (o.state !== undefined && o.state !== 'current' && o.state !== 'archived') throw new RequestError('state must be current or archived');
   return o as RetentionRules;
 }
@@ -81,7 +85,22 @@ export function parseDuration(s: string): number | null {
   return days <= MAX_DAYS ? days : null;
 }
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, t: 1e12, tb: 1e12, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+};
 
 /** "500M", "1.5GB", "10KiB", "2048" → bytes (decimal units, as the app shows sizes), or null. */
 export function parseSize(s: string): number | null {
@@ -157,7 +176,8 @@ export function evaluateRules(snap: Snapshot, rules: RetentionRules): RuleMatch 
   }
   if (rules.empty) {
     const known = nodes.some((n) => typeof n.s.metadata.hasUserMessage === 'boolean');
-    if (!known && nodes.length) notes.push(`${AGENT_NAMES[snap.agent]}'s records as cleanerx reads them do not tell whether a session has a user message, so --empty matches nothing.`);
+    if (!known && nodes.length)
+      notes.push(`${AGENT_NAMES[snap.agent]}'s records as cleanerx reads them do not tell whether a session has a user message, so --empty matches nothing.`);
   }
 
   const cutoff = rules.olderThanDays === undefined ? undefined : snap.scannedAt - rules.olderThanDays * DAY;
@@ -233,7 +253,8 @@ function blockedWhy(snap: Snapshot, n: SessionNode): string | null {
   if (!n.s.selectable) return n.s.blockedReason ?? 'cannot be cleaned';
   for (const d of n.s.deletionDescendantIds) {
     const dn = snap.forest.nodeById.get(d);
-    if (dn && !dn.s.selectable) return `${AGENT_NAMES[snap.agent]} would also remove ${dn.s.title.slice(0, 80)}, which cannot be cleaned: ${dn.s.blockedReason ?? 'blocked'}`;
+    if (dn && !dn.s.selectable)
+      return `${AGENT_NAMES[snap.agent]} would also remove ${dn.s.title.slice(0, 80)}, which cannot be cleaned: ${dn.s.blockedReason ?? 'blocked'}`;
   }
   return null;
 }
