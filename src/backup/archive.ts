@@ -391,10 +391,10 @@ class PayloadSink {
     if (this.unsynced >= SYNC_EVERY && !this.syncing) {
       this.unsynced = 0;
       const s = this.writing.then(() => this.fh.datasync());
-      this.syncing = s.then(
-        () => void (this.syncing = null),
-        () => void (this.syncing = null), // a failing disk fails the final fsync too
-      );
+      const done = (): void => {
+        this.syncing = null;
+      };
+      this.syncing = s.then(done, done); // a failing disk fails the final fsync too
     }
   }
 

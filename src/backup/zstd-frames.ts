@@ -213,7 +213,7 @@ export class ZstdFrameReader extends Transform {
     this.readWaiter?.();
     this.readWaiter = null;
     // Let native work that is still running finish before its buffers are dropped; its errors are moot now.
-    Promise.allSettled(this.inflight.map((f) => f.out)).then(() => cb(err));
+    void Promise.allSettled(this.inflight.map((f) => f.out)).then(() => cb(err));
     this.inflight = [];
   }
 

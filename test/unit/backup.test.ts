@@ -546,17 +546,30 @@ describe('bad input: rejected with a clear reason, nothing written to the destin
 
   it('a format-2 manifest with a bad time or directory (not a number, out of range, unsafe dir path, a dir twice) is refused', async () => {
     const bad: ((m: Manifest) => void)[] = [
-      (m) => void (m.entries[0]!.mtimeNs = '1.5e9'),
-      (m) => void (m.entries[0]!.mtimeNs = '99999999999999999999'),
-      (m) => void ((m.entries[0] as unknown as { mtimeNs: number }).mtimeNs = 1),
-      (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions/../..', mode: 0o755, mtimeNs: '0' }]),
-      (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o1777, mtimeNs: '0' }]),
-      (m) => void (m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o755, mtimeNs: 'now' }]),
-      (m) =>
-        void (m.dirs = [
+      (m) => {
+        m.entries[0]!.mtimeNs = '1.5e9';
+      },
+      (m) => {
+        m.entries[0]!.mtimeNs = '99999999999999999999';
+      },
+      (m) => {
+        (m.entries[0] as unknown as { mtimeNs: number }).mtimeNs = 1;
+      },
+      (m) => {
+        m.dirs = [{ root: 'pi_home', relativePath: 'sessions/../..', mode: 0o755, mtimeNs: '0' }];
+      },
+      (m) => {
+        m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o1777, mtimeNs: '0' }];
+      },
+      (m) => {
+        m.dirs = [{ root: 'pi_home', relativePath: 'sessions', mode: 0o755, mtimeNs: 'now' }];
+      },
+      (m) => {
+        m.dirs = [
           { root: 'pi_home', relativePath: 'sessions', mode: 0o755, mtimeNs: '0' },
           { root: 'pi_home', relativePath: 'sessions', mode: 0o700, mtimeNs: '0' },
-        ]),
+        ];
+      },
     ];
     for (const spoil of bad) {
       const m = { ...manifestFor(GOOD), formatVersion: 2 as const };

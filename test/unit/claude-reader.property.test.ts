@@ -18,12 +18,6 @@ const TS = '2026-11-29T14:33:04.476Z';
 
 type Kind = 'custom' | 'ai' | 'summary' | 'last';
 const KINDS: readonly Kind[] = ['custom', 'ai', 'summary', 'last'];
-const PREFIX: Record<Kind, string> = {
-  custom: '{"type":"custom-title"',
-  ai: '{"type":"ai-title"',
-  summary: '{"type":"summary"',
-  last: '{"type":"last-prompt"',
-};
 const FIELD: Record<Kind, string> = { custom: 'customTitle', ai: 'aiTitle', summary: 'summary', last: 'lastPrompt' };
 
 /** A title row with Claude's key order (so the reader's prefix test sees it). */

@@ -19,7 +19,7 @@ import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
 // Waits for `first` to exist, then exchanges each bucket with its symlink twin — once ('once', as in the audit: every bucket but the one being written) or over
 // and over ('loop') — until `stop` exists; leaves every bucket a real dir.
-const FLIPPER = String.raw`
+const FLIPPER = `
 import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 AT_FDCWD, RENAME_EXCHANGE = -100, 2
@@ -166,7 +166,7 @@ describe('restore under a flipper exchanging buckets for symlinks', () => {
       const r = await restoreArchive(opts);
       expect(r.restored).toHaveLength(BUCKETS * PER_BUCKET);
       const restored = hashTree(join(agentDir, 'sessions'));
-      for (const [k, v] of restored) if (k.endsWith('.twin') || k.endsWith('kept.jsonl')) restored.delete(k);
+      for (const k of [...restored.keys()]) if (k.endsWith('.twin') || k.endsWith('kept.jsonl')) restored.delete(k);
       expect(treeDiff(hashTree(join(src, 'sessions')), restored)).toEqual([]);
     },
     120_000,

@@ -78,7 +78,11 @@ export class SnapshotPages {
 
   private matcher(f: SessionFilter): (n: SessionNode) => boolean {
     const text = f.text?.trim().toLowerCase() ?? '';
-    const hay = text ? (this.haystacks ??= this.forest.nodes.map((n) => `${n.s.title}\n${n.s.cwd ?? ''}\n${n.s.id}`.toLowerCase())) : [];
+    let hay: string[] = [];
+    if (text) {
+      this.haystacks ??= this.forest.nodes.map((n) => `${n.s.title}\n${n.s.cwd ?? ''}\n${n.s.id}`.toLowerCase());
+      hay = this.haystacks;
+    }
     const now = this.snap.scannedAt;
     let lo = -Infinity;
     let hi = Infinity;

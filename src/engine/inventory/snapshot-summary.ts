@@ -36,7 +36,8 @@ export interface SummarySource {
 export function snapshotSummary(snap: SummarySource, order: SnapshotOrder, compact = false): ScanSummary {
   const byCategory: Partial<Record<Category, CategoryTotal>> = {};
   const add = (c: Category, bytes: number): void => {
-    const t = (byCategory[c] ??= { bytes: 0, items: 0 });
+    byCategory[c] ??= { bytes: 0, items: 0 };
+    const t = byCategory[c];
     t.bytes += bytes;
     t.items++;
   };
