@@ -715,7 +715,7 @@ describe('bad input', () => {
     const r = readClaudeTranscript(Buffer.from('{"type":"permission-mode"}\n'), true, Buffer.from(`cut\n${jsonl([custom(id, 'from the tail')])}`), id);
     expect(r).toEqual({
       ok: true,
-      meta: { cwd: null, entrypoint: null, createdAt: null, title: 'from the tail', titleSource: 'custom', listedByClaude: true },
+      meta: { cwd: null, entrypoint: null, createdAt: null, title: 'from the tail', titleSource: 'custom', listedByClaude: true, hasUserMessage: null },
     });
   });
 });

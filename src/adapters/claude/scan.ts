@@ -272,7 +272,14 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
       recoverable: true,
       selectable: !blocked,
       blockedReason: blocked,
-      metadata: { pinned: false, requiresAgentExit: true, source: meta.entrypoint ?? 'cli', ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+      metadata: {
+        pinned: false,
+        requiresAgentExit: true,
+        source: meta.entrypoint ?? 'cli',
+        ...(tree.revision ? { sourceRevision: tree.revision } : {}),
+        // Only a known answer is recorded: retention's --empty must not match a transcript it could not read whole.
+        ...(meta.hasUserMessage === null ? {} : { hasUserMessage: meta.hasUserMessage }),
+      },
     };
     if (activePid) s.metadata.status = 'active';
     inv.sessions.push(s);

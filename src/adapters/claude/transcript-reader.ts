@@ -29,6 +29,8 @@ export interface ClaudeTranscriptMeta {
   titleSource: 'custom' | 'ai' | 'summary' | 'prompt' | null;
   /** False when Claude's own lister hides it (no title candidate); cleanerx shows it with its fallback title. */
   listedByClaude: boolean;
+  /** A `user` row was read (true), the whole file was read and held none (false), or unknown (null). */
+  hasUserMessage: boolean | null;
 }
 
 export type ClaudeReadResult = { ok: true; meta: ClaudeTranscriptMeta } | { ok: false; reason: 'empty' | 'notJson' | 'foreignId' | 'sidechain' };
@@ -84,7 +86,6 @@ export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail:
   const entrypoint = firstString(h, 'entrypoint');
   const ts = firstString(h, 'timestamp');
   const created = ts ? Date.parse(ts) : NaN;
-  void headTruncated; // a cut last line simply fails to parse, as in Claude's reader
   return {
     ok: true,
     meta: {
@@ -94,8 +95,30 @@ export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail:
       title,
       titleSource,
       listedByClaude,
+      hasUserMessage: userMessageFact(h, t, tail === null && !headTruncated),
     },
   };
+}
+
+/**
+ * Whether the transcript holds a `user` row, from the bytes already read: any
+ * such marker counts (a tool result too, which errs toward keeping). "None"
+ * is said only of a file read whole whose every line parsed; a garbage line
+ * might have been one.
+ */
+function userMessageFact(h: string, t: string, whole: boolean): boolean | null {
+  if (hasUserType(h) || hasUserType(t)) return true;
+  if (!whole) return null;
+  for (const line of h.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const v: unknown = JSON.parse(utf8(line));
+      if (v && typeof v === 'object' && (v as Record<string, unknown>).type === 'user') return true;
+    } catch {
+      return null;
+    }
+  }
+  return false;
 }
 
 export function claudeFallbackTitle(id: string): string {

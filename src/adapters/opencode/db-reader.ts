@@ -167,3 +167,35 @@ export function existingIds(db: Db, ids: readonly string[]): Set<string> {
   }
   return out;
 }
+
+/**
+ * Per session id, whether it holds a user message (`message.data`'s role), in
+ * one grouped statement. A session with no message rows at all has none. A
+ * session with a row whose data is not JSON, or with v2 input or messages
+ * (session_input, session_message), is left unknown unless a user message is
+ * found: retention's --empty must not match what cleanerx cannot read.
+ * Sessions missing from the map have no message rows; null: the table cannot tell.
+ */
+export function readUserMessages(db: Db, schema: SchemaInfo): Map<string, boolean | null> | null {
+  const tables = new Set(schema.sizeSources.map((s) => s.table));
+  if (!tables.has('message')) return null;
+  const parts = [
+    `SELECT session_id AS id,
+        CASE WHEN typeof(data) = 'text' AND json_valid(data) THEN (json_extract(data, '$.role') IS 'user') ELSE 0 END AS user,
+        CASE WHEN typeof(data) = 'text' AND json_valid(data) THEN 0 ELSE 1 END AS unread
+      FROM message`,
+  ];
+  if (tables.has('session_input')) parts.push('SELECT session_id, 0, 1 FROM session_input');
+  if (tables.has('session_message')) parts.push('SELECT session_id, 0, 1 FROM session_message');
+  const sql = `SELECT id, MAX(user) AS user, MAX(unread) AS unread FROM (${parts.join(' UNION ALL ')}) GROUP BY id`;
+  const out = new Map<string, boolean | null>();
+  try {
+    for (const r of db.prepare(sql).iterate() as Iterable<{ id: unknown; user: unknown; unread: unknown }>) {
+      if (typeof r.id !== 'string') continue;
+      out.set(r.id, num(r.user) === 1 ? true : num(r.unread) === 1 ? null : false);
+    }
+  } catch {
+    return null;
+  }
+  return out;
+}

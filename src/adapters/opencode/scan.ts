@@ -12,7 +12,7 @@ import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../shared/home.js';
 import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
 import { dbRevision } from './db-revision.js';
-import { readProjects, readSessions, readSizes, type ProjectRow, type SessionRead } from './db-reader.js';
+import { readProjects, readSessions, readSizes, readUserMessages, type ProjectRow, type SessionRead } from './db-reader.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { cacheItem, logItem, readOnlyItems, RUNNING_REASON } from './items.js';
 import { buildLineage, descendantsOf, type Lineage } from './lineage.js';
@@ -45,6 +45,8 @@ interface DbRead {
   read: SessionRead;
   projects: Map<string, ProjectRow>;
   sizes: Map<string, number>;
+  /** Per session, whether it holds a user message (absent: no message rows); null when the database cannot tell. */
+  users: Map<string, boolean | null> | null;
   revision: string;
 }
 
@@ -125,9 +127,10 @@ function readDatabase(db: string, warnings: ScanWarning[]): DbRead | null {
     const projects = readProjects(opened.db, schema);
     const { sizes, failed } = readSizes(opened.db, schema);
     if (failed.length) warnings.push({ path: db, reason: `Session sizes leave out unreadable tables: ${failed.join(', ')}.` });
+    const users = readUserMessages(opened.db, schema);
     const after = dbRevision(db);
     if (after !== before) warnings.push({ path: db, reason: 'OpenCode wrote to its database during the scan; rescan before deleting sessions.' });
-    return { schema, read, projects, sizes, revision: before };
+    return { schema, read, projects, sizes, users, revision: before };
   } catch (e) {
     warnings.push({ path: db, reason: `${describeSqliteError(e)} OpenCode sessions are not listed; logs and cache still are.` });
     return null;
@@ -197,6 +200,7 @@ function sessionRecords(
       (tooMany ? `This session has more descendant sessions than cleanerx reviews at once (${MAX_DESCENDANTS}); it is listed read-only.` : undefined) ??
       (active ? ACTIVE_REASON : undefined);
     const status = active ? 'active' : access.kind === 'unavailable' ? 'loaded' : 'notLoaded';
+    const hasUser = read.users === null ? null : read.users.has(r.id) ? read.users.get(r.id)! : false;
     out.push({
       id: r.id,
       itemId: sessionItemId(r.id),
@@ -226,6 +230,7 @@ function sessionRecords(
         ...(r.projectId ? { opencodeProjectId: cleanOnce(cleanProjects, r.projectId, 256) } : {}),
         ...(r.parentId && !parentId ? { missingParentId: cleanText(r.parentId, 256) } : {}),
         ...(r.archivedAt !== null ? { archivedAt: r.archivedAt } : {}),
+        ...(hasUser === null ? {} : { hasUserMessage: hasUser }),
       },
     });
   }

@@ -299,10 +299,12 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
     // Most references name a file in a bucket this scan listed: map those without a realpath per fork.
     const listed = bucketKeys.get(dirname(abs));
     const canon = listed !== undefined ? join(listed, basename(abs)) : canonicalPath(abs);
-    if (!canon.startsWith(sessionsRoot + '/')) continue;
-    const found = recByPath.get(canon);
+    const found = canon.startsWith(sessionsRoot + '/') ? recByPath.get(canon) : undefined;
     const parent = found && (copies.get(found) ?? found);
     if (parent && byId.get(parent.id) === parent && parent.id !== session.id) session.parentId = parent.id;
+    // A fork whose parent file no longer exists is the leftover of a deleted session (retention's --orphans).
+    // A parent that exists but is no session here (unreadable, another user's) is not gone.
+    else if (!found && parentFileGone(abs)) session.metadata.missingParentId = cleanText(basename(abs), 256) || '?';
   }
 
   const linkedProjects: ProjectGroup[] = [];
@@ -583,6 +585,17 @@ async function otherItems(home: string, blockAll: string | undefined, warnings: 
     });
   }
   return items;
+}
+
+/** Whether a fork's parent file is gone: lstat only (the path is outside data; never opened, never followed). */
+function parentFileGone(abs: string): boolean {
+  try {
+    lstatSync(abs);
+    return false;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR';
+  }
 }
 
 /** Only a known answer is recorded: retention's --empty rule must not match a session it could not read whole. */

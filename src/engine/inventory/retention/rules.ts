@@ -171,9 +171,8 @@ export function evaluateRules(snap: Snapshot, rules: RetentionRules): RuleMatch 
     }
   }
 
-  if (rules.orphans && !ORPHANS_RECORDED[snap.agent] && nodes.length) {
-    notes.push(`${AGENT_NAMES[snap.agent]}'s records as cleanerx reads them do not keep a parent that is gone, so --orphans matches nothing.`);
-  }
+  const noOrphans = ORPHANS_RECORDED[snap.agent];
+  if (rules.orphans && noOrphans !== true && nodes.length) notes.push(noOrphans);
   if (rules.empty) {
     const known = nodes.some((n) => typeof n.s.metadata.hasUserMessage === 'boolean');
     if (!known && nodes.length)
@@ -234,11 +233,18 @@ export function evaluateRules(snap: Snapshot, rules: RetentionRules): RuleMatch 
 }
 
 /**
- * Whether an agent's adapter keeps a lineage link whose parent is gone
- * (`metadata.missingParentId`): Codex and OpenCode do; Claude Code's
- * transcripts have no lineage and pi's adapter drops a dangling parent file.
+ * Whether an agent's adapter records a parent that is gone
+ * (`metadata.missingParentId`): Codex (a thread's recorded parent thread),
+ * OpenCode (session.parent_id) and pi (a fork's parentSession file that no
+ * longer exists) do: true. Otherwise the note the plan shows, saying why.
  */
-const ORPHANS_RECORDED: Record<AgentKind, boolean> = { codex: true, opencode: true, claude: false, pi: false };
+const ORPHANS_RECORDED: Record<AgentKind, true | string> = {
+  codex: true,
+  opencode: true,
+  pi: true,
+  claude:
+    "Claude Code keeps a session's subagents inside that session's own folder, so no session outlives its parent and --orphans matches nothing; data left by deleted sessions is listed as its own items.",
+};
 
 /** The id of a recorded parent that is not in this scan, or null. */
 function missingParent(snap: Snapshot, n: SessionNode): string | null {
