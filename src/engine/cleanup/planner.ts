@@ -17,6 +17,7 @@ import {
 import type { Snapshot } from '../inventory/snapshot.js';
 import { itemCost } from '../core/item-cost.js';
 import { RequestError } from '../core/validate.js';
+import { type Language, t } from '../core/i18n/index.js';
 
 const MAX_SELECTION = 200_000;
 export const OP_BATCH = 64;
@@ -33,6 +34,8 @@ export interface PlanOptions {
   action?: PlanAction;
   /** What the agent's archive route offers (absent: none). */
   archive?: ArchiveSupport;
+  /** The language of the plan's sentences (default: the process's); a plan file's notes are English, like its reasons. */
+  lang?: Language;
 }
 
 const ARCHIVE_COST: ItemCost = { recoverable: 'reversible', regenerable: false, needsAgentStopped: false, agentLoses: '' };
@@ -42,6 +45,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   if (!Array.isArray(selected) || selected.length === 0) throw new RequestError('Nothing is selected.');
   if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
   const ids = [...new Set(selected)];
+  const lang = opts.lang;
   for (const id of ids) {
     if (typeof id !== 'string') throw new RequestError('Item ids must be strings.');
     const item = snap.item(id);
@@ -104,7 +108,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
       cur.bytes += pi.bytes;
       cur.backupEligible &&= pi.recoverable;
       cur.requiresAgentExit ||= requiresExit;
-      if (!selectable) cur.blockers.push(`${pi.label}: ${blocked ?? 'cannot be cleaned'}`);
+      if (!selectable) cur.blockers.push(t('plan.itemBlocked', { label: pi.label, reason: blocked ?? t('plan.cannotClean', undefined, lang) }, lang));
     };
     if (n) {
       const s = n.s;
@@ -167,13 +171,13 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   const routeNotes: string[] = [];
   if (official.length) {
     const n = official[0]!.rootSessionIds!.length;
-    routeNotes.push(`Sessions are deleted by ${agent}'s own delete route (${n} root${n === 1 ? '' : 's'}; their descendant sessions go with them).`);
+    routeNotes.push(t('plan.officialSessions', { agent, count: n, n: String(n) }, lang));
   }
-  if (officialItems.length) routeNotes.push(`${officialItems[0]!.itemIds.length} item(s) are cleaned by ${agent}'s own call, which cannot be undone.`);
+  if (officialItems.length) routeNotes.push(t('plan.officialItems', { agent, n: String(officialItems[0]!.itemIds.length) }, lang));
 
   const blockers: string[] = [];
-  if (opts.readOnly) blockers.push('Read-only mode: no cleanup route is offered.');
-  if (!opts.routeAvailable) blockers.push(`Cleanup of ${AGENT_NAMES[snap.agent]} data is not available in this version of cleanerx.`);
+  if (opts.readOnly) blockers.push(t('plan.readOnly', undefined, lang));
+  if (!opts.routeAvailable) blockers.push(t('plan.noRoute', { agent }, lang));
   const estimatedBytes = items.reduce((a, i) => a + i.bytes, 0);
   const allRecoverable = items.every((i) => i.recoverable);
   const sessionsIrreversible = items.some((i) => !i.recoverable && (i.category === 'session' || i.category === 'archivedSession'));
@@ -182,8 +186,8 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     (allRecoverable
       ? undefined
       : sessionsIrreversible && items.every((i) => i.category === 'session' || i.category === 'archivedSession')
-        ? `${agent} has no import route, so its deleted sessions cannot be restored from any backup.`
-        : 'Some items in this plan cannot be restored (caches, temporary data, or items without a restore route); split the selection to back up the rest.');
+        ? t('plan.noImport', { agent }, lang)
+        : t('plan.someUnrestorable', undefined, lang));
   return {
     id: randomUUID(),
     snapshotId: snap.id,
@@ -214,6 +218,7 @@ function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: Pla
   if (!Array.isArray(selected) || selected.length === 0) throw new RequestError('Nothing is selected.');
   if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
   const agent = AGENT_NAMES[snap.agent];
+  const lang = opts.lang;
   const want = action === 'archive' ? 'archived' : 'current';
   const op: PlanOperation = {
     index: 0,
@@ -254,19 +259,15 @@ function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: Pla
       updatedAt: s.updatedAt,
       cost: ARCHIVE_COST,
     });
-    if (!s.selectable) op.blockers.push(`${s.title}: ${s.blockedReason ?? 'cannot be changed'}`);
+    if (!s.selectable) op.blockers.push(t('plan.itemBlocked', { label: s.title, reason: s.blockedReason ?? t('plan.cannotChange', undefined, lang) }, lang));
   }
   if (!items.length) throw new RequestError(action === 'archive' ? 'Every marked session is already archived.' : 'No marked session is archived.');
   const blockers: string[] = [];
-  if (opts.readOnly) blockers.push('Read-only mode: no cleanup route is offered.');
+  if (opts.readOnly) blockers.push(t('plan.readOnly', undefined, lang));
   const support = opts.archive;
-  if (!support?.[action]) blockers.push(support?.why ?? `${agent} has no official ${action} route in this version.`);
-  const routeNotes = [
-    action === 'archive'
-      ? `Sessions are archived by ${agent}'s own route: they stay on disk and can be unarchived.`
-      : `Sessions are unarchived by ${agent}'s own route.`,
-  ];
-  if (already) routeNotes.push(`${already} marked session(s) are already ${want} and are left as they are.`);
+  if (!support?.[action]) blockers.push(support?.why ?? t(`plan.noActionRoute.${action}`, { agent }, lang));
+  const routeNotes = [t(action === 'archive' ? 'plan.archiveNote' : 'plan.unarchiveNote', { agent }, lang)];
+  if (already) routeNotes.push(t(`plan.already.${want}`, { n: String(already) }, lang));
   return {
     id: randomUUID(),
     snapshotId: snap.id,
@@ -279,7 +280,7 @@ function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: Pla
     estimatedBytes: 0,
     estimatedBackupBytes: 0,
     backupEligible: false,
-    backupWhyNot: `${action === 'archive' ? 'Archiving' : 'Unarchiving'} changes no data and is reversible: no backup is needed.`,
+    backupWhyNot: t(`plan.noBackup.${action}`, undefined, lang),
     irreversible: false,
     routeNotes,
     blockers,

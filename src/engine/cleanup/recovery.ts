@@ -14,6 +14,7 @@ import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type RecoveryOperation, type 
 import { observePath, type PathState } from './path-safety.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
+import { t } from '../core/i18n/index.js';
 
 export interface RecoveryDeps {
   stateDir: string;
@@ -69,7 +70,8 @@ async function rescanned(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, S
   return snap;
 }
 
-const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+/** A count as the sentence shows it (ungrouped, as before) and the plural it picks. */
+const num = (n: number): { count: number; n: string } => ({ count: n, n: String(n) });
 
 /**
  * Observes every path of every planned item (against the identities the
@@ -80,7 +82,7 @@ const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' :
  */
 async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Snapshot | Error>, identity = true): Promise<Observed> {
   const snap = await rescanned(j, deps, scans);
-  if (snap instanceof Error) return { observed: 'Not provable', reason: `The rescan failed: ${snap.message}`, closable: false, items: [] };
+  if (snap instanceof Error) return { observed: 'Not provable', reason: t('rec.rescanFailed', { message: snap.message }), closable: false, items: [] };
   const pre = new Map<string, { dev: number; ino: number; revision?: string }>();
   if (identity) for (const m of j.mutations) for (const p of m.pre ?? []) pre.set(p.path, p);
   const uid = process.getuid?.() ?? -1;
@@ -95,7 +97,7 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
       return { itemId: i.id, label: i.label, listed, state, paths };
     });
   } catch (e) {
-    return { observed: 'Not provable', reason: `A planned path cannot be looked at: ${(e as Error).message}`, closable: false, items: [] };
+    return { observed: 'Not provable', reason: t('rec.cannotLook', { message: (e as Error).message }), closable: false, items: [] };
   }
   const total = items.length;
   const gone = items.filter((i) => i.state === 'gone').length;
@@ -108,38 +110,38 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
     if (!started)
       return {
         observed: 'Not provable',
-        reason: 'Every planned item is gone, yet the journal records no removal started; something else changed this data.',
+        reason: t('rec.goneNotStarted'),
         closable: true,
         items,
       };
-    return { observed: 'All applied', reason: 'No planned item is present any more: every path is gone.', closable: true, items };
+    return { observed: 'All applied', reason: t('rec.allGone'), closable: true, items };
   }
   if (present === total) {
     if (applied)
       return {
         observed: 'Not provable',
-        reason: `The journal records ${count(applied, 'mutation')} as applied, yet every planned item is still present.`,
+        reason: t('rec.appliedYetPresent', num(applied)),
         closable: true,
         items,
       };
-    return { observed: 'Not applied', reason: 'Every planned item is still present, every path intact.', closable: true, items };
+    return { observed: 'Not applied', reason: t('rec.allPresent'), closable: true, items };
   }
   if (!started)
     return {
       observed: 'Not provable',
-      reason: `${count(total - present, 'planned item')} changed, yet the journal records no removal started; something else changed this data.`,
+      reason: t('rec.changedNotStarted', num(total - present)),
       closable: true,
       items,
     };
   const first = partial[0];
   const detail = replaced.length
-    ? ` ${replaced[0]!.path} is no longer the entry the cleanup saw (replaced, or a link on the way to it)${replaced.length > 1 ? `, and ${replaced.length - 1} more` : ''}: inspect it; it is never restored over.`
+    ? t('rec.replaced', { path: replaced[0]!.path, more: replaced.length > 1 ? t('rec.replacedMore', { n: String(replaced.length - 1) }) : '' })
     : first
-      ? ` ${first.label}: ${first.paths.filter((p) => p.state !== 'intact').length} of ${first.paths.length} paths gone or changed.`
+      ? t('rec.partlyGone', { label: first.label, gone: String(first.paths.filter((p) => p.state !== 'intact').length), total: String(first.paths.length) })
       : '';
   return {
     observed: 'Partially applied',
-    reason: `${count(gone, 'planned item')} gone, ${present} present, ${partial.length} partly removed of ${total}.${detail}`,
+    reason: t('rec.partial', { ...num(gone), present: String(present), partial: String(partial.length), total: String(total) }) + detail,
     closable: true,
     items,
   };
@@ -215,7 +217,7 @@ export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecovery
         status: 'unknown',
         recorded: '—',
         observed: 'Not provable',
-        reason: `${e.reason} cleanerx cannot prove what it did, so all cleanup stays blocked; inspect the file and move it out of ${e.path.slice(0, e.path.lastIndexOf('/'))} to unblock.`,
+        reason: t('rec.badJournal', { reason: e.reason, dir: e.path.slice(0, e.path.lastIndexOf('/')) }),
         canAccept: false,
         canRestore: false,
         restoreWhyNot: 'No verified backup is bound to this journal.',
@@ -232,7 +234,7 @@ export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecovery
     const o: Observed = holder
       ? {
           observed: 'Not provable',
-          reason: `A ${AGENT_NAMES[j.agent]} cleanup is running now (pid ${holder.pid}, started ${holder.startedAt}); look again when it has finished.`,
+          reason: t('rec.running', { agent: AGENT_NAMES[j.agent], pid: String(holder.pid), started: String(holder.startedAt) }),
           closable: false,
           items: [],
         }

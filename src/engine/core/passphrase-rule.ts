@@ -2,6 +2,8 @@
 // prompt checks it as it is typed and the key store applies the same rule to
 // standard input.
 
+import { t } from './i18n/index.js';
+
 export const MIN_PASSPHRASE = 8;
 export const MAX_PASSPHRASE = 512;
 
@@ -17,11 +19,11 @@ export const MAX_PASSPHRASE = 512;
  * Only creation applies it: an existing key unlocks with whatever it has.
  */
 export function passphraseProblem(p: string): string | null {
-  if (/\p{Cc}/u.test(p)) return 'A passphrase cannot hold control characters such as tabs or line breaks; choose one without them.';
+  if (/\p{Cc}/u.test(p)) return t('pass.control');
   // A lone surrogate (possible from a JS string, not from UTF-8 input) cannot be encoded as typed.
-  if (/\p{Cs}/u.test(p)) return 'The passphrase holds an invalid character; choose another one.';
+  if (/\p{Cs}/u.test(p)) return t('pass.invalid');
   const n = Array.from(p.trim()).length;
-  if (n < MIN_PASSPHRASE) return `Choose a passphrase of at least ${MIN_PASSPHRASE} characters, not counting spaces at its start and end.`;
-  if (Array.from(p).length > MAX_PASSPHRASE) return `Choose a passphrase of at most ${MAX_PASSPHRASE} characters.`;
+  if (n < MIN_PASSPHRASE) return t('pass.short', { min: MIN_PASSPHRASE });
+  if (Array.from(p).length > MAX_PASSPHRASE) return t('pass.long', { max: MAX_PASSPHRASE });
   return null;
 }

@@ -6,6 +6,7 @@ import type { SnapshotIndex } from './snapshot-index.js';
 import { itemSweepText, sessionSweepText } from './agent-sweep.js';
 import { formatBytes, formatDate } from '../core/format.js';
 import { itemCost } from '../core/item-cost.js';
+import { t } from '../core/i18n/index.js';
 import { NO_PROJECT_ID, type AgentDetailLabels, type Category, type AgentKind, type Detail, type Installation, type Inventory } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 
@@ -38,13 +39,13 @@ export function detailText(snap: DetailSource, index: SnapshotIndex, id: string)
       title: p.label,
       sections: [
         {
-          heading: 'Project',
+          heading: t('dt.project'),
           fields: [
-            { label: 'Sessions', value: String(p.sessions) },
-            { label: 'Size', value: formatBytes(p.bytes) },
-            { label: 'Updated', value: formatDate(p.latest || null) },
-            { label: 'Roots', value: p.roots.length ? p.roots.join(', ') : p.virtual ? 'Sessions without a recognized project' : '—' },
-            { label: 'Project id', value: p.id === NO_PROJECT_ID ? '—' : p.id },
+            { label: t('dt.sessions'), value: String(p.sessions) },
+            { label: t('dt.size'), value: formatBytes(p.bytes) },
+            { label: t('dt.updated'), value: formatDate(p.latest || null) },
+            { label: t('dt.roots'), value: p.roots.length ? p.roots.join(', ') : p.virtual ? t('dt.noProject') : '—' },
+            { label: t('dt.projectId'), value: p.id === NO_PROJECT_ID ? '—' : p.id },
           ],
         },
       ],
@@ -60,15 +61,15 @@ export function detailText(snap: DetailSource, index: SnapshotIndex, id: string)
     title: it.label,
     sections: [
       {
-        heading: 'Facts',
+        heading: t('dt.facts'),
         fields: [
-          { label: 'Category', value: it.category },
-          { label: 'Size', value: formatBytes(it.bytes) },
-          { label: 'Risk', value: it.risk },
-          { label: 'Recoverable', value: it.recoverable ? 'yes (backup-able)' : 'no' },
-          { label: 'Identifier', value: it.id },
-          { label: 'Modified', value: formatDate(it.modifiedAt ?? null) },
-          ...(it.subtitle ? [{ label: 'About', value: it.subtitle }] : []),
+          { label: t('dt.category'), value: t(`dt.cat.${it.category}`) },
+          { label: t('dt.size'), value: formatBytes(it.bytes) },
+          { label: t('dt.risk'), value: t(`risk.${it.risk}`) },
+          { label: t('dt.recoverable'), value: it.recoverable ? t('dt.backupable') : t('detail.no') },
+          { label: t('dt.identifier'), value: it.id },
+          { label: t('dt.modified'), value: formatDate(it.modifiedAt ?? null) },
+          ...(it.subtitle ? [{ label: t('dt.about'), value: it.subtitle }] : []),
         ],
       },
       ...(it.category === 'protected' ? [] : costSection(snap, it.category, it.recoverable, it.metadata?.requiresAgentExit === true)),
@@ -91,27 +92,27 @@ function costSection(
   const c = itemCost(category, recoverable, requiresExit, snap.installation.labels?.losses?.[category]);
   const support = snap.installation.labels?.archive;
   const fields = [
-    { label: 'Recoverable', value: c.recoverable === 'backup' ? 'yes, from a backup cleanerx takes first' : 'no' },
-    { label: 'Regenerable', value: c.regenerable ? 'yes, the agent makes it again' : 'no' },
-    { label: 'Agent stopped', value: c.needsAgentStopped ? 'needed' : 'not needed' },
-    { label: 'Agent loses', value: c.agentLoses || 'nothing it cannot rebuild' },
+    { label: t('dt.recoverable'), value: c.recoverable === 'backup' ? t('dt.fromBackup') : t('detail.no') },
+    { label: t('dt.regenerable'), value: c.regenerable ? t('dt.regenYes') : t('detail.no') },
+    { label: t('dt.agentStopped'), value: c.needsAgentStopped ? t('dt.needed') : t('dt.notNeeded') },
+    { label: t('dt.agentLoses'), value: c.agentLoses || t('dt.losesNothing') },
   ];
   if (archivable === 'archive')
     fields.push({
-      label: 'Archive (A)',
-      value: support?.archive ? 'reversible, frees 0 B, nothing removed' : `not offered: ${support?.why ?? 'the agent has no official archive route'}`,
+      label: t('dt.archive'),
+      value: support?.archive ? t('dt.archiveOk') : t('dt.notOffered', { why: support?.why ?? t('dt.noArchiveRoute') }),
     });
   if (archivable === 'unarchive')
     fields.push({
-      label: 'Unarchive (A)',
-      value: support?.unarchive ? 'offered, through the agent' : `not offered: ${support?.why ?? 'the agent has no official unarchive route'}`,
+      label: t('dt.unarchive'),
+      value: support?.unarchive ? t('dt.unarchiveOk') : t('dt.notOffered', { why: support?.why ?? t('dt.noUnarchiveRoute') }),
     });
-  return [{ heading: 'If removed', fields }];
+  return [{ heading: t('dt.ifRemoved'), fields }];
 }
 
 /** "Claude deletes this transcript on …": what the agent itself will do, read from its settings. */
 function sweepSection(text: string | null): Detail['sections'] {
-  return text ? [{ heading: "Agent's own cleanup", fields: [{ label: 'By itself', value: text }] }] : [];
+  return text ? [{ heading: t('dt.agentCleanup'), fields: [{ label: t('dt.byItself'), value: text }] }] : [];
 }
 
 function sessionDetail(snap: DetailSource, n: SessionNode): Detail {
@@ -121,39 +122,39 @@ function sessionDetail(snap: DetailSource, n: SessionNode): Detail {
   const parent = n.parent;
   const meta = Object.entries(s.metadata)
     .filter(([k]) => Object.hasOwn(labels.metadata, k))
-    .map(([k, v]) => ({ label: labels.metadata[k]!, value: typeof v === 'boolean' ? (v ? 'yes' : 'no') : String(v) }));
+    .map(([k, v]) => ({ label: labels.metadata[k]!, value: typeof v === 'boolean' ? (v ? t('detail.yes') : t('detail.no')) : String(v) }));
   return {
     id: s.itemId,
     kind: 'session',
     title: s.title,
     sections: [
       {
-        heading: 'Facts',
+        heading: t('dt.facts'),
         fields: [
-          { label: 'Size', value: formatBytes(s.bytes) },
-          { label: 'Risk', value: 'high' },
-          { label: 'Recoverable', value: s.recoverable ? 'yes (backup-able)' : 'no' },
-          { label: 'Identifier', value: s.id },
-          { label: 'Modified', value: formatDate(s.updatedAt) },
+          { label: t('dt.size'), value: formatBytes(s.bytes) },
+          { label: t('dt.risk'), value: t('risk.high') },
+          { label: t('dt.recoverable'), value: s.recoverable ? t('dt.backupable') : t('detail.no') },
+          { label: t('dt.identifier'), value: s.id },
+          { label: t('dt.modified'), value: formatDate(s.updatedAt) },
         ],
       },
       {
-        heading: 'Session',
+        heading: t('dt.session'),
         fields: [
-          { label: 'Project', value: project?.label ?? '—' },
-          { label: 'Source', value: Object.hasOwn(labels.sources, s.source) ? labels.sources[s.source]! : s.source },
-          { label: 'Status', value: s.state === 'archived' ? 'Archived' : 'Not loaded' },
-          { label: 'Created', value: formatDate(s.createdAt) },
-          { label: 'Updated', value: formatDate(s.updatedAt) },
-          { label: 'Parent', value: parent ? `${parent.s.title} (${parent.s.id})` : '—' },
-          { label: 'Children', value: String(n.children.length) },
-          { label: 'In tree below', value: String(countDescendants(n)) },
-          { label: 'Deleted with it', value: s.deletionDescendantIds.length ? String(s.deletionDescendantIds.length) : 'nothing else (forks are kept)' },
-          { label: 'Working dir', value: s.cwd ?? 'No working directory' },
-          { label: 'Project root', value: project?.roots.join(', ') || '—' },
+          { label: t('dt.project'), value: project?.label ?? '—' },
+          { label: t('dt.source'), value: Object.hasOwn(labels.sources, s.source) ? labels.sources[s.source]! : s.source },
+          { label: t('dt.status'), value: s.state === 'archived' ? t('dt.archived') : t('dt.notLoaded') },
+          { label: t('dt.created'), value: formatDate(s.createdAt) },
+          { label: t('dt.updated'), value: formatDate(s.updatedAt) },
+          { label: t('dt.parent'), value: parent ? `${parent.s.title} (${parent.s.id})` : '—' },
+          { label: t('dt.children'), value: String(n.children.length) },
+          { label: t('dt.inTree'), value: String(countDescendants(n)) },
+          { label: t('dt.deletedWith'), value: s.deletionDescendantIds.length ? String(s.deletionDescendantIds.length) : t('dt.forksKept') },
+          { label: t('dt.cwd'), value: s.cwd ?? t('dt.noCwd') },
+          { label: t('dt.projectRoot'), value: project?.roots.join(', ') || '—' },
         ],
       },
-      ...(meta.length ? [{ heading: 'Metadata', fields: meta }] : []),
+      ...(meta.length ? [{ heading: t('dt.metadata'), fields: meta }] : []),
       ...costSection(
         snap,
         s.state === 'archived' ? 'archivedSession' : 'session',
@@ -164,7 +165,7 @@ function sessionDetail(snap: DetailSource, n: SessionNode): Detail {
       ...sweepSection(snap.inventory.sweep ? sessionSweepText(snap.inventory.sweep, s.updatedAt, snap.scannedAt, s.source) : null),
     ],
     paths: s.paths,
-    blockedReason: snap.provisional ? PROVISIONAL_REASON : s.blockedReason,
+    blockedReason: snap.provisional ? t('dt.provisional') : s.blockedReason,
     selectable: s.selectable && !snap.provisional,
   };
 }
