@@ -35,6 +35,7 @@ import type {
   SessionFilter,
 } from '../core/model.js';
 import { buildPlan } from '../cleanup/planner.js';
+import type { Language } from '../core/i18n/index.js';
 import { assertPlanUnchanged, planFileFrom, PlanRefusedError, selectedIds, validatePlanFile, type PlanFile } from '../inventory/retention/plan-file.js';
 import { evaluateRules, type RetentionRules } from '../inventory/retention/rules.js';
 import { listRecovery, recoveryAction, type ObservedRecoveryOperation, type RecoveryDeps } from '../cleanup/recovery.js';
@@ -272,7 +273,7 @@ export class Engine implements EngineApi {
     this.stop = true;
   }
 
-  async plan(snapshotId: string, ids: string[], action: PlanAction = 'delete'): Promise<CleanupPlan> {
+  async plan(snapshotId: string, ids: string[], action: PlanAction = 'delete', lang?: Language): Promise<CleanupPlan> {
     const snap = this.snapshot(snapshotId);
     const adapter = this.adapter(snap.agent);
     const plan = buildPlan(snap, ids, {
@@ -281,6 +282,7 @@ export class Engine implements EngineApi {
       officialSessions: Boolean(adapter.sessionRoute),
       action,
       archive: adapter.labels.archive,
+      lang,
     });
     const { assertNoPendingJournal } = await import('../cleanup/executor.js');
     await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
@@ -304,6 +306,7 @@ export class Engine implements EngineApi {
           snapshotId,
           m.matched.map((x) => x.id),
           action,
+          'en', // the plan file's notes stay English, like its reasons: its JSON is the same in every language
         )
       : null;
     return { file: planFileFrom(snap, rules, m, plan), plan };
