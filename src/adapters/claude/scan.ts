@@ -317,10 +317,10 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     .filter(([, p]) => inv.sessions.some((s) => s.projectId === p.id))
     .map(([, { id, label, roots }]) => ({ id, label, roots }));
 
-  // A todo list whose session is gone stays with the temporary data; one whose session is listed went with it.
-  const todoRest = todos.files.filter((p) => !owned.has(todoSession(p)));
+  // A todo list goes with its session; one whose session is gone is a leftover of that session
+  // (the orphan item below, as Claude's own deleteSession leaves it), so todos/ keeps only the rest.
   const overrides = new Map<string, string[]>();
-  if (todoRest.length < todos.files.length) overrides.set('todos', [...todoRest, ...todos.other]);
+  if (todos.files.length) overrides.set('todos', todos.other);
   inv.items.push(...orphanItems(perSession, owned, orphanDirs, blockAll, ctx));
   inv.items.push(...combinedItems(home, blockAll, ctx, warnings, overrides));
   for (const [id, paths] of temp.bySession) if (!owned.has(id)) temp.rest.push(...paths);
@@ -437,7 +437,7 @@ function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, orph
     }
   }
   const items: Item[] = [];
-  for (const root of [...PER_SESSION_ROOTS, 'projects'] as const) {
+  for (const root of [...PER_SESSION_ROOTS, 'todos', 'projects'] as const) {
     const paths = byRoot.get(root);
     if (!paths?.length) continue;
     const tree = walkOwned(paths, { uid: ctx.uid });
@@ -528,10 +528,6 @@ function listTodos(home: string): { bySession: Map<string, string[]>; files: str
     out.bySession.set(key, [...(out.bySession.get(key) ?? []), p]);
   }
   return out;
-}
-
-function todoSession(p: string): string {
-  return (TODO_FILE.exec(basename(p))?.[1] ?? '').toLowerCase();
 }
 
 /**
