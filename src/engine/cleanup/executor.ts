@@ -26,6 +26,7 @@ import { walkOwned } from '../inventory/revision.js';
 import type { BackupKey, TakeBackup } from './backup-step.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
+import { t } from '../core/i18n/index.js';
 
 export interface ExecutorDeps {
   ctx: HostContext;
@@ -375,13 +376,14 @@ async function executeSteps(
   await store.transition(j, (x) => (x.status = 'complete'), 'journal:complete');
   progress({ phase: 'done', done, bytesDone });
   if (archiveWant) {
-    const message = `${plan.action === 'archive' ? 'Archived' : 'Unarchived'} ${done} session${done === 1 ? '' : 's'} · 0 B freed`;
+    const message = t(plan.action === 'archive' ? 'exec.archived' : 'exec.unarchived', { sessions: t('count.sessions', { count: done }) });
     return { operationId: j.operationId, status: 'complete', message, removedItems: 0, removedBytes: 0, summary };
   }
   return {
     operationId: j.operationId,
     status: 'complete',
-    message: `Cleanup complete · ${done} items${backupId ? ` · backup ${backupId}` : ''}`,
+    // The count goes in as text: t() groups the digits of numbers, and this line kept them plain.
+    message: backupId ? t('exec.completeBackup', { count: String(done), id: backupId }) : t('exec.complete', { count: String(done) }),
     removedItems: done,
     removedBytes: bytesDone,
     summary,

@@ -135,4 +135,9 @@ export const enEngine = {
   'pass.invalid': 'The passphrase holds an invalid character; choose another one.',
   'pass.short': 'Choose a passphrase of at least {min} characters, not counting spaces at its start and end.',
   'pass.long': 'Choose a passphrase of at most {max} characters.',
+  // ---- The executor's one-line result (the CLI's `complete:` line, the app's result box) ----
+  'exec.archived': 'Archived {sessions} · 0 B freed',
+  'exec.unarchived': 'Unarchived {sessions} · 0 B freed',
+  'exec.complete': 'Cleanup complete · {count} items',
+  'exec.completeBackup': 'Cleanup complete · {count} items · backup {id}',
 };

@@ -116,4 +116,8 @@ export const zhEngine: Record<keyof typeof enEngine, string | Plural> = {
   'pass.invalid': '口令中有无效字符；请另选一个。',
   'pass.short': '请选择至少 {min} 个字符的口令（首尾空格不计）。',
   'pass.long': '请选择不超过 {max} 个字符的口令。',
+  'exec.archived': '已归档 {sessions} · 释放 0 B',
+  'exec.unarchived': '已取消归档 {sessions} · 释放 0 B',
+  'exec.complete': '清理完成 · {count} 项',
+  'exec.completeBackup': '清理完成 · {count} 项 · 备份 {id}',
 };
