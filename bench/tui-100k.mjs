@@ -9,8 +9,8 @@
 // processes on a 2-core machine stretch every wall-clock figure.
 
 import pty from '@lydell/node-pty';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH, CLI, ROOT, STORES, isolatedEnvFor } from './lib/util.mjs';
 
@@ -87,8 +87,9 @@ export async function run({ log }) {
   const env = await isolatedEnvFor(root, { CLEANERX_PROC_ROOT: procRoot });
   mkdirSync(env.CLEANERX_CONFIG_DIR, { recursive: true });
   writeFileSync(join(env.CLEANERX_CONFIG_DIR, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }));
-  const logA = join(root, 'perf-ours.log');
-  rmSync(logA, { force: true });
+  // The perf logs are private to this run: two runs sharing the store would append to one file.
+  const logs = mkdtempSync(join(tmpdir(), 'cleanerx-tui-100k-'));
+  const logA = join(logs, 'perf-ours.log');
   const ours = await drive(process.execPath, [CLI], env, logA, { keysDuringScan: 200, keysAfter: 300, waitScanDone: true });
   const during = ours.events.filter((e) => e.e === 'key' && e.scanning).map((e) => e.ms);
   const after = ours.events.filter((e) => e.e === 'key' && !e.scanning).map((e) => e.ms);
@@ -99,10 +100,11 @@ export async function run({ log }) {
   const done = ours.events.find((e) => e.e === 'scanDone')?.ms ?? null;
   const paints = ours.events.filter((e) => e.e === 'key' && !e.scanning && e.paint !== undefined).map((e) => e.paint);
   const load = loadavg()[0];
-  const logB = join(root, 'perf-ref.log');
-  rmSync(logB, { force: true });
+  const logB = join(logs, 'perf-ref.log');
   const ref = await drive(process.execPath, [join(BENCH, 'ref', 'blessed-list.mjs')], env, logB, { keysDuringScan: 0, keysAfter: 300, waitScanDone: false });
   const refKeys = ref.events.filter((e) => e.e === 'key').map((e) => e.ms);
+  if (process.env.CLEANERX_BENCH_KEEP_LOGS) log(`  perf logs kept in ${logs}`);
+  else rmSync(logs, { recursive: true, force: true });
   const lines = [
     `  keys while scanning: ${during.length} answered, p95 ${p95(during)?.toFixed(1) ?? 'n/a'} ms, max ${during.length ? Math.max(...during).toFixed(1) : 'n/a'} ms (target ≤ 50 ms)`,
     `  first rows on screen ${firstFromScan?.toFixed(0) ?? 'n/a'} ms after the scan started (target ≤ 300 ms); ${first?.toFixed(0) ?? 'n/a'} ms after the app started, ${firstEv?.sinceProcess?.toFixed(0) ?? 'n/a'} ms after the process started; scan done at ${done?.toFixed(0) ?? 'n/a'} ms`,
