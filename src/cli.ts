@@ -9,6 +9,7 @@ import type { EngineApi } from './engine/api/api.js';
 import { checkEnvDirs, ownDirs, UsageError } from './engine/host/own-dirs.js';
 import { printError } from './terminal/terminal-out.js';
 import type { AppFlags } from './app/flags.js';
+import type { DemoLifetime } from './demo/demo-lifetime.js';
 import { appArgs, type AppRequest } from './cli/app-args.js';
 import type { EngineFactory } from './cli/engine-factory.js';
 import { chooseLanguage, LANGUAGE_ENV, withoutLang } from './cli/language.js';
@@ -53,12 +54,18 @@ async function startApp(request: AppRequest): Promise<number> {
   // The worker's engine words its statuses and errors in the app's language.
   env[LANGUAGE_ENV] = getLanguage();
   if (!flags.demo) ownDirs(env);
-  const { DemoLifetime } = flags.demo ? await import('./demo/demo-lifetime.js') : { DemoLifetime: null };
-  const demo = DemoLifetime ? new DemoLifetime(flags.keep) : null;
+  let demo: DemoLifetime | null = null;
   let engine: EngineApi | null = null;
-  // The frame paints before the demo home is generated and the worker starts.
-  const openEngine = async (): Promise<EngineApi> => {
-    if (demo) {
+  let opening: Promise<EngineApi> | null = null;
+  // The frame paints before the demo's modules load (the home's builders pull in every adapter: ~50 modules), the home is generated and the worker starts.
+  const openEngine = (): Promise<EngineApi> => {
+    opening ??= openEngineOnce();
+    return opening;
+  };
+  const openEngineOnce = async (): Promise<EngineApi> => {
+    if (flags.demo) {
+      const { DemoLifetime } = await import('./demo/demo-lifetime.js');
+      demo = new DemoLifetime(flags.keep);
       const home = demo.create();
       Object.assign(env, home.env);
       // The pinned agents beside this install, not whatever PATH has (the installed bin runs without npm's node_modules/.bin).
@@ -81,7 +88,9 @@ async function startApp(request: AppRequest): Promise<number> {
     const { runApp } = await import('./app/app.js');
     return await runApp(openEngine, flags, env);
   } finally {
-    if (demo) await demo.finish();
+    // A quit before the engine opened still waits for it: the demo home it may be creating is removed, the worker closed.
+    await (opening as Promise<EngineApi> | null)?.catch(() => undefined);
+    if (demo) await (demo as DemoLifetime).finish();
     else await (engine as EngineApi | null)?.close().catch(() => undefined);
   }
 }
