@@ -1,6 +1,8 @@
 // The engine's data model. Pure types: the UI, the CLI and the adapters all
 // speak these, and nothing here knows about a terminal.
 
+import type { WalkLog } from './walk-log.js';
+
 // The agents' kinds, for types only: each agent's name, notices and hooks are
 // in its adapter descriptor (src/adapters/<agent>/index.ts), listed in
 // src/adapters/registry.ts. One line per agent; test/unit/agent-registry.test.ts
@@ -178,6 +180,8 @@ export interface Inventory {
   sweep?: AgentSweep;
   /** Roots outside the home whose files the rows also account for (Claude's temp roots). */
   attributionRoots?: string[];
+  /** What the adapter's walks already stat'ed and listed, so the attribution walk reuses it (this scan's only). */
+  walkLog?: WalkLog;
   /** Filled by the engine after the scan (engine/inventory/attribution.ts). */
   attribution?: Attribution;
 }

@@ -1,0 +1,38 @@
+// What one scan's own walks saw of the disk, handed from the adapter to the
+// attribution walk (engine/inventory/attribution.ts) so that walk need not ask
+// the disk for the same entries a second time. engine/inventory/revision.ts
+// records it (WalkRecorder); it belongs to one Inventory and dies with it, so
+// nothing seen by one scan is ever used by the next.
+
+import type { Stats } from 'node:fs';
+
+/** Entry kinds in a slot: not stat'ed (ask the disk), directory, regular file, anything else (links included). */
+export const SEEN_NONE = 0;
+export const SEEN_DIR = 1;
+export const SEEN_FILE = 2;
+export const SEEN_OTHER = 3;
+
+/** A directory listed whole: its names in sorted order, the slot of the first name's entry, the others following. */
+export interface SeenListing {
+  names: readonly string[];
+  first: number;
+}
+
+export interface WalkLog {
+  /** The slot of a path the scan stat'ed (lstat, or fstat of an O_NOFOLLOW open), or -1. */
+  slotOf(path: string): number;
+  /**
+   * The listing of a directory whose entry is `dirSlot`, if the scan listed it
+   * while the directory had that very identity (same dev, inode, size, mtime
+   * and ctime, so no entry was added, removed or renamed in it since).
+   */
+  listing(path: string, dirSlot: number): SeenListing | undefined;
+  /** Records a stat taken now; returns its slot. */
+  add(st: Stats): number;
+  kind(slot: number): number;
+  dev(slot: number): number;
+  ino(slot: number): number;
+  nlink(slot: number): number;
+  /** Allocated bytes (512-byte blocks; 0 for a link). */
+  bytes(slot: number): number;
+}
