@@ -25,7 +25,7 @@
 // Widths then come per code point from string-width (`charWidth`), the same
 // function the TUI's blessed uses (widgets/terminal-width.ts).
 
-import stringWidth from 'string-width';
+import { tableWidth } from './char-width-table.js';
 
 // CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings and two-byte ESC sequences, in their 7-bit and 8-bit (C1) forms.
 const ESCAPES =
@@ -176,7 +176,8 @@ export function safeJson(value: unknown): SafeText {
 const widths = new Map<number, number>();
 
 /**
- * Columns one code point of display-form text occupies, from string-width.
+ * Columns one code point of display-form text occupies, from string-width
+ * (its answers tabled in char-widths.ts: loading it costs ~20 ms at start-up).
  * A regional indicator is one column (a flag is two of them: two columns in
  * tmux, which joins them, and in xterm, which does not); Hangul medial and
  * final jamo take none (they join the syllable before them, as wcwidth has it).
@@ -188,7 +189,7 @@ export function charWidth(cp: number): number {
   if ((cp >= 0x1160 && cp <= 0x11ff) || (cp >= 0xd7b0 && cp <= 0xd7ff)) return 0;
   let w = widths.get(cp);
   if (w === undefined) {
-    w = stringWidth(String.fromCodePoint(cp));
+    w = tableWidth(cp);
     widths.set(cp, w);
   }
   return w;
