@@ -20,7 +20,7 @@ import {
   type ScanSummary,
   type Writer,
 } from '../core/model.js';
-import { captureIdentity, removeAnchored, revalidate, type FileIdentity, type SafetyContext } from './path-safety.js';
+import { captureIdentity, ParentHandles, removeAnchored, revalidate, type CaptureMemo, type FileIdentity, type SafetyContext } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { walkOwned } from '../inventory/revision.js';
 import type { BackupKey, TakeBackup } from './backup-step.js';
@@ -86,7 +86,14 @@ export async function executePlan(
 async function executeLocked(plan: CleanupPlan, deps: ExecutorDeps, onProgress: (p: ExecuteProgress) => void, backup?: BackupRequest): Promise<ExecuteResult> {
   // The backup's warnings (entries it cannot hold) belong to every result after it, failed or not.
   const warnings: string[] = [];
-  const r = await executeSteps(plan, deps, onProgress, warnings, backup);
+  // Held for the run: the parents of the planned paths, opened once each instead of once per path.
+  const parents = new ParentHandles();
+  let r: ExecuteResult;
+  try {
+    r = await executeSteps(plan, deps, onProgress, warnings, parents, backup);
+  } finally {
+    parents.close();
+  }
   return warnings.length ? { ...r, warnings: [...(r.warnings ?? []), ...warnings] } : r;
 }
 
@@ -95,6 +102,7 @@ async function executeSteps(
   deps: ExecutorDeps,
   onProgress: (p: ExecuteProgress) => void,
   warnings: string[],
+  parents: ParentHandles,
   backup?: BackupRequest,
 ): Promise<ExecuteResult> {
   const snap = deps.snapshot(plan.snapshotId);
@@ -165,16 +173,35 @@ async function executeSteps(
   const identities: FileIdentity[][] = [];
   try {
     if (plan.operations.some((o) => o.paths.length)) assertAnchoredSupported();
+    const memo: CaptureMemo = new Map();
     for (const op of plan.operations) {
+      // Captured first, refused in the old order: an item's revision check still speaks before its paths' safety.
+      const captured = new Map<string, FileIdentity | Error>();
+      for (const p of op.paths) {
+        if (captured.has(p)) continue;
+        try {
+          captured.set(p, captureIdentity(p, safety, memo));
+        } catch (e) {
+          captured.set(p, e as Error);
+        }
+      }
       for (const id of op.itemIds) {
         const expected = snap.session(id)?.s.metadata.sourceRevision ?? snap.item(id)?.metadata.sourceRevision;
         if (typeof expected === 'string') {
           const paths = snap.session(id)?.s.paths ?? snap.item(id)?.paths ?? [];
-          if (walkOwned(paths, { uid: deps.ctx.uid }).revision !== expected)
-            throw new RequestError(`${id} changed after the inventory scan; rescan and review again.`);
+          // An item of one path: its capture walked exactly the tree walkOwned(paths) would.
+          const one = paths.length === 1 ? captured.get(paths[0]!) : undefined;
+          const revision = one && !(one instanceof Error) ? one.revision : walkOwned(paths, { uid: deps.ctx.uid }).revision;
+          if (revision !== expected) throw new RequestError(`${id} changed after the inventory scan; rescan and review again.`);
         }
       }
-      identities.push(op.paths.map((p) => captureIdentity(p, safety)));
+      identities.push(
+        op.paths.map((p) => {
+          const c = captured.get(p)!;
+          if (c instanceof Error) throw c;
+          return c;
+        }),
+      );
     }
   } catch (e) {
     return fail((e as Error).message, false);
@@ -250,9 +277,9 @@ async function executeSteps(
       ids.forEach((idn, k) => {
         const owner = sessionOfPath.get(idn.path);
         if (!owner || !gone.has(owner) || !lstatSyncOrNull(idn.path)) return;
-        revalidate(idn, safety);
+        revalidate(idn, safety, parents);
         crashPoint(`remove:${op.index}:${k}:before`);
-        removeAnchored(idn, safety, () => crashPoint(`remove:${op.index}:${k}:partial`));
+        removeAnchored(idn, safety, () => crashPoint(`remove:${op.index}:${k}:partial`), parents);
         crashPoint(`remove:${op.index}:${k}:after`);
       });
     } catch (e) {
@@ -326,10 +353,10 @@ async function executeSteps(
       try {
         identities[op.index]!.forEach((idn, k) => {
           progress({ phase: 'deleting', done, bytesDone, current: labelOf.get(idn.path) });
-          revalidate(idn, safety);
+          revalidate(idn, safety, parents);
           crashPoint(`remove:${op.index}:${k}:before`);
           mutated = true;
-          removeAnchored(idn, safety, () => crashPoint(`remove:${op.index}:${k}:partial`));
+          removeAnchored(idn, safety, () => crashPoint(`remove:${op.index}:${k}:partial`), parents);
           crashPoint(`remove:${op.index}:${k}:after`);
         });
       } catch (e) {

@@ -13,7 +13,7 @@
 // hard link or an open descriptor keeps. Their difference is the evidence
 // for "another process wrote meanwhile".
 
-import { promises as fsp, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, statfsSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CleanupPlan, ExecuteResult, FilesystemFreed, FreedBytes, FreedExplanation } from '../core/model.js';
 
@@ -37,14 +37,20 @@ interface Tally {
 
 const zero = (): Tally => ({ allocated: 0, linked: 0, apparent: 0, holes: 0 });
 
-async function lstatOrNull(p: string): Promise<Stats | null> {
-  return fsp.lstat(p).catch(() => null);
+// Synchronous on purpose: the engine runs in a worker or a CLI command, and a
+// 1,000-file plan's awaited thread-pool round trips cost more than its lstats.
+function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** The allocation of one tree, never following a link nor leaving the filesystem it starts on. */
-async function tally(root: string): Promise<Tally> {
+function tally(root: string): Tally {
   const out = zero();
-  const top = await lstatOrNull(root);
+  const top = lstatOrNull(root);
   if (!top) return out;
   const stack: [string, Stats][] = [[root, top]];
   let seen = 0;
@@ -59,28 +65,41 @@ async function tally(root: string): Promise<Tally> {
       else out.allocated += bytes;
     } else out.allocated += bytes;
     if (!st.isDirectory() || st.dev !== top.dev) continue;
-    const names = await fsp.readdir(p).catch(() => [] as string[]);
+    let names: string[];
+    try {
+      names = readdirSync(p);
+    } catch {
+      names = [];
+    }
     for (const n of names) {
       const c = join(p, n);
-      const cst = await lstatOrNull(c);
+      const cst = lstatOrNull(c);
       if (cst) stack.push([c, cst]);
     }
   }
   return out;
 }
 
-/** The nearest existing directory at or above `p`, with its device. */
-async function anchor(p: string): Promise<{ dir: string; dev: number } | null> {
-  for (let cur = dirname(p); ; cur = dirname(cur)) {
-    const st = await lstatOrNull(cur);
-    if (st?.isDirectory()) return { dir: cur, dev: st.dev };
-    if (cur === dirname(cur)) return null;
+/** The nearest existing directory at or above `p`, with its device; `seen` answers a directory asked before in the same measurement. */
+function anchor(p: string, seen: Map<string, { dir: string; dev: number } | null>): { dir: string; dev: number } | null {
+  const start = dirname(p);
+  if (seen.has(start)) return seen.get(start)!;
+  let found: { dir: string; dev: number } | null = null;
+  for (let cur = start; ; cur = dirname(cur)) {
+    const st = lstatOrNull(cur);
+    if (st?.isDirectory()) {
+      found = { dir: cur, dev: st.dev };
+      break;
+    }
+    if (cur === dirname(cur)) break;
   }
+  seen.set(start, found);
+  return found;
 }
 
-async function freeBytes(dir: string): Promise<number | null> {
+function freeBytes(dir: string): number | null {
   try {
-    const s = await fsp.statfs(dir);
+    const s = statfsSync(dir);
     return s.bavail * s.bsize;
   } catch {
     return null;
@@ -116,17 +135,18 @@ export async function measureBefore(plan: CleanupPlan, inPlace: ReadonlyMap<stri
     const paths = [...item.paths, ...(db ? [db, ...DB_SIDES.map((s) => db + s)] : [])].filter((p) => !seen.has(p));
     for (const p of paths) seen.add(p);
     const share = paths.length ? item.bytes / paths.length : 0;
-    for (const path of paths) targets.push({ path, promised: share, database: Boolean(db) || DB_NAME.test(path), before: await tally(path) });
+    for (const path of paths) targets.push({ path, promised: share, database: Boolean(db) || DB_NAME.test(path), before: tally(path) });
     // An item with nothing to measure still promised its bytes: they count on the first filesystem.
     if (!paths.length && targets.length) targets[0]!.promised += item.bytes;
   }
   const filesystems = new Map<number, { dir: string; freeBefore: number | null }>();
   const devOf = new Map<string, number>();
+  const anchors = new Map<string, { dir: string; dev: number } | null>();
   for (const t of targets) {
-    const a = await anchor(t.path);
+    const a = anchor(t.path, anchors);
     if (!a) continue;
     devOf.set(t.path, a.dev);
-    if (!filesystems.has(a.dev)) filesystems.set(a.dev, { dir: a.dir, freeBefore: await freeBytes(a.dir) });
+    if (!filesystems.has(a.dev)) filesystems.set(a.dev, { dir: a.dir, freeBefore: freeBytes(a.dir) });
   }
   return { promised: plan.estimatedBytes, targets, filesystems, devOf };
 }
@@ -147,7 +167,7 @@ export async function measureAfter(base: FreedBaseline, result: ExecuteResult, o
   let apparent = 0;
   let databaseKept = false;
   for (const t of base.targets) {
-    const after = await tally(t.path);
+    const after = tally(t.path);
     const dev = base.devOf.get(t.path);
     const removed = Math.max(0, t.before.allocated - after.allocated);
     if (dev !== undefined) {
@@ -163,11 +183,11 @@ export async function measureAfter(base: FreedBaseline, result: ExecuteResult, o
     if (t.database && after.allocated > 0 && after.allocated >= t.before.allocated && t.promised > 0) databaseKept = true;
   }
   let backupDev: number | null = null;
-  if (opts.backup) backupDev = (await lstatOrNull(opts.backup.path))?.dev ?? null;
+  if (opts.backup) backupDev = lstatOrNull(opts.backup.path)?.dev ?? null;
   const filesystems: FilesystemFreed[] = [];
   for (const [dev, fs] of base.filesystems) {
     const d = perDev.get(dev) ?? { promised: 0, allocated: 0 };
-    const freeAfter = (await freeBytes(fs.dir)) ?? (await freeBytesUp(fs.dir));
+    const freeAfter = freeBytes(fs.dir) ?? freeBytesUp(fs.dir);
     const freed = fs.freeBefore === null || freeAfter === null ? 0 : freeAfter - fs.freeBefore;
     filesystems.push({ path: fs.dir, device: dev, promisedBytes: Math.round(d.promised), allocatedBytes: d.allocated, freedBytes: freed });
     // What the removed data took, less a backup written here meanwhile, is what this filesystem should report.
@@ -192,9 +212,9 @@ export async function measureAfter(base: FreedBaseline, result: ExecuteResult, o
 }
 
 /** statfs of the nearest existing parent, when the measured directory itself went with the cleanup. */
-async function freeBytesUp(dir: string): Promise<number | null> {
+function freeBytesUp(dir: string): number | null {
   for (let cur = dirname(dir); ; cur = dirname(cur)) {
-    const v = await freeBytes(cur);
+    const v = freeBytes(cur);
     if (v !== null || cur === dirname(cur)) return v;
   }
 }

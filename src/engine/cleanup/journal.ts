@@ -72,6 +72,8 @@ export function journalPath(stateDir: string, operationId: string): string {
 export class JournalStore {
   /** The immutable fields as created, deep-frozen: changing them in place throws, replacing them is refused. */
   private immutable = new Map<string, unknown[]>();
+  /** The JSON text of each immutable field, made once: the plan is most of a large journal, and it never changes. */
+  private immutableJson = new Map<string, Map<string, { value: unknown; json: string | undefined }>>();
   /** When each journal was last written, and whether that write was a mutation mark. */
   private lastWrite = new Map<string, { at: number; mark: boolean }>();
 
@@ -107,13 +109,43 @@ export class JournalStore {
     crashPoint(point);
   }
 
+  private stringify(j: Journal): string {
+    let cache = this.immutableJson.get(j.operationId);
+    if (!cache) {
+      cache = new Map();
+      this.immutableJson.set(j.operationId, cache);
+    }
+    return journalJson(j, cache);
+  }
+
   private async write(j: Journal, mark = false): Promise<void> {
     // Compact: a large plan is rewritten at every transition.
-    const text = JSON.stringify(j) + '\n';
+    const text = this.stringify(j) + '\n';
     if (Buffer.byteLength(text) > MAX_JOURNAL_BYTES) throw new Error('The cleanup journal would exceed 8 MiB; select fewer items.');
     await writeFileAtomic(journalPath(this.stateDir, j.operationId), text, 0o600, 'journal');
     this.lastWrite.set(j.operationId, { at: Date.now(), mark });
   }
+}
+
+/** Exactly JSON.stringify(j), with the frozen immutable fields' text reused from the last write. */
+function journalJson(j: Journal, cache: Map<string, { value: unknown; json: string | undefined }>): string {
+  let out = '{';
+  for (const k of Object.keys(j)) {
+    const value = j[k as keyof Journal];
+    let json: string | undefined;
+    if ((IMMUTABLE as string[]).includes(k) && Object.isFrozen(value)) {
+      const hit = cache.get(k);
+      if (hit && hit.value === value) json = hit.json;
+      else {
+        json = JSON.stringify(value);
+        cache.set(k, { value, json });
+      }
+    } else json = JSON.stringify(value);
+    // JSON.stringify leaves out what has no JSON form (undefined), and so does this.
+    if (json === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(k)}:${json}`;
+  }
+  return `${out}}`;
 }
 
 function deepFreeze(v: unknown): void {

@@ -6,7 +6,7 @@
 // removal itself goes through directory handles (anchored-fs.ts), never
 // through a path resolved again.
 
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, readlinkSync, type Stats } from 'node:fs';
 import { isAbsolute, normalize, sep } from 'node:path';
 import {
   AnchoredError,
@@ -20,7 +20,7 @@ import {
   unlinkAt,
   type DirHandle,
 } from '../host/anchored-fs.js';
-import { walkOwned } from '../inventory/revision.js';
+import { fileRevision, walkOwned } from '../inventory/revision.js';
 
 export class UnsafePathError extends Error {
   readonly unsafe = true;
@@ -44,8 +44,16 @@ export interface SafetyContext {
 
 const within = (child: string, parent: string): boolean => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
+/**
+ * The lstat of the roots and of the directories above the targets, shared by
+ * the captures of one preflight: a 1,000-file plan in one bucket asked the
+ * same three directories a thousand times each. It lives for one pass only;
+ * what the removal trusts is checked again through handles (removeAnchored).
+ */
+export type CaptureMemo = Map<string, Stats>;
+
 /** Validates one target and captures its identity; throws UnsafePathError with a plain reason. */
-export function captureIdentity(target: string, ctx: SafetyContext): FileIdentity {
+export function captureIdentity(target: string, ctx: SafetyContext, memo?: CaptureMemo): FileIdentity {
   if (!isAbsolute(target)) throw new UnsafePathError(`Refusing a relative path: ${target}`);
   if (target.split(sep).includes('..') || normalize(target) !== target) throw new UnsafePathError(`Refusing a path with "..": ${target}`);
   const root = ctx.roots.find((r) => within(target, r) && target !== r);
@@ -53,26 +61,138 @@ export function captureIdentity(target: string, ctx: SafetyContext): FileIdentit
   for (const p of ctx.protectedPaths) {
     if (within(target, p) || within(p, target)) throw new UnsafePathError(`${target} is or contains protected data (${p}).`);
   }
-  const rootStat = lstatOrThrow(root);
+  const dirStat = (p: string): Stats => {
+    if (!memo) return lstatOrThrow(p);
+    const known = memo.get(p);
+    if (known) return known;
+    const st = lstatOrThrow(p);
+    memo.set(p, st);
+    return st;
+  };
+  const rootStat = dirStat(root);
   if (rootStat.isSymbolicLink()) throw new UnsafePathError(`The root ${root} is a symbolic link.`);
   // Every component from the root down to the target must be a real directory (or the target itself).
   const rel = target.slice(root.length + 1).split(sep);
   let cur = root;
+  let st = rootStat;
   for (let i = 0; i < rel.length; i++) {
     cur = `${cur}${sep}${rel[i]}`;
-    const st = lstatOrThrow(cur);
+    st = i < rel.length - 1 ? dirStat(cur) : lstatOrThrow(cur);
     if (st.isSymbolicLink()) throw new UnsafePathError(`${cur} is a symbolic link.`);
     if (i < rel.length - 1 && !st.isDirectory()) throw new UnsafePathError(`${cur} is not a directory.`);
     if (st.dev !== rootStat.dev) throw new UnsafePathError(`${cur} is on another filesystem than ${root}.`);
   }
-  const st = lstatOrThrow(target);
-  const tree = walkOwned([target], { uid: ctx.uid });
+  // The target's own lstat (the last component above) is the walk's first entry.
+  const tree = walkOwned([target], { uid: ctx.uid, firstStat: st });
   if (tree.unsafe) throw new UnsafePathError(tree.unsafe);
   return { path: target, dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, revision: tree.revision! };
 }
 
+/**
+ * Handles on the directories that hold planned paths, opened once per run
+ * from the allowlisted root down exactly as removeAnchored opens them (no
+ * link followed, one filesystem), so that a bucket of 1,000 files is not
+ * walked from `/` 1,000 times. A handle is handed out again only while the
+ * kernel still names it by the path it was opened at (readlink of
+ * /proc/self/fd/<fd>, which tracks every rename of it or of any ancestor):
+ * a bucket moved away, or swapped for a link, between two files of a batch
+ * is not used again, and the caller falls back to the full walk from the
+ * root, which then refuses the link or misses the moved file.
+ */
+export class ParentHandles {
+  private readonly held = new Map<string, { h: DirHandle; rootDev: number; where: string }>();
+
+  constructor(private readonly max = 32) {}
+
+  /** The held handle on `dir` (below `root`), or null when it cannot be vouched for: the caller takes the slow path. */
+  get(dir: string, root: string): { h: DirHandle; rootDev: number } | null {
+    const got = this.held.get(dir);
+    if (got) {
+      if (whereNow(got.h) === got.where) return got;
+      this.held.delete(dir);
+      got.h.close();
+      return null;
+    }
+    const opened = openBelowRoot(dir, root);
+    if (!opened) return null;
+    const where = whereNow(opened.h);
+    if (where === null || where.endsWith(' (deleted)')) {
+      opened.h.close();
+      return null;
+    }
+    if (this.held.size >= this.max) this.close();
+    const entry = { ...opened, where };
+    this.held.set(dir, entry);
+    return entry;
+  }
+
+  close(): void {
+    for (const { h } of this.held.values()) h.close();
+    this.held.clear();
+  }
+}
+
+/** Where the kernel says the handle's directory is now; null when it cannot say. */
+function whereNow(h: DirHandle): string | null {
+  try {
+    return readlinkSync(h.path);
+  } catch {
+    return null;
+  }
+}
+
+/** A handle on `dir`, opened from `root` down the way removeAnchored does; null on any refusal (the slow path words it). */
+function openBelowRoot(dir: string, root: string): { h: DirHandle; rootDev: number } | null {
+  if (!anchoredSupported() || !within(dir, root)) return null;
+  const rel = dir === root ? [] : dir.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep);
+  let cur: DirHandle | undefined;
+  try {
+    cur = openTrustedDir(root);
+    const rootDev = cur.stat().dev;
+    for (const c of rel) {
+      const next: DirHandle = openChildDir(cur, c);
+      cur.close();
+      cur = next;
+      if (cur.stat().dev !== rootDev) {
+        cur.close();
+        return null;
+      }
+    }
+    return { h: cur, rootDev };
+  } catch {
+    cur?.close();
+    return null;
+  }
+}
+
+const rootOf = (target: string, ctx: SafetyContext): string | undefined => ctx.roots.find((r) => within(target, r) && target !== r);
+
+/**
+ * A regular file still exactly as captured, seen through its parent's held
+ * handle: the same answer the full revalidate would give, from one readlink
+ * and one lstat. Anything else (a directory, whose revision needs its tree
+ * walked, a link, a change) says false, and the full revalidate words it.
+ */
+function sameFileAt(id: FileIdentity, ctx: SafetyContext, parents: ParentHandles): boolean {
+  const root = rootOf(id.path, ctx);
+  if (!root) return false;
+  const cut = id.path.lastIndexOf(sep);
+  const p = parents.get(id.path.slice(0, cut), root);
+  if (!p) return false;
+  let st: Stats | null;
+  try {
+    st = lstatAtRaw(p.h, id.path.slice(cut + 1));
+  } catch {
+    return false;
+  }
+  if (!st?.isFile() || st.dev !== p.rootDev || (ctx.uid >= 0 && st.uid !== ctx.uid)) return false;
+  if (st.dev !== id.dev || st.ino !== id.ino || st.size !== id.size || st.mtimeMs !== id.mtimeMs) return false;
+  return fileRevision(id.path, st) === id.revision;
+}
+
 /** Throws when the path is no longer exactly what was captured. */
-export function revalidate(id: FileIdentity, ctx: SafetyContext): void {
+export function revalidate(id: FileIdentity, ctx: SafetyContext, parents?: ParentHandles): void {
+  if (parents && sameFileAt(id, ctx, parents)) return;
   let now: FileIdentity;
   try {
     now = captureIdentity(id.path, ctx);
@@ -94,21 +214,30 @@ export function revalidate(id: FileIdentity, ctx: SafetyContext): void {
  * any ancestor mid-run can therefore not redirect it; the removal stops
  * with a plain error instead, having removed only entries of the planned tree.
  */
-export function removeAnchored(id: FileIdentity, ctx: SafetyContext, afterFirstEntry?: () => void): void {
-  const root = ctx.roots.find((r) => within(id.path, r) && id.path !== r);
+export function removeAnchored(id: FileIdentity, ctx: SafetyContext, afterFirstEntry?: () => void, parents?: ParentHandles): void {
+  const root = rootOf(id.path, ctx);
   if (!root) throw new UnsafePathError(`${id.path} is outside the allowed roots.`);
   const rel = id.path.slice(root.length + (root.endsWith(sep) ? 0 : 1)).split(sep);
   const name = rel.pop()!;
   const held: DirHandle[] = [];
   try {
-    const rootH = anchored(() => openTrustedDir(root));
-    held.push(rootH);
-    const dev = rootH.stat().dev;
-    let parent = rootH;
-    for (const c of rel) {
-      parent = anchored(() => openChildDir(parent, c));
-      held.push(parent);
-      if (parent.stat().dev !== dev) throw new UnsafePathError(`${parent.display} is on another filesystem than ${root}.`);
+    let parent: DirHandle;
+    let dev: number;
+    const kept = parents?.get(id.path.slice(0, id.path.lastIndexOf(sep)), root);
+    if (kept) {
+      parent = kept.h;
+      dev = kept.rootDev;
+    } else {
+      const rootH = anchored(() => openTrustedDir(root));
+      held.push(rootH);
+      dev = rootH.stat().dev;
+      parent = rootH;
+      for (const c of rel) {
+        const up: DirHandle = parent;
+        parent = anchored(() => openChildDir(up, c));
+        held.push(parent);
+        if (parent.stat().dev !== dev) throw new UnsafePathError(`${parent.display} is on another filesystem than ${root}.`);
+      }
     }
     const st = lstatAt(parent, name);
     if (!st) throw Object.assign(new UnsafePathError(`${id.path} is gone; target changed after scan.`), { code: 'ENOENT' });
