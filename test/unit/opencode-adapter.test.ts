@@ -121,7 +121,8 @@ describe('inventory of a fixture store', () => {
       expect(s.recoverable).toBe(true);
       expect(s.selectable, f.id).toBe(f.kind !== 'cycle');
       expect(s.metadata.routeRevision).toBe(revision);
-      expect(s.metadata.sourceRevision).toBeUndefined();
+      // A session owns no paths: the adapter records the empty tree's revision the engine's walk would give it (selectable rows only).
+      expect(s.metadata.sourceRevision).toBe(s.selectable ? walkOwned([], { uid: t.ctx.uid }).revision : undefined);
       expect(s.metadata.databasePath).toBe(db());
       expect(s.metadata.opencodeProjectId).toBe(f.projectId);
       expect(projectOf.get(s.projectId!)).toBeDefined();

@@ -74,24 +74,29 @@ export function readSessions(db: Db, schema: SchemaInfo, max = MAX_SESSIONS): Se
     LIMIT ?`;
   const rows: SessionRow[] = [];
   let skipped = 0;
-  let seen = 0;
-  for (const r of db.prepare(sql).iterate(max + 1) as Iterable<Record<string, unknown>>) {
-    if (++seen > max) break;
-    const id = str(r.id);
+  // Arrays, not an object per row, and one call: the statement runs once, in a cold process.
+  const all = db
+    .prepare(sql)
+    .raw()
+    .all(max + 1) as unknown[][];
+  const seen = all.length;
+  for (let i = 0; i < seen && i < max; i++) {
+    const r = all[i]!;
+    const id = str(r[0]);
     if (!id) {
       skipped++;
       continue;
     }
     rows.push({
       id,
-      title: str(r.title),
-      directory: str(r.directory),
-      parentId: str(r.parentId),
-      projectId: str(r.projectId),
-      createdAt: num(r.createdAt),
-      updatedAt: num(r.updatedAt),
-      archivedAt: num(r.archivedAt),
-      rowBytes: num(r.rowBytes) ?? 0,
+      title: str(r[1]),
+      directory: str(r[2]),
+      parentId: str(r[3]),
+      projectId: str(r[4]),
+      createdAt: num(r[5]),
+      updatedAt: num(r[6]),
+      archivedAt: num(r[7]),
+      rowBytes: num(r[8]) ?? 0,
     });
   }
   return { rows, skipped, truncated: seen > max };
@@ -136,6 +141,53 @@ function sizeSql(src: SizeSource, len: string): string {
   const sum = src.columns.map((c) => `coalesce(${len}("${c}"), 0)`).join(' + ');
   return `SELECT "${src.owner}" AS id, SUM(${sum}) AS n FROM "${src.table}" GROUP BY "${src.owner}"`;
 }
+
+/**
+ * readSizes and readUserMessages in one statement: every size source's rows
+ * in one UNION ALL, grouped once by owner (each table read in one full scan,
+ * message's data once for both answers). A table declaring a collation could
+ * group ids the per-table statements would keep apart, and any failure could
+ * be one table's: both take the per-table statements, whose answers these are.
+ */
+export function readSizesAndUsers(db: Db, schema: SchemaInfo): { sizes: Map<string, number>; failed: string[]; users: Map<string, boolean | null> | null } {
+  const separate = () => ({ ...readSizes(db, schema), users: readUserMessages(db, schema) });
+  const sources = schema.sizeSources;
+  if (!sources.length) return separate();
+  const len = byteLengthFn(db);
+  const tables = new Set(sources.map((s) => s.table));
+  const withUsers = tables.has('message');
+  try {
+    const names = sources.map(() => '?').join(',');
+    const collated = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND lower(name) IN (${names}) AND sql LIKE '%collate%' LIMIT 1`);
+    if (collated.get(...sources.map((s) => s.table))) return separate();
+    const parts = sources.map((src) => {
+      const n = src.columns.map((c) => `coalesce(${len}("${c}"), 0)`).join(' + ');
+      const readable = `typeof(data) = 'text' AND json_valid(data)`;
+      const roles =
+        !withUsers || !MESSAGE_ROWS.has(src.table)
+          ? '0, 0, 0'
+          : src.table === 'message'
+            ? `CASE WHEN ${readable} THEN (json_extract(data, '$.role') IS 'user') ELSE 0 END, CASE WHEN ${readable} THEN 0 ELSE 1 END, 1`
+            : '0, 1, 1';
+      return `SELECT "${src.owner}" AS id, ${n} AS n, ${roles} FROM "${src.table}"`;
+    });
+    const sql = `SELECT id, SUM(n), MAX(user), MAX(unread), MAX(m) FROM (SELECT NULL AS id, 0 AS n, 0 AS user, 0 AS unread, 0 AS m WHERE 0 UNION ALL ${parts.join(' UNION ALL ')}) GROUP BY id`;
+    const sizes = new Map<string, number>();
+    const users = withUsers ? new Map<string, boolean | null>() : null;
+    for (const r of db.prepare(sql).raw().iterate() as Iterable<unknown[]>) {
+      const id = r[0];
+      if (typeof id !== 'string') continue;
+      sizes.set(id, num(r[1]) ?? 0);
+      if (users && num(r[4]) === 1) users.set(id, num(r[2]) === 1 ? true : num(r[3]) === 1 ? null : false);
+    }
+    return { sizes, failed: [], users };
+  } catch {
+    return separate();
+  }
+}
+
+/** The tables readUserMessages reads: message's roles; v2 input and messages leave a session unknown. */
+const MESSAGE_ROWS = new Set(['message', 'session_input', 'session_message']);
 
 export interface SessionLink {
   id: string;

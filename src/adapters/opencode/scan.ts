@@ -6,13 +6,14 @@
 import { basename } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { lstatSyncOrNull } from '../../engine/host/fsx.js';
+import { walkOwned } from '../../engine/inventory/revision.js';
 import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
 import type { Installation, Inventory, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
 import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../shared/home.js';
 import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
 import { dbRevision } from './db-revision.js';
-import { readProjects, readSessions, readSizes, readUserMessages, type ProjectRow, type SessionRead } from './db-reader.js';
+import { readProjects, readSessions, readSizesAndUsers, type ProjectRow, type SessionRead } from './db-reader.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { cacheItem, logItem, readOnlyItems, RUNNING_REASON } from './items.js';
 import { buildLineage, descendantsOf, type Lineage } from './lineage.js';
@@ -125,9 +126,8 @@ function readDatabase(db: string, warnings: ScanWarning[]): DbRead | null {
     if (read.truncated) warnings.push({ path: db, reason: `More than ${read.rows.length} OpenCode sessions: only the most recently updated are listed.` });
     if (read.skipped) warnings.push({ path: db, reason: `Skipped ${read.skipped} OpenCode session row(s) with a missing, non-text or over-long id.` });
     const projects = readProjects(opened.db, schema);
-    const { sizes, failed } = readSizes(opened.db, schema);
+    const { sizes, failed, users } = readSizesAndUsers(opened.db, schema);
     if (failed.length) warnings.push({ path: db, reason: `Session sizes leave out unreadable tables: ${failed.join(', ')}.` });
-    const users = readUserMessages(opened.db, schema);
     const after = dbRevision(db);
     if (after !== before) warnings.push({ path: db, reason: 'OpenCode wrote to its database during the scan; rescan before deleting sessions.' });
     return { schema, read, projects, sizes, users, revision: before };
@@ -173,6 +173,9 @@ function sessionRecords(
     }
     return c;
   };
+  // A session owns no paths: its tree revision is the empty walk's, which the
+  // engine would otherwise compute (a SHA-256 each) for every selectable row.
+  const emptyTree = walkOwned([], { uid: -1 }).revision!;
   let budget = DESCENDANT_BUDGET;
   let cycles = 0;
   for (const r of read.read.rows) {
@@ -201,6 +204,21 @@ function sessionRecords(
       (active ? ACTIVE_REASON : undefined);
     const status = active ? 'active' : access.kind === 'unavailable' ? 'loaded' : 'notLoaded';
     const hasUser = read.users === null ? null : read.users.has(r.id) ? read.users.get(r.id)! : false;
+    const metadata: SessionRecord['metadata'] = {
+      source: SOURCE,
+      databasePath: db,
+      routeRevision: read.revision,
+      pinned: false,
+      // Deletion checks running OpenCode processes itself (verified loopback server).
+      requiresAgentExit: false,
+      status,
+    };
+    // Assigned in place of spread literals (five throwaway objects a row); the keys keep their order.
+    if (r.projectId) metadata.opencodeProjectId = cleanOnce(cleanProjects, r.projectId, 256);
+    if (r.parentId && !parentId) metadata.missingParentId = cleanText(r.parentId, 256);
+    if (r.archivedAt !== null) metadata.archivedAt = r.archivedAt;
+    if (hasUser !== null) metadata.hasUserMessage = hasUser;
+    if (!blocked) metadata.sourceRevision = emptyTree;
     out.push({
       id: r.id,
       itemId: sessionItemId(r.id),
@@ -219,19 +237,7 @@ function sessionRecords(
       recoverable: true,
       selectable: !blocked,
       blockedReason: blocked,
-      metadata: {
-        source: SOURCE,
-        databasePath: db,
-        routeRevision: read.revision,
-        pinned: false,
-        // Deletion checks running OpenCode processes itself (verified loopback server).
-        requiresAgentExit: false,
-        status,
-        ...(r.projectId ? { opencodeProjectId: cleanOnce(cleanProjects, r.projectId, 256) } : {}),
-        ...(r.parentId && !parentId ? { missingParentId: cleanText(r.parentId, 256) } : {}),
-        ...(r.archivedAt !== null ? { archivedAt: r.archivedAt } : {}),
-        ...(hasUser === null ? {} : { hasUserMessage: hasUser }),
-      },
+      metadata,
     });
   }
   if (cycles) warnings.push({ path: db, reason: `${cycles} OpenCode session(s) have parent links that form a cycle; they are listed read-only.` });
