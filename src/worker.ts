@@ -2,6 +2,8 @@
 // builds the Engine with the real adapters and the backup service, and
 // answers EngineApi calls.
 
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ADAPTERS } from './adapters/registry.js';
 import { defaultHostContext } from './engine/core/adapter.js';
@@ -21,7 +23,8 @@ setLanguage(parseLanguage(init.env[LANGUAGE_ENV]) ?? 'en');
 // Summaries cross to the UI with the selection index as typed arrays, moved rather than copied.
 const ctx = hostContextFromEnv(init.env) ?? defaultHostContext();
 // The backup service's key-ring child runs with the engine's environment, not the worker's.
-const engine = new Engine(ADAPTERS, ctx, { ...init.opts, compactSelection: true }, backupService(ctx.env));
+const collectGarbage = fullCollection();
+const engine = new Engine(ADAPTERS, ctx, { ...init.opts, compactSelection: true }, backupService(ctx.env), { collectGarbage });
 const port = parentPort!;
 
 port.on('message', async (m: WorkerRequest) => {
@@ -39,6 +42,8 @@ port.on('message', async (m: WorkerRequest) => {
     }
     const result = await fn.apply(engine, args);
     reply({ id: m.id, ok: true, result });
+    // The summary just sent (its selection index, the build's temporaries) is garbage the idle worker would keep.
+    if (m.method === 'scan') setImmediate(collectGarbage);
   } catch (e) {
     const err = e as Error & { request?: boolean; usage?: boolean };
     reply({ id: m.id, ok: false, error: err.message, kind: err.request ? 'request' : err.usage ? 'usage' : 'internal' });
@@ -56,4 +61,17 @@ function transferables(r: WorkerReply): ArrayBuffer[] {
   ) as (Partial<ScanSummary> & { summary?: ScanSummary }) | null | undefined;
   if (!v || typeof v !== 'object') return [];
   return selectionTransfer(v.selectionIndex ?? v.summary?.selectionIndex);
+}
+
+/**
+ * V8's full collection as a function (a worker cannot be started with
+ * --expose-gc). Only the one context made here sees it; the flag is set back.
+ */
+function fullCollection(): () => void {
+  setFlagsFromString('--expose-gc');
+  try {
+    return runInNewContext('gc') as () => void;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
 }
