@@ -53,6 +53,12 @@ export interface AgentAdapter extends AdapterDescriptor {
   hasData(home: string): Promise<boolean>;
   /** Turns `<bin> --version` output into a plain version string. */
   cleanVersion(raw: string): string;
+  /**
+   * The version the installation itself states without starting the program
+   * (an npm package manifest beside the binary); null when it states none,
+   * and detection asks `<bin> --version` (a process start: OpenCode ~0.7 s CPU).
+   */
+  installedVersion?(executable: string): Promise<string | null>;
   /** Full inventory of the store. Must not retain transcript bodies. */
   scan(inst: Installation, ctx: HostContext, onProgress: (p: ScanProgress) => void): Promise<Inventory>;
   /** Bounded, read-only preview of one item found by a previous scan. */

@@ -156,7 +156,11 @@ export async function detectOne(
         `The demo runs the ${adapter.kind} pinned beside cleanerx, but ${pkg} is not installed there; run npm ci in cleanerx's checkout to see it work.`,
       );
   }
-  const version = executable && withVersion ? await cachedVersion(stateDir, adapter.kind, executable, () => readVersion(adapter, executable, ctx.env)) : null;
+  const version =
+    executable && withVersion
+      ? ((await adapter.installedVersion?.(executable).catch(() => null)) ??
+        (await cachedVersion(stateDir, adapter.kind, executable, () => readVersion(adapter, executable, ctx.env))))
+      : null;
   return {
     agent: adapter.kind,
     displayName: adapter.displayName,
