@@ -9,7 +9,7 @@
 // store is blocked or reached through that verified server.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RUNNING_REASON } from '../../src/adapters/opencode/items.js';
@@ -46,6 +46,20 @@ afterEach(async () => {
 /** The real /proc, the real opencode first on PATH, the temp env and an empty cleanerx state dir. */
 function ctx(): HostContext {
   return { ...t.ctx, procRoot: '/proc', env: { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin` } };
+}
+
+/**
+ * ctx() with the real opencode behind a launcher that has no npm manifest
+ * beside it (as the standalone install has none), so detection really runs
+ * `opencode --version`: the pinned package's manifest would answer without it.
+ */
+function probingCtx(): { ctx: HostContext; exe: string } {
+  const exe = join(t.root, 'probe-bin', 'opencode');
+  mkdirSync(dirname(exe), { recursive: true });
+  writeFileSync(exe, `#!/bin/sh\nexec '${OPENCODE_BIN}' "$@"\n`);
+  chmodSync(exe, 0o755);
+  const c = ctx();
+  return { ctx: { ...c, env: { ...c.env, PATH: `${dirname(exe)}:/usr/bin:/bin` } }, exe };
 }
 
 function stat(pid: number): { state: string; ppid: number } | null {
@@ -90,7 +104,7 @@ describe('first scan with an empty version cache, on the real /proc', () => {
   it("cleanerx's own opencode processes (the probe, a zombie, a served child) are no writers: nothing is blocked as running", async () => {
     t = makeTempEnv();
     const m = buildStore(t, template);
-    const c = ctx();
+    const { ctx: c, exe } = probingCtx();
     const state = t.env.CLEANERX_STATE_DIR ?? join(t.env.XDG_STATE_HOME!, 'cleanerx');
     expect(existsSync(join(state, 'versions.json'))).toBe(false);
 
@@ -124,7 +138,7 @@ describe('first scan with an empty version cache, on the real /proc', () => {
       // As the TUI does: the scan starts, detection with versions runs beside it.
       const [summary, installs] = await Promise.all([engine.scan('opencode'), engine.detect({ versions: true, agents: ['opencode'] })]);
       // (the probe's own 3 s limit may run out on a loaded machine: then no version, and nothing cached)
-      expect(installs[0]!.state).toBe('installed');
+      expect(installs[0]!).toMatchObject({ state: 'installed', executable: exe });
       if (installs[0]!.version !== null) {
         expect(installs[0]!.version).toBe('1.18.33');
         expect(existsSync(join(state, 'versions.json'))).toBe(true);

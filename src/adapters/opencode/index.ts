@@ -17,6 +17,9 @@ import { OPENCODE_SWEEP } from './sweep.js';
 const routes = () => import('./backup-route.js');
 const reclaim = () => import('./compact-item-route.js');
 
+/** OpenCode's npm packages: the launcher and the platform binaries (opencode-linux-x64, opencode-darwin-arm64, …-baseline, …-musl). */
+export const OPENCODE_PACKAGE = /^opencode-(?:ai|(?:linux|darwin|windows)-(?:x64|arm64)(?:-baseline)?(?:-musl)?)$/;
+
 export const opencodeAdapter: AgentAdapter = {
   kind: 'opencode',
   displayName: 'OpenCode',
@@ -44,6 +47,8 @@ export const opencodeAdapter: AgentAdapter = {
     return names.some((n) => n === DB_NAME || CHANNEL_DB.test(n));
   },
   cleanVersion: (raw) => raw.trim().split('\n')[0]!.trim(),
+  // `opencode --version` costs ~0.7 s CPU and 1–3 s wall (over the 3 s limit on a loaded machine); npm's manifest says it for nothing.
+  installedVersion: async (exe) => (await import('../shared/version-probe.js')).manifestVersion(exe, OPENCODE_PACKAGE),
   scan: async (inst, ctx, onProgress) =>
     attachSweep(await (await reclaim()).addReclaimItems(inst, ctx, await (await import('./scan.js')).scanOpencode(inst, ctx, onProgress)), OPENCODE_SWEEP),
   // Snapshot git gc and the database compaction: cleanerx's own calls, after the session deletes.
