@@ -9,6 +9,9 @@ import { t } from '../engine/core/i18n/index.js';
 import type { AppContext } from '../screens/screen.js';
 import type { AppState } from './context.js';
 
+/** The file count on the deck moves at most this often while a scan runs (keys still paint at once). */
+const PROGRESS_PAINT_GAP_MS = 250;
+
 export class AgentScan {
   constructor(
     private readonly st: AppState,
@@ -89,15 +92,18 @@ export class AgentScan {
           st.summary = p.provisional;
           st.perf.mark('provisional', { sessions: p.provisional.sessionCount });
           st.summaryChanged();
-        }
-        st.requestRender();
+          st.requestRender();
+        } else st.requestIdleRender(PROGRESS_PAINT_GAP_MS);
       })
       .then(
         (s) => {
           if (gen !== st.scanGen) return;
           st.scanning = null;
           st.summary = s;
-          st.perf.mark('scanDone', st.perf.enabled ? { uiHeapUsed: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss } : {});
+          st.perf.mark(
+            'scanDone',
+            st.perf.enabled ? { uiHeapUsed: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss, cpu: process.cpuUsage() } : {},
+          );
           st.marks.rebase(s);
           st.summaryChanged();
           st.requestRender();
@@ -129,7 +135,7 @@ export class AgentScan {
       const s = await st.engine
         .scan(e.agent, (p) => {
           if (gen === st.scanGen) st.scanning = { files: p.files, phase: p.phase };
-          st.requestRender();
+          st.requestIdleRender(PROGRESS_PAINT_GAP_MS);
         })
         .catch(() => null);
       if (gen !== st.scanGen) return;

@@ -79,6 +79,39 @@ export class AppState {
     setImmediate(() => this.paint());
   }
 
+  /** When the last paint ran (performance.now()). */
+  private paintedAt = 0;
+  private idleRender: NodeJS.Timeout | null = null;
+  /** Idle requests so far, and how many of them the last paint had seen. */
+  private idleAsked = 0;
+  private idleShown = 0;
+
+  /** The frame calls this as it starts a paint: everything asked for so far is on it. */
+  notePainted(): void {
+    this.renderQueued = false;
+    this.paintedAt = performance.now();
+    this.idleShown = this.idleAsked;
+  }
+
+  /**
+   * A paint that may wait up to `gapMs` after the last one: scan progress
+   * arrives every few milliseconds, and a paint for each kept the UI thread
+   * busy, so a key typed meanwhile waited for the paint in progress (100k
+   * sessions: keys up to 300 ms). Any paint in between shows the same state.
+   */
+  requestIdleRender(gapMs: number): void {
+    this.idleAsked++;
+    if (this.renderQueued || this.idleRender) return;
+    const wait = this.paintedAt + gapMs - performance.now();
+    if (wait <= 0) return this.requestRender();
+    this.idleRender = setTimeout(() => {
+      this.idleRender = null;
+      // A paint after the last request already showed it.
+      if (this.idleShown < this.idleAsked) this.requestRender();
+    }, wait);
+    this.idleRender.unref();
+  }
+
   /** The agent's name as detection gives it (from its adapter). */
   nameOf(kind: AgentKind): string {
     return this.installs.find((i) => i.agent === kind)?.displayName ?? kind;

@@ -84,7 +84,7 @@ export class Frame {
   paint(): void {
     const st = this.st;
     const { screen, theme, screens, summary } = st;
-    st.renderQueued = false;
+    st.notePainted();
     st.perf.paintStart();
     // A notice fades after 6 s; an error stays until the next key, so one that left the app without an agent is read.
     if (st.message?.kind === 'info' && Date.now() - st.message.at > 6000 && !st.input) st.message = null;

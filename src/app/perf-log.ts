@@ -33,7 +33,14 @@ export class PerfLog {
     if (!this.file) return;
     const now = performance.now();
     if (this.pendingKey !== null && extra.settled) {
-      this.write({ e: 'key', k: this.pendingName, ms: now - this.pendingKey, paint: now - this.paintAt, scanning: extra.scanning });
+      this.write({
+        e: 'key',
+        k: this.pendingName,
+        ms: now - this.pendingKey,
+        paint: now - this.paintAt,
+        scanning: extra.scanning,
+        at: this.pendingKey - this.t0,
+      });
       this.pendingKey = null;
     }
     if (extra.rows > 0 && !this.firstRows) {

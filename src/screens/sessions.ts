@@ -5,7 +5,7 @@
 import blessed from 'blessed';
 import { fitPath, formatAge, formatBytes, formatCount } from '../engine/core/format.js';
 import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
-import type { Detail, ExpansionSpec, PageResult, Preview, Row, SessionFilter, SortKey, UpdatedFilter } from '../engine/core/model.js';
+import type { Detail, ExpansionSpec, PageResult, Preview, Row, ScanSummary, SessionFilter, SortKey, UpdatedFilter } from '../engine/core/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
 import { braces, cell } from '../widgets/theme.js';
@@ -53,7 +53,29 @@ class PagedRows implements RowSource {
     this.gen++;
     this.inflight.clear();
     this.fresh = true;
+    this.next = null;
   }
+
+  /**
+   * The same view over newer data (a running scan's next partial snapshot):
+   * the rows on hand stay on screen, and answer keys, until the pages they
+   * cover have arrived from the new snapshot; then all of them change at
+   * once. A reset instead blanks the answer to every key typed meanwhile.
+   */
+  refresh(): void {
+    if (this.fresh || this.count === 0) return this.reset();
+    this.gen++;
+    this.inflight.clear();
+    this.next = { pages: new Map(), total: 0, matched: 0, matchedBytes: 0 };
+    // The pages the last paint asked for; the others load again when they are needed.
+    for (const p of this.pages.keys()) if (p >= this.window[0] && p <= this.window[1]) this.fetch(p);
+    if (this.inflight.size === 0) this.reset();
+  }
+
+  /** The new snapshot's pages while a refresh gathers them. */
+  private next: { pages: Map<number, Row[]>; total: number; matched: number; matchedBytes: number } | null = null;
+  /** The first and last page of the window the last paint asked for. */
+  private window: [number, number] = [0, 0];
 
   total(): number {
     return this.count;
@@ -76,6 +98,7 @@ class PagedRows implements RowSource {
   ensure(from: number, to: number): void {
     const first = Math.floor(from / PAGE);
     const last = Math.floor(Math.max(from, to - 1) / PAGE);
+    this.window = [first, last];
     for (let p = first; p <= last; p++) this.fetch(p);
     if (this.fresh) this.fetch(first);
     // The ends of the view too (one slice each for the engine): g and G then draw at once.
@@ -86,7 +109,9 @@ class PagedRows implements RowSource {
   }
 
   private fetch(p: number): void {
-    if ((!this.fresh && this.pages.has(p)) || this.inflight.has(p)) return;
+    const next = this.next;
+    if (next ? next.pages.has(p) : !this.fresh && this.pages.has(p)) return;
+    if (this.inflight.has(p)) return;
     const gen = this.gen;
     this.inflight.add(p);
     this.load(p * PAGE, PAGE).then(
@@ -98,6 +123,22 @@ class PagedRows implements RowSource {
           return;
         }
         this.inflight.delete(p);
+        if (this.next) {
+          const next = this.next;
+          next.pages.set(p, res.rows);
+          next.total = res.total;
+          next.matched = res.matched;
+          next.matchedBytes = res.matchedBytes;
+          if (this.inflight.size > 0) return;
+          this.next = null;
+          this.pages = next.pages;
+          this.error = null;
+          this.count = next.total;
+          this.matched = next.matched;
+          this.matchedBytes = next.matchedBytes;
+          this.onLoaded();
+          return;
+        }
         if (this.fresh) {
           this.pages.clear();
           this.fresh = false;
@@ -116,6 +157,11 @@ class PagedRows implements RowSource {
           return;
         }
         this.inflight.delete(p);
+        // A refresh that failed leaves the old rows as a reset would: stale, with the error.
+        if (this.next) {
+          this.next = null;
+          this.fresh = true;
+        }
         this.error = e.message;
         this.onLoaded();
       },
@@ -148,6 +194,8 @@ export class SessionsScreen implements Screen {
   private detailTimer: NodeJS.Timeout | null = null;
   /** The Select-by-rules form (R), while open: it has the keys. */
   private menu: SelectMenu | null = null;
+  /** The summary the rows were last asked for. */
+  private shown: ScanSummary | null = null;
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
@@ -183,7 +231,12 @@ export class SessionsScreen implements Screen {
   onSummary(): void {
     // The form's projects, sources and counts belong to the old scan.
     this.menu?.close();
-    this.rows.reset();
+    const s = this.app.summary();
+    // A running scan's next partial view: same rows, more of them. The final view is a new one (its rows become markable).
+    const growing = Boolean(s?.provisional && this.shown?.provisional && s.agent === this.shown.agent);
+    this.shown = s;
+    if (growing) this.rows.refresh();
+    else this.rows.reset();
     this.detail = null;
     if (!this.app.summary()) this.rows.clear();
     this.scheduleDetail();

@@ -110,7 +110,7 @@ function setUp() {
     summary = s;
     sessions.onSummary();
   };
-  return { asked, paint, text, turn, setSummary, ctx, paints: () => paints };
+  return { asked, paint, text, turn, setSummary, ctx, sessions, paints: () => paints };
 }
 
 describe('Sessions paging', () => {
@@ -177,4 +177,93 @@ describe('Sessions paging', () => {
       expect(v.text()).toContain('first of final');
     });
   }
+});
+
+describe('Sessions paging while a scan publishes partial views', () => {
+  const partial = (snapshotId: string, count: number): ScanSummary => ({ ...summaryOf(snapshotId, true), sessionCount: count }) as ScanSummary;
+  const rowsOf = (snapshotId: string, offset: number, total: number): PageResult => ({
+    snapshotId,
+    total,
+    offset,
+    rows: Array.from({ length: Math.max(0, Math.min(50, total - offset)) }, (_, i) => row(`s${offset + i}`, `row ${offset + i} of ${snapshotId}`)),
+    matched: total,
+    matchedBytes: total * 1024,
+  });
+  /** Answers every page asked for, and those the paints after them ask for. */
+  const answerAll = async (v: ReturnType<typeof setUp>, total: number): Promise<void> => {
+    for (let i = 0; i < 5 && v.asked.length; i++) {
+      for (const a of v.asked.splice(0)) a.resolve(rowsOf(a.req.snapshotId, a.req.offset, total));
+      await v.turn();
+    }
+  };
+  const settled = (v: ReturnType<typeof setUp>): boolean => v.sessions.paintState().settled;
+
+  it('the next partial view keeps the rows on screen, settled, until its pages are in; then they change at once', async () => {
+    const v = setUp();
+    v.setSummary(partial('p1', 120));
+    v.paint();
+    await answerAll(v, 120);
+    expect(v.text()).toContain('row 0 of p1');
+    expect(settled(v)).toBe(true);
+
+    v.setSummary(partial('p2', 400));
+    v.ctx.requestRender();
+    await v.turn();
+    // The old rows stay and still count as the answer to a key (a cursor move paints them at once).
+    expect(v.text()).toContain('row 0 of p1');
+    expect(v.text()).not.toContain('Loading sessions…');
+    expect(settled(v)).toBe(true);
+    const asked = v.asked.splice(0);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.every((a) => a.req.snapshotId === 'p2')).toBe(true);
+    // One page in, one still out: nothing of p2 shows yet (no mixed screen).
+    const [first, ...rest] = asked;
+    first!.resolve(rowsOf('p2', first!.req.offset, 400));
+    await v.turn();
+    if (rest.length) {
+      expect(v.text()).toContain('row 0 of p1');
+      expect(v.text()).not.toContain('of p2');
+    }
+    for (const a of rest) a.resolve(rowsOf('p2', a.req.offset, 400));
+    await v.turn();
+    await answerAll(v, 400);
+    expect(v.text()).toContain('row 0 of p2');
+    expect(v.text()).not.toContain('of p1');
+    expect(v.text()).toMatch(/400 sessions/);
+    expect(settled(v)).toBe(true);
+  });
+
+  it('a partial view refused while the next one gathers its pages: the rows wait (stale) and the newest view is drawn', async () => {
+    const v = setUp();
+    v.setSummary(partial('p1', 120));
+    v.paint();
+    await answerAll(v, 120);
+    v.setSummary(partial('p2', 200));
+    v.ctx.requestRender();
+    await v.turn();
+    for (const a of v.asked.splice(0)) a.reject(new Error('This view belongs to an older scan; rescan (r) and try again.'));
+    await v.turn();
+    expect(settled(v)).toBe(false);
+    v.setSummary(partial('p3', 300));
+    v.ctx.requestRender();
+    await v.turn();
+    await answerAll(v, 300);
+    expect(v.text()).toContain('row 0 of p3');
+    expect(v.text()).not.toMatch(/of p1|older scan/);
+    expect(settled(v)).toBe(true);
+  });
+
+  it('the final view after partial ones is a new view: its first page is waited for (its rows become markable)', async () => {
+    const v = setUp();
+    v.setSummary(partial('p1', 120));
+    v.paint();
+    await answerAll(v, 120);
+    v.setSummary(summaryOf('final', false));
+    v.ctx.requestRender();
+    await v.turn();
+    expect(settled(v)).toBe(false);
+    await answerAll(v, 2);
+    expect(v.text()).toContain('row 0 of final');
+    expect(settled(v)).toBe(true);
+  });
 });
