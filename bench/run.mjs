@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Runs the benches (all, or those named on the command line) against the
-// built dist/, prints `name  ours  reference  ratio` and writes
-// bench/results/<name>.json. Targets are printed, never enforced.
+// built dist/, prints `name  ours  reference  ratio`, each issue figure
+// against its target (lib/targets.mjs) and each bench's time, ends with all
+// the figures together and the whole run's time against its 10-minute
+// budget, and writes bench/results/<name>.json. Targets are printed, never
+// enforced.
 //
 //   npm run bench                 # builds first
 //   node bench/run.mjs cold-start # one bench, dist/ as it is
@@ -9,6 +12,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { figureLine, figuresOf } from './lib/targets.mjs';
 import { CLI, fmtBytes, fmtMs, RESULTS } from './lib/util.mjs';
 import * as piScan from './pi-scan-10k.mjs';
 import * as coldStart from './cold-start.mjs';
@@ -40,6 +44,8 @@ const row = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(14) : Str
 log(row(['name', 'ours', 'reference', 'ratio']));
 let failed = 0;
 const t0 = Date.now();
+/** Every bench's issue figures and its time, for the summary at the end. */
+const summary = [];
 for (const b of BENCHES) {
   if (wanted.length && !wanted.includes(b.name)) continue;
   let res;
@@ -50,6 +56,7 @@ for (const b of BENCHES) {
     failed++;
     log(row([b.name, 'error', '', '']));
     log(`  ${e instanceof Error ? e.message : String(e)}`);
+    summary.push({ name: b.name, seconds: (Date.now() - started) / 1000, lines: ['error (no figure)'] });
     continue;
   }
   const ratio = res.ratio === null ? 'n/a' : `${res.ratio.toFixed(2)}×`;
@@ -65,10 +72,16 @@ for (const b of BENCHES) {
     log(`  pi data on screen (Sessions count + agent in the deck): ${Math.round(res.extra.dataOnScreenMs)} ms median`);
   if (res.extra?.note) log(`  ours: n/a (${res.extra.note})`);
   for (const l of res.extra?.lines ?? []) log(`  ${l}`);
-  log(`  took ${((Date.now() - started) / 1000).toFixed(1)} s (store building included)`);
+  const issueFigures = figuresOf(res);
+  const figures = issueFigures.map(figureLine);
+  for (const f of figures) log(`  figure: ${f}`);
+  const seconds = (Date.now() - started) / 1000;
+  summary.push({ name: res.name, seconds, lines: figures });
+  log(`  took ${seconds.toFixed(1)} s (store building included)`);
   log(`  runs: ours [${res.runs.ours.map((x) => x.toFixed(0)).join(', ')}] ms, reference [${res.runs.reference.map((x) => x.toFixed(0)).join(', ')}] ms`);
   const out = {
     ...res,
+    figures: issueFigures,
     at: new Date().toISOString(),
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
@@ -77,6 +90,12 @@ for (const b of BENCHES) {
   writeFileSync(join(RESULTS, `${res.name}.json`), JSON.stringify(out, null, 2) + '\n');
 }
 const total = (Date.now() - t0) / 1000;
+log('');
+log("figures against their targets (issue #18), and each bench's time:");
+for (const s of summary) {
+  log(`  ${s.name.padEnd(16)} ${`${s.seconds.toFixed(1)} s`.padStart(8)}  ${s.lines[0] ?? '(no issue figure)'}`);
+  for (const l of s.lines.slice(1)) log(`  ${''.padEnd(16)} ${''.padStart(8)}  ${l}`);
+}
 log(
   `total ${total.toFixed(1)} s${wanted.length ? '' : total > 600 ? ' (OVER the 10-minute budget for a whole run)' : ' (within the 10-minute budget for a whole run)'}`,
 );
