@@ -1,0 +1,49 @@
+// The engine's worker thread runs a little below the UI thread (its own nice
+// value; Linux keeps one per thread), so on a busy machine a long scan does
+// not take the CPU from the keys. The UI thread keeps its own.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EngineApi } from '../../src/engine/api/api.js';
+import { createWorkerEngine } from '../../src/engine/api/worker-client.js';
+import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+const WORKER = new URL('../../dist/worker.js', import.meta.url);
+
+/** The nice value of every thread of this process (field 19 of /proc/self/task/<tid>/stat). */
+function threadNices(): number[] {
+  const dir = '/proc/self/task';
+  return readdirSync(dir).map((tid) => {
+    const stat = readFileSync(join(dir, tid, 'stat'), 'utf8');
+    // The name field may hold spaces and parentheses: count fields after its closing one.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[16]);
+  });
+}
+
+let t: TempEnv;
+let engine: EngineApi | null = null;
+beforeEach(() => {
+  t = makeTempEnv();
+});
+afterEach(async () => {
+  await engine?.close();
+  engine = null;
+  t.cleanup();
+});
+
+describe.runIf(process.platform === 'linux')('the engine worker thread', () => {
+  it('lowers its own priority and leaves the calling thread as it was', async () => {
+    const mine = getPriority(0);
+    const before = threadNices().filter((n) => n > mine).length;
+    engine = createWorkerEngine(WORKER, { env: t.env, opts: { readOnly: false, demo: false } });
+    // Answered: the worker has run its start-up.
+    await engine.loadSettings();
+    const after = threadNices();
+    expect(after.filter((n) => n > mine).length).toBe(before + 1);
+    expect(after).toContain(mine + 5);
+    expect(getPriority(0)).toBe(mine);
+  });
+});
