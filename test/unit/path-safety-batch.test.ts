@@ -177,6 +177,28 @@ describe('ParentHandles', () => {
     expect(again.h).not.toBe(first.h);
   });
 
+  it("reuses a revalidation's check only for the removal of that same path, right after it", () => {
+    const { t, root, bucket, p } = tree();
+    const a = p.get(bucket, root)!;
+    const f = join(bucket, 'f');
+    p.vouch(f, a);
+    expect(p.forRemoval(f, bucket, root)).toBe(a);
+    // Used once: a second removal of the path checks again, and so does any other path.
+    renameSync(join(root, 'a'), join(t.root, 'away'));
+    expect(p.forRemoval(f, bucket, root)).toBeNull();
+    renameSync(join(t.root, 'away'), join(root, 'a'));
+    const b = p.get(bucket, root)!;
+    p.vouch(f, b);
+    renameSync(join(root, 'a'), join(t.root, 'away'));
+    expect(p.forRemoval(join(bucket, 'g'), bucket, root)).toBeNull();
+    renameSync(join(t.root, 'away'), join(root, 'a'));
+    const c = p.get(bucket, root)!;
+    p.vouch(f, c);
+    p.get(join(root, 'a'), root);
+    renameSync(join(root, 'a'), join(t.root, 'away'));
+    expect(p.forRemoval(f, bucket, root)).toBeNull();
+  });
+
   it('never opens through a symlink, and drops a directory that was removed', () => {
     const { t, root, bucket, p } = tree();
     renameSync(bucket, join(t.root, 'real'));

@@ -26,7 +26,7 @@ export interface MutationRecord {
   startedAt?: string;
   appliedAt?: string;
   /** Identities captured at execution start (pre-state). */
-  pre?: { path: string; dev: number; ino: number; size: number; revision: string }[];
+  pre?: readonly { path: string; dev: number; ino: number; size: number; revision: string }[];
 }
 
 export interface Journal {
@@ -72,8 +72,6 @@ export function journalPath(stateDir: string, operationId: string): string {
 export class JournalStore {
   /** The immutable fields as created, deep-frozen: changing them in place throws, replacing them is refused. */
   private immutable = new Map<string, unknown[]>();
-  /** The JSON text of each immutable field, made once: the plan is most of a large journal, and it never changes. */
-  private immutableJson = new Map<string, Map<string, { value: unknown; json: string | undefined }>>();
   /** When each journal was last written, and whether that write was a mutation mark. */
   private lastWrite = new Map<string, { at: number; mark: boolean }>();
 
@@ -100,6 +98,8 @@ export class JournalStore {
     }
     change(j);
     if (IMMUTABLE.some((k, i) => j[k] !== before[i])) throw new Error('Blocked: a journal save may not change the immutable plan.');
+    // Identities, once captured, never change: frozen, their text is made once.
+    for (const m of j.mutations) if (m.pre) deepFreeze(m.pre);
     j.updatedAt = new Date().toISOString();
     const mark = MUTATION_POINT.test(point);
     const last = this.lastWrite.get(j.operationId);
@@ -109,49 +109,78 @@ export class JournalStore {
     crashPoint(point);
   }
 
-  private stringify(j: Journal): string {
-    let cache = this.immutableJson.get(j.operationId);
-    if (!cache) {
-      cache = new Map();
-      this.immutableJson.set(j.operationId, cache);
-    }
-    return journalJson(j, cache);
-  }
-
   private async write(j: Journal, mark = false): Promise<void> {
     // Compact: a large plan is rewritten at every transition.
-    const text = this.stringify(j) + '\n';
-    if (Buffer.byteLength(text) > MAX_JOURNAL_BYTES) throw new Error('The cleanup journal would exceed 8 MiB; select fewer items.');
-    await writeFileAtomic(journalPath(this.stateDir, j.operationId), text, 0o600, 'journal');
+    const bytes = journalBytes(j);
+    if (bytes.length > MAX_JOURNAL_BYTES) throw new Error('The cleanup journal would exceed 8 MiB; select fewer items.');
+    await writeFileAtomic(journalPath(this.stateDir, j.operationId), bytes, 0o600, 'journal');
     this.lastWrite.set(j.operationId, { at: Date.now(), mark });
   }
 }
 
-/** Exactly JSON.stringify(j), with the frozen immutable fields' text reused from the last write. */
-function journalJson(j: Journal, cache: Map<string, { value: unknown; json: string | undefined }>): string {
-  let out = '{';
-  for (const k of Object.keys(j)) {
-    const value = j[k as keyof Journal];
-    let json: string | undefined;
-    if ((IMMUTABLE as string[]).includes(k) && Object.isFrozen(value)) {
-      const hit = cache.get(k);
-      if (hit && hit.value === value) json = hit.json;
-      else {
-        json = JSON.stringify(value);
-        cache.set(k, { value, json });
-      }
-    } else json = JSON.stringify(value);
-    // JSON.stringify leaves out what has no JSON form (undefined), and so does this.
-    if (json === undefined) continue;
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(k)}:${json}`;
-  }
-  return `${out}}`;
+/** Objects deepFreeze froze all the way down: their JSON can never change. */
+const deepFrozen = new WeakSet<object>();
+/** The encoded JSON of such objects, made once: the plan and the captured identities are most of a large journal. */
+const frozenJson = new WeakMap<object, Buffer>();
+
+type Part = string | Buffer;
+
+/**
+ * Exactly `JSON.stringify(j) + '\n'`, encoded, with the text of every deep-frozen
+ * field reused from an earlier write: a 1,000-session journal is ~1.3 MB, and
+ * all but its statuses stays the same from one transition to the next.
+ */
+export function journalBytes(j: Journal): Buffer {
+  const parts: Part[] = [];
+  appendObject(j, parts, (k, v) => {
+    if (k !== 'mutations' || !Array.isArray(v)) return false;
+    parts.push('[');
+    v.forEach((m, i) => {
+      if (i) parts.push(',');
+      // A record is a plain object; anything else is written as JSON.stringify would (null for undefined).
+      if (m !== null && typeof m === 'object' && !Array.isArray(m)) appendObject(m as object, parts);
+      else parts.push(JSON.stringify(m) ?? 'null');
+    });
+    parts.push(']');
+    return true;
+  });
+  parts.push('\n');
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 }
 
-function deepFreeze(v: unknown): void {
-  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+/** A plain object's own fields as JSON.stringify writes them (fields without a JSON form left out); `nested` may write a field itself. */
+function appendObject(o: object, parts: Part[], nested?: (k: string, v: unknown) => boolean): void {
+  parts.push('{');
+  let first = true;
+  for (const k of Object.keys(o)) {
+    const v = (o as Record<string, unknown>)[k];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    parts.push(`${first ? '' : ','}${JSON.stringify(k)}:`);
+    first = false;
+    if (nested?.(k, v)) continue;
+    if (v !== null && typeof v === 'object' && deepFrozen.has(v)) {
+      let b = frozenJson.get(v);
+      if (!b) {
+        b = Buffer.from(JSON.stringify(v));
+        frozenJson.set(v, b);
+      }
+      parts.push(b);
+    } else parts.push(JSON.stringify(v));
+  }
+  parts.push('}');
+}
+
+/** Freezes `v` and everything in it; true when all of it is now frozen by this function (then its JSON text may be kept). */
+function deepFreeze(v: unknown): boolean {
+  if (v === null || typeof v !== 'object') return true;
+  if (Object.isFrozen(v)) return deepFrozen.has(v);
   Object.freeze(v);
-  for (const x of Object.values(v)) deepFreeze(x);
+  let deep = true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!deepFreeze(v[i])) deep = false;
+  } else for (const x of Object.values(v)) if (!deepFreeze(x)) deep = false;
+  if (deep) deepFrozen.add(v);
+  return deep;
 }
 
 export type JournalEntry = { kind: 'journal'; path: string; journal: Journal } | { kind: 'unknown'; path: string; reason: string };

@@ -101,11 +101,18 @@ export function captureIdentity(target: string, ctx: SafetyContext, memo?: Captu
  */
 export class ParentHandles {
   private readonly held = new Map<string, { h: DirHandle; rootDev: number; where: string }>();
+  /**
+   * The path whose revalidation just checked its parent's place: its removal
+   * follows with nothing in between but a crash point, and uses that check
+   * instead of asking the kernel again. Any other call forgets it.
+   */
+  private vouched: { path: string; entry: { h: DirHandle; rootDev: number } } | null = null;
 
   constructor(private readonly max = 32) {}
 
   /** The held handle on `dir` (below `root`), or null when it cannot be vouched for: the caller takes the slow path. */
   get(dir: string, root: string): { h: DirHandle; rootDev: number } | null {
+    this.vouched = null;
     const got = this.held.get(dir);
     if (got) {
       if (whereNow(got.h) === got.where) return got;
@@ -126,9 +133,23 @@ export class ParentHandles {
     return entry;
   }
 
+  /** Records that `path` was just revalidated through `entry`. */
+  vouch(path: string, entry: { h: DirHandle; rootDev: number }): void {
+    this.vouched = { path, entry };
+  }
+
+  /** The handle `path`'s revalidation just used, once; else the same as get(). */
+  forRemoval(path: string, dir: string, root: string): { h: DirHandle; rootDev: number } | null {
+    const v = this.vouched;
+    this.vouched = null;
+    if (v && v.path === path && this.held.get(dir)?.h === v.entry.h) return v.entry;
+    return this.get(dir, root);
+  }
+
   close(): void {
     for (const { h } of this.held.values()) h.close();
     this.held.clear();
+    this.vouched = null;
   }
 }
 
@@ -187,7 +208,9 @@ function sameFileAt(id: FileIdentity, ctx: SafetyContext, parents: ParentHandles
   }
   if (!st?.isFile() || st.dev !== p.rootDev || (ctx.uid >= 0 && st.uid !== ctx.uid)) return false;
   if (st.dev !== id.dev || st.ino !== id.ino || st.size !== id.size || st.mtimeMs !== id.mtimeMs) return false;
-  return fileRevision(id.path, st) === id.revision;
+  if (fileRevision(id.path, st) !== id.revision) return false;
+  parents.vouch(id.path, p);
+  return true;
 }
 
 /** Throws when the path is no longer exactly what was captured. */
@@ -223,7 +246,7 @@ export function removeAnchored(id: FileIdentity, ctx: SafetyContext, afterFirstE
   try {
     let parent: DirHandle;
     let dev: number;
-    const kept = parents?.get(id.path.slice(0, id.path.lastIndexOf(sep)), root);
+    const kept = parents?.forRemoval(id.path, id.path.slice(0, id.path.lastIndexOf(sep)), root);
     if (kept) {
       parent = kept.h;
       dev = kept.rootDev;
