@@ -162,6 +162,37 @@ describe('truncateChars', () => {
     expect(truncateChars('😀😀😀', 3)).toBe('😀😀😀');
     expect(truncateChars('😀😀😀😀', 3)).toBe('😀😀😀…');
   });
+
+  it('cuts exactly where the code-point rule says, short strings included', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', ' ', 'é', '😀', '\u{1f1eb}', '\u{1f1f7}', '\u0301'), maxLength: 12 }),
+        fc.integer({ min: 0, max: 14 }),
+        (s, max) => {
+          const cps = Array.from(s);
+          if (cps.length <= max) expect(truncateChars(s, max)).toBe(s);
+          else expect(truncateChars(s, max).endsWith('…')).toBe(true);
+          expect(Array.from(truncateChars(s, max)).length).toBeLessThanOrEqual(max + 1);
+        },
+      ),
+    );
+  });
+});
+
+describe('cleanText fast path (printable ASCII words)', () => {
+  // A trailing NUL sends the same text down the full path (it becomes a space, then is trimmed): both must agree.
+  it('gives what the full path gives', () => {
+    const ascii = fc.string({ unit: fc.constantFrom('a', 'Z', '0', '~', '!', ' ', '  ', '\t', '\n', '\x7f', 'é'), maxLength: 40 });
+    fc.assert(
+      fc.property(ascii, fc.integer({ min: 1, max: 12 }), (s, max) => {
+        expect(cleanText(s, max)).toBe(cleanText(`${s}\x00`, max));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(cleanText('fix the build', 5)).toBe('fix t…');
+    expect(cleanText('two  spaces')).toBe('two spaces');
+    expect(cleanText(' edge ')).toBe('edge');
+  });
 });
 
 describe('displayWidth', () => {

@@ -50,6 +50,8 @@ const REGIONAL_RUN = /\p{Regional_Indicator}+/gu;
 // Fast path: printable ASCII (and layout whitespace) needs none of the work below.
 // eslint-disable-next-line no-control-regex
 const PLAIN = /^[\x20-\x7e\n\t]*$/;
+// Printable ASCII words with single spaces between them: what cleanText would return unchanged (before its bound).
+const WORDS = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
 
 /**
  * The display form of already control-free text (see the header): invisible
@@ -86,6 +88,8 @@ export function displayForm(s: string): string {
 /** Strips escape sequences, turns control characters into spaces, collapses runs of spaces; the display form. */
 export function cleanText(input: string, maxChars = 4096): string {
   let s = input.length > maxChars * 4 ? input.slice(0, maxChars * 4) : input;
+  // Most titles, paths and labels: none of the replacements below would change a character (a scan cleans 10k+).
+  if (WORDS.test(s)) return truncateChars(s, maxChars);
   s = s.replace(ESCAPES, ' ').replace(CONTROLS, ' ');
   s = visibleForm(s.replace(SPACES, ' ')).replace(SPACES, ' ').trim();
   return truncateChars(s, maxChars);
@@ -100,6 +104,8 @@ export function cleanMultiline(input: string, maxChars = 16384): string {
 
 /** Truncates to at most `max` Unicode code points, appending `…` when cut; never leaves half a flag. */
 export function truncateChars(s: string, max: number): string {
+  // No more UTF-16 units than `max` is no more code points either: nothing to cut, no array of them to build.
+  if (s.length <= max) return s;
   const cps = Array.from(s);
   if (cps.length <= max) return s;
   const kept = cps.slice(0, max);
