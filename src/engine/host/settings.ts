@@ -3,7 +3,6 @@
 // with a warning instead of guessing.
 
 import { isAbsolute, join } from 'node:path';
-import { writeFileAtomic } from './atomic.js';
 import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
 import { AGENT_KINDS, type AgentKind } from '../core/model.js';
 import { type LanguageSetting, t } from '../core/i18n/index.js';
@@ -69,6 +68,8 @@ export async function loadSettings(configDir: string): Promise<LoadedSettings> {
 
 export async function saveSettings(configDir: string, s: Settings): Promise<void> {
   const valid = validateSettings(s);
+  // Loaded on the first save: every start reads the settings (the language), few write them, and atomic.js brings node:crypto.
+  const { writeFileAtomic } = await import('./atomic.js');
   await writeFileAtomic(settingsPath(configDir), JSON.stringify(valid, null, 2) + '\n');
 }
 
