@@ -193,15 +193,12 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
             // The revision walkOwned([file]) would compute, from the fstat of the open file (O_NOFOLLOW,
             // owner checked above): the engine need not walk 100k files again after the scan.
             metadata: blockAll
-              ? { pinned: false, requiresAgentExit: true, source: 'cli', ...userMessageFact(result.hasUserMessage) }
-              : {
-                  pinned: false,
-                  requiresAgentExit: true,
-                  source: 'cli',
-                  sourceRevision: fileRevision(file, prefix.stat),
-                  ...userMessageFact(result.hasUserMessage),
-                },
+              ? { pinned: false, requiresAgentExit: true, source: 'cli' }
+              : { pinned: false, requiresAgentExit: true, source: 'cli', sourceRevision: fileRevision(file, prefix.stat) },
           };
+          // Only a known answer is recorded: retention's --empty rule must not match a session it could not read whole.
+          // Assigned, not spread into the literal: a spread per record costs more than the rest of it.
+          if (result.hasUserMessage !== null) s.metadata.hasUserMessage = result.hasUserMessage;
           reads.push(s);
           // When a copy repeats a session id, the file pi named for that id is the session.
           piNamedAt.push(name.endsWith(`_${h.id}.jsonl`) ? 0 : 1);
@@ -596,9 +593,4 @@ function parentFileGone(abs: string): boolean {
     const code = (e as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR';
   }
-}
-
-/** Only a known answer is recorded: retention's --empty rule must not match a session it could not read whole. */
-function userMessageFact(v: boolean | null): { hasUserMessage?: boolean } {
-  return v === null ? {} : { hasUserMessage: v };
 }
