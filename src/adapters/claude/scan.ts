@@ -10,7 +10,7 @@ import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
 import type { Category, Installation, Inventory, Item, ProjectGroup, Risk, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
 import { homeOf } from '../../engine/host/own-dirs.js';
 import { checkHome } from '../shared/home.js';
-import { walkOwned } from '../../engine/inventory/revision.js';
+import { WalkRecorder, walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
 import { parseObject } from '../shared/jsonl.js';
@@ -151,6 +151,9 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   const live = await findClaudeWriters(ctx, home, warnings);
   inv.writers = live.writers;
   const blockAll = homeReadOnly ?? (live.writers.length ? CLAUDE_RUNNING_REASON : undefined);
+  // Every walk below sizes rows; the attribution walk after the scan reuses what they saw.
+  const log = new WalkRecorder();
+  inv.walkLog = log;
 
   // One listing per per-session root, instead of a probe per session and root.
   const perSession = new Map<string, string[]>();
@@ -249,7 +252,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     ];
     owned.add(t.id.toLowerCase());
     // The transcript's own stat is the fstat of the file just read (no second lstat per transcript).
-    const tree = walkOwned([t.file, ...extra], { uid: ctx.uid, firstStat: st });
+    const tree = walkOwned([t.file, ...extra], { uid: ctx.uid, firstStat: st, log });
     const g = project(t.bucket, t.bucketKey);
     if (meta.cwd && !g.roots.includes(meta.cwd)) g.roots.push(meta.cwd);
     const activePid = live.activeSessions.get(t.id);
@@ -293,7 +296,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   }
   for (const m of memoryDirs) {
     const g = project(m.bucket, m.bucketKey);
-    const tree = walkOwned([m.dir], { uid: ctx.uid });
+    const tree = walkOwned([m.dir], { uid: ctx.uid, log });
     const blocked = blockAll ?? tree.unsafe;
     inv.items.push({
       id: `memory:${g.id}`,
@@ -321,12 +324,12 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   // (the orphan item below, as Claude's own deleteSession leaves it), so todos/ keeps only the rest.
   const overrides = new Map<string, string[]>();
   if (todos.files.length) overrides.set('todos', todos.other);
-  inv.items.push(...orphanItems(perSession, owned, orphanDirs, blockAll, ctx));
-  inv.items.push(...combinedItems(home, blockAll, ctx, warnings, overrides));
+  inv.items.push(...orphanItems(perSession, owned, orphanDirs, blockAll, ctx, log));
+  inv.items.push(...combinedItems(home, blockAll, ctx, warnings, overrides, log));
   for (const [id, paths] of temp.bySession) if (!owned.has(id)) temp.rest.push(...paths);
-  const tempItem = claudeTempItem(temp.rest, blockAll, ctx);
+  const tempItem = claudeTempItem(temp.rest, blockAll, ctx, log);
   if (tempItem) inv.items.push(tempItem);
-  inv.items.push(...readOnlyItems(home, ctx, warnings));
+  inv.items.push(...readOnlyItems(home, ctx, warnings, log));
   return inv;
 }
 
@@ -424,7 +427,14 @@ function listProjects(
 }
 
 /** Per-session entries whose transcript is gone (Claude's own sweep leaves such debris too). */
-function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, orphanDirs: string[], blockAll: string | undefined, ctx: HostContext): Item[] {
+function orphanItems(
+  perSession: Map<string, string[]>,
+  owned: Set<string>,
+  orphanDirs: string[],
+  blockAll: string | undefined,
+  ctx: HostContext,
+  log: WalkRecorder,
+): Item[] {
   const byRoot = new Map<string, string[]>();
   if (orphanDirs.length) byRoot.set('projects', orphanDirs);
   for (const [id, paths] of perSession) {
@@ -440,7 +450,7 @@ function orphanItems(perSession: Map<string, string[]>, owned: Set<string>, orph
   for (const root of [...PER_SESSION_ROOTS, 'todos', 'projects'] as const) {
     const paths = byRoot.get(root);
     if (!paths?.length) continue;
-    const tree = walkOwned(paths, { uid: ctx.uid });
+    const tree = walkOwned(paths, { uid: ctx.uid, log });
     const blocked = blockAll ?? tree.unsafe;
     items.push({
       id: `orphan:claude:${root}`,
@@ -470,6 +480,7 @@ function combinedItems(
   ctx: HostContext,
   warnings: ScanWarning[],
   overrides: ReadonlyMap<string, string[]>,
+  log: WalkRecorder,
 ): Item[] {
   const items: Item[] = [];
   for (const c of COMBINED) {
@@ -490,7 +501,7 @@ function combinedItems(
       paths.push(p);
     }
     if (!paths.length) continue;
-    const tree = walkOwned(paths, { uid: ctx.uid });
+    const tree = walkOwned(paths, { uid: ctx.uid, log });
     const blocked = blockAll ?? tree.unsafe;
     items.push({
       id: c.id,
@@ -534,9 +545,9 @@ function listTodos(home: string): { bySession: Map<string, string[]>; files: str
  * What of Claude's temp roots no session took: task output of sessions whose
  * folder does not name them, and the daemon's files. Sized by lstat alone.
  */
-function claudeTempItem(paths: string[], blockAll: string | undefined, ctx: HostContext): Item | null {
+function claudeTempItem(paths: string[], blockAll: string | undefined, ctx: HostContext, log: WalkRecorder): Item | null {
   if (!paths.length) return null;
-  const tree = walkOwned(paths, { uid: ctx.uid });
+  const tree = walkOwned(paths, { uid: ctx.uid, log });
   const blocked = blockAll ?? tree.unsafe;
   return {
     id: 'claude-temp',
@@ -555,7 +566,7 @@ function claudeTempItem(paths: string[], blockAll: string | undefined, ctx: Host
 }
 
 /** Protected configuration and everything not recognized: listed by name, never opened, never selectable. */
-function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[]): Item[] {
+function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[], log: WalkRecorder): Item[] {
   const items: Item[] = [];
   const targeted = new Set(COMBINED.flatMap((c) => c.names));
   const add = (name: string, p: string, kind: 'protected' | 'known' | 'unknown'): void => {
@@ -563,7 +574,9 @@ function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[]):
     if (!st) return;
     const link = st.isSymbolicLink();
     if (link) warnings.push({ path: p, reason: `Claude Code entry ${name} is a symbolic link; not followed.` });
-    const size = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000 }).bytes : st.blocks * 512;
+    // This lstat is the walk's first (the same fields), and a file's is kept for the attribution walk.
+    const size = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000, firstStat: st, log }).bytes : st.blocks * 512;
+    if (link || !st.isDirectory()) log.root(p, st);
     items.push({
       id: `protected:claude:${name}`,
       category: 'protected',

@@ -39,8 +39,15 @@ const COMMAND = /<command-name>(.*?)<\/command-name>/;
 const BASH_INPUT = /<bash-input>([\s\S]*?)<\/bash-input>/;
 const NOT_A_PROMPT = /^(?:\s*<[a-z][\w-]*[\s>]|\[Request interrupted by user[^\]]*\])/;
 
-/** Searching runs on a latin1 view (one char per byte); a matched line is decoded as UTF-8. */
-const utf8 = (latin1: string): string => Buffer.from(latin1, 'latin1').toString('utf8');
+/**
+ * Searching runs on a latin1 view `s` (one char per byte, so an index is a
+ * byte offset); a matched range is decoded as UTF-8 straight from the bytes `b`.
+ */
+interface Text {
+  s: string;
+  b: Buffer;
+}
+const utf8 = (x: Text, from: number, to: number): string => x.b.toString('utf8', from, to);
 
 /**
  * `head` is the start of the file (cut at `headTruncated`), `tail` the last
@@ -51,17 +58,18 @@ const utf8 = (latin1: string): string => Buffer.from(latin1, 'latin1').toString(
  */
 export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail: Buffer | null, id: string, sidecarTitle?: string): ClaudeReadResult {
   if (head.length === 0) return { ok: false, reason: 'empty' };
-  const h = head.toString('latin1');
-  const t = tail ? tail.toString('latin1') : h;
-  const nl = h.indexOf('\n');
-  const firstLine = nl < 0 ? h : h.slice(0, nl);
+  const h: Text = { s: head.toString('latin1'), b: head };
+  // Without a tail the head is the whole file: a search of the tail would repeat one of the head.
+  const t: Text = tail ? { s: tail.toString('latin1'), b: tail } : h;
+  const nl = h.s.indexOf('\n');
+  const firstLine = nl < 0 ? h.s : h.s.slice(0, nl);
   if (firstLine.includes('"isSidechain":true') || firstLine.includes('"isSidechain": true')) return { ok: false, reason: 'sidechain' };
 
   // Claude's own order. A value that cleans to nothing (an escape-only title)
   // is passed over, so the title is never blank; Claude would show it blank.
   const candidates: [() => string | undefined, NonNullable<ClaudeTranscriptMeta['titleSource']>][] = [
-    [() => typed(t, 'custom-title', 'customTitle') || sidecarTitle || typed(h, 'custom-title', 'customTitle'), 'custom'],
-    [() => typed(t, 'ai-title', 'aiTitle') || typed(h, 'ai-title', 'aiTitle'), 'ai'],
+    [() => typed(t, 'custom-title', 'customTitle') || sidecarTitle || (tail ? typed(h, 'custom-title', 'customTitle') : undefined), 'custom'],
+    [() => typed(t, 'ai-title', 'aiTitle') || (tail ? typed(h, 'ai-title', 'aiTitle') : undefined), 'ai'],
     [() => lastField(t, 'lastPrompt'), 'prompt'],
     [() => lastField(t, 'summary'), 'summary'],
     [() => firstPrompt(h) || attachmentTitle(h), 'prompt'],
@@ -95,7 +103,7 @@ export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail:
       title,
       titleSource,
       listedByClaude,
-      hasUserMessage: userMessageFact(h, t, tail === null && !headTruncated),
+      hasUserMessage: userMessageFact(h, tail ? t : null, tail === null && !headTruncated),
     },
   };
 }
@@ -106,13 +114,18 @@ export function readClaudeTranscript(head: Buffer, headTruncated: boolean, tail:
  * is said only of a file read whole whose every line parsed; a garbage line
  * might have been one.
  */
-function userMessageFact(h: string, t: string, whole: boolean): boolean | null {
-  if (hasUserType(h) || hasUserType(t)) return true;
+function userMessageFact(h: Text, t: Text | null, whole: boolean): boolean | null {
+  if (hasUserType(h.s) || (t && hasUserType(t.s))) return true;
   if (!whole) return null;
-  for (const line of h.split('\n')) {
-    if (!line.trim()) continue;
+  for (let pos = 0; pos <= h.s.length; ) {
+    let end = h.s.indexOf('\n', pos);
+    if (end < 0) end = h.s.length;
+    const from = pos;
+    pos = end + 1;
+    // Blank in the latin1 view, as before (a lone 0xA0 byte is blank there, not in UTF-8).
+    if (!h.s.slice(from, end).trim()) continue;
     try {
-      const v: unknown = JSON.parse(utf8(line));
+      const v: unknown = JSON.parse(utf8(h, from, end));
       if (v && typeof v === 'object' && (v as Record<string, unknown>).type === 'user') return true;
     } catch {
       return null;
@@ -144,8 +157,11 @@ function fieldOf(line: string, key: string, type: string | undefined): string | 
  * is not JSON is tried again from its last `{"type":"…"` (a row written after
  * a cut line). An empty string is a value: it hides older rows.
  */
-function lastValue(text: string, key: string, types: string[] | undefined, type: string | undefined, glued: boolean): string | undefined {
+function lastValue(x: Text, key: string, types: string[] | undefined, type: string | undefined, glued: boolean): string | undefined {
+  // Most keys are in no line at all: a search of the raw bytes for a rare part of the needle says so first.
+  if (x.b.indexOf(rarePart(key)) < 0) return undefined;
   const needle = `"${key}":`;
+  const text = x.s;
   // Only the lines that hold the needle are cut out, found from the end by one string search each
   // (slicing every line of 128 KiB, seven times per transcript, was most of a scan's garbage).
   // The needle holds no newline, so a match before `end` (a newline, or the text's end) lies in a whole line.
@@ -159,7 +175,7 @@ function lastValue(text: string, key: string, types: string[] | undefined, type:
     const line = text.slice(nl + 1, le);
     end = nl;
     if (!types || types.some((m) => line.includes(m))) {
-      const u = utf8(line);
+      const u = utf8(x, nl + 1, le);
       let v = fieldOf(u, key, type);
       if (v === null && glued && types) {
         const s = u.lastIndexOf(`{${types[0]}`);
@@ -172,12 +188,30 @@ function lastValue(text: string, key: string, types: string[] | undefined, type:
   return undefined;
 }
 
-const typed = (text: string, type: string, key: string): string | undefined => lastValue(text, key, [`"type":"${type}"`, `"type": "${type}"`], type, true);
-const typedRow = (text: string, type: string, key: string): string | undefined => lastValue(text, key, [`"type":"${type}"`], type, false);
-const lastField = (text: string, key: string): string | undefined => lastValue(text, key, undefined, undefined, false);
+const RARE = new Map<string, Buffer>();
+/**
+ * The end of `"key":` from the key's last capital letter (else its last five
+ * letters): JSON is full of quotes, and a needle that starts with one is
+ * searched several times slower than one that starts with a rare byte.
+ */
+function rarePart(key: string): Buffer {
+  let b = RARE.get(key);
+  if (!b) {
+    let i = key.length - 1;
+    while (i >= 0 && !(key[i]! >= 'A' && key[i]! <= 'Z')) i--;
+    b = Buffer.from(`${key.slice(i >= 0 ? i : Math.max(0, key.length - 5))}":`, 'latin1');
+    RARE.set(key, b);
+  }
+  return b;
+}
+
+const typed = (text: Text, type: string, key: string): string | undefined => lastValue(text, key, [`"type":"${type}"`, `"type": "${type}"`], type, true);
+const typedRow = (text: Text, type: string, key: string): string | undefined => lastValue(text, key, [`"type":"${type}"`], type, false);
+const lastField = (text: Text, key: string): string | undefined => lastValue(text, key, undefined, undefined, false);
 
 /** The first `"key":"…"` anywhere in the text, raw (any row, nested too), JSON-unescaped. */
-function firstString(text: string, key: string): string | undefined {
+function firstString(x: Text, key: string): string | undefined {
+  const text = x.s;
   for (const marker of [`"${key}":"`, `"${key}": "`]) {
     const s = text.indexOf(marker);
     if (s < 0) continue;
@@ -188,7 +222,7 @@ function firstString(text: string, key: string): string | undefined {
         continue;
       }
       if (text[i] === '"') {
-        const raw = utf8(text.slice(from, i));
+        const raw = utf8(x, from, i);
         if (!raw.includes('\\')) return raw;
         try {
           return JSON.parse(`"${raw}"`) as string;
@@ -205,10 +239,12 @@ const hasUserType = (line: string): boolean => line.includes('"type":"user"') ||
 const isMetaRow = (line: string): boolean => line.includes('"isMeta":true') || line.includes('"isMeta": true');
 
 /** The first real prompt of the head; else the first slash command; else ''. */
-function firstPrompt(h: string): string {
+function firstPrompt(x: Text): string {
+  const h = x.s;
   const fallback = { command: '' };
   let pos = 0;
   while (pos < h.length) {
+    const start = pos;
     const nl = h.indexOf('\n', pos);
     const line = nl < 0 ? h.slice(pos) : h.slice(pos, nl);
     pos = nl < 0 ? h.length : nl + 1;
@@ -216,7 +252,7 @@ function firstPrompt(h: string): string {
     if (line.includes('"isCompactSummary":true') || line.includes('"isCompactSummary": true')) continue;
     let v: unknown;
     try {
-      v = JSON.parse(utf8(line));
+      v = JSON.parse(utf8(x, start, start + line.length));
     } catch {
       continue;
     }
@@ -292,8 +328,8 @@ function unpaste(text: string): string {
 }
 
 /** A prompt of only an image or a document is titled so by Claude. */
-function attachmentTitle(h: string): string {
-  for (const line of h.split('\n')) {
+function attachmentTitle(x: Text): string {
+  for (const line of x.s.split('\n')) {
     if (!hasUserType(line) || line.includes('"tool_result"') || isMetaRow(line)) continue;
     if (line.includes('"type":"image"') || line.includes('"type": "image"')) return 'Image';
     if (line.includes('"type":"document"') || line.includes('"type": "document"')) return 'Document';
@@ -309,11 +345,16 @@ function cutUnits(s: string, max: number): string {
   return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
 }
 
-function namesSession(text: string, id: string): boolean {
+function namesSession(x: Text, id: string): boolean {
+  const text = x.s;
   return text.includes(`"sessionId":"${id}"`) || text.includes(`"sessionId":"${id.toLowerCase()}"`);
 }
 
-function anyJsonRow(text: string): boolean {
-  for (const line of text.split('\n')) if (line.startsWith('{') && fieldOf(utf8(line), 'type', undefined) !== null) return true;
+function anyJsonRow(x: Text): boolean {
+  let pos = 0;
+  for (const line of x.s.split('\n')) {
+    if (line.startsWith('{') && fieldOf(utf8(x, pos, pos + line.length), 'type', undefined) !== null) return true;
+    pos += line.length + 1;
+  }
   return false;
 }

@@ -19,14 +19,12 @@ export interface SeenListing {
 }
 
 export interface WalkLog {
-  /** The slot of a path the scan stat'ed (lstat, or fstat of an O_NOFOLLOW open), or -1. */
+  /** The slot of a path the scan stat'ed as a walk's root (lstat, or fstat of an O_NOFOLLOW open), or -1. */
   slotOf(path: string): number;
-  /**
-   * The listing of a directory whose entry is `dirSlot`, if the scan listed it
-   * while the directory had that very identity (same dev, inode, size, mtime
-   * and ctime, so no entry was added, removed or renamed in it since).
-   */
-  listing(path: string, dirSlot: number): SeenListing | undefined;
+  /** Two slots hold the same entry unchanged: same dev, inode, size, mtime and ctime (for a directory: no entry added, removed or renamed). */
+  same(a: number, b: number): boolean;
+  /** The listing taken of the directory in this slot, if the scan listed it. */
+  listing(slot: number): SeenListing | undefined;
   /** Records a stat taken now; returns its slot. */
   add(st: Stats): number;
   kind(slot: number): number;

@@ -6,12 +6,21 @@
 // where the rest of the disk went; a file two rows hold is reported, never
 // fixed here (that is the adapter's bug to fix). Nothing is opened: a
 // protected file is counted by its lstat alone.
+//
+// The adapter has just walked most of these trees to size its rows; what its
+// walks saw (Inventory.walkLog) is reused instead of asking the disk again.
+// Every entry of a directory the adapter did not list, and every directory, is
+// lstat'ed here; a listing is reused only while that lstat still shows the
+// directory the adapter listed (dev, inode, size, mtime, ctime), so a folder
+// replaced, or one with an entry added, removed or renamed, is walked afresh.
+// A file inside a reused listing counts with the size the adapter's row saw.
 
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import type { Attribution, Installation, Inventory, Item, ScanWarning } from '../core/model.js';
 import { cleanText } from '../core/text.js';
-import { allocatedBytes } from '../host/fsx.js';
+import { SEEN_DIR, SEEN_FILE, SEEN_NONE, type WalkLog } from '../core/walk-log.js';
+import { WalkRecorder } from './revision.js';
 
 /** More gap rows than this are folded into one (a list of thousands helps nobody). */
 const GAP_ROWS_MAX = 400;
@@ -47,6 +56,9 @@ interface DirResult {
  * `inv.attribution`).
  */
 export async function attributeInventory(inst: Installation, inv: Inventory, opts: AttributeOptions = {}): Promise<Attribution> {
+  // This scan's record, used once: the snapshot that keeps the inventory does not keep it.
+  const log: WalkLog = inv.walkLog ?? new WalkRecorder();
+  delete inv.walkLog;
   const roots = distinctRoots([inst.home, ...(inv.attributionRoots ?? [])]);
   const rows: { id: string; unrecognized: boolean }[] = [];
   const claims = new Map<string, number[]>();
@@ -93,13 +105,13 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
   let capped = false;
 
   /** A second link to a counted inode counts nothing, as in du. */
-  const fileOf = (path: string, st: Stats, held: number[]): 'held' | 'gap' | 'again' => {
-    if (st.nlink > 1) {
-      const key = `${st.dev}:${st.ino}`;
+  const fileOf = (path: string, slot: number, held: number[]): 'held' | 'gap' | 'again' => {
+    if (log.nlink(slot) > 1) {
+      const key = `${log.dev(slot)}:${log.ino(slot)}`;
       if (seenInodes.has(key)) return 'again';
       seenInodes.add(key);
     }
-    const bytes = allocatedBytes(st);
+    const bytes = log.bytes(slot);
     out.totalBytes += bytes;
     out.totalFiles++;
     if (!held.length) return 'gap';
@@ -117,17 +129,46 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
     return 'held';
   };
 
-  const walk = async (dir: string, root: string, dev: number, inherited: number[]): Promise<DirResult> => {
-    const res: DirResult = { claimed: inherited.length > 0 || aboveRows.has(dir) || claims.has(dir), gaps: [] };
-    let names: string[];
+  /** A fresh lstat of `p`; the adapter's slot when its walk saw this root unchanged (then its listing is reused). */
+  const slotFor = (p: string, st: Stats): number => {
+    const now = log.add(st);
+    const before = log.slotOf(p);
+    return before >= 0 && log.same(before, now) ? before : now;
+  };
+  const stillSame = (p: string, slot: number): number => {
     try {
-      names = readdirSync(dir);
-    } catch (e) {
-      out.notWalked.push({ path: dir, reason: `Could not read this directory (${(e as NodeJS.ErrnoException).code ?? 'error'}); its files are not counted.` });
-      return res;
+      const now = log.add(lstatSync(p));
+      return log.same(slot, now) ? slot : now;
+    } catch {
+      return -1;
     }
-    names.sort();
-    for (const name of names) {
+  };
+  const statNow = (p: string): number => {
+    try {
+      return slotFor(p, lstatSync(p));
+    } catch {
+      return -1;
+    }
+  };
+
+  const walk = async (dir: string, root: string, dev: number, inherited: number[], dirSlot: number): Promise<DirResult> => {
+    const res: DirResult = { claimed: inherited.length > 0 || aboveRows.has(dir) || claims.has(dir), gaps: [] };
+    const seen = log.listing(dirSlot);
+    let names: readonly string[];
+    if (seen) names = seen.names;
+    else {
+      try {
+        names = readdirSync(dir).sort();
+      } catch (e) {
+        out.notWalked.push({
+          path: dir,
+          reason: `Could not read this directory (${(e as NodeJS.ErrnoException).code ?? 'error'}); its files are not counted.`,
+        });
+        return res;
+      }
+    }
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
       if (entries >= maxEntries) {
         if (!capped) out.notWalked.push({ path: dir, reason: `Stopped counting after ${maxEntries} entries; the rest is not counted.` });
         capped = true;
@@ -136,20 +177,21 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
       if (++entries % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
       // Concatenation, not join(): a name from readdir holds no separator, so there is nothing to normalise.
       const p = dir === '/' ? `/${name}` : `${dir}/${name}`;
-      let st: Stats;
-      try {
-        st = lstatSync(p);
-      } catch {
-        continue;
-      }
+      // Inside a listing the adapter took, its lstat of each file; of a directory, one now too (an entry
+      // added or removed anywhere below shows in its own directory's identity); elsewhere one now.
+      let slot = seen ? seen.first + i : -1;
+      if (slot < 0 || log.kind(slot) === SEEN_NONE) slot = statNow(p);
+      else if (log.kind(slot) === SEEN_DIR) slot = stillSame(p, slot);
+      if (slot < 0) continue;
       const own = claims.get(p);
       const held = own ? (inherited.length ? [...new Set([...inherited, ...own])] : own) : inherited;
-      if (st.isDirectory()) {
-        if (st.dev !== dev) {
+      const kind = log.kind(slot);
+      if (kind === SEEN_DIR) {
+        if (log.dev(slot) !== dev) {
           out.notWalked.push({ path: p, reason: 'On another filesystem; not counted (as du -x).' });
           continue;
         }
-        const sub = await walk(p, root, dev, held);
+        const sub = await walk(p, root, dev, held, slot);
         if (sub.claimed) {
           res.claimed = true;
           res.gaps.push(...sub.gaps);
@@ -162,10 +204,10 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
           }
           res.gaps.push({ path: p, root, bytes, files, dir: true });
         }
-      } else if (st.isFile()) {
-        const r = fileOf(p, st, held);
+      } else if (kind === SEEN_FILE) {
+        const r = fileOf(p, slot, held);
         if (r === 'held') res.claimed = true;
-        else if (r === 'gap') res.gaps.push({ path: p, root, bytes: allocatedBytes(st), files: 1, dir: false });
+        else if (r === 'gap') res.gaps.push({ path: p, root, bytes: log.bytes(slot), files: 1, dir: false });
       }
     }
     return res;
@@ -183,7 +225,7 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
       out.notWalked.push({ path: root, reason: st.isSymbolicLink() ? 'A symbolic link; not followed.' : 'Not a directory; not counted.' });
       continue;
     }
-    const r = await walk(root, root, st.dev, claims.get(root) ?? []);
+    const r = await walk(root, root, st.dev, claims.get(root) ?? [], slotFor(root, st));
     gaps.push(...r.gaps);
   }
 

@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { SEEN_DIR, SEEN_FILE, SEEN_NONE, SEEN_OTHER, type SeenListing, type WalkLog } from '../core/walk-log.js';
 import { allocatedBytes } from '../host/fsx.js';
 
 export const UNSAFE_REASON = 'Linked, foreign-owned, or unstable data cannot be cleaned';
@@ -28,6 +29,105 @@ export interface WalkOptions {
    * file opened with O_NOFOLLOW): the same fields the walk's lstat would see.
    */
   firstStat?: Stats;
+  /** Where this scan keeps what its walks saw, for the attribution walk to reuse (Inventory.walkLog). */
+  log?: WalkRecorder;
+}
+
+/** Fields per slot: kind, dev, ino, nlink, allocated bytes, mtimeMs, ctimeMs, size. */
+const F = 8;
+
+/**
+ * One scan's record of its walks: every entry a walk stat'ed, packed in one
+ * Float64Array (no Stats kept), every directory it listed with the names in
+ * the order walked, and the walks' roots by path.
+ */
+export class WalkRecorder implements WalkLog {
+  private buf = new Float64Array(F * 8192);
+  private used = 0;
+  private readonly roots = new Map<string, number>();
+  private readonly listings = new Map<number, SeenListing>();
+
+  /** `n` consecutive slots, not stat'ed yet (kind SEEN_NONE). */
+  reserve(n: number): number {
+    const first = this.used;
+    this.used += n;
+    if (this.used * F > this.buf.length) {
+      const grown = new Float64Array(Math.max(this.buf.length * 2, this.used * F));
+      grown.set(this.buf);
+      this.buf = grown;
+    }
+    return first;
+  }
+
+  put(slot: number, st: Stats): void {
+    const b = this.buf;
+    const o = slot * F;
+    b[o] = st.isDirectory() ? SEEN_DIR : st.isFile() ? SEEN_FILE : SEEN_OTHER;
+    b[o + 1] = st.dev;
+    b[o + 2] = st.ino;
+    b[o + 3] = st.nlink;
+    b[o + 4] = allocatedBytes(st);
+    b[o + 5] = st.mtimeMs;
+    b[o + 6] = st.ctimeMs;
+    b[o + 7] = st.size;
+  }
+
+  add(st: Stats): number {
+    const slot = this.reserve(1);
+    this.put(slot, st);
+    return slot;
+  }
+
+  /** A walk's root (the last walk of a path wins). */
+  root(path: string, st: Stats): number {
+    const slot = this.add(st);
+    this.roots.set(path, slot);
+    return slot;
+  }
+
+  listed(slot: number, names: readonly string[], first: number): void {
+    this.listings.set(slot, { names, first });
+  }
+
+  slotOf(path: string): number {
+    return this.roots.get(path) ?? -1;
+  }
+
+  same(a: number, b: number): boolean {
+    if (a === b) return true;
+    const x = this.buf;
+    const i = a * F;
+    const j = b * F;
+    return (
+      x[i] !== SEEN_NONE &&
+      x[i] === x[j] &&
+      x[i + 1] === x[j + 1] &&
+      x[i + 2] === x[j + 2] &&
+      x[i + 5] === x[j + 5] &&
+      x[i + 6] === x[j + 6] &&
+      x[i + 7] === x[j + 7]
+    );
+  }
+
+  listing(slot: number): SeenListing | undefined {
+    return this.listings.get(slot);
+  }
+
+  kind(slot: number): number {
+    return this.buf[slot * F]!;
+  }
+  dev(slot: number): number {
+    return this.buf[slot * F + 1]!;
+  }
+  ino(slot: number): number {
+    return this.buf[slot * F + 2]!;
+  }
+  nlink(slot: number): number {
+    return this.buf[slot * F + 3]!;
+  }
+  bytes(slot: number): number {
+    return this.buf[slot * F + 4]!;
+  }
 }
 
 /** What the revision hashes for one entry: metadata only, never contents. */
@@ -51,8 +151,9 @@ export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTre
   const hash = createHash('sha256');
   const out: OwnedTree = { bytes: 0, files: 0, revision: null, newestMtime: 0 };
   const max = opts.maxEntries ?? 2_000_000;
+  const log = opts.log;
   let seen = 0;
-  const visit = (p: string, st: Stats, rootDev: number): void => {
+  const visit = (p: string, st: Stats, rootDev: number, slot: number): void => {
     seen++;
     hash.update(entryLine(p, st));
     out.bytes += allocatedBytes(st);
@@ -71,12 +172,15 @@ export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTre
       out.unsafe ??= `${UNSAFE_REASON}: ${p} cannot be listed.`;
       return;
     }
-    for (const name of names) {
+    // The listing is recorded before its entries are stat'ed: one the walk stops before stays SEEN_NONE.
+    const first = log ? log.reserve(names.length) : -1;
+    if (log) log.listed(slot, names, first);
+    for (let i = 0; i < names.length; i++) {
       if (seen >= max) {
         out.unsafe ??= `${UNSAFE_REASON}: more than ${max} entries.`;
         return;
       }
-      const child = `${p}/${name}`;
+      const child = `${p}/${names[i]}`;
       let cst: Stats;
       try {
         cst = lstatSync(child);
@@ -84,7 +188,8 @@ export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTre
         out.unsafe ??= `${UNSAFE_REASON}: ${child} changed during the scan.`;
         continue;
       }
-      visit(child, cst, rootDev);
+      if (log) log.put(first + i, cst);
+      visit(child, cst, rootDev, first + i);
     }
   };
   for (let i = 0; i < paths.length; i++) {
@@ -98,7 +203,7 @@ export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTre
         continue;
       }
     }
-    visit(p, st, st.dev);
+    visit(p, st, st.dev, log ? log.root(p, st) : -1);
   }
   out.revision = hash.digest('hex');
   return out;
