@@ -2,17 +2,23 @@
 // filled by the fixture builder) with ~5,000 sessions, generated once under
 // bench/.stores/opencode-5k.
 //
-// 1. Inventory: `cleanerx scan --agent opencode --json` vs a plain reader
-//    that opens the same database read-only and selects the session rows
-//    (the floor: no lineage, sizes or project join). Reported, no target.
-// 2. Bulk delete (the issue's figure): `cleanerx clean` of 500 roots, whose
+// 1. Inventory (issue #18: ≤ 2×): `cleanerx scan --agent opencode --json` vs
+//    a plain reader that opens the same database read-only and selects what a
+//    complete inventory needs: the session rows, the project rows, and per
+//    session the byte lengths of its own rows (message, part, event, todo and
+//    the v2 tables) with whether it holds a user message — in one grouped
+//    statement, the fastest plain form measured. The session rows alone (the
+//    old reference) are printed beside it. Wall and CPU (user+sys of the
+//    process, its worker included) per run; the first scan of a fresh home
+//    (an empty version cache) is reported apart.
+// 2. Bulk delete: `cleanerx clean` of 500 roots, whose
 //    route starts one private loopback `opencode serve` for all of them,
 //    against one `opencode --pure session delete <id>` process per root.
 //    The per-root CLI is measured on a sample of roots in the same run and
 //    scaled to 500 (running 500 of them would take half an hour).
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, ROOT, STORES, emptyHomeScanMs, fixedCostLine, isolatedEnvFor, median, timeNode } from './lib/util.mjs';
@@ -63,6 +69,19 @@ async function template(log) {
   return { db, dir };
 }
 
+/** Records the process's own CPU (user+sys, every thread) at exit, into the file CPU_OUT names. */
+const CPU_PRELOAD =
+  "process.on('exit',()=>{const f=process.env.CLEANERX_BENCH_CPU_OUT;if(f){const u=process.cpuUsage();require('fs').writeFileSync(f,String((u.user+u.system)/1000))}});\n";
+
+/** timeNode plus the child's own CPU time (ms), written at its exit by CPU_PRELOAD (in the copy's root). */
+async function timedCpu(args, { env, root }) {
+  const preload = join(root, 'cpu-at-exit.cjs');
+  if (!existsSync(preload)) writeFileSync(preload, CPU_PRELOAD);
+  const out = join(root, 'cpu.txt');
+  const { ms } = await timeNode(['--require', preload, ...args], { env: { ...env, CLEANERX_BENCH_CPU_OUT: out }, cwd: root });
+  return { ms, cpu: Number(readFileSync(out, 'utf8')) };
+}
+
 /** A private copy of the template store with its own isolated env. */
 async function copy(tpl) {
   const f = await fixtureModule();
@@ -90,11 +109,26 @@ export async function run({ log }) {
   // ---- inventory ----
   const scanOurs = [];
   const scanRef = [];
+  const scanRows = [];
   const a = await copy(tpl);
-  const reader = `const D=require(${JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3'))});const d=new D(process.env.OPENCODE_DB,{readonly:true,fileMustExist:true});const r=d.prepare('select id,title,directory,parent_id,project_id,time_created,time_updated,time_archived from session').all();process.stdout.write(String(r.length))`;
-  for (let i = 0; i < 3; i++) {
-    scanOurs.push((await timeNode([CLI, 'scan', '--agent', 'opencode', '--json'], { env: a.env, cwd: a.root })).ms);
-    scanRef.push((await timeNode(['-e', reader], { env: a.env, cwd: a.root })).ms);
+  const sqlite = JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3'));
+  const open = `const D=require(${sqlite});const d=new D(process.env.OPENCODE_DB,{readonly:true,fileMustExist:true});`;
+  const rowsOnly = `${open}const r=d.prepare('select id,title,directory,parent_id,project_id,time_created,time_updated,time_archived from session').all();process.stdout.write(String(r.length))`;
+  const owned = [
+    "select session_id id, octet_length(data) n, json_extract(data, '$.role') = 'user' u from message",
+    'select session_id, octet_length(data), 0 from part',
+    'select session_id, octet_length(data), 0 from session_message',
+    'select session_id, octet_length(prompt), 0 from session_input',
+    'select session_id, octet_length(baseline) + octet_length(snapshot), 0 from session_context_epoch',
+    'select session_id, octet_length(content) + octet_length(status), 0 from todo',
+    'select aggregate_id, octet_length(data) + octet_length(type), 0 from event',
+  ].join(' union all ');
+  const reader = `${open}const r=d.prepare('select id,title,directory,parent_id,project_id,time_created,time_updated,time_archived,octet_length(id)+octet_length(title)+octet_length(directory) from session').raw().all();const p=d.prepare('select id,name,worktree from project').raw().all();const z=d.prepare(${JSON.stringify(`select id, sum(n), max(u) from (${owned}) group by id`)}).raw().all();process.stdout.write(r.length+' '+p.length+' '+z.length)`;
+  const first = await timedCpu([CLI, 'scan', '--agent', 'opencode', '--json'], a);
+  for (let i = 0; i < 5; i++) {
+    scanOurs.push(await timedCpu([CLI, 'scan', '--agent', 'opencode', '--json'], a));
+    scanRef.push(await timedCpu(['-e', reader], a));
+    scanRows.push(await timedCpu(['-e', rowsOnly], a));
   }
   rmSync(a.root, { recursive: true, force: true });
   const f = await fixtureModule();
@@ -133,14 +167,25 @@ export async function run({ log }) {
   const cliPerRoot = median(perRoot);
   const cliFor500 = cliPerRoot * roots.length;
 
+  const wall = (xs) => median(xs.map((x) => x.ms));
+  const cpu = (xs) => median(xs.map((x) => x.cpu));
+  const runs = (xs) => xs.map((x) => `${x.ms.toFixed(0)}/${x.cpu.toFixed(0)}`).join(', ');
   const lines = [
-    `inventory: cleanerx scan ${median(scanOurs).toFixed(0)} ms vs plain read-only SELECT of the session rows ${median(scanRef).toFixed(0)} ms (${(median(scanOurs) / median(scanRef)).toFixed(2)}×; runs ours [${scanOurs.map((x) => x.toFixed(0)).join(', ')}], plain [${scanRef.map((x) => x.toFixed(0)).join(', ')}])`,
-    `  ${fixedCostLine(median(scanOurs), median(scanRef), emptyMs)}`,
+    `inventory: cleanerx scan ${wall(scanOurs).toFixed(0)} ms (CPU ${cpu(scanOurs).toFixed(0)} ms) vs a plain read-only reader of the same columns (session and project rows, every session's own row lengths and user messages) ${wall(scanRef).toFixed(0)} ms (CPU ${cpu(scanRef).toFixed(0)} ms): ${(wall(scanOurs) / wall(scanRef)).toFixed(2)}× wall, ${(cpu(scanOurs) / cpu(scanRef)).toFixed(2)}× CPU (target ≤ 2×)`,
+    `  the session rows alone (the old reference): ${wall(scanRows).toFixed(0)} ms (CPU ${cpu(scanRows).toFixed(0)} ms); ours ${(wall(scanOurs) / wall(scanRows)).toFixed(2)}× that`,
+    `  runs wall/CPU ms: ours [${runs(scanOurs)}], reference [${runs(scanRef)}], session rows [${runs(scanRows)}]`,
+    `  first scan of the fresh home (empty version cache): ${first.ms.toFixed(0)} ms (CPU ${first.cpu.toFixed(0)} ms)`,
+    `  ${fixedCostLine(wall(scanOurs), wall(scanRef), emptyMs)}`,
     `bulk delete: ${roots.length} roots (${before - after} sessions with their descendants) through one private server, whole cleanerx transaction incl. two scans: ${(del.ms / 1000).toFixed(1)} s = ${(del.ms / roots.length).toFixed(1)} ms/root`,
     `one CLI process per root: ${cliPerRoot.toFixed(0)} ms/root (median of ${perRoot.length}: [${perRoot.map((x) => x.toFixed(0)).join(', ')}]) → ${(cliFor500 / 1000).toFixed(0)} s for ${roots.length} roots`,
   ];
+  const figures = [
+    { label: 'OpenCode inventory vs a plain read-only reader of the same columns', value: wall(scanOurs) / wall(scanRef), unit: '×', op: '≤', target: 2 },
+    { label: 'the same, CPU time', value: cpu(scanOurs) / cpu(scanRef), unit: '×', op: '≤', target: 2 },
+  ];
   return {
     name,
+    figures,
     ours: del.ms,
     reference: cliFor500,
     ratio: del.ms / cliFor500,
@@ -149,8 +194,12 @@ export async function run({ log }) {
     extra: {
       lines,
       sessions: meta.sessions,
-      scanOursMs: median(scanOurs),
-      scanReferenceMs: median(scanRef),
+      scanOursMs: wall(scanOurs),
+      scanReferenceMs: wall(scanRef),
+      scanOursCpuMs: cpu(scanOurs),
+      scanReferenceCpuMs: cpu(scanRef),
+      scanSessionRowsMs: wall(scanRows),
+      scanFirstMs: first.ms,
       scanEmptyHomeMs: emptyMs,
       cliPerRootMs: cliPerRoot,
       deletedSessions: before - after,
