@@ -3,7 +3,7 @@
 // whole filtered scope needs no loaded pages.
 
 import type { CompactSelection, ScanSummary } from '../engine/core/model.js';
-import { compactSelection, selectionId } from '../engine/inventory/selection.js';
+import { compactSelection, SelectionLookup } from '../engine/inventory/selection.js';
 
 interface Counts {
   marked: number;
@@ -12,8 +12,9 @@ interface Counts {
 
 export class Marks {
   private ids = new Map<string, number>();
-  /** Item id → slot: < sel.ends.length a session of the selection index, else a selectable item. */
-  private slot = new Map<string, number>();
+  /** Slots: < sel.ends.length a session of the selection index (found in place), else a selectable item. */
+  private sessions: SelectionLookup | null = null;
+  private itemSlot = new Map<string, number>();
   private sel: CompactSelection | null = null;
   private itemBytes: number[] = [];
   private bytesTotal = 0;
@@ -23,7 +24,8 @@ export class Marks {
 
   /** Rebuilds the size index from a new scan and drops marks the scan no longer has. */
   rebase(summary: ScanSummary | null): void {
-    this.slot.clear();
+    this.sessions = null;
+    this.itemSlot.clear();
     this.perProject.clear();
     this.itemBytes = [];
     this.counts = [];
@@ -35,17 +37,15 @@ export class Marks {
       this.counts = sel.projectIds.map(() => ({ marked: 0, selectable: 0 }));
       sel.projectIds.forEach((p, i) => this.perProject.set(p, this.counts[i]!));
       const n = sel.ends.length;
-      for (let i = 0; i < n; i++) {
-        this.slot.set(selectionId(sel, i), i);
-        this.counts[sel.project[i]!]!.selectable++;
-      }
+      this.sessions = new SelectionLookup(sel);
+      for (let i = 0; i < n; i++) this.counts[sel.project[i]!]!.selectable++;
       for (const it of summary.items) {
-        if (!it.selectable || this.slot.has(it.id)) continue;
-        this.slot.set(it.id, n + this.itemBytes.length);
+        if (!it.selectable || this.slotOf(it.id) !== undefined) continue;
+        this.itemSlot.set(it.id, n + this.itemBytes.length);
         this.itemBytes.push(it.bytes);
       }
     }
-    const kept = [...this.ids.keys()].filter((id) => this.slot.has(id));
+    const kept = [...this.ids.keys()].filter((id) => this.slotOf(id) !== undefined);
     this.clear();
     for (const id of kept) this.add(id);
   }
@@ -54,19 +54,24 @@ export class Marks {
     return this.perProject.get(projectId) ?? { marked: 0, selectable: 0 };
   }
 
+  private slotOf(id: string): number | undefined {
+    const i = this.sessions ? this.sessions.find(id) : -1;
+    return i >= 0 ? i : this.itemSlot.get(id);
+  }
+
   private sizeOf(slot: number): number {
     const n = this.sel?.ends.length ?? 0;
     return slot < n ? this.sel!.bytes[slot]! : this.itemBytes[slot - n]!;
   }
 
   private bump(id: string, d: number): void {
-    const s = this.slot.get(id);
+    const s = this.slotOf(id);
     if (s === undefined || !this.sel || s >= this.sel.ends.length) return;
     this.counts[this.sel.project[s]!]!.marked += d;
   }
 
   selectable(id: string): boolean {
-    return this.slot.has(id);
+    return this.slotOf(id) !== undefined;
   }
 
   has(id: string): boolean {
@@ -82,7 +87,7 @@ export class Marks {
   }
 
   add(id: string): boolean {
-    const slot = this.slot.get(id);
+    const slot = this.slotOf(id);
     if (slot === undefined || this.ids.has(id)) return false;
     const bytes = this.sizeOf(slot);
     this.ids.set(id, bytes);
