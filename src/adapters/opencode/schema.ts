@@ -89,7 +89,7 @@ export function readSchema(db: Db): SchemaInfo {
     const out = new Map<string, { pk: number }>();
     const t = kinds.get(table);
     if (!t || t.length !== 1 || t[0] !== 'table') return out;
-    for (const c of db.prepare(`SELECT name, pk FROM pragma_table_info(?)`).all(table) as { name: string; pk: number }[]) out.set(c.name, { pk: c.pk });
+    for (const c of db.prepare('SELECT name, pk FROM pragma_table_info(?)').all(table) as { name: string; pk: number }[]) out.set(c.name, { pk: c.pk });
     return out;
   };
   const session = columns('session');
