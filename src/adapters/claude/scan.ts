@@ -10,7 +10,7 @@ import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
 import type { Category, Installation, Inventory, Item, ProjectGroup, Risk, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
 import { homeOf } from '../../engine/host/own-dirs.js';
 import { checkHome } from '../shared/home.js';
-import { WalkRecorder, walkOwned } from '../../engine/inventory/revision.js';
+import { type OwnedTree, WalkRecorder, walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
 import { parseObject } from '../shared/jsonl.js';
@@ -203,6 +203,8 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     let st: Stats;
     let meta;
     let archived = false;
+    let extra: string[];
+    let tree: OwnedTree;
     try {
       const r = readHeadTail(t.file, head, tail);
       st = r.stat;
@@ -210,9 +212,21 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
         warnings.push({ path: t.file, reason: 'Skipped Claude transcript owned by another user.' });
         continue;
       }
+      const sessionDir = t.sessionDir ? join(t.bucket, t.id) : null;
+      extra = [...(sessionDir ? [sessionDir] : []), ...(perSession.get(t.id.toLowerCase()) ?? []), ...(temp.bySession.get(t.id.toLowerCase()) ?? [])];
+      // The transcript's own stat is the fstat of the file just read (no second lstat per transcript). The
+      // walk comes before the sidecars: its listing of the session folder says which of them exist at all.
+      tree = walkOwned([t.file, ...extra], { uid: ctx.uid, firstStat: st, log });
+      const inDir = sessionDir ? log.listing(log.slotOf(sessionDir))?.names : undefined;
       const headBuf = head.subarray(0, r.headLength);
       const tailBuf = r.tailLength ? tail.subarray(0, r.tailLength) : null;
-      const res = readClaudeTranscript(headBuf, r.headTruncated, tailBuf, t.id, t.sessionDir ? sidecarTitle(join(t.bucket, t.id)) : undefined);
+      const res = readClaudeTranscript(
+        headBuf,
+        r.headTruncated,
+        tailBuf,
+        t.id,
+        sessionDir && mayHold(inDir, 'custom-title.json') ? sidecarTitle(sessionDir) : undefined,
+      );
       if (!res.ok) {
         warnings.push({
           path: t.file,
@@ -228,7 +242,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
         continue;
       }
       meta = res.meta;
-      archived = t.sessionDir && archivedMark(join(t.bucket, t.id), headBuf, tailBuf);
+      archived = sessionDir !== null && mayHold(inDir, 'archived.json') && archivedMark(sessionDir, headBuf, tailBuf);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       warnings.push({
@@ -245,14 +259,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
     files++;
     bytes += st.size;
     if (files % 500 === 0) onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
-    const extra = [
-      ...(t.sessionDir ? [join(t.bucket, t.id)] : []),
-      ...(perSession.get(t.id.toLowerCase()) ?? []),
-      ...(temp.bySession.get(t.id.toLowerCase()) ?? []),
-    ];
     owned.add(t.id.toLowerCase());
-    // The transcript's own stat is the fstat of the file just read (no second lstat per transcript).
-    const tree = walkOwned([t.file, ...extra], { uid: ctx.uid, firstStat: st, log });
     const g = project(t.bucket, t.bucketKey);
     if (meta.cwd && !g.roots.includes(meta.cwd)) g.roots.push(meta.cwd);
     const activePid = live.activeSessions.get(t.id);
@@ -612,6 +619,11 @@ function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[], 
     add(d.name, join(home, d.name), KNOWN_OTHER.has(d.name) ? 'known' : 'unknown');
   }
   return items;
+}
+
+/** Whether a folder may hold `name`: its listing has it, or there is no listing to ask (then the open says). */
+function mayHold(names: readonly string[] | undefined, name: string): boolean {
+  return names === undefined || names.includes(name);
 }
 
 function readHeadTail(file: string, head: Buffer, tail: Buffer): { stat: Stats; headLength: number; headTruncated: boolean; tailLength: number } {
