@@ -24,6 +24,44 @@ interface FlatView {
   projectMatched?: { count: Uint32Array; bytes: Float64Array };
 }
 
+/**
+ * A view's columns written in place, at most `capacity` rows: a 100k-row view
+ * built through JS arrays left five 100k-element arrays per build in the
+ * large-object space, freed only by a full collection.
+ */
+class ViewColumns {
+  readonly entries: Int32Array;
+  readonly depth: Uint8Array;
+  readonly context: Uint8Array;
+  readonly expanded: Uint8Array;
+  readonly expandable: Uint8Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.entries = new Int32Array(capacity);
+    this.depth = new Uint8Array(capacity);
+    this.context = new Uint8Array(capacity);
+    this.expanded = new Uint8Array(capacity);
+    this.expandable = new Uint8Array(capacity);
+  }
+
+  push(entry: number, depth: number, context: number, expanded: number, expandable: number): void {
+    const i = this.length++;
+    this.entries[i] = entry;
+    this.depth[i] = depth;
+    this.context[i] = context;
+    this.expanded[i] = expanded;
+    this.expandable[i] = expandable;
+  }
+
+  /** Exactly `length` rows (a view's total is its entries' length). */
+  trimmed(): Pick<FlatView, 'entries' | 'depth' | 'context' | 'expanded' | 'expandable'> {
+    const n = this.length;
+    const fit = <T extends Int32Array | Uint8Array>(a: T): T => (a.length === n ? a : (a.slice(0, n) as T));
+    return { entries: fit(this.entries), depth: fit(this.depth), context: fit(this.context), expanded: fit(this.expanded), expandable: fit(this.expandable) };
+  }
+}
+
 /** What of a snapshot the pages read. */
 export interface PagesSource {
   readonly id: string;
@@ -157,7 +195,7 @@ export class SnapshotPages {
     if (open === (v.expanded[i] === 1)) return v;
     let end = i + 1;
     if (!open) while (end < v.entries.length && v.depth[end]! > v.depth[i]!) end++;
-    const ins = { entries: [] as number[], depth: [] as number[], expanded: [] as number[], expandable: [] as number[] };
+    const ins = new ViewColumns(open ? this.forest.nodes.length : 0);
     if (open) {
       const sorted = this.order.get(req.sort, req.reverse);
       const kids = p ? sorted.top[p.idx]! : (sorted.children.get(n!.idx) ?? []);
@@ -168,19 +206,16 @@ export class SnapshotPages {
         const ck = sorted.children.get(cur.idx);
         const has = Boolean(ck?.length);
         const o = has && openBy(cur.s.itemId, false);
-        ins.entries.push(cur.idx);
-        ins.depth.push(dep > 255 ? 255 : dep);
-        ins.expanded.push(o ? 1 : 0);
-        ins.expandable.push(has ? 1 : 0);
+        ins.push(cur.idx, Math.min(dep, 255), 0, o ? 1 : 0, has ? 1 : 0);
         if (o) for (let k = ck!.length - 1; k >= 0; k--) stack.push([ck![k]!, dep + 1]);
       }
     }
-    const len = v.entries.length - (end - i - 1) + ins.entries.length;
-    const splice = <T extends Int32Array | Uint8Array>(src: T, add: number[], make: (n: number) => T): T => {
+    const len = v.entries.length - (end - i - 1) + ins.length;
+    const splice = <T extends Int32Array | Uint8Array>(src: T, add: T, make: (n: number) => T): T => {
       const out = make(len);
       out.set(src.subarray(0, i + 1), 0);
-      out.set(add, i + 1);
-      out.set(src.subarray(end), i + 1 + add.length);
+      out.set(add.subarray(0, ins.length), i + 1);
+      out.set(src.subarray(end), i + 1 + ins.length);
       return out;
     };
     const expanded = splice(v.expanded, ins.expanded, (k) => new Uint8Array(k));
@@ -200,17 +235,17 @@ export class SnapshotPages {
   private flatView(req: PageRequest): FlatView {
     const match = this.matcher(req.filter);
     const pid = req.filter.projectId;
-    const out: number[] = [];
+    const out = new Int32Array(this.forest.nodes.length);
+    let len = 0;
     let bytes = 0;
     for (const n of this.order.get(req.sort, req.reverse).flat) {
       if (pid !== undefined && n.projectKey !== pid) continue;
       if (!match(n)) continue;
-      out.push(n.idx);
+      out[len++] = n.idx;
       bytes += n.s.bytes;
     }
-    const len = out.length;
     return {
-      entries: Int32Array.from(out),
+      entries: len === out.length ? out : out.slice(0, len),
       depth: new Uint8Array(len),
       context: new Uint8Array(len),
       expanded: new Uint8Array(len),
@@ -272,11 +307,8 @@ export class SnapshotPages {
       return toggled.has(id) ? !open : open;
     };
     const sorted = this.order.get(req.sort, req.reverse);
-    const entries: number[] = [];
-    const depth: number[] = [];
-    const context: number[] = [];
-    const expanded: number[] = [];
-    const expandable: number[] = [];
+    // Every node and project is written at most once.
+    const cols = new ViewColumns(nodes.length + this.forest.projects.length);
     // Explicit stacks (no per-node tuples): a fork chain can be thousands deep and the tree 100k wide.
     const stackNodes: SessionNode[] = [];
     const stackDepth: number[] = [];
@@ -291,11 +323,7 @@ export class SnapshotPages {
         const hasKids = kids ? (active ? kids.some((k) => visible[k.idx] !== 0) : true) : false;
         const isCtx = visible[cur.idx] === 1;
         const open = hasKids && isOpen(cur.s.itemId, false, hasKids);
-        entries.push(cur.idx);
-        depth.push(dep > 255 ? 255 : dep);
-        context.push(isCtx ? 1 : 0);
-        expanded.push(open ? 1 : 0);
-        expandable.push(hasKids ? 1 : 0);
+        cols.push(cur.idx, Math.min(dep, 255), isCtx ? 1 : 0, open ? 1 : 0, hasKids ? 1 : 0);
         if (open && kids) {
           for (let i = kids.length - 1; i >= 0; i--) {
             stackNodes.push(kids[i]!);
@@ -309,19 +337,11 @@ export class SnapshotPages {
       const top = sorted.top[p.idx]!;
       if (active && !top.some((n) => visible[n.idx] !== 0)) continue;
       const open = isOpen(p.id, true, false);
-      entries.push(-(p.idx + 1));
-      depth.push(0);
-      context.push(0);
-      expanded.push(open ? 1 : 0);
-      expandable.push(1);
+      cols.push(-(p.idx + 1), 0, 0, open ? 1 : 0, 1);
       if (open) for (const n of top) visit(n, 1);
     }
     return {
-      entries: Int32Array.from(entries),
-      depth: Uint8Array.from(depth),
-      context: Uint8Array.from(context),
-      expanded: Uint8Array.from(expanded),
-      expandable: Uint8Array.from(expandable),
+      ...cols.trimmed(),
       matched,
       matchedBytes,
       projectMatched,
