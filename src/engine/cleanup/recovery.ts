@@ -8,7 +8,6 @@
 
 import { acquireAgentLock, liveLockHolder, type AgentLock } from './agent-lock.js';
 import { COMPACT_TERMINAL, listCompactions } from './compact-journal.js';
-import { recoverCompactions } from './compact-recovery.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
 import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type RecoveryOperation, type ScanSummary } from '../core/model.js';
 import { observePath, type PathState } from './path-safety.js';
@@ -193,6 +192,8 @@ export async function settleCompactions(stateDir: string): Promise<ObservedRecov
       }
       locks.push(acquireAgentLock(stateDir, a));
     }
+    // Loaded only for a compaction to settle: it brings the SQLite driver, which no other cleanup needs.
+    const { recoverCompactions } = await import('./compact-recovery.js');
     const settled = await recoverCompactions(stateDir);
     return settled.filter((x) => x.result.decision === 'blocked').map((x) => compactionEntry(x.path, x.result.reason));
   } catch (e) {
