@@ -2,7 +2,9 @@
 // xterm-256color) and time its first painted screen (tab bar and deck drawn),
 // against a minimal blessed app timed until it shows "ready". Also reported:
 // time until the demo's pi data is on screen (the Sessions tab shows its
-// count and the deck names pi). Median of 5 each.
+// count and the deck names pi). Median of 5 each. Beside the wall times, the
+// CPU time each process had used when its paint arrived (/proc), which a
+// loaded machine disturbs far less.
 
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +35,8 @@ export async function run({ log }) {
     const ours = [];
     const data = [];
     const reference = [];
+    const oursCpu = [];
+    const referenceCpu = [];
     let oursNote = null;
     for (let i = 0; i < RUNS; i++) {
       if (oursNote === null) {
@@ -55,6 +59,7 @@ export async function run({ log }) {
           );
         } else {
           ours.push(a.milestones.painted ?? a.ms);
+          oursCpu.push(a.milestones.painted === undefined ? a.cpuMs : a.milestonesCpu.painted);
           data.push(a.ms);
         }
         await removeWhenQuiet(tmp);
@@ -70,9 +75,17 @@ export async function run({ log }) {
       });
       if (b.ms === null) throw new Error(`the reference blessed app did not paint: ${b.screen.join('\n')}`);
       reference.push(b.ms);
+      referenceCpu.push(b.cpuMs);
     }
     const o = oursNote === null ? median(ours) : null;
     const r = median(reference);
+    const cpuKnown = (xs) => xs.filter((x) => x !== null && x !== undefined);
+    const oc = cpuKnown(oursCpu).length ? median(cpuKnown(oursCpu)) : null;
+    const rc = cpuKnown(referenceCpu).length ? median(cpuKnown(referenceCpu)) : null;
+    const cpuLine =
+      oc !== null && rc !== null
+        ? `CPU time at the first paint: ours ${oc.toFixed(0)} ms, reference ${rc.toFixed(0)} ms (${(oc / rc).toFixed(2)}×; runs ours [${oursCpu.join(', ')}], reference [${referenceCpu.join(', ')}])`
+        : 'CPU time at the first paint: n/a (no /proc)';
     return {
       name,
       ours: o,
@@ -80,7 +93,7 @@ export async function run({ log }) {
       ratio: o === null ? null : o / r,
       target,
       runs: { ours, data, reference },
-      extra: oursNote ? { note: oursNote } : { dataOnScreenMs: median(data) },
+      extra: oursNote ? { note: oursNote } : { dataOnScreenMs: median(data), cpuMs: { ours: oc, reference: rc }, lines: [cpuLine] },
     };
   } finally {
     await removeWhenQuiet(root);
