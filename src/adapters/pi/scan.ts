@@ -12,7 +12,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, typ
 import { basename, dirname, join, resolve } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { allocatedBytes, canonicalPath, listDirSorted, lstatOrNull, lstatSyncOrNull, readAtSync } from '../../engine/host/fsx.js';
-import { fileRevision, walkOwned } from '../../engine/inventory/revision.js';
+import { fileRevision, WalkRecorder, walkOwned } from '../../engine/inventory/revision.js';
 import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
 import type { Installation, Inventory, Item, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
 import { cleanText } from '../../engine/core/text.js';
@@ -87,6 +87,9 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const running = seen.reason;
   const blockAll = homeReadOnly ?? running;
 
+  // What this scan stat'ed and listed, handed to the attribution walk: it need not lstat every session file again.
+  const log = new WalkRecorder();
+  inv.walkLog = log;
   const links: LinkEntry[] = [];
   const buckets = listBuckets(home, links, warnings);
   const bucketKeys = new Map(buckets.map((b) => [b.dir, b.key]));
@@ -139,7 +142,9 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   for (let bi = 0; bi < buckets.length; bi++) {
     const b = buckets[bi]!;
     const projectId = projectIds[bi]!;
-    for (const name of listSessionNames(b.dir, bi, links, warnings)) {
+    const listed = listSessionNames(b.dir, bi, links, warnings, log);
+    for (let ni = 0; ni < listed.names.length; ni++) {
+      const name = listed.names[ni]!;
       // Let pages, progress and other engine calls through every ~20 ms of work.
       if ((reads.length & 31) === 31 && performance.now() - lastYield > 20) {
         await new Promise((r) => setImmediate(r));
@@ -159,6 +164,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
         }
         files++;
         bytes += prefix.stat.size;
+        // The fstat of the file opened without following a link: what the attribution walk's lstat would see.
+        if (listed.first >= 0) log.put(listed.first + listed.at[ni]!, prefix.stat);
         const result = readPiSession(buf.subarray(0, prefix.length), prefix.truncated, prefix.tailLength ? tail.subarray(0, prefix.tailLength) : null);
         if (!result.ok) {
           reads.push({ file, reason: result.reason === 'empty' ? 'Skipped empty pi session file.' : 'Skipped pi session file with an unrecognized header.' });
@@ -197,7 +204,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
               : { pinned: false, requiresAgentExit: true, source: 'cli', sourceRevision: fileRevision(file, prefix.stat) },
           };
           // Only a known answer is recorded: retention's --empty rule must not match a session it could not read whole.
-          // Assigned, not spread into the literal: a spread per record costs more than the rest of it.
+          // Assigned, not spread into the literal: no temporary object per record.
           if (result.hasUserMessage !== null) s.metadata.hasUserMessage = result.hasUserMessage;
           reads.push(s);
           // When a copy repeats a session id, the file pi named for that id is the session.
@@ -449,22 +456,45 @@ function listBuckets(home: string, links: LinkEntry[], warnings: ScanWarning[]):
   return out;
 }
 
-/** The session file names of one bucket, sorted; links go to `links`, non-files are warned about and left out. */
-function listSessionNames(dir: string, bucket: number, links: LinkEntry[], warnings: ScanWarning[]): string[] {
-  const names: string[] = [];
+/** A bucket's session files in name order, each one's index in the whole listing, and the listing's first slot in the walk log (-1: none). */
+interface BucketListing {
+  names: string[];
+  at: number[];
+  first: number;
+}
+
+/**
+ * The session file names of one bucket, sorted; links go to `links`, non-files are warned about and left out.
+ * The bucket is lstat'ed before it is listed and both go to `log`: the attribution walk reuses the listing only
+ * while the bucket still has that identity (an entry added, removed or renamed since changes its mtime).
+ */
+function listSessionNames(dir: string, bucket: number, links: LinkEntry[], warnings: ScanWarning[], log: WalkRecorder): BucketListing {
+  const out: BucketListing = { names: [], at: [], first: -1 };
   const unreadable = (code: string): void =>
     void warnings.push({ path: dir, reason: `Could not read this pi session bucket (${code}): its sessions are not listed; check its permissions.` });
-  for (const e of listDirSorted(dir, unreadable)) {
+  const st = lstatSyncOrNull(dir);
+  const entries = listDirSorted(dir, unreadable);
+  if (st?.isDirectory() && entries.length) {
+    out.first = log.reserve(entries.length);
+    log.listed(
+      log.root(dir, st),
+      entries.map((e) => e.name),
+      out.first,
+    );
+  }
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
     if (!e.name.endsWith('.jsonl')) continue;
     if (e.isFile()) {
-      names.push(e.name);
+      out.names.push(e.name);
+      out.at.push(i);
       continue;
     }
     const file = join(dir, e.name);
     if (e.isSymbolicLink()) links.push({ path: file, bucket });
     else warnings.push({ path: file, reason: 'Skipped pi session entry that is not a regular file.' });
   }
-  return names;
+  return out;
 }
 
 /** A short stable tag that tells two rows of one pi session id apart. */
