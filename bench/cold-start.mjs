@@ -38,6 +38,7 @@ export async function run({ log }) {
     const oursCpu = [];
     const referenceCpu = [];
     let oursNote = null;
+    let dataLate = 0;
     for (let i = 0; i < RUNS; i++) {
       if (oursNote === null) {
         const a = await timeFirstPaint({
@@ -49,7 +50,13 @@ export async function run({ log }) {
           milestones: { painted: oursPainted },
           timeoutMs: TIMEOUT_MS,
         });
-        if (a.ms === null) {
+        if (a.milestones.painted !== undefined) {
+          // The first paint is the figure; the demo's data may take longer than the timeout on a loaded machine.
+          ours.push(a.milestones.painted);
+          oursCpu.push(a.milestonesCpu.painted);
+          if (a.ms === null) dataLate++;
+          else data.push(a.ms);
+        } else if (a.ms === null) {
           oursNote = a.timedOut ? `no first paint within ${TIMEOUT_MS / 1000} s` : `exited (${a.exitCode}) before the first paint`;
           log(
             `  cleanerx --demo: ${oursNote}; last screen:\n${a.screen
@@ -58,8 +65,8 @@ export async function run({ log }) {
               .join('\n')}`,
           );
         } else {
-          ours.push(a.milestones.painted ?? a.ms);
-          oursCpu.push(a.milestones.painted === undefined ? a.cpuMs : a.milestonesCpu.painted);
+          ours.push(a.ms);
+          oursCpu.push(a.cpuMs);
           data.push(a.ms);
         }
         await removeWhenQuiet(tmp);
@@ -93,7 +100,13 @@ export async function run({ log }) {
       ratio: o === null ? null : o / r,
       target,
       runs: { ours, data, reference },
-      extra: oursNote ? { note: oursNote } : { dataOnScreenMs: median(data), cpuMs: { ours: oc, reference: rc }, lines: [cpuLine] },
+      extra: oursNote
+        ? { note: oursNote }
+        : {
+            dataOnScreenMs: data.length ? median(data) : undefined,
+            cpuMs: { ours: oc, reference: rc },
+            lines: [cpuLine, ...(dataLate ? [`the demo's pi data was not on screen within ${TIMEOUT_MS / 1000} s in ${dataLate} of ${ours.length} runs`] : [])],
+          },
     };
   } finally {
     await removeWhenQuiet(root);
