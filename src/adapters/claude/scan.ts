@@ -171,7 +171,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
       if (!UUID.test(id)) continue;
       const key = id.toLowerCase();
       const list = perSession.get(key) ?? [];
-      list.push(join(dir, name));
+      list.push(`${dir}/${name}`);
       perSession.set(key, list);
     }
   }
@@ -212,7 +212,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
         warnings.push({ path: t.file, reason: 'Skipped Claude transcript owned by another user.' });
         continue;
       }
-      const sessionDir = t.sessionDir ? join(t.bucket, t.id) : null;
+      const sessionDir = t.sessionDir ? `${t.bucket}/${t.id}` : null;
       extra = [...(sessionDir ? [sessionDir] : []), ...(perSession.get(t.id.toLowerCase()) ?? []), ...(temp.bySession.get(t.id.toLowerCase()) ?? [])];
       // The transcript's own stat is the fstat of the file just read (no second lstat per transcript). The
       // walk comes before the sidecars: its listing of the session folder says which of them exist at all.
@@ -385,6 +385,7 @@ function listProjects(
   home: string,
   warnings: ScanWarning[],
 ): { transcripts: Transcript[]; memoryDirs: { dir: string; bucket: string; bucketKey: string }[]; orphanDirs: string[] } {
+  // Joined once; below, a name from a listing (no separator, never . or ..) is simply appended, as join would.
   const root = join(home, 'projects');
   const transcripts: Transcript[] = [];
   const memoryDirs: { dir: string; bucket: string; bucketKey: string }[] = [];
@@ -393,7 +394,7 @@ function listProjects(
   const rootUnreadable = (code: string): void =>
     void warnings.push({ path: root, reason: `Could not read Claude's projects directory (${code}): no session is listed; check its permissions.` });
   for (const b of listDirSorted(root, rootUnreadable)) {
-    const bucket = join(root, b.name);
+    const bucket = `${root}/${b.name}`;
     if (b.isSymbolicLink()) {
       warnings.push({ path: bucket, reason: 'Skipped symlinked Claude project directory.' });
       continue;
@@ -411,7 +412,7 @@ function listProjects(
     const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
     const names = new Set(entries.map((e) => e.name));
     for (const e of entries) {
-      const p = join(bucket, e.name);
+      const p = `${bucket}/${e.name}`;
       if (e.isDirectory() && UUID.test(e.name) && !names.has(`${e.name}.jsonl`)) {
         orphanDirs.push(p);
         continue;
@@ -535,7 +536,7 @@ function listTodos(home: string): { bySession: Map<string, string[]>; files: str
   const st = lstatSyncOrNull(dir);
   if (!st?.isDirectory()) return out;
   for (const d of listDirSorted(dir)) {
-    const p = join(dir, d.name);
+    const p = `${dir}/${d.name}`;
     const m = TODO_FILE.exec(d.name);
     if (!m || !d.isFile()) {
       out.other.push(p);
