@@ -186,9 +186,10 @@ async function executeSteps(
         }
       }
       for (const id of op.itemIds) {
-        const expected = snap.session(id)?.s.metadata.sourceRevision ?? snap.item(id)?.metadata.sourceRevision;
+        const node = snap.session(id);
+        const expected = node?.s.metadata.sourceRevision ?? snap.item(id)?.metadata.sourceRevision;
         if (typeof expected === 'string') {
-          const paths = snap.session(id)?.s.paths ?? snap.item(id)?.paths ?? [];
+          const paths = node?.s.paths ?? snap.item(id)?.paths ?? [];
           // An item of one path: its capture walked exactly the tree walkOwned(paths) would.
           const one = paths.length === 1 ? captured.get(paths[0]!) : undefined;
           const revision = one && !(one instanceof Error) ? one.revision : walkOwned(paths, { uid: deps.ctx.uid }).revision;
