@@ -18,16 +18,10 @@ import { selectionTransfer } from './engine/inventory/selection.js';
 import { parseLanguage, setLanguage } from './engine/core/i18n/index.js';
 import { LANGUAGE_ENV } from './cli/language.js';
 
-/** The engine thread's nice value (0 = the UI's): a little below the UI thread. */
+/** The engine thread's nice value once a scan has rows on screen (0 = the UI's). */
 const WORKER_NICE = 5;
 
 const init = workerData as WorkerInit;
-// This thread only (Linux keeps a nice value per thread): when the machine is busy the UI
-// thread wins the CPU over the scan, so keys stay answered (tui-100k at load ~15: worst key
-// 81–167 → 38–73 ms); an idle machine runs both at full speed. Refused (a hardened host): run as is.
-try {
-  setPriority(0, WORKER_NICE);
-} catch {}
 // The app resolved the language (--lang, Settings, locale); engine texts the UI shows follow it.
 setLanguage(parseLanguage(init.env[LANGUAGE_ENV]) ?? 'en');
 // Summaries cross to the UI with the selection index as typed arrays, moved rather than copied.
@@ -48,17 +42,39 @@ port.on('message', async (m: WorkerRequest) => {
     // The progress callback goes at its own index, after any optional arguments the caller left out.
     if (spec.progress !== null) {
       args.length = spec.progress;
-      args.push((progress: unknown) => reply({ id: m.id, progress } as WorkerReply));
+      args.push((progress: unknown) => {
+        reply({ id: m.id, progress } as WorkerReply);
+        if ((progress as { provisional?: unknown }).provisional) lowerPriority();
+      });
     }
     const result = await fn.apply(engine, args);
     reply({ id: m.id, ok: true, result });
     // The summary just sent (its selection index, the build's temporaries) is garbage the idle worker would keep.
-    if (m.method === 'scan') setImmediate(collectGarbage);
+    if (m.method === 'scan') {
+      lowerPriority();
+      setImmediate(collectGarbage);
+    }
   } catch (e) {
     const err = e as Error & { request?: boolean; usage?: boolean };
     reply({ id: m.id, ok: false, error: err.message, kind: err.request ? 'request' : err.usage ? 'usage' : 'internal' });
   }
 });
+
+/**
+ * This thread only (Linux keeps a nice value per thread), once and for good (only root may
+ * raise it again): when the machine is busy the UI thread wins the CPU over the scan, so keys
+ * stay answered (tui-100k at load 9–17: worst key 81–167 → 38–73 ms); an idle machine runs
+ * both at full speed. Not before the first rows are out: at nice 5 under load 20 the first 100
+ * sessions took 290 ms instead of 30. Refused (a hardened host): the thread runs as it is.
+ */
+let lowered = false;
+function lowerPriority(): void {
+  if (lowered) return;
+  lowered = true;
+  try {
+    setPriority(0, WORKER_NICE);
+  } catch {}
+}
 
 /** The selection index's buffers in a reply (a scan's summary, a provisional one, an execute's rescan). */
 function transferables(r: WorkerReply): ArrayBuffer[] {

@@ -1,6 +1,7 @@
 // The engine's worker thread runs a little below the UI thread (its own nice
-// value; Linux keeps one per thread), so on a busy machine a long scan does
-// not take the CPU from the keys. The UI thread keeps its own.
+// value; Linux keeps one per thread) once a scan has shown rows, so on a busy
+// machine a long scan does not take the CPU from the keys; before that it runs
+// as the UI does (the first rows must come quickly). The UI thread keeps its own.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineApi } from '../../src/engine/api/api.js';
 import { createWorkerEngine } from '../../src/engine/api/worker-client.js';
+import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const WORKER = new URL('../../dist/worker.js', import.meta.url);
@@ -35,12 +37,17 @@ afterEach(async () => {
 });
 
 describe.runIf(process.platform === 'linux')('the engine worker thread', () => {
-  it('lowers its own priority and leaves the calling thread as it was', async () => {
+  it('runs as the UI does until a scan has answered, then a little below it; the calling thread keeps its own', async () => {
+    buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 3, forkRate: 0, cwdRoot: join(t.env.HOME!, 'src') });
     const mine = getPriority(0);
     const before = threadNices().filter((n) => n > mine).length;
     engine = createWorkerEngine(WORKER, { env: t.env, opts: { readOnly: false, demo: false } });
-    // Answered: the worker has run its start-up.
+    // Answered: the worker has run its start-up, and detection has run.
     await engine.loadSettings();
+    await engine.detect();
+    expect(threadNices().filter((n) => n > mine).length).toBe(before);
+    const s = await engine.scan('pi', () => undefined);
+    expect(s.sessionCount).toBe(3);
     const after = threadNices();
     expect(after.filter((n) => n > mine).length).toBe(before + 1);
     expect(after).toContain(mine + 5);
