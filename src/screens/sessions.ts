@@ -629,7 +629,7 @@ export class SessionsScreen implements Screen {
   private expand(force?: boolean): boolean {
     const r = this.rows.row(this.list.cursor);
     // Nothing to open: the frame still answers the key (and the perf log sees it answered).
-    if (!r || !r.expandable || this.view === 'flat') return this.moveTo(this.list.cursor);
+    if (!r?.expandable || this.view === 'flat') return this.moveTo(this.list.cursor);
     if (force && r.expanded) return this.moveTo(this.list.cursor + 1);
     this.toggle(r.id);
     return true;
