@@ -9,7 +9,8 @@
 // hashes: a lower bound for a verify). Then restore as the app does it: a
 // dry-run restoreArchive (the check: decrypt, hash, preflight, nothing
 // written) + the real restoreArchive into an empty root, against
-// `age -d -i key | zstd -d | tar -x`.
+// `age -d -i key | zstd -d | tar -x`, with the CPU time (user + system)
+// of each side beside the wall time.
 // The store is built once into bench/.stores/backup-1g (reused by marker).
 
 import { spawn } from 'node:child_process';
@@ -218,7 +219,9 @@ async function timedShell(script, cwd) {
   const args = gnuTime ? ['-v', '/bin/bash', '-o', 'pipefail', '-c', script] : ['-o', 'pipefail', '-c', script];
   const r = await timed(gnuTime ? '/usr/bin/time' : '/bin/bash', args, { cwd });
   const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
-  return { ms: r.ms, maxRssBytes: m ? Number(m[1]) * 1024 : null };
+  const secs = (label) => Number(new RegExp(`${label} time \\(seconds\\): ([0-9.]+)`).exec(r.stderr)?.[1] ?? NaN);
+  const cpuMs = (secs('User') + secs('System')) * 1000;
+  return { ms: r.ms, maxRssBytes: m ? Number(m[1]) * 1024 : null, cpuMs: Number.isFinite(cpuMs) ? cpuMs : null };
 }
 
 function listFiles(dir) {
@@ -315,6 +318,11 @@ export async function run({ log }) {
     const orRss = Math.max(...oursRestore.map((x) => x.maxRssBytes));
     const rRss = reference.map((x) => x.maxRssBytes).filter((x) => x !== null);
     const rrRss = refRestore.map((x) => x.maxRssBytes).filter((x) => x !== null);
+    // CPU (user + system, all threads and processes) beside wall time: on a loaded machine it is the steadier figure.
+    const orCpu = median(oursRestore.map((x) => x.cpuMs));
+    const rrCpus = refRestore.map((x) => x.cpuMs).filter((x) => x !== null);
+    const rrCpu = rrCpus.length ? median(rrCpus) : null;
+    const cpuLine = rrCpu ? `; CPU ours ${(orCpu / 1000).toFixed(2)} s vs ${(rrCpu / 1000).toFixed(2)} s, ratio ${(rrCpu / orCpu).toFixed(2)}×` : '';
     const fmtRate = (ms) => `${mbps(bytes, ms).toFixed(0)} MB/s`;
     const within = (ok) => (ok ? 'within target' : 'OVER target');
     const lines = [
@@ -323,7 +331,7 @@ export async function run({ log }) {
       `        peak RSS ours ${fmtBytes(oRss)} (target ≤ 300 MiB ${within(oRss <= RSS_TARGET)})${rRss.length ? `, reference largest process ${fmtBytes(Math.max(...rRss))}` : ''}`,
       `verify  ours ${fmtRate(oVerify)} (decrypt, decompress, SHA-256 of every payload)  vs  age -d|zstd -d|tar -t ${fmtRate(rvMs)} (no hashes): ratio ${(rvMs / oVerify).toFixed(2)}×`,
       `restore ours ${fmtRate(orMs)} (dry-run check ${fmtRate(median(oursRestore.map((x) => x.checkMs)))} + restoreArchive ${fmtRate(orOnly)})  vs  age -d|zstd -d|tar -x ${fmtRate(rrMs)}`,
-      `        throughput ratio ${(rrMs / orMs).toFixed(2)}× (restoreArchive alone ${(rrMs / orOnly).toFixed(2)}×)`,
+      `        throughput ratio ${(rrMs / orMs).toFixed(2)}× (restoreArchive alone ${(rrMs / orOnly).toFixed(2)}×)${cpuLine}`,
       `        peak RSS ours ${fmtBytes(orRss)} (target ≤ 300 MiB ${within(orRss <= RSS_TARGET)})${rrRss.length ? `, reference largest process ${fmtBytes(Math.max(...rrRss))}` : ''}`,
       `(MB/s = MiB of original file bytes per second; ${RUNS} runs, medians)`,
     ];
@@ -346,6 +354,7 @@ export async function run({ log }) {
           oursMBps: mbps(bytes, orMs),
           referenceMBps: mbps(bytes, rrMs),
           throughputRatio: rrMs / orMs,
+          cpuMs: { ours: orCpu, reference: rrCpu },
           peakRssBytes: orRss,
         },
       },

@@ -16,13 +16,14 @@
 // HKDF and X25519 come from node:crypto (./age-stream.ts).
 
 import { createHash, randomUUID } from 'node:crypto';
-import { constants, promises as fsp } from 'node:fs';
+import { constants, promises as fsp, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import { AGE_CHUNK, AgeEncryptor, AgePayloadError, AgePayloadReader, openAgeFile } from './age-stream.js';
+import { archiveIdentity, markVerified, wasVerified } from './verified-archives.js';
 import { compressFrame, FRAME_BYTES, FRAMES_IN_FLIGHT, rawFrames, ZstdFrameReader } from './zstd-frames.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { BoundedReadError, openRegularFileAsync } from '../engine/host/bounded-read.js';
@@ -556,6 +557,15 @@ export interface ReadHandlers {
   payload?(entry: ManifestEntry, stream: Readable): Promise<void>;
 }
 
+export interface ReadOptions {
+  /**
+   * When this process has just read this very archive whole and every
+   * payload matched its SHA-256 (./verified-archives.ts), check sizes,
+   * names and authentication only: a restore's second read after its check.
+   */
+  reuseVerified?: boolean;
+}
+
 const SAFE_SEGMENT = /^(?!\.\.?$)[^/\0]+$/;
 /** A time in ns as a decimal string, within what a 64-bit timespec holds. */
 const validNs = (v: unknown): v is string => typeof v === 'string' && /^-?[0-9]{1,19}$/.test(v) && BigInt(v) < 2n ** 63n && BigInt(v) > -(2n ** 63n);
@@ -615,14 +625,23 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
 /**
  * Decrypts and walks an archive, checking it entry by entry: manifest first,
  * only regular files, each payload named once and exactly as the manifest
- * says, sizes and SHA-256 equal, nothing missing and nothing extra.
+ * says, sizes and SHA-256 equal (the hashes not computed again for an
+ * archive this process has just verified, when `opts.reuseVerified`),
+ * nothing missing and nothing extra.
  */
-export async function readArchive(archivePath: string, identity: string, handlers: ReadHandlers = {}, expectAgent?: AgentKind): Promise<Manifest> {
+export async function readArchive(
+  archivePath: string,
+  identity: string,
+  handlers: ReadHandlers = {},
+  expectAgent?: AgentKind,
+  opts: ReadOptions = {},
+): Promise<Manifest> {
   let fh: FileHandle;
+  let st: Stats;
   let key: { payloadKey: Buffer; payloadOffset: number };
   try {
     // Not followed if a link, never blocked on if a FIFO, refused unless a regular file.
-    ({ fh } = await openRegularFileAsync(archivePath));
+    ({ fh, stat: st } = await openRegularFileAsync(archivePath));
   } catch (e) {
     if (e instanceof BoundedReadError) throw new ArchiveError(e.reason === 'missing' ? `The archive ${archivePath} is missing.` : e.message);
     throw new ArchiveError(`The archive ${archivePath} cannot be opened (${(e as Error).message}).`);
@@ -634,6 +653,8 @@ export async function readArchive(archivePath: string, identity: string, handler
     if (e instanceof AgePayloadError) throw new ArchiveError(`The archive is damaged: ${e.message}`);
     throw new ArchiveError(`The archive cannot be decrypted with this key (${(e as Error).message}).`);
   }
+  const archiveId = archiveIdentity(archivePath, st, key.payloadKey);
+  const hashed = !(opts.reuseVerified && wasVerified(archiveId));
   // The same open file for the payload: the header just authenticated is this file's.
   const plain = new AgePayloadReader(fh, key.payloadKey, key.payloadOffset);
   const extract = tar.extract();
@@ -662,11 +683,11 @@ export async function readArchive(archivePath: string, identity: string, handler
       if (!e) throw new ArchiveError(`The archive holds an entry the manifest does not name: ${h.name}`);
       if (seen.has(h.name)) throw new ArchiveError(`The archive holds ${h.name} twice.`);
       seen.add(h.name);
-      const hash = createHash('sha256');
+      const hash = hashed ? createHash('sha256') : null;
       let size = 0;
       const checked = new Transform({
         transform(c: Buffer, _enc, cb) {
-          hash.update(c);
+          hash?.update(c);
           size += c.length;
           cb(null, c);
         },
@@ -674,7 +695,8 @@ export async function readArchive(archivePath: string, identity: string, handler
       entry.pipe(checked);
       if (handlers.payload) await handlers.payload(e, checked);
       else for await (const _ of checked) void _;
-      if (size !== e.sizeBytes || hash.digest('hex') !== e.sha256) throw new ArchiveError(`${h.name} does not match its manifest entry (size or SHA-256).`);
+      if (size !== e.sizeBytes || (hash && hash.digest('hex') !== e.sha256))
+        throw new ArchiveError(`${h.name} does not match its manifest entry (size or SHA-256).`);
     }
   })();
   try {
@@ -689,6 +711,7 @@ export async function readArchive(archivePath: string, identity: string, handler
   if (!manifest) throw new ArchiveError('The archive is empty.');
   const missing = [...byName.keys()].filter((k) => !seen.has(k));
   if (missing.length) throw new ArchiveError(`The archive is missing ${missing.length} payload(s), e.g. ${missing[0]}.`);
+  if (hashed) markVerified(archiveId);
   return manifest;
 }
 

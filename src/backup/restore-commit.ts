@@ -228,11 +228,20 @@ const ZERO = Buffer.alloc(BLOCK);
  * Writes a byte stream with holes: every all-zero 4 KiB block (aligned to
  * the file offset) is skipped, the rest written at its position, and the
  * size set last by ftruncate. The target must be new (unwritten ranges read
- * as zeros).
+ * as zeros). With `inFlight` > 1, up to that many writes run at once
+ * (positional, each to its own range) and write() may resolve while
+ * inFlight − 1 of them are still under way: the caller hashes the next piece
+ * meanwhile, and must leave the pieces untouched until finish() resolves.
  */
 export class SparseWriter {
   private pos = 0;
-  constructor(private readonly out: FileHandle | number) {}
+  private readonly pending = new Set<Promise<void>>();
+  private failed: unknown = null;
+
+  constructor(
+    private readonly out: FileHandle | number,
+    private readonly inFlight = 1,
+  ) {}
 
   async write(c: Buffer): Promise<void> {
     let runStart = -1;
@@ -248,24 +257,50 @@ export class SparseWriter {
     }
     if (runStart >= 0) await this.put(c, runStart, c.length);
     this.pos += c.length;
+    // At most inFlight − 1 writes outlive this call (none by default: the caller may reuse `c` at once).
+    while (this.pending.size > this.inFlight - 1) await Promise.race(this.pending);
+    if (this.failed) throw this.failed;
   }
 
   private async put(c: Buffer, from: number, to: number): Promise<void> {
+    if (this.failed) throw this.failed;
+    while (this.pending.size >= this.inFlight) await Promise.race(this.pending);
+    if (this.failed) throw this.failed;
+    const at = this.pos;
+    const p: Promise<void> = this.writeRange(c, from, to, at).then(
+      () => void this.pending.delete(p),
+      (e: unknown) => {
+        this.pending.delete(p);
+        this.failed ??= e;
+      },
+    );
+    this.pending.add(p);
+  }
+
+  private async writeRange(c: Buffer, from: number, to: number, at: number): Promise<void> {
     for (let done = from; done < to; ) {
       const n =
         typeof this.out === 'number'
-          ? await writeFd(this.out, c, done, to - done, this.pos + done)
-          : (await this.out.write(c, done, to - done, this.pos + done)).bytesWritten;
+          ? await writeFd(this.out, c, done, to - done, at + done)
+          : (await this.out.write(c, done, to - done, at + done)).bytesWritten;
       done += n;
     }
   }
 
+  /** Waits for every write (the first failure is thrown), then sets the size. */
   async finish(): Promise<number> {
+    await Promise.all(this.pending);
+    if (this.failed) throw this.failed;
     if (typeof this.out === 'number') {
       const { ftruncate } = await import('node:fs');
       await promisify(ftruncate)(this.out, this.pos);
     } else await this.out.truncate(this.pos);
     return this.pos;
+  }
+
+  /** After a failure elsewhere: lets the writes under way end (their errors are moot) before the file is closed. */
+  async settle(): Promise<void> {
+    await Promise.all(this.pending);
   }
 }
 

@@ -18,20 +18,8 @@ import type { DirHandle } from '../engine/host/anchored-fs.js';
 import { crashPoint, failPoint } from '../engine/core/faults.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { ArchiveError, readArchive, type Manifest, type ManifestDir, type ManifestDirAttrs, type ManifestEntry, type SkippedKind } from './archive.js';
-import {
-  AnchoredTree,
-  commitFile,
-  futimesSeconds,
-  hashFd,
-  holdsContent,
-  lstatAt,
-  openStaging,
-  removeCreatedDir,
-  setMtime,
-  SparseWriter,
-  uncommit,
-  unlinkAt,
-} from './restore-commit.js';
+import { AnchoredTree, commitFile, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, setMtime, uncommit, unlinkAt } from './restore-commit.js';
+import { StagingWriter } from './restore-staging.js';
 import {
   listRestoreJournals,
   partialName,
@@ -134,6 +122,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
   await saveRestoreJournal(journalDir, j, 'restore:journal');
   // Cleared only when a rollback could not undo everything: then staging and journal stay for the next settle.
   let tidy = true;
+  const stager = new StagingWriter(staging);
   try {
     await fsp.mkdir(staging, { mode: 0o700 });
     const staged = new Map<ManifestEntry, string>();
@@ -158,16 +147,19 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
             return;
           }
           const name = String(n++);
-          await stageFile(join(staging, name), stream, entry.mode ?? 0o600, entry.mtimeNs);
+          await stager.stage(name, stream, entry.mode ?? 0o600, entry.mtimeNs);
           staged.set(entry, name);
         },
       },
       o.agent,
+      // The restore a user confirmed after its check: that check hashed this very archive.
+      { reuseVerified: !o.dryRun },
     );
+    await stager.done();
     // Durable before the journal can say "committing" (a resume links these very inodes):
     // every staged file fsync'd at once, overlapped, then the staging dir once, instead
     // of one fsync per file while the archive streams.
-    if (!o.dryRun) await syncStaged(staging, staged.values());
+    if (!o.dryRun) await stager.sync(staged.values());
     crashPoint('restore:staged');
     if (imp && manifest.entries.some((e) => e.root === imp.root)) {
       if (manifest.entries.some((e) => e.root !== imp.root))
@@ -213,6 +205,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
     }
   } finally {
     if (tidy) {
+      await stager.settle();
       await fsp.rm(staging, { recursive: true, force: true });
       crashPoint('restore:unstaged');
       await removeRestoreJournal(journalDir, id);
@@ -232,47 +225,6 @@ async function removeEmptyDirs(dir: string, top: string): Promise<void> {
     )
       return;
     if (cur === top) return;
-  }
-}
-
-/** Writes one payload into staging with holes, in bounded memory (the stream's backpressure paces the reader). */
-async function stageFile(path: string, stream: AsyncIterable<Buffer>, mode: number, mtimeNs: string | undefined): Promise<void> {
-  const fh = await fsp.open(path, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
-  try {
-    const w = new SparseWriter(fh);
-    for await (const c of stream) await w.write(c);
-    await w.finish();
-    await fh.chmod(mode & 0o777);
-    // On the staged inode itself: the link that puts it in place keeps it (a link changes only the ctime).
-    if (mtimeNs !== undefined) await fh.utimes(Date.now() / 1000, futimesSeconds(mtimeNs));
-  } finally {
-    await fh.close();
-  }
-}
-
-/** How many staged files are fsync'd at once (libuv's pool has 4 threads; the rest queue). */
-const SYNC_PARALLEL = 8;
-
-/** fsyncs every staged file (names in `staging`), a few at a time, then the staging dir itself. */
-async function syncStaged(staging: string, names: Iterable<string>): Promise<void> {
-  const all = [...new Set(names)];
-  let next = 0;
-  const one = async (): Promise<void> => {
-    for (let i = next++; i < all.length; i = next++) {
-      const fh = await fsp.open(join(staging, all[i]!), C.O_RDONLY | C.O_NOFOLLOW);
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(SYNC_PARALLEL, all.length) }, one));
-  const dh = await fsp.open(staging, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
-  try {
-    await dh.sync();
-  } finally {
-    await dh.close();
   }
 }
 
