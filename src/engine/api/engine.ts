@@ -62,7 +62,7 @@ async function removeEmptyDirsUpTo(dir: string, top: string): Promise<void> {
 /** The shortest gap between two provisional snapshots of one scan. */
 const PROVISIONAL_MIN_MS = 750;
 /** …and at least this many times the last one's build time. */
-const PROVISIONAL_COST_FACTOR = 16;
+const PROVISIONAL_COST_FACTOR = 40;
 
 /** What only a composition root can offer the engine. */
 export interface EngineHooks {
@@ -195,11 +195,13 @@ export class Engine implements EngineApi {
   /**
    * Wraps the caller's progress: when the adapter offers its partial
    * inventory, builds a read-only provisional snapshot from it — the first
-   * as soon as there are rows, then no more often than 16× its own build
+   * as soon as there are rows, then no more often than 40× its own build
    * cost (so the rebuilds, and the garbage each replaced view leaves, stay a
-   * small share of the scan: 8× measured ~20 MB more peak RSS at 100k
-   * sessions, no faster) — and hands the UI
-   * its summary. The adapter's callback never crosses the worker boundary.
+   * small share of the scan: each 100k view leaves ~8 MiB of large arrays
+   * that only a full collection frees; at 100k sessions 8× measured ~20 MB
+   * more peak RSS than 16×, and 16× ~15 MiB more than 40×, one view every
+   * ~4 s then) — and hands the UI its summary. The adapter's callback never
+   * crosses the worker boundary.
    */
   private publisher(agent: AgentKind, inst: Installation, started: number, onProgress: (p: ScanProgress) => void): (p: ScanProgress) => void {
     let nextAt = 0;
