@@ -23,12 +23,15 @@ async function main(argv: string[]): Promise<number> {
   // A relative home or own-dir override is refused before anything reads it, for every command.
   const info = argv.some((a) => INFO_FLAGS.has(a));
   if (!info) checkEnvDirs(process.env);
+  const rest = withoutLang(argv);
+  const scan = scanArgs(rest);
+  // The modules the app or the scan will need load while the settings are read for the language.
+  if (scan) for (const m of [import('./cli/scan.js'), import('./cli/printer.js'), import('./cli/engine-factory.js')]) m.catch(() => undefined);
+  else if (looksLikeApp(rest)) import('./app/app.js').catch(() => undefined);
   // Before anything is printed: --help, usage errors and the app all speak it.
   await chooseLanguage(argv, process.env);
-  const rest = withoutLang(argv);
   const app = appArgs(rest);
   if (app) return startApp(app);
-  const scan = scanArgs(rest);
   if (scan) return fastScan(scan);
   // The engine's modules load beside yargs (a command will want them), but not for --help or --version.
   const engineModule = info ? null : import('./cli/engine-factory.js');
@@ -47,6 +50,15 @@ async function main(argv: string[]): Promise<number> {
     startApp,
     columns: process.stdout.columns,
   });
+}
+
+/** Whether argv is the bare app's (its usage errors wait for the language: this only guesses). */
+function looksLikeApp(argv: readonly string[]): boolean {
+  try {
+    return appArgs(argv) !== null;
+  } catch {
+    return false;
+  }
 }
 
 /** `scan` in its usual spellings, without yargs; the same run function yargs would call. */
