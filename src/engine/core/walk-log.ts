@@ -27,6 +27,9 @@ export interface WalkLog {
   listing(slot: number): SeenListing | undefined;
   /** Records a stat taken now; returns its slot. */
   add(st: Stats): number;
+  /** The next slot `add` will use; `release(mark)` frees every slot added since (a walk's own stats, once used). */
+  mark(): number;
+  release(mark: number): void;
   kind(slot: number): number;
   dev(slot: number): number;
   ino(slot: number): number;

@@ -167,7 +167,10 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
         return res;
       }
     }
+    // The stats this walk takes itself are needed only while their entry is handled: freed before the next.
+    const mark = log.mark();
     for (let i = 0; i < names.length; i++) {
+      log.release(mark);
       const name = names[i]!;
       if (entries >= maxEntries) {
         if (!capped) out.notWalked.push({ path: dir, reason: `Stopped counting after ${maxEntries} entries; the rest is not counted.` });
@@ -214,7 +217,9 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
   };
 
   const gaps: Gap[] = [];
+  const mark = log.mark();
   for (const root of roots) {
+    log.release(mark);
     let st: Stats;
     try {
       st = lstatSync(root);
@@ -228,6 +233,7 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
     const r = await walk(root, root, st.dev, claims.get(root) ?? [], slotFor(root, st));
     gaps.push(...r.gaps);
   }
+  log.release(mark);
 
   const why = reasonsByPath(inv.warnings, roots);
   const items = gapItems(gaps, why);

@@ -78,6 +78,16 @@ export class WalkRecorder implements WalkLog {
     return slot;
   }
 
+  mark(): number {
+    return this.used;
+  }
+
+  release(mark: number): void {
+    if (mark >= this.used) return;
+    this.buf.fill(0, mark * F, this.used * F);
+    this.used = mark;
+  }
+
   /** A walk's root (the last walk of a path wins). */
   root(path: string, st: Stats): number {
     const slot = this.add(st);
