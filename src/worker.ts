@@ -18,7 +18,7 @@ import { selectionTransfer } from './engine/inventory/selection.js';
 import { parseLanguage, setLanguage } from './engine/core/i18n/index.js';
 import { LANGUAGE_ENV } from './cli/language.js';
 
-/** The engine thread's nice value once a scan has rows on screen (0 = the UI's). */
+/** The engine thread's nice value once the first rows are on screen (0 = the UI's). */
 const WORKER_NICE = 5;
 
 const init = workerData as WorkerInit;
@@ -42,18 +42,14 @@ port.on('message', async (m: WorkerRequest) => {
     // The progress callback goes at its own index, after any optional arguments the caller left out.
     if (spec.progress !== null) {
       args.length = spec.progress;
-      args.push((progress: unknown) => {
-        reply({ id: m.id, progress } as WorkerReply);
-        if ((progress as { provisional?: unknown }).provisional) lowerPriority();
-      });
+      args.push((progress: unknown) => reply({ id: m.id, progress } as WorkerReply));
     }
     const result = await fn.apply(engine, args);
+    // The first rows are out with this answer (a page, or a scan's): from now on the UI thread goes first.
+    if (m.method === 'page' || m.method === 'scan') lowerPriority();
     reply({ id: m.id, ok: true, result });
     // The summary just sent (its selection index, the build's temporaries) is garbage the idle worker would keep.
-    if (m.method === 'scan') {
-      lowerPriority();
-      setImmediate(collectGarbage);
-    }
+    if (m.method === 'scan') setImmediate(collectGarbage);
   } catch (e) {
     const err = e as Error & { request?: boolean; usage?: boolean };
     reply({ id: m.id, ok: false, error: err.message, kind: err.request ? 'request' : err.usage ? 'usage' : 'internal' });
@@ -64,8 +60,9 @@ port.on('message', async (m: WorkerRequest) => {
  * This thread only (Linux keeps a nice value per thread), once and for good (only root may
  * raise it again): when the machine is busy the UI thread wins the CPU over the scan, so keys
  * stay answered (tui-100k at load 9–17: worst key 81–167 → 38–73 ms); an idle machine runs
- * both at full speed. Not before the first rows are out: at nice 5 under load 20 the first 100
- * sessions took 290 ms instead of 30. Refused (a hardened host): the thread runs as it is.
+ * both at full speed. Not before the first rows are out (the first page answered, or a scan):
+ * at nice 5 from the start, under load 20, the first 100 sessions took 290 ms instead of 30.
+ * Refused (a hardened host): the thread runs as it is.
  */
 let lowered = false;
 function lowerPriority(): void {

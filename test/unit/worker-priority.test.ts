@@ -1,5 +1,6 @@
 // The engine's worker thread runs a little below the UI thread (its own nice
-// value; Linux keeps one per thread) once a scan has shown rows, so on a busy
+// value; Linux keeps one per thread) once the first rows are out (a page or a
+// scan answered), so on a busy
 // machine a long scan does not take the CPU from the keys; before that it runs
 // as the UI does (the first rows must come quickly). The UI thread keeps its own.
 
@@ -37,7 +38,7 @@ afterEach(async () => {
 });
 
 describe.runIf(process.platform === 'linux')('the engine worker thread', () => {
-  it('runs as the UI does until a scan has answered, then a little below it; the calling thread keeps its own', async () => {
+  it('runs as the UI does until the first rows are out (here: a scan answered), then a little below it; the calling thread keeps its own', async () => {
     buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 3, forkRate: 0, cwdRoot: join(t.env.HOME!, 'src') });
     const mine = getPriority(0);
     const before = threadNices().filter((n) => n > mine).length;
