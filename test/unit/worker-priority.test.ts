@@ -1,8 +1,8 @@
 // The engine's worker thread runs a little below the UI thread (its own nice
 // value; Linux keeps one per thread) once the first rows are out (a page or a
-// scan answered), so on a busy
-// machine a long scan does not take the CPU from the keys; before that it runs
-// as the UI does (the first rows must come quickly). The UI thread keeps its own.
+// scan answered), so on a busy machine a long scan does not take the CPU from
+// the keys; before that it runs as the UI does (the first rows must come
+// quickly). The UI thread keeps its own.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
