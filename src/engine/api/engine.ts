@@ -461,8 +461,12 @@ export class Engine implements EngineApi {
     return this.backups.verify(this.dirs.data, r, key.identity);
   }
 
-  /** A restore writes into the agent's dirs: never beside a cleanup (or another restore) of the same agent. */
-  async backupRestore(id: string, passphrase: string, dryRun = false): Promise<RestoreSummary> {
+  /**
+   * A restore writes into the agent's dirs: never beside a cleanup (or another restore) of the same agent.
+   * `onPlanned` (in-process callers only, the CLI's `--yes`; not part of EngineApi) gets what the dry run
+   * would return, once the archive is checked and the destinations preflighted, before any is written.
+   */
+  async backupRestore(id: string, passphrase: string, dryRun = false, onPlanned?: (planned: RestoreSummary) => void): Promise<RestoreSummary> {
     if (dryRun) return this.restoreBackup(id, passphrase, true);
     const r = await this.record(id);
     // A refused restore leaves cleanerx's state dir as it was: the lock's dirs made here go again once empty.
@@ -471,7 +475,7 @@ export class Engine implements EngineApi {
     try {
       const lock = acquireAgentLock(this.dirs.state, r.agent);
       try {
-        return await this.restoreBackup(id, passphrase, false);
+        return await this.restoreBackup(id, passphrase, false, undefined, onPlanned);
       } finally {
         lock.release();
       }
@@ -481,7 +485,13 @@ export class Engine implements EngineApi {
   }
 
   /** The restore itself; the caller holds the agent's lock (recovery takes it for its whole action). */
-  private async restoreBackup(id: string, passphrase: string, dryRun: boolean, onlyPaths?: readonly string[]): Promise<RestoreSummary> {
+  private async restoreBackup(
+    id: string,
+    passphrase: string,
+    dryRun: boolean,
+    onlyPaths?: readonly string[],
+    onPlanned?: (planned: RestoreSummary) => void,
+  ): Promise<RestoreSummary> {
     const r = await this.record(id);
     const adapter = this.adapter(r.agent);
     const route = adapter.fileRoute;
@@ -501,6 +511,11 @@ export class Engine implements EngineApi {
         }
       : undefined;
     if (!dryRun) {
+      // An interrupted restore is settled first: the plan the caller shows is the one a check before the settle sees.
+      if (onPlanned && (await this.restoresPending())) {
+        onPlanned(await this.restoreBackup(id, passphrase, true));
+        onPlanned = undefined;
+      }
       const settled = await this.settleRestores(r.agent);
       const stuck = settled.find((x) => x.outcome === 'pending' || x.outcome === 'unknown');
       if (stuck) throw new RequestError(stuck.message);
@@ -529,6 +544,7 @@ export class Engine implements EngineApi {
       dryRun,
       importSessions,
       onlyPaths,
+      onPlanned,
     });
   }
 
@@ -577,8 +593,7 @@ export class Engine implements EngineApi {
   private async settleRestores(agent?: AgentKind): Promise<{ outcome: string; message: string; backupId: string | null; restored: string[] }[]> {
     const journalDir = join(this.dirs.state, 'restores');
     const stagingParent = join(this.dirs.data, 'restore-staging');
-    const names = [...(await fsp.readdir(journalDir).catch(() => [] as string[])), ...(await fsp.readdir(stagingParent).catch(() => [] as string[]))];
-    if (!names.some((n) => n.startsWith('restore-'))) return [];
+    if (!(await this.restoresPending())) return [];
     const s = await this.settings();
     return this.backups.settleRestores({
       journalDir,
@@ -593,6 +608,14 @@ export class Engine implements EngineApi {
         return Object.fromEntries(this.backupRoots(a, inst).map((x) => [x.label, x.dir]));
       },
     });
+  }
+
+  /** A journal or staging dir of a restore is there (interrupted, or running in another process). */
+  private async restoresPending(): Promise<boolean> {
+    const journalDir = join(this.dirs.state, 'restores');
+    const stagingParent = join(this.dirs.data, 'restore-staging');
+    const names = [...(await fsp.readdir(journalDir).catch(() => [] as string[])), ...(await fsp.readdir(stagingParent).catch(() => [] as string[]))];
+    return names.some((n) => n.startsWith('restore-'));
   }
 
   async recoveryList(): Promise<ObservedRecoveryOperation[]> {

@@ -25,6 +25,8 @@ export interface BackupRestoreRequest {
   onlyPaths?: readonly string[];
   /** The agent's import route for official session exports: what it imported (or, dry, would import). */
   importSessions?: (exports: SessionExportEntry[], dryRun: boolean) => Promise<string[]>;
+  /** A real restore's plan (what its dry run would return), once the archive is checked and the destinations preflighted, before any is written. */
+  onPlanned?: (planned: RestoreSummary) => void;
 }
 
 export interface SettleRestoresRequest {
