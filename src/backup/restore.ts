@@ -59,6 +59,14 @@ export interface RestoreOptions {
    * agent's import route (relative path → staged file). Returns what it restored.
    */
   sessionImport?: { root: string; run(staged: Map<string, string>, dryRun: boolean): Promise<string[]> };
+  /**
+   * A real restore hands this what its dry run would have returned, once
+   * every byte is staged and hash-checked and every destination preflighted,
+   * before anything at a destination changes: a caller that has the user's
+   * consent already (`backups restore --yes`) shows the plan from the one
+   * pass instead of reading the archive twice.
+   */
+  onPlanned?: (planned: RestoreResult) => void | Promise<void>;
 }
 
 export interface RestoreResult {
@@ -165,7 +173,9 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       if (manifest.entries.some((e) => e.root !== imp.root))
         throw new ArchiveError('The archive mixes session exports with files; cleanerx never writes such an archive.');
       const byPath = new Map(manifest.entries.map((e) => [e.relativePath, join(staging, staged.get(e)!)]));
-      return { manifest, restored: await imp.run(byPath, Boolean(o.dryRun)), alreadyPresent: [], emptyDirs: [], notInBackup: [] };
+      const result = (restored: string[]): RestoreResult => ({ manifest, restored, alreadyPresent: [], emptyDirs: [], notInBackup: [] });
+      if (!o.dryRun && o.onPlanned) await o.onPlanned(result(await imp.run(byPath, true)));
+      return result(await imp.run(byPath, Boolean(o.dryRun)));
     }
     const tree = new AnchoredTree(o.roots, o.uid);
     let stage: DirHandle | null = null;
@@ -177,6 +187,8 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       const emptyDirs = j.dirs.filter((d) => d.empty).map((d) => destOf(o.roots, d.root, d.path));
       const result = { manifest, restored, alreadyPresent, emptyDirs, notInBackup: notInBackup(o, manifest, wanted) };
       if (o.dryRun) return result;
+      // Before the all-present refusal: a dry run reports that plan too.
+      await o.onPlanned?.(result);
       if (j.entries.length && alreadyPresent.length === j.entries.length && !emptyDirs.length) {
         throw new ArchiveError(
           `Every destination already exists; a restore never overwrites anything (all ${j.entries.length} files are byte-identical to the backup, so nothing was written).`,

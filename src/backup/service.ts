@@ -6,7 +6,9 @@
 // process's environment.
 
 import { promises as fsp } from 'node:fs';
+import type { RestoreResult } from './restore.js';
 import type { BackupService } from '../engine/cleanup/backup-service.js';
+import type { RestoreSummary } from '../engine/core/model.js';
 import { RequestError } from '../engine/core/validate.js';
 
 export function backupService(env: Readonly<Record<string, string | undefined>>): BackupService {
@@ -60,6 +62,16 @@ export function backupService(env: Readonly<Record<string, string | undefined>>)
       const sessionImport = imp
         ? { root: sessionExportRoot(q.agent), run: async (staged: Map<string, string>, dry: boolean) => imp(await stagedExports(staged), dry) }
         : undefined;
+      const summary = (res: RestoreResult): RestoreSummary => ({
+        restored: res.restored.length,
+        alreadyPresent: res.alreadyPresent.length,
+        bytes: res.manifest.originalBytes,
+        paths: res.restored,
+        unit: res.manifest.entries.some((e) => e.root === sessionExportRoot(q.agent)) ? 'sessions' : 'files',
+        emptyDirs: res.emptyDirs,
+        notInBackup: res.notInBackup,
+      });
+      const onPlanned = q.onPlanned;
       const res = await restoreArchive({
         archivePath: archivePathFor(q.dataDir, q.id),
         identity: q.identity,
@@ -72,17 +84,9 @@ export function backupService(env: Readonly<Record<string, string | undefined>>)
         expectId: q.id,
         sessionImport,
         onlyPaths: q.onlyPaths,
+        onPlanned: onPlanned && ((planned) => onPlanned(summary(planned))),
       });
-      const unit = res.manifest.entries.some((e) => e.root === sessionExportRoot(q.agent)) ? 'sessions' : 'files';
-      return {
-        restored: res.restored.length,
-        alreadyPresent: res.alreadyPresent.length,
-        bytes: res.manifest.originalBytes,
-        paths: res.restored,
-        unit,
-        emptyDirs: res.emptyDirs,
-        notInBackup: res.notInBackup,
-      };
+      return summary(res);
     },
     async settleRestores(q) {
       return (await import('./restore.js')).settlePendingRestores(q);

@@ -1,11 +1,14 @@
 // `cleanerx backups [list|verify|restore|delete] [id]`: the backup catalog.
-// Restore shows what it would create first; delete and restore need --yes.
+// Restore shows what it would create first; delete and restore need --yes
+// (with it, the restore's one pass shows that plan before it writes).
 
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
 import { AGENT_NAMES } from '../engine/core/model.js';
 import { safe, safeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
+import type { Engine } from '../engine/api/engine.js';
+import type { RestoreSummary } from '../engine/core/model.js';
 import type { EngineFactory } from './engine-factory.js';
 import { runKeyStore } from './key.js';
 import type { PassphraseReader } from './passphrase.js';
@@ -63,22 +66,26 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
     io.out(say('cli.backups.verified', { entries: String(r.entries), bytes: formatBytes(r.bytes) }));
     return 0;
   }
-  const dry = await engine.backupRestore(id, passphrase, true);
-  const what = dry.unit;
   const folders = (n: number): string => t('cli.backups.folders', { count: n });
-  io.out(
-    say('cli.backups.wouldCreate', {
-      n: String(dry.restored),
-      what: safeText(what),
-      bytes: formatBytes(dry.bytes),
-      present: dry.alreadyPresent ? t('cli.backups.wouldPresent', { count: String(dry.alreadyPresent) }) : '',
-      dirs: dry.emptyDirs.length ? t('cli.backups.wouldDirs', { folders: folders(dry.emptyDirs.length) }) : '',
-    }),
-    ...dry.paths.map((p) => safe`  ${safeText(p)}`),
-    ...dry.emptyDirs.map((p) => safe`  ${safeText(p)}/`),
-  );
-  if (!yes) throw new UsageError(t('cli.err.confirmRestore', { what }));
-  const r = await engine.backupRestore(id, passphrase);
+  const showPlan = (dry: RestoreSummary): void => {
+    io.out(
+      say('cli.backups.wouldCreate', {
+        n: String(dry.restored),
+        what: safeText(dry.unit),
+        bytes: formatBytes(dry.bytes),
+        present: dry.alreadyPresent ? t('cli.backups.wouldPresent', { count: String(dry.alreadyPresent) }) : '',
+        dirs: dry.emptyDirs.length ? t('cli.backups.wouldDirs', { folders: folders(dry.emptyDirs.length) }) : '',
+      }),
+      ...dry.paths.map((p) => safe`  ${safeText(p)}`),
+      ...dry.emptyDirs.map((p) => safe`  ${safeText(p)}/`),
+    );
+  };
+  if (!yes) {
+    const dry = await engine.backupRestore(id, passphrase, true);
+    showPlan(dry);
+    throw new UsageError(t('cli.err.confirmRestore', { what: dry.unit }));
+  }
+  const { r, what } = await restoreConfirmed(engine, id, passphrase, showPlan);
   io.out(
     say('cli.backups.restored', {
       n: String(r.restored),
@@ -89,4 +96,32 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
   );
   for (const n of r.notInBackup) io.out(safeText(n));
   return 0;
+}
+
+/**
+ * `--yes`: one pass. The real restore stages and hash-checks every byte and
+ * preflights every destination before it writes any; it hands over the plan
+ * its check would have shown right then. A refusal before that point (the
+ * agent running, its lock held, a wrong passphrase, a corrupt archive, a
+ * conflict) is answered as the check-then-restore did: the check's own
+ * refusal, or else its plan and then this refusal.
+ */
+async function restoreConfirmed(
+  engine: Engine,
+  id: string,
+  passphrase: string,
+  showPlan: (planned: RestoreSummary) => void,
+): Promise<{ r: RestoreSummary; what: string }> {
+  const seen: { planned: RestoreSummary | null } = { planned: null };
+  try {
+    const r = await engine.backupRestore(id, passphrase, false, (planned) => {
+      seen.planned = planned;
+      showPlan(planned);
+    });
+    return { r, what: seen.planned?.unit ?? r.unit };
+  } catch (e) {
+    if (seen.planned) throw e;
+    showPlan(await engine.backupRestore(id, passphrase, true));
+    throw e;
+  }
 }
