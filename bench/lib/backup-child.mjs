@@ -3,7 +3,7 @@
 // A child of its own so that maxRSS is this operation's, not the runner's.
 //
 //   node backup-child.mjs backup  <agentDir> <archive> <key.txt>
-//   node backup-child.mjs restore <archive> <key.txt> <emptyRoot> <stagingParent>
+//   node backup-child.mjs restore|restore-checked <archive> <key.txt> <emptyRoot> <stagingParent>
 //
 // The identity is read from key.txt (never from argv or the environment).
 
@@ -43,8 +43,33 @@ if (mode === 'backup') {
 } else if (mode === 'restore') {
   const [archivePath, keyFile, root, stagingParent] = args;
   const identity = identityOf(keyFile);
-  // What the restore screen / `backups restore` does: a dry run (the whole archive decrypted and
-  // hash-checked, the destinations preflighted, nothing written), then the all-or-nothing restore.
+  // What `backups restore --yes` does: one all-or-nothing restore that hands over its plan (what the
+  // dry run would print) once every byte is staged and hash-checked and the destinations preflighted.
+  const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
+  let planMs = null;
+  const r = await restoreArchive({
+    archivePath,
+    identity,
+    agent: 'pi',
+    roots: { pi_home: root },
+    uid: process.getuid(),
+    stagingParent,
+    onPlanned: (p) => {
+      if (p.restored.length !== p.manifest.entries.length) throw new Error('the plan does not hold every entry');
+      planMs = ms(t0);
+    },
+  });
+  const totalMs = ms(t0);
+  if (planMs === null) throw new Error('the restore never handed over its plan');
+  // User + system CPU of every thread (zstd and the writes run on libuv's pool), beside the wall time.
+  const c = process.cpuUsage(c0);
+  out = { files: r.restored.length, bytes: r.manifest.originalBytes, planMs, totalMs, cpuMs: (c.user + c.system) / 1000 };
+} else if (mode === 'restore-checked') {
+  const [archivePath, keyFile, root, stagingParent] = args;
+  const identity = identityOf(keyFile);
+  // What the Backups screen does: a dry run (the whole archive decrypted and hash-checked, the
+  // destinations preflighted, nothing written), the user's confirmation, then the restore.
   const t0 = process.hrtime.bigint();
   const c0 = process.cpuUsage();
   const dry = await restoreArchive({ archivePath, identity, agent: 'pi', roots: { pi_home: root }, uid: process.getuid(), stagingParent, dryRun: true });
@@ -53,11 +78,10 @@ if (mode === 'backup') {
   const t1 = process.hrtime.bigint();
   const r = await restoreArchive({ archivePath, identity, agent: 'pi', roots: { pi_home: root }, uid: process.getuid(), stagingParent });
   const restoreMs = ms(t1);
-  // User + system CPU of every thread (zstd and the writes run on libuv's pool), beside the wall time.
   const c = process.cpuUsage(c0);
   out = { files: r.restored.length, bytes: r.manifest.originalBytes, checkMs, restoreMs, totalMs: checkMs + restoreMs, cpuMs: (c.user + c.system) / 1000 };
 } else {
-  process.stderr.write('usage: backup-child.mjs backup|restore …\n');
+  process.stderr.write('usage: backup-child.mjs backup|restore|restore-checked …\n');
   process.exit(2);
 }
 // maxRSS is in KiB.
