@@ -97,8 +97,10 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   // the scan runs); the duplicate and parent rules need every file, so they run
   // after the loop over these arrays, in the same order as before.
   const reads: (SessionRecord | Failure | null)[] = [];
-  const bucketOf: number[] = [];
-  const piNamedAt: number[] = [];
+  // The final pass visits the reads pi named for their id first, then the others (failures too), each in read order:
+  // the few others are listed, and each bucket's reads are one run ending at its bucketEnd (no number per read).
+  const unnamed: number[] = [];
+  const bucketEnd: number[] = [];
   const parentRefs: ParentRef[] = [];
   const recByPath = new Map<string, SessionRecord>();
   const projectIds = buckets.map((b) => uuidv5Url(b.key));
@@ -106,9 +108,11 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const cwds = new Map<string, string>();
   const cleanRoots = new Map<string, string>();
 
-  // What the partial inventory shows: first-read wins a repeated id here; the final pass decides.
-  const live: SessionRecord[] = [];
+  // What the partial inventory shows: the reads' records, but a repeated id only at its first read (the final pass
+  // decides); the later copies are listed here instead of a second array of every record.
   const liveIds = new Set<string>();
+  const shadowed = new Set<SessionRecord>();
+  let liveCount = 0;
   const liveProjects = new Map<number, ProjectGroup>();
   let pendingRefs: ParentRef[] = [];
   const partial = (): Inventory => {
@@ -121,7 +125,11 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       if (parent !== r.session && liveIds.has(parent.id)) r.session.parentId = parent.id;
       return false;
     });
-    return { sessions: live.slice(), items: [], projects: [...liveProjects.values()], warnings: [], writers: inv.writers };
+    const sessions = reads.slice() as SessionRecord[];
+    let k = 0;
+    for (const r of reads) if (r && 'id' in r && !shadowed.has(r)) sessions[k++] = r;
+    sessions.length = k;
+    return { sessions, items: [], projects: [...liveProjects.values()], warnings: [], writers: inv.writers };
   };
 
   let files = 0;
@@ -129,7 +137,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   let lastProgress = 0;
   const progress = (withPartial: boolean): void => {
     lastProgress = performance.now();
-    onProgress({ agent: 'pi', phase: 'Reading sessions', files, bytes, ...(withPartial && live.length ? { partial } : {}) });
+    onProgress({ agent: 'pi', phase: 'Reading sessions', files, bytes, ...(withPartial && liveCount ? { partial } : {}) });
   };
   progress(false);
 
@@ -153,13 +161,12 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       if (testPauseMs && reads.length % 50 === 49) await new Promise((r) => setTimeout(r, testPauseMs));
       // b.dir is normalized and a listed name has no slash: join's normalization would only cost (11k calls).
       const file = `${b.dir}/${name}`;
-      bucketOf.push(bi);
       try {
         const prefix = readHeadTail(file, buf, tail);
         if (ctx.uid >= 0 && prefix.stat.uid !== ctx.uid) {
           warnings.push({ path: file, reason: 'Skipped pi session file owned by another user.' });
+          unnamed.push(reads.length);
           reads.push(null);
-          piNamedAt.push(1);
           continue;
         }
         files++;
@@ -173,8 +180,8 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
         }
         const result = readPiSession(buf.subarray(0, prefix.length), prefix.truncated, prefix.tailLength ? tail.subarray(0, prefix.tailLength) : null);
         if (!result.ok) {
+          unnamed.push(reads.length);
           reads.push({ file, reason: result.reason === 'empty' ? 'Skipped empty pi session file.' : 'Skipped pi session file with an unrecognized header.' });
-          piNamedAt.push(1);
         } else {
           const h = result.header;
           let cwd = h.cwd;
@@ -183,9 +190,12 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
             if (known === undefined) cwds.set(cwd, cwd);
             else cwd = known;
           }
+          // One flat `session:<id>` and the id as a slice of it: 96 bytes a record, not 152 (the parsed id, plus
+          // the item id's cons string and the flat copy the first comparison would make of it).
+          const itemId = ['session:', h.id].join('');
           const s: SessionRecord = {
-            id: h.id,
-            itemId: sessionItemId(h.id),
+            id: itemId.slice(8),
+            itemId,
             title: piTitle(result),
             named: result.name !== null,
             cwd,
@@ -211,9 +221,9 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
           // Only a known answer is recorded: retention's --empty rule must not match a session it could not read whole.
           // Assigned, not spread into the literal: no temporary object per record.
           if (result.hasUserMessage !== null) s.metadata.hasUserMessage = result.hasUserMessage;
-          reads.push(s);
           // When a copy repeats a session id, the file pi named for that id is the session.
-          piNamedAt.push(name.endsWith(`_${h.id}.jsonl`) ? 0 : 1);
+          if (!name.endsWith(`_${h.id}.jsonl`)) unnamed.push(reads.length);
+          reads.push(s);
           // The key is the canonical path; without a link in the bucket's path that is `file` itself (no second string).
           recByPath.set(b.key === b.dir ? file : join(b.key, name), s);
           if (h.parentSession) {
@@ -221,16 +231,18 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
             parentRefs.push(ref);
             pendingRefs.push(ref);
           }
-          if (!liveIds.has(s.id)) {
+          if (liveIds.has(s.id)) shadowed.add(s);
+          else {
             liveIds.add(s.id);
-            live.push(s);
+            liveCount++;
             if (!liveProjects.has(bi)) liveProjects.set(bi, { id: projectId, label: provisionalLabel(cwd, b.dir), roots: [] });
           }
         }
         // The first hundred sessions are offered at once (first rows), then every 500 files or 100 ms.
-        if (files % 500 === 0 || live.length === 100 || (live.length > 0 && performance.now() - lastProgress > 100)) progress(true);
+        if (files % 500 === 0 || liveCount === 100 || (liveCount > 0 && performance.now() - lastProgress > 100)) progress(true);
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
+        unnamed.push(reads.length);
         reads.push(null);
         warnings.push({
           path: file,
@@ -243,24 +255,23 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
                   ? 'Skipped pi session entry that is not a regular file.'
                   : `Skipped unreadable pi session file (${code ?? 'error'}).`,
         });
-        piNamedAt.push(1);
       }
     }
+    bucketEnd.push(reads.length);
   }
   progress(false);
   liveIds.clear();
-  live.length = 0;
+  shadowed.clear();
 
   const byId = new Map<string, SessionRecord>();
   const projects = new Map<number, ProjectGroup & { bucketLabel: string }>();
   const copies = new Map<SessionRecord, SessionRecord>();
-  const order = reads.map((_, i) => i).sort((a, b) => piNamedAt[a]! - piNamedAt[b]! || a - b);
-  for (const i of order) {
+  const settle = (i: number, bi: number): void => {
     const r = reads[i];
-    if (!r) continue;
+    if (!r) return;
     if (!('id' in r)) {
       warnings.push({ path: r.file, reason: r.reason });
-      continue;
+      return;
     }
     let rec = r;
     if (byId.has(r.id)) {
@@ -278,7 +289,6 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       };
       copies.set(r, rec);
     }
-    const bi = bucketOf[i]!;
     let project = projects.get(bi);
     if (!project) {
       project = { id: projectIds[bi]!, label: '', roots: [], bucketLabel: cleanText(basename(buckets[bi]!.dir), 200) };
@@ -293,6 +303,19 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
       if (root && !project.roots.includes(root)) project.roots.push(root);
     }
     byId.set(rec.id, rec);
+  };
+  for (let i = 0, u = 0, bi = 0; i < reads.length; i++) {
+    if (u < unnamed.length && unnamed[u] === i) {
+      u++;
+      continue;
+    }
+    while (bucketEnd[bi]! <= i) bi++;
+    settle(i, bi);
+  }
+  for (let u = 0, bi = 0; u < unnamed.length; u++) {
+    const i = unnamed[u]!;
+    while (bucketEnd[bi]! <= i) bi++;
+    settle(i, bi);
   }
 
   // parentSession is a file path (possibly relative, possibly stale): it names a
