@@ -7,6 +7,7 @@ import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult, type
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
+import type { CleanArgs } from './clean-args.js';
 import type { EngineFactory } from './engine-factory.js';
 import { readNewPassphrase, type PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
@@ -52,6 +53,13 @@ export function cleanTarget(ids: readonly string[], plan: string | undefined, ag
   if (plan === undefined && !ids.length) throw new UsageError(t('cli.err.needIdOrPlan'));
   if (plan === undefined && !agent) throw new UsageError(t('cli.err.idNeedsAgent'));
   return plan === undefined ? { ids: [...ids] } : { file: plan };
+}
+
+/** The options yargs's `clean` handler builds, from the fast path's reading of the same words (clean-args.ts): the same calls, the same usage errors. */
+export function cleanOptionsOf(a: CleanArgs): CleanOptions {
+  const { ids, action } = archiveIds(a.ids, undefined, undefined);
+  const what = cleanTarget(ids, a.plan, a.agent);
+  return { agent: a.agent, what, action, yes: a.yes, readOnly: a.readOnly, backup: a.backup, json: a.json };
 }
 
 export async function runClean(opts: CleanOptions, { engine: makeEngine, io, passphrase: reader }: CleanDeps): Promise<number> {
