@@ -7,11 +7,9 @@ import type { AgentAdapter } from '../../engine/core/adapter.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
 import { expandTilde, resolveAgentHome } from '../shared/home.js';
 import { pendingPreview } from '../shared/pending.js';
-import { previewMemory, previewTranscript } from './preview.js';
-import { scanClaude } from './scan.js';
 import { claudeTempRoots } from './temp-roots.js';
-import { withClaudeSweep } from './sweep.js';
-import { findClaudeWriters } from './writers.js';
+
+// The scan, its readers, the sweep, the previews and the writer check load on first use: a command about another agent never pays for them.
 
 export const claudeAdapter: AgentAdapter = {
   kind: 'claude',
@@ -39,15 +37,18 @@ export const claudeAdapter: AgentAdapter = {
       .split('\n')[0]!
       .replace(/\s*\(Claude Code\)\s*$/, '')
       .trim(),
-  scan: async (inst, ctx, report) => withClaudeSweep(await scanClaude(inst, ctx, report), inst.home),
+  scan: async (inst, ctx, report) => {
+    const [{ scanClaude }, { withClaudeSweep }] = await Promise.all([import('./scan.js'), import('./sweep.js')]);
+    return withClaudeSweep(await scanClaude(inst, ctx, report), inst.home);
+  },
   fileRoute: {
     // The temp roots are removal roots only while they are the user's real directories (temp-roots.ts lists them so).
     roots: (inst, ctx) => [inst.home, ...claudeTempRoots(ctx, [])],
-    writers: async (inst, ctx) => (await findClaudeWriters(ctx, inst.home, [])).writers,
+    writers: async (inst, ctx) => (await (await import('./writers.js')).findClaudeWriters(ctx, inst.home, [])).writers,
   },
   async preview(_inst, paths, itemId) {
-    if (itemId.startsWith('session:')) return previewTranscript(itemId, paths[0]!);
-    if (itemId.startsWith('memory:')) return previewMemory(itemId, paths[0]!);
+    if (itemId.startsWith('session:')) return (await import('./preview.js')).previewTranscript(itemId, paths[0]!);
+    if (itemId.startsWith('memory:')) return (await import('./preview.js')).previewMemory(itemId, paths[0]!);
     return pendingPreview(itemId);
   },
 };
