@@ -6,9 +6,8 @@ import type { AgentAdapter, HostContext } from '../../engine/core/adapter.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
 import { expandTilde, resolveAgentHome } from '../shared/home.js';
 import { pendingPreview } from '../shared/pending.js';
-import { previewPiSession } from './preview.js';
-import { PI_LINK_REASON, scanPi } from './scan.js';
-import { findPiWriters } from './writers.js';
+
+// The scan, its reader, the preview and the writer check load on first use: a command about another agent never pays for them.
 
 export const piAdapter: AgentAdapter = {
   kind: 'pi',
@@ -35,16 +34,22 @@ export const piAdapter: AgentAdapter = {
       .split('\n')[0]!
       .replace(/^pi\s+/i, '')
       .trim(),
-  scan: scanPi,
+  scan: async (inst, ctx, onProgress) => (await import('./scan.js')).scanPi(inst, ctx, onProgress),
   fileRoute: {
     roots: (inst) => [inst.home],
-    writers: (_inst, ctx) => findPiWriters(ctx),
+    writers: async (_inst, ctx) => (await import('./writers.js')).findPiWriters(ctx),
   },
   async preview(_inst, paths, itemId) {
     if (!itemId.startsWith('session:')) return pendingPreview(itemId);
     // A link row is never followed, not even for a preview: the notice says why.
     if ((await lstatOrNull(paths[0]!))?.isSymbolicLink())
-      return { id: itemId, source: 'piSession.readOnly', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: PI_LINK_REASON }] };
-    return previewPiSession(itemId, paths[0]!);
+      return {
+        id: itemId,
+        source: 'piSession.readOnly',
+        truncated: false,
+        bytesRead: 0,
+        blocks: [{ kind: 'notice', text: (await import('./scan.js')).PI_LINK_REASON }],
+      };
+    return (await import('./preview.js')).previewPiSession(itemId, paths[0]!);
   },
 };
