@@ -3,14 +3,14 @@
 // `scan --json`. It is handed its adapters; it never imports one.
 
 import type { AgentAdapter, HostContext, SessionExportEntry } from '../core/adapter.js';
-import { acquireAgentLock } from '../cleanup/agent-lock.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import { detectOne } from '../host/detect.js';
 import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
-// The executor loads on first use, and the injected backup service loads
-// its modules on first use: a scan (the CLI's `scan --json`, the worker's
-// first answer) never pays for age, zstd and tar.
+// The executor, planner, retention rules, plan files, recovery and agent
+// lock load on first use, and the injected backup service loads its modules
+// on first use: a scan (the CLI's `scan --json`, the worker's first answer)
+// never pays for them, nor for age, zstd and tar.
 import type { BackupRequest, ExecutorDeps } from '../cleanup/executor.js';
 import { NO_BACKUPS, type BackupService } from '../cleanup/backup-service.js';
 import { AGENT_NAMES } from '../core/model.js';
@@ -34,11 +34,10 @@ import type {
   ScanSummary,
   SessionFilter,
 } from '../core/model.js';
-import { buildPlan } from '../cleanup/planner.js';
 import type { Language } from '../core/i18n/index.js';
-import { assertPlanUnchanged, planFileFrom, PlanRefusedError, selectedIds, validatePlanFile, type PlanFile } from '../inventory/retention/plan-file.js';
-import { evaluateRules, type RetentionRules } from '../inventory/retention/rules.js';
-import { listRecovery, recoveryAction, type ObservedRecoveryOperation, type RecoveryDeps } from '../cleanup/recovery.js';
+import type { PlanFile } from '../inventory/retention/plan-file.js';
+import type { RetentionRules } from '../inventory/retention/rules.js';
+import type { ObservedRecoveryOperation, RecoveryDeps } from '../cleanup/recovery.js';
 import { ownDirs } from '../host/own-dirs.js';
 import { walkOwned } from '../inventory/revision.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from '../host/settings.js';
@@ -293,6 +292,7 @@ export class Engine implements EngineApi {
   async plan(snapshotId: string, ids: string[], action: PlanAction = 'delete', lang?: Language): Promise<CleanupPlan> {
     const snap = this.snapshot(snapshotId);
     const adapter = this.adapter(snap.agent);
+    const { buildPlan } = await import('../cleanup/planner.js');
     const plan = buildPlan(snap, ids, {
       readOnly: this.opts.readOnly,
       routeAvailable: Boolean(adapter.fileRoute || adapter.sessionRoute),
@@ -311,12 +311,15 @@ export class Engine implements EngineApi {
   // ---- retention rules ----------------------------------------------------
 
   async matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }> {
-    const m = evaluateRules(this.snapshot(snapshotId), rules);
+    const snap = this.snapshot(snapshotId);
+    const { evaluateRules } = await import('../inventory/retention/rules.js');
+    const m = evaluateRules(snap, rules);
     return { ids: m.matched.map((x) => x.id), bytes: m.bytes, skipped: m.skipped.length, notes: m.notes };
   }
 
   async retentionPlan(snapshotId: string, rules: RetentionRules, action: PlanAction = 'delete'): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
     const snap = this.snapshot(snapshotId);
+    const [{ evaluateRules }, { planFileFrom }] = await Promise.all([import('../inventory/retention/rules.js'), import('../inventory/retention/plan-file.js')]);
     const m = evaluateRules(snap, rules);
     const plan = m.matched.length
       ? await this.plan(
@@ -330,6 +333,7 @@ export class Engine implements EngineApi {
   }
 
   async planFromFile(snapshotId: string, file: PlanFile): Promise<CleanupPlan> {
+    const { assertPlanUnchanged, PlanRefusedError, selectedIds, validatePlanFile } = await import('../inventory/retention/plan-file.js');
     const doc = validatePlanFile(file);
     const snap = this.snapshot(snapshotId);
     if (doc.agent !== snap.agent) throw new RequestError(`The plan is for ${AGENT_NAMES[doc.agent]}, not ${AGENT_NAMES[snap.agent]}.`);
@@ -473,7 +477,7 @@ export class Engine implements EngineApi {
     const locks = join(this.dirs.state, 'locks');
     const made = await fsp.mkdir(locks, { recursive: true, mode: 0o700 });
     try {
-      const lock = acquireAgentLock(this.dirs.state, r.agent);
+      const lock = (await import('../cleanup/agent-lock.js')).acquireAgentLock(this.dirs.state, r.agent);
       try {
         return await this.restoreBackup(id, passphrase, false, undefined, onPlanned);
       } finally {
@@ -621,12 +625,12 @@ export class Engine implements EngineApi {
   async recoveryList(): Promise<ObservedRecoveryOperation[]> {
     // An interrupted restore is finished first, so what recovery observes is not a half-restored item.
     await this.settleRestores().catch(() => undefined);
-    return listRecovery(this.recoveryDeps());
+    return (await import('../cleanup/recovery.js')).listRecovery(this.recoveryDeps());
   }
 
   async recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<ObservedRecoveryOperation[]> {
     await this.settleRestores().catch(() => undefined);
-    await recoveryAction(this.recoveryDeps(), operationId, action, passphrase);
+    await (await import('../cleanup/recovery.js')).recoveryAction(this.recoveryDeps(), operationId, action, passphrase);
     return this.recoveryList();
   }
 
