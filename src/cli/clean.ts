@@ -93,11 +93,12 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   if (archive)
     io.out(say('cli.clean.archiveSummary', { agent: AGENT_NAMES[agent], action: t(`cli.action.${archive}`), items: formatCount(plan.items.length) }));
   else io.out(say('cli.clean.summary', { agent: AGENT_NAMES[agent], items: formatCount(plan.items.length), bytes: formatBytes(plan.estimatedBytes) }));
-  for (const i of plan.items) {
-    io.out(
+  // The list in writes of up to 1,000 lines: a pipe or a file takes each write as a system call (and a spread of 100k arguments would overflow the stack).
+  const lines = plan.items.map(
+    (i) =>
       safe`  ${i.depth ? '  └ ' : ''}${safeText(i.id)}  ${formatBytes(i.bytes)}  ${safeText(i.label)}${i.includedBecause ? safe` (${safeText(i.includedBecause)})` : ''}`,
-    );
-  }
+  );
+  for (let at = 0; at < lines.length; at += 1000) io.out(...lines.slice(at, at + 1000));
   for (const n of plan.routeNotes) io.out(safeText(n));
   const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
   if (blockers.length) {
