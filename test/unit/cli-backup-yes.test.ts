@@ -7,7 +7,9 @@
 // check's plan and then the restore's own refusal — and nothing written.
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { collectFiles, writeArchive } from '../../src/backup/archive.js';
@@ -24,6 +26,8 @@ import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 process.env.CLEANERX_TEST_MODE = '1';
 process.env.CLEANERX_SCRYPT_LOG_N = '12';
 const PASS = 'correct horse battery';
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CHILD = join(REPO, 'test/helpers/restore-child.ts');
 const FILES = [
   { rel: 'sessions/--home-u-src-api--/s1.jsonl', body: Buffer.from('{"type":"session"}\n'.repeat(300)) },
   { rel: 'sessions/--home-u-src-new--/deeper/s2.jsonl', body: Buffer.from('{"type":"message","text":"héllo"}\n'.repeat(40)) },
@@ -210,4 +214,22 @@ describe('backups restore --yes: one pass, the same answer', () => {
     expect(r.out).toEqual(again.out);
     expect(treeDiff(full, picture(t))).toEqual([]);
   });
+
+  it('an interrupted restore pending: the plan is the one a check before the settle sees, then the settled result', async () => {
+    const { t, id, agentDir } = await home();
+    // Killed after its second file: two of the three are back, the journal says committing.
+    const killed = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify({ engine: { id, passphrase: PASS } })], {
+      cwd: REPO,
+      env: { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12', CLEANERX_CRASH_AT: 'restore:1:after' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const check = await restore(t, id, false);
+    expect(check.out[0]).toMatch(/^Restore would create 3 files \(.*\), 2 of them already in place:$/);
+    const r = await restore(t, id, true);
+    expect(r.error).toBeNull();
+    expect(r.out).toEqual([...check.out, 'Restored 3 files.']);
+    for (const f of FILES) expect(statSync(join(agentDir, f.rel)).size).toBe(f.body.length);
+  }, 120_000);
 });
