@@ -60,16 +60,24 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
   const log: WalkLog = inv.walkLog ?? new WalkRecorder();
   delete inv.walkLog;
   const roots = distinctRoots([inst.home, ...(inv.attributionRoots ?? [])]);
-  const rows: { id: string; unrecognized: boolean }[] = [];
-  const claims = new Map<string, number[]>();
+  // A row is its index: the sessions first, then the items as the adapter listed them (the gap rows come after the walk).
+  // A path one row holds maps to that row's number, not to an array of one: at 100k sessions ~10 MiB less at the scan's peak.
+  const sessionRows = inv.sessions.length;
+  const rowId = (r: number): string => (r < sessionRows ? inv.sessions[r]!.itemId : inv.items[r - sessionRows]!.id);
+  const claims = new Map<string, number | number[]>();
+  const heldBy = (p: string): number[] | undefined => {
+    const v = claims.get(p);
+    return typeof v === 'number' ? [v] : v;
+  };
   /** Every directory above a row's path: such a directory is never folded into one gap row. */
   const aboveRows = new Set<string>();
   const claim = (p: string, row: number): void => {
     const k = trimSlash(p);
     const list = claims.get(k);
-    if (list) {
-      if (!list.includes(row)) list.push(row);
-    } else claims.set(k, [row]);
+    if (list === undefined) claims.set(k, row);
+    else if (typeof list === 'number') {
+      if (list !== row) claims.set(k, [list, row]);
+    } else if (!list.includes(row)) list.push(row);
     for (let d = dirname(k); d !== k && !aboveRows.has(d); ) {
       aboveRows.add(d);
       const up = dirname(d);
@@ -77,13 +85,12 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
       d = up;
     }
   };
-  for (const s of inv.sessions) {
-    const i = rows.push({ id: s.itemId, unrecognized: false }) - 1;
-    for (const p of s.paths) claim(p, i);
-  }
-  for (const it of inv.items) {
-    const i = rows.push({ id: it.id, unrecognized: it.metadata.unrecognized === true }) - 1;
-    for (const p of it.paths) claim(p, i);
+  for (let i = 0; i < sessionRows; i++) for (const p of inv.sessions[i]!.paths) claim(p, i);
+  const unrecognizedRows = new Set<number>();
+  for (let j = 0; j < inv.items.length; j++) {
+    const it = inv.items[j]!;
+    if (it.metadata.unrecognized === true) unrecognizedRows.add(sessionRows + j);
+    for (const p of it.paths) claim(p, sessionRows + j);
   }
 
   const out: Attribution = {
@@ -117,9 +124,9 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
     if (!held.length) return 'gap';
     if (held.length > 1) {
       out.doubleCountedFiles++;
-      if (out.doubleCounted.length < DOUBLE_EXAMPLES) out.doubleCounted.push({ path, rows: held.map((r) => rows[r]!.id) });
+      if (out.doubleCounted.length < DOUBLE_EXAMPLES) out.doubleCounted.push({ path, rows: held.map(rowId) });
     }
-    if (rows[held[0]!]!.unrecognized) {
+    if (unrecognizedRows.has(held[0]!)) {
       out.unrecognizedBytes += bytes;
       out.unrecognizedFiles++;
     } else {
@@ -186,7 +193,7 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
       if (slot < 0 || log.kind(slot) === SEEN_NONE) slot = statNow(p);
       else if (log.kind(slot) === SEEN_DIR) slot = stillSame(p, slot);
       if (slot < 0) continue;
-      const own = claims.get(p);
+      const own = heldBy(p);
       const held = own ? (inherited.length ? [...new Set([...inherited, ...own])] : own) : inherited;
       const kind = log.kind(slot);
       if (kind === SEEN_DIR) {
@@ -230,7 +237,7 @@ export async function attributeInventory(inst: Installation, inv: Inventory, opt
       out.notWalked.push({ path: root, reason: st.isSymbolicLink() ? 'A symbolic link; not followed.' : 'Not a directory; not counted.' });
       continue;
     }
-    const r = await walk(root, root, st.dev, claims.get(root) ?? [], slotFor(root, st));
+    const r = await walk(root, root, st.dev, heldBy(root) ?? [], slotFor(root, st));
     gaps.push(...r.gaps);
   }
   log.release(mark);
