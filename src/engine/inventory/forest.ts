@@ -4,6 +4,7 @@
 // "No project" virtual root, which always sorts last.
 
 import { NO_PROJECT_ID, NO_PROJECT_LABEL, type ProjectGroup, type ScanWarning, type SessionRecord } from '../core/model.js';
+import { NodeLookup } from './node-lookup.js';
 
 export interface SessionNode {
   idx: number;
@@ -32,7 +33,7 @@ export interface Forest {
   nodes: SessionNode[];
   projects: ProjectNode[];
   projectById: Map<string, ProjectNode>;
-  nodeById: Map<string, SessionNode>;
+  nodeById: NodeLookup;
   warnings: ScanWarning[];
 }
 
@@ -41,19 +42,15 @@ const NO_CHILDREN: SessionNode[] = Object.freeze([]) as unknown as SessionNode[]
 
 export function buildForest(sessions: SessionRecord[], groups: ProjectGroup[]): Forest {
   const warnings: ScanWarning[] = [];
-  const nodeById = new Map<string, SessionNode>();
-  const nodes: SessionNode[] = sessions.map((s, idx) => {
-    const n: SessionNode = {
-      idx,
-      s,
-      parent: null,
-      treeParent: null,
-      children: NO_CHILDREN,
-      projectKey: NO_PROJECT_ID,
-    };
-    nodeById.set(s.id, n);
-    return n;
-  });
+  const nodes: SessionNode[] = sessions.map((s, idx) => ({
+    idx,
+    s,
+    parent: null,
+    treeParent: null,
+    children: NO_CHILDREN,
+    projectKey: NO_PROJECT_ID,
+  }));
+  const nodeById = new NodeLookup(nodes);
   for (const n of nodes) {
     const pid = n.s.parentId;
     // A self-parent is a one-node cycle: breakCycles drops it with a warning.

@@ -114,9 +114,9 @@ export class SelectionLookup {
   }
 }
 
-/** FNV-1a over UTF-16 code units [from, to). */
-function hashChars(s: string, from: number, to: number): number {
-  let h = 0x811c9dc5;
+/** FNV-1a over UTF-16 code units [from, to) (`basis`: another offset basis, a seed). */
+export function hashChars(s: string, from: number, to: number, basis = 0x811c9dc5): number {
+  let h = basis;
   for (let i = from; i < to; i++) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
