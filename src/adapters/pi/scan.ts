@@ -19,6 +19,7 @@ import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../shared/home.js';
 import { PI_PREFIX_BYTES, PI_TAIL_BYTES, piTitle, readPiSession } from './session-reader.js';
 import { scanPiWriters } from './writers.js';
+import { ReadIndex } from './read-index.js';
 
 export const PI_PROTECTED = [
   'auth.json',
@@ -102,7 +103,13 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   const unnamed: number[] = [];
   const bucketEnd: number[] = [];
   const parentRefs: ParentRef[] = [];
-  const recByPath = new Map<string, SessionRecord>();
+  // A record by its canonical path: `file` itself, or (a bucket whose path holds a link) the key listed here.
+  const canonOf = new Map<number, string>();
+  const byPath = new ReadIndex((i) => canonOf.get(i) ?? (reads[i] as SessionRecord).paths[0]!);
+  const recByPath = (canon: string): SessionRecord | undefined => {
+    const at = byPath.find(canon);
+    return at < 0 ? undefined : (reads[at] as SessionRecord);
+  };
   const projectIds = buckets.map((b) => uuidv5Url(b.key));
   // cwd strings repeat across a project's sessions: one copy each, cleaned once.
   const cwds = new Map<string, string>();
@@ -110,7 +117,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
 
   // What the partial inventory shows: the reads' records, but a repeated id only at its first read (the final pass
   // decides); the later copies are listed here instead of a second array of every record.
-  const liveIds = new Set<string>();
+  const liveIds = new ReadIndex((i) => (reads[i] as SessionRecord).id);
   const shadowed = new Set<SessionRecord>();
   let liveCount = 0;
   const liveProjects = new Map<number, ProjectGroup>();
@@ -120,9 +127,9 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
     pendingRefs = pendingRefs.filter((r) => {
       const abs = resolve(r.base, r.ref);
       const key = bucketKeys.get(dirname(abs));
-      const parent = key === undefined ? undefined : recByPath.get(join(key, basename(abs)));
+      const parent = key === undefined ? undefined : recByPath(join(key, basename(abs)));
       if (!parent) return true;
-      if (parent !== r.session && liveIds.has(parent.id)) r.session.parentId = parent.id;
+      if (parent !== r.session && liveIds.find(parent.id) >= 0) r.session.parentId = parent.id;
       return false;
     });
     const sessions = reads.slice() as SessionRecord[];
@@ -225,15 +232,21 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
           if (!name.endsWith(`_${h.id}.jsonl`)) unnamed.push(reads.length);
           reads.push(s);
           // The key is the canonical path; without a link in the bucket's path that is `file` itself (no second string).
-          recByPath.set(b.key === b.dir ? file : join(b.key, name), s);
+          const at = reads.length - 1;
+          if (b.key === b.dir) byPath.set(file, at);
+          else {
+            const canon = join(b.key, name);
+            canonOf.set(at, canon);
+            byPath.set(canon, at);
+          }
           if (h.parentSession) {
             const ref = { session: s, ref: h.parentSession, base: h.cwd ?? b.dir };
             parentRefs.push(ref);
             pendingRefs.push(ref);
           }
-          if (liveIds.has(s.id)) shadowed.add(s);
+          if (liveIds.find(s.id) >= 0) shadowed.add(s);
           else {
-            liveIds.add(s.id);
+            liveIds.set(s.id, at);
             liveCount++;
             if (!liveProjects.has(bi)) liveProjects.set(bi, { id: projectId, label: provisionalLabel(cwd, b.dir), roots: [] });
           }
@@ -331,7 +344,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
     // Most references name a file in a bucket this scan listed: map those without a realpath per fork.
     const listed = bucketKeys.get(dirname(abs));
     const canon = listed !== undefined ? join(listed, basename(abs)) : canonicalPath(abs);
-    const found = canon.startsWith(sessionsRoot + '/') ? recByPath.get(canon) : undefined;
+    const found = canon.startsWith(sessionsRoot + '/') ? recByPath(canon) : undefined;
     const parent = found && (copies.get(found) ?? found);
     if (parent && byId.get(parent.id) === parent && parent.id !== session.id) session.parentId = parent.id;
     // A fork whose parent file no longer exists is the leftover of a deleted session (retention's --orphans).
