@@ -276,7 +276,21 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   liveIds.clear();
   shadowed.clear();
 
-  const byId = new Map<string, SessionRecord>();
+  // The sessions in their final order, by id, as a Map's values would be (a later record for an id takes its place).
+  const sessions: SessionRecord[] = [];
+  const sessionAt = new ReadIndex((i) => sessions[i]!.id);
+  const byId = {
+    get: (id: string): SessionRecord | undefined => {
+      const at = sessionAt.find(id);
+      return at < 0 ? undefined : sessions[at];
+    },
+    has: (id: string): boolean => sessionAt.find(id) >= 0,
+    set: (id: string, rec: SessionRecord): void => {
+      const at = sessionAt.find(id);
+      if (at >= 0) sessions[at] = rec;
+      else sessionAt.set(id, sessions.push(rec) - 1);
+    },
+  };
   const projects = new Map<number, ProjectGroup & { bucketLabel: string }>();
   const copies = new Map<SessionRecord, SessionRecord>();
   const settle = (i: number, bi: number): void => {
@@ -368,7 +382,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
     const first = p.roots[0];
     p.label = first ? (first === '/' ? 'Global' : cleanText(basename(first), 200)) : p.bucketLabel || 'pi project';
   }
-  inv.sessions = [...byId.values()];
+  inv.sessions = sessions;
   inv.projects = [...[...projects.values()].map(({ id, label, roots }) => ({ id, label, roots })), ...linkedProjects];
   inv.items = await otherItems(home, blockAll, warnings);
   inv.items.push(...(await pathItems(home, blockAll)), ...straySessionFiles(home));
