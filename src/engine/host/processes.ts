@@ -7,7 +7,7 @@
 // loop busy with the scan) is a zombie whose environ can no longer be read,
 // which the writer checks would otherwise count as "unknown: a writer".
 
-import { promises as fsp } from 'node:fs';
+import { closeSync, constants, openSync, promises as fsp, readlinkSync, readSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { cleanText } from '../core/text.js';
 
@@ -33,19 +33,25 @@ export async function listProcesses(procRoot: string): Promise<ProcessInfo[]> {
   }
   const pids = names.filter((n) => /^\d+$/.test(n)).slice(0, MAX_PROCS);
   const out: ProcessInfo[] = [];
-  await Promise.all(
-    pids.map(async (pid) => {
-      const dir = `${procRoot}/${pid}`;
-      const stat = parseStat(await readSmall(`${dir}/stat`, 1024));
-      if (stat && (stat.state === 'Z' || stat.state === 'X')) return;
-      const comm = (await readSmall(`${dir}/comm`, 256))?.trim() ?? '';
-      const raw = (await readSmall(`${dir}/cmdline`, MAX_CMDLINE)) ?? '';
-      const argv = raw.split('\0').filter((a) => a.length > 0);
-      const exe = await fsp.readlink(`${dir}/exe`).catch(() => null);
-      if (!comm && argv.length === 0) return;
-      out.push({ pid: Number(pid), comm, argv, exe, ppid: stat?.ppid ?? null });
-    }),
-  );
+  // /proc files are made by the kernel on read, never a disk wait: read them in turn with one buffer.
+  // Three awaited open/read/close trips per file through the thread pool cost ~25 ms of CPU for 95 processes.
+  const buf = Buffer.allocUnsafe(MAX_CMDLINE);
+  for (const pid of pids) {
+    const dir = `${procRoot}/${pid}`;
+    const stat = parseStat(readSmall(`${dir}/stat`, 1024, buf));
+    if (stat && (stat.state === 'Z' || stat.state === 'X')) continue;
+    const comm = readSmall(`${dir}/comm`, 256, buf)?.trim() ?? '';
+    const raw = readSmall(`${dir}/cmdline`, MAX_CMDLINE, buf) ?? '';
+    const argv = raw.split('\0').filter((a) => a.length > 0);
+    let exe: string | null;
+    try {
+      exe = readlinkSync(`${dir}/exe`);
+    } catch {
+      exe = null;
+    }
+    if (!comm && argv.length === 0) continue;
+    out.push({ pid: Number(pid), comm, argv, exe, ppid: stat?.ppid ?? null });
+  }
   const own = ownDescendants(out, process.pid);
   return out.filter((p) => p.pid !== process.pid && !own.has(p.pid)).sort((a, b) => a.pid - b.pid);
 }
@@ -75,18 +81,21 @@ export function parseStat(s: string | null): { state: string; ppid: number | nul
   return { state: fields[0] ?? '', ppid: Number.isInteger(ppid) && ppid >= 0 ? ppid : null };
 }
 
-async function readSmall(p: string, max: number): Promise<string | null> {
+/** At most `max` bytes of a small file, read through `buf`, as text; null when it cannot be read. O_NONBLOCK: a fake /proc's FIFO never blocks. */
+function readSmall(p: string, max: number, buf: Buffer): string | null {
+  let fd: number;
   try {
-    const fh = await fsp.open(p, 'r');
-    try {
-      const buf = Buffer.alloc(max);
-      const { bytesRead } = await fh.read(buf, 0, max, 0);
-      return buf.toString('utf8', 0, bytesRead);
-    } finally {
-      await fh.close();
-    }
+    fd = openSync(p, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return null;
+  }
+  try {
+    const n = readSync(fd, buf, 0, Math.min(max, buf.length), 0);
+    return buf.toString('utf8', 0, n);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }
 
