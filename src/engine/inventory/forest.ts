@@ -33,7 +33,7 @@ export interface Forest {
   nodes: SessionNode[];
   projects: ProjectNode[];
   projectById: Map<string, ProjectNode>;
-  nodeById: NodeLookup;
+  nodeById: NodeLookup<SessionNode>;
   warnings: ScanWarning[];
 }
 

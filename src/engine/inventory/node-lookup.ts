@@ -5,16 +5,20 @@
 // again for the final snapshot, at the worker's peak. This is one Int32Array
 // of node numbers, open addressing, ids compared in place.
 
-import type { SessionNode } from './forest.js';
 import { hashChars } from './selection.js';
 
-export class NodeLookup {
+/** Anything with a session's id: the forest's nodes (generic, so this file does not import the forest that uses it). */
+interface HasSessionId {
+  readonly s: { readonly id: string };
+}
+
+export class NodeLookup<N extends HasSessionId> {
   private readonly table: Int32Array;
   private readonly mask: number;
   /** Per table: ids are outside data, so where they land must not be predictable. */
   private readonly seed = (Math.random() * 0x1_0000_0000) >>> 0;
 
-  constructor(private readonly nodes: readonly SessionNode[]) {
+  constructor(private readonly nodes: readonly N[]) {
     let size = 16;
     while (size < nodes.length * 2) size *= 2;
     this.table = new Int32Array(size).fill(-1);
@@ -33,7 +37,7 @@ export class NodeLookup {
     }
   }
 
-  get(id: string): SessionNode | undefined {
+  get(id: string): N | undefined {
     let h = hashChars(id, 0, id.length, this.seed) & this.mask;
     for (;;) {
       const at = this.table[h]!;
