@@ -5,7 +5,17 @@
 import { displayWidth } from '../engine/core/text.js';
 
 const TAG = /\{(?:\/?[a-z0-9-]*|open|close|\|)\}/g;
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// Made on the first cut of text that is not printable ASCII: building a grapheme
+// segmenter loads ICU's break data (~17 ms of CPU), which every start paid before its first frame.
+let segmenter: Intl.Segmenter | null = null;
+
+/** The text's grapheme clusters; printable ASCII is one per character, so it needs no segmenter. */
+function graphemes(text: string): Iterable<string> {
+  if (PRINTABLE_ASCII.test(text)) return text;
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return Array.from(segmenter.segment(text), (g) => g.segment);
+}
 
 /** Columns a tagged line takes on screen. */
 export function taggedWidth(s: string): number {
@@ -21,7 +31,7 @@ export function fitTagged(s: string, width: number): string {
   let last = 0;
   const room = width - 1;
   const take = (text: string): boolean => {
-    for (const { segment } of segmenter.segment(text)) {
+    for (const segment of graphemes(text)) {
       const cw = displayWidth(segment);
       if (w + cw > room) return false;
       out += segment;
