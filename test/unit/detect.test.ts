@@ -1,6 +1,6 @@
 // Detection: home resolution order, executable discovery, version, state.
 
-import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -112,6 +112,27 @@ describe('executable discovery and state', () => {
     writeFileSync(join(state, 'versions.json'), '{"pi\u0000x": 1');
     expect((await detectOne(piAdapter, ctx, undefined, true, state)).version).toBe('0.74.0 (new build)');
     expect(count()).toBe(3);
+  });
+
+  it('uses a remembered version in read-only mode but writes none', async () => {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    const runs = join(t.root, 'runs');
+    writeScript(bin, 'pi', `echo run >> ${runs}; echo 'pi 0.73.1'`);
+    const ctx = ctxWith({ PATH: `${bin}:/usr/bin:/bin` });
+    const state = join(t.root, 'state');
+    const count = (): number => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean).length : 0);
+    // Nothing remembered yet: a read-only run asks, and leaves no cache behind.
+    expect((await detectOne(piAdapter, ctx, undefined, true, state, false)).version).toBe('0.73.1');
+    expect(count()).toBe(1);
+    expect(existsSync(join(state, 'versions.json'))).toBe(false);
+    // A normal run remembers it; a read-only run then uses it without starting the program, and leaves the file as it was.
+    expect((await detectOne(piAdapter, ctx, undefined, true, state)).version).toBe('0.73.1');
+    expect(count()).toBe(2);
+    const cached = readFileSync(join(state, 'versions.json'));
+    expect((await detectOne(piAdapter, ctx, undefined, true, state, false)).version).toBe('0.73.1');
+    expect(count()).toBe(2);
+    expect(readFileSync(join(state, 'versions.json')).equals(cached)).toBe(true);
   });
 
   it('reports installed even when --version fails', async () => {

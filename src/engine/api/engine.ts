@@ -120,9 +120,7 @@ export class Engine implements EngineApi {
   async detect(opts: { versions?: boolean; agents?: AgentKind[] } = {}): Promise<Installation[]> {
     const s = await this.settings();
     const adapters = opts.agents ? this.adapters.filter((a) => opts.agents!.includes(a.kind)) : this.adapters;
-    return Promise.all(
-      adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions), this.opts.readOnly ? undefined : this.dirs.state)),
-    );
+    return Promise.all(adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions), this.dirs.state, !this.opts.readOnly)));
   }
 
   async scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary> {

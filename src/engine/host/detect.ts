@@ -138,6 +138,8 @@ export async function detectOne(
   withVersion: boolean,
   /** cleanerx's state dir: where versions are remembered per executable identity. */
   stateDir?: string,
+  /** False in read-only mode: a remembered version is used, a new answer is not written. */
+  rememberVersion = true,
 ): Promise<Installation> {
   const warnings: string[] = [];
   const { home, source } = resolveHome(adapter, ctx, override);
@@ -159,7 +161,7 @@ export async function detectOne(
   const version =
     executable && withVersion
       ? ((await adapter.installedVersion?.(executable).catch(() => null)) ??
-        (await cachedVersion(stateDir, adapter.kind, executable, () => readVersion(adapter, executable, ctx.env))))
+        (await cachedVersion(stateDir, adapter.kind, executable, () => readVersion(adapter, executable, ctx.env), rememberVersion)))
       : null;
   return {
     agent: adapter.kind,

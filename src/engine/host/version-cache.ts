@@ -34,8 +34,17 @@ async function load(file: string): Promise<Cache> {
   }
 }
 
-/** The cached version of `exe`, else `read()`'s answer (remembered when it is one). */
-export async function cachedVersion(stateDir: string | undefined, kind: string, exe: string, read: () => Promise<string | null>): Promise<string | null> {
+/**
+ * The cached version of `exe`, else `read()`'s answer (remembered when it is one and `remember` is set:
+ * a read-only run uses what earlier runs learned but writes nothing).
+ */
+export async function cachedVersion(
+  stateDir: string | undefined,
+  kind: string,
+  exe: string,
+  read: () => Promise<string | null>,
+  remember = true,
+): Promise<string | null> {
   if (!stateDir) return read();
   const id = await identityOf(exe);
   if (!id) return read();
@@ -45,7 +54,7 @@ export async function cachedVersion(stateDir: string | undefined, kind: string, 
   const hit = cache[key];
   if (hit && hit.identity === id.identity && typeof hit.version === 'string') return hit.version;
   const version = await read();
-  if (version === null) return null;
+  if (version === null || !remember) return version;
   const next: Cache = Object.fromEntries(
     Object.entries(cache)
       .filter(([k]) => k !== key)
