@@ -5,16 +5,17 @@
 // walked folder replaced), and across two scans, where nothing seen by the
 // first is used by the second.
 
-import fs, { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import fs, { renameSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
 import { Engine } from '../../src/engine/api/engine.js';
-import type { Installation, Inventory, Item } from '../../src/engine/core/model.js';
+import type { Inventory, Item } from '../../src/engine/core/model.js';
 import { attributeInventory } from '../../src/engine/inventory/attribution.js';
 import { WalkRecorder, walkOwned } from '../../src/engine/inventory/revision.js';
+import { inst, item, put } from '../helpers/attribution-fixtures.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -23,38 +24,6 @@ afterEach(() => {
   syncBuiltinESMExports();
   t?.cleanup();
 });
-
-const inst = (home: string): Installation =>
-  ({
-    agent: 'pi',
-    displayName: 'pi',
-    memoryNotice: '',
-    state: 'dataOnly',
-    home,
-    homeSource: 'env',
-    executable: null,
-    version: null,
-    warnings: [],
-  }) as Installation;
-
-const item = (id: string, paths: string[]): Item => ({
-  id,
-  category: 'cache',
-  label: id,
-  paths,
-  bytes: 0,
-  risk: 'safe',
-  recoverable: false,
-  selectable: true,
-  metadata: {},
-});
-
-function put(root: string, files: Record<string, string>): void {
-  for (const [rel, body] of Object.entries(files)) {
-    mkdirSync(join(root, rel, '..'), { recursive: true });
-    writeFileSync(join(root, rel), body);
-  }
-}
 
 /** The store: two walked rows (a folder tree and a file), a folder no row holds. */
 function store(): { home: string; rows: () => Item[] } {

@@ -3,47 +3,16 @@
 // warning gave, a hard-linked inode counts once, a link counts nothing and is
 // never followed, and a nested root is walked once.
 
-import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Installation, Inventory, Item } from '../../src/engine/core/model.js';
+import type { Inventory } from '../../src/engine/core/model.js';
 import { attributeInventory, UNRECOGNIZED_DEFAULT_WHY } from '../../src/engine/inventory/attribution.js';
+import { inst, item, put } from '../helpers/attribution-fixtures.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 afterEach(() => t?.cleanup());
-
-const inst = (home: string): Installation =>
-  ({
-    agent: 'pi',
-    displayName: 'pi',
-    memoryNotice: '',
-    state: 'dataOnly',
-    home,
-    homeSource: 'env',
-    executable: null,
-    version: null,
-    warnings: [],
-  }) as Installation;
-
-const item = (id: string, paths: string[]): Item => ({
-  id,
-  category: 'cache',
-  label: id,
-  paths,
-  bytes: 0,
-  risk: 'safe',
-  recoverable: false,
-  selectable: true,
-  metadata: {},
-});
-
-function put(root: string, files: Record<string, string>): void {
-  for (const [rel, body] of Object.entries(files)) {
-    mkdirSync(join(root, rel, '..'), { recursive: true });
-    writeFileSync(join(root, rel), body);
-  }
-}
 
 describe('attributeInventory', () => {
   it('counts, folds gaps, reports double counting, hard links once, links never', async () => {
