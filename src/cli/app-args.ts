@@ -1,7 +1,7 @@
 // The bare app's command line (`cleanerx`, `--demo [--keep]`, `--read-only`,
 // `--agent A`) read without yargs, which costs ~90 ms of start-up.
 
-import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
+import { AGENT_KINDS, type AgentKind, isAgentKind } from '../engine/core/model.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 
@@ -19,7 +19,7 @@ export type StartApp = (request: AppRequest) => Promise<number>;
 const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
 
 export function parseAgent(value: unknown): AgentKind {
-  if (typeof value === 'string' && (AGENT_KINDS as readonly string[]).includes(value)) return value as AgentKind;
+  if (isAgentKind(value)) return value;
   const agents = AGENT_KINDS.join(', ');
   if (typeof value === 'string' && value) throw new UsageError(t('cli.err.agentGot', { agents, got: value.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) }));
   throw new UsageError(t('cli.err.agent', { agents }));

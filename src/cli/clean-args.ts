@@ -6,7 +6,7 @@
 // second word after an id) or a bad agent sends the whole argv to yargs.
 // Only the model is imported: src/cli.ts reads every argv with this, the app's too.
 
-import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
+import { type AgentKind, isAgentKind } from '../engine/core/model.js';
 
 /** What the command line said, before the usage rules of `clean` (cleanTarget) are applied. */
 export interface CleanArgs {
@@ -19,7 +19,6 @@ export interface CleanArgs {
   readOnly: boolean;
 }
 
-const isAgent = (v: string): v is AgentKind => (AGENT_KINDS as readonly string[]).includes(v);
 /** A value both parsers read as the same one string. */
 const plainValue = (v: string | undefined): v is string => v !== undefined && v !== '' && !v.startsWith('-');
 
@@ -46,7 +45,7 @@ export function cleanArgs(argv: readonly string[]): CleanArgs | null {
     if (!plainValue(v)) return null;
     if (name === '--id') out.ids.push(v);
     else if (name === '--plan') out.plan = v;
-    else if (isAgent(v)) out.agent = v;
+    else if (isAgentKind(v)) out.agent = v;
     else return null;
   }
   return out;

@@ -4,10 +4,8 @@
 // spelling, a repeated or unknown flag, a bad agent) is left to yargs, which
 // says what is wrong in its own words.
 
-import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
+import { isAgentKind } from '../engine/core/model.js';
 import type { ScanOptions } from './scan.js';
-
-const isAgent = (v: string | undefined): v is AgentKind => v !== undefined && (AGENT_KINDS as readonly string[]).includes(v);
 
 /** The scan's options, or null for anything yargs must read. `argv` is without --lang. */
 export function scanArgs(argv: readonly string[]): ScanOptions | null {
@@ -23,7 +21,7 @@ export function scanArgs(argv: readonly string[]): ScanOptions | null {
     else if (a === '--read-only') opts.readOnly = true;
     else if (a === '--agent' || a.startsWith('--agent=')) {
       const v = a === '--agent' ? argv[++i] : a.slice('--agent='.length);
-      if (!isAgent(v)) return null;
+      if (!isAgentKind(v)) return null;
       opts.agent = v;
     } else return null;
   }

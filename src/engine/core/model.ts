@@ -16,6 +16,9 @@ export const AGENT_KINDS = [
 ] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
+/** Whether an outside string (a flag, a file) names one of the agents. */
+export const isAgentKind = (v: unknown): v is AgentKind => typeof v === 'string' && (AGENT_KINDS as readonly string[]).includes(v);
+
 /**
  * @deprecated A copy of the descriptors' `displayName`, kept while callers
  * move to names given at runtime (Installation.displayName, the Engine's
