@@ -2,13 +2,24 @@
 
 import { t } from '../engine/core/i18n/index.js';
 import { joinSafe, safe, safeText, type SafeText } from '../engine/core/text.js';
+import type { Writer } from '../engine/core/model.js';
 import type { LoadedSettings } from '../engine/host/settings.js';
 import { label, say } from './say.js';
 
-/** Writers as "name (pid N)", names cleaned (another user's process names its own comm). */
-export function writerList(writers: readonly { pid: number; name: string }[]): SafeText {
+/** Writers as "name (pid N; user: command; evidence)", every field cleaned (another user's process names its own comm and argv). */
+export function writerList(writers: readonly Writer[]): SafeText {
   return joinSafe(
-    writers.map((w) => say('cli.writer', { name: safeText(w.name, 64), pid: String(w.pid) })),
+    writers.map((w) =>
+      w.command || w.evidence
+        ? say('cli.writerDetail', {
+            name: safeText(w.name, 64),
+            pid: String(w.pid),
+            user: safeText(w.user ?? '?', 32),
+            command: safeText(w.command ?? w.name, 200),
+            evidence: safeText(w.evidence ?? '', 240),
+          })
+        : say('cli.writer', { name: safeText(w.name, 64), pid: String(w.pid) }),
+    ),
     safe`, `,
   );
 }

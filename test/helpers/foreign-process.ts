@@ -11,7 +11,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 const SCRIPT = [
-  'pid=$( ("$@" </dev/null >/dev/null 2>&1 & echo $!) )',
+  'in=$1; shift',
+  'pid=$( ("$@" <"$in" >/dev/null 2>&1 & echo $!) )',
   'echo "$pid"',
   // A zombie (a reaper-less pid 1 in a container) counts as gone.
   "while [ -e /proc/$pid ] && ! grep -qs '^[0-9]* (.*) [ZX] ' /proc/$pid/stat; do sleep 0.1; done",
@@ -20,9 +21,15 @@ const SCRIPT = [
 export async function spawnForeign(
   cmd: string,
   args: string[],
-  o: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  o: { cwd?: string; env?: NodeJS.ProcessEnv; stdinFile?: string; uid?: number } = {},
 ): Promise<{ child: ChildProcess; pid: number }> {
-  const child = spawn('/bin/sh', ['-c', SCRIPT, 'sh', cmd, ...args], { cwd: o.cwd, env: o.env, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('/bin/sh', ['-c', SCRIPT, 'sh', o.stdinFile ?? '/dev/null', cmd, ...args], {
+    cwd: o.cwd,
+    env: o.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    ...(o.uid !== undefined ? { uid: o.uid, gid: o.uid } : {}),
+  });
   const pid = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -33,4 +40,13 @@ export async function spawnForeign(
     child.once('exit', (code) => reject(new Error(`the launcher of ${cmd} exited (${code}) before naming its pid`)));
   });
   return { child, pid };
+}
+
+/** Stops the program and its watcher (the watcher leads the process group). */
+export function killForeign(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }

@@ -109,7 +109,7 @@ describe('OpenCode reclaim through cleanerx clean', () => {
     fakeProcess(t.procRoot, 5151, 'opencode', ['opencode']);
     const blocked = (await opencodeAdapter.scan(installation(t), t.ctx, () => undefined)).items.find((i) => i.id === COMPACT_ITEM_ID)!;
     expect(blocked.selectable).toBe(false);
-    expect(blocked.blockedReason).toBe(COMPACT_RUNNING_REASON);
+    expect(blocked.blockedReason).toContain(COMPACT_RUNNING_REASON);
     spawnSync('rm', ['-rf', join(t.procRoot, '5151')]);
 
     // One plan: more roots (four or more: OpenCode's bulk route, cleanerx's private server) and then the compaction,

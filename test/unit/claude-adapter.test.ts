@@ -429,11 +429,13 @@ describe('writer detection', () => {
     fakeProcess(t.procRoot, 4242, 'claude', ['claude', '--resume']);
     fakeProcess(t.procRoot, 4243, 'bash', ['bash']);
     const r = await scan();
-    expect(r.sum.writers).toEqual([{ pid: 4242, name: 'claude' }]);
-    for (const n of r.snap.forest.nodes) expect(n.s).toMatchObject({ selectable: false, blockedReason: CLAUDE_RUNNING_REASON });
+    expect(r.sum.writers).toMatchObject([{ pid: 4242, name: 'claude', command: 'claude --resume', evidence: expect.stringMatching(/cannot be read/) }]);
+    for (const n of r.snap.forest.nodes)
+      expect(n.s).toMatchObject({ selectable: false, blockedReason: expect.stringContaining(`${CLAUDE_RUNNING_REASON} Running: claude pid 4242 (`) });
     const writable = r.snap.items.filter((i) => i.category !== 'protected');
     expect(writable.length).toBeGreaterThan(4);
-    for (const it of writable) expect(it, it.id).toMatchObject({ selectable: false, blockedReason: CLAUDE_RUNNING_REASON });
+    for (const it of writable)
+      expect(it, it.id).toMatchObject({ selectable: false, blockedReason: expect.stringContaining(`${CLAUDE_RUNNING_REASON} Running: claude pid 4242 (`) });
     expect(r.sum.selection).toEqual([]);
   });
 
@@ -453,7 +455,7 @@ describe('writer detection', () => {
     fakeProcess(t.procRoot, 301, 'node', ['/usr/bin/node', '/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js']);
     const r = await scan();
     expect(r.sum.writers.map((w) => w.pid)).toEqual([301]);
-    expect(r.s(uid(1)).blockedReason).toBe(CLAUDE_RUNNING_REASON);
+    expect(r.s(uid(1)).blockedReason).toContain(`${CLAUDE_RUNNING_REASON} Running: `);
   });
 
   it('a live registry entry (pid alive, start time equal) marks its session active and blocks', async () => {
@@ -464,7 +466,7 @@ describe('writer detection', () => {
     // A process name with spaces and parentheses must not shift the fields.
     procStat(5150, 'tmux: (x) y', '777');
     const r = await scan();
-    expect(r.sum.writers).toEqual([{ pid: 5150, name: 'claude' }]);
+    expect(r.sum.writers).toMatchObject([{ pid: 5150, name: 'claude', evidence: expect.stringMatching(/^registered in .*5150\.json$/) }]);
     expect(r.s(uid(1)).metadata.status).toBe('active');
     expect(r.s(uid(1)).selectable).toBe(false);
     expect(r.s(uid(1)).blockedReason).toMatch(/Claude Code/);

@@ -61,7 +61,7 @@ describe('Compact the OpenCode database', () => {
     const before = hashTree(t.root);
     const r = await applyOpencodeItems(installation(t), t.ctx, [COMPACT_ITEM_ID]);
     expect(r.applied).toEqual([]);
-    expect(r.failed[0]!.reason).toMatch(/^Quit OpenCode before compacting its database \(running: opencode pid 6161\)/);
+    expect(r.failed[0]!.reason).toMatch(/^Quit OpenCode before compacting its database \(running: opencode pid 6161 \(/);
     expect(treeDiff(before, hashTree(t.root))).toEqual([]);
     rmSync(t.env.OPENCODE_DB!);
     rmSync(`${t.env.OPENCODE_DB!}-wal`, { force: true });

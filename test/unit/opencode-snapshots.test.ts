@@ -141,7 +141,7 @@ describe('OpenCode snapshot repositories', () => {
     for (const id of [repoItemId, leakedItemId, gcItemId].map((f) => f({ projectId: p1.id, hash }))) {
       const i = item(inv, id);
       expect(i.selectable, id).toBe(false);
-      expect(i.blockedReason).toBe(SNAPSHOTS_RUNNING_REASON);
+      expect(i.blockedReason).toContain(SNAPSHOTS_RUNNING_REASON);
     }
   }, 120_000);
 

@@ -5,7 +5,7 @@
 // parent are writers, so the test can fail. Zombies write nothing either.
 
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findClaudeWriters } from '../../src/adapters/claude/writers.js';
 import { findCodexWriters } from '../../src/adapters/codex/writers.js';
@@ -38,8 +38,8 @@ async function writers(): Promise<Record<string, number[]>> {
   return {
     claude: (await findClaudeWriters(t.ctx, t.env.CLAUDE_CONFIG_DIR!, [])).writers.map((w) => w.pid),
     codex: (await findCodexWriters(t.ctx, t.env.CODEX_HOME!)).writers.map((w) => w.pid),
-    opencode: (await findOpencodeWriters(t.ctx, t.env.OPENCODE_DB!)).map((w) => w.pid),
-    pi: (await scanPiWriters(t.ctx)).writers.map((w) => w.pid),
+    opencode: (await findOpencodeWriters(t.ctx, t.env.OPENCODE_DB!, dirname(t.env.OPENCODE_DB!))).map((w) => w.pid),
+    pi: (await scanPiWriters(t.ctx, t.env.PI_CODING_AGENT_DIR!)).writers.map((w) => w.pid),
   };
 }
 
@@ -76,7 +76,7 @@ describe("cleanerx's own process tree", () => {
     fakeProcess(t.procRoot, 803, 'opencode', ['opencode']);
     writeFileSync(join(t.procRoot, '803', 'stat'), 'garbage without parentheses');
     expect((await listProcesses(t.procRoot)).map((p) => p.pid)).toEqual([800, 801, 802, 803]);
-    expect((await findOpencodeWriters(t.ctx, null)).map((w) => w.pid)).toEqual([800, 801, 802, 803]);
+    expect((await findOpencodeWriters(t.ctx, null, dirname(t.env.OPENCODE_DB!))).map((w) => w.pid)).toEqual([800, 801, 802, 803]);
   });
 
   it('parseStat and ownDescendants', () => {

@@ -525,8 +525,9 @@ describe('writer detection', () => {
     fakeProcess(t.procRoot, 4242, 'pi', ['pi']);
     fakeProcess(t.procRoot, 4243, 'bash', ['bash']);
     const r = await scan();
-    const running = 'pi is running (pid 4242: pi); quit it before deleting local session data.';
-    expect(r.sum.writers).toEqual([{ pid: 4242, name: 'pi' }]);
+    const running =
+      'pi is running (pid 4242: pi (its environment and open files cannot be read (hidepid or a protected process))); quit it before deleting local session data.';
+    expect(r.sum.writers).toMatchObject([{ pid: 4242, name: 'pi' }]);
     for (const id of ['s1', 's2']) {
       expect(r.s(id).selectable).toBe(false);
       expect(r.s(id).blockedReason).toBe(running);

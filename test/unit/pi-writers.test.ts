@@ -4,7 +4,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findClaudeWriters } from '../../src/adapters/claude/writers.js';
 import { findCodexWriters } from '../../src/adapters/codex/writers.js';
@@ -43,7 +43,7 @@ describe('pi writers', () => {
     // Before the rename: node on the launcher with --version.
     fakeProcess(t.procRoot, 5002, 'node', ['node', '/work/node_modules/.bin/pi', '--version']);
     fakeStat(5002, 'node', process.pid);
-    expect(await scanPiWriters(t.ctx)).toEqual({ writers: [] });
+    expect(await scanPiWriters(t.ctx, t.env.PI_CODING_AGENT_DIR!)).toEqual({ writers: [] });
   });
 
   it('a real pi blocks, and the reason names its pid and cleaned command line', async () => {
@@ -52,13 +52,13 @@ describe('pi writers', () => {
     fakeStat(6000, 'pi', 1);
     fakeProcess(t.procRoot, 6001, 'node', ['/usr/bin/node', '/usr/local/bin/pi']);
     fakeStat(6001, 'node', 1);
-    const r = await scanPiWriters(t.ctx);
-    expect(r.writers).toEqual([
+    const r = await scanPiWriters(t.ctx, t.env.PI_CODING_AGENT_DIR!);
+    expect(r.writers).toMatchObject([
       { pid: 6000, name: 'pi' },
       { pid: 6001, name: 'node' },
     ]);
     expect(r.reason).toBe(
-      'pi is running (pid 6000: pi --continue title; pid 6001: /usr/bin/node /usr/local/bin/pi); quit it before deleting local session data.',
+      'pi is running (pid 6000: pi --continue title (its environment and open files cannot be read (hidepid or a protected process)); pid 6001: /usr/bin/node /usr/local/bin/pi (its environment and open files cannot be read (hidepid or a protected process))); quit it before deleting local session data.',
     );
     expect(r.reason).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
   });
@@ -69,12 +69,12 @@ describe('pi writers', () => {
     copyFileSync('/bin/sleep', pi);
     const ownChild = spawn(pi, ['30'], { stdio: 'ignore', detached: true });
     // Reparented away from this process: a pi the user started.
-    const other = (await spawnForeign(pi, ['31'])).child;
+    const other = (await spawnForeign(pi, ['31'], { env: { PATH: '/usr/bin:/bin', HOME: t.env.HOME, PI_CODING_AGENT_DIR: t.env.PI_CODING_AGENT_DIR } })).child;
     children.push(ownChild, other);
     const ctx = { ...t.ctx, procRoot: '/proc' };
     let found: Awaited<ReturnType<typeof scanPiWriters>> = { writers: [] };
     for (let i = 0; i < 100 && !found.writers.some((w) => w.pid !== ownChild.pid && /31/.test(found.reason ?? '')); i++) {
-      found = await scanPiWriters(ctx);
+      found = await scanPiWriters(ctx, t.env.PI_CODING_AGENT_DIR!);
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(found.writers.map((w) => w.pid)).not.toContain(ownChild.pid);
@@ -109,6 +109,6 @@ describe('version probes of the other agents', () => {
     }
     expect((await findClaudeWriters(t.ctx, t.env.CLAUDE_CONFIG_DIR!, [])).writers.map((w) => w.pid)).toEqual([7001]);
     expect((await findCodexWriters(t.ctx, codexHome)).writers.map((w) => w.pid)).toEqual([7011]);
-    expect((await findOpencodeWriters(t.ctx, null)).map((w) => w.pid)).toEqual([7021]);
+    expect((await findOpencodeWriters(t.ctx, null, dirname(t.env.OPENCODE_DB!))).map((w) => w.pid)).toEqual([7021]);
   });
 });

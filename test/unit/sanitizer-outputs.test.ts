@@ -82,10 +82,10 @@ describe('hostile process names, paths and settings never reach the terminal raw
     const r = run(['scan']);
     expect(r.status).toBe(0);
     expectClean(r, 'scan');
-    expect(r.stdout).toContain('(pid 4242)');
-    expect(r.stdout).toContain('(pid 4343)');
+    expect(r.stdout).toContain('(pid 4242;');
+    expect(r.stdout).toContain('(pid 4343;');
     expect(r.stdout).toMatch(/home +\/.*claude/);
-    expect(r.stdout).toMatch(/running +pi \(pid 4242\)/);
+    expect(r.stdout).toMatch(/running +pi \(pid 4242;/);
   });
 
   it('scan --json escapes them and keeps the data exact', () => {
@@ -109,7 +109,7 @@ describe('hostile process names, paths and settings never reach the terminal raw
     const r = run(['doctor'], env);
     expect(r.status).toBe(0);
     expectClean(r, 'doctor');
-    expect(r.stdout).toContain('(pid 4242)');
+    expect(r.stdout).toContain('(pid 4242;');
     expect(r.stdout).toContain('settings override');
   });
 

@@ -7,7 +7,18 @@ import { canonicalPath, listDirSorted, lstatSyncOrNull, readAtSync } from '../..
 import { basename, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
-import type { Category, Installation, Inventory, Item, ProjectGroup, Risk, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
+import {
+  runningReason,
+  type Category,
+  type Installation,
+  type Inventory,
+  type Item,
+  type ProjectGroup,
+  type Risk,
+  type ScanProgress,
+  type ScanWarning,
+  type SessionRecord,
+} from '../../engine/core/model.js';
 import { homeOf } from '../../engine/host/own-dirs.js';
 import { checkHome } from '../shared/home.js';
 import { type OwnedTree, WalkRecorder, walkOwned } from '../../engine/inventory/revision.js';
@@ -150,7 +161,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   const homeReadOnly = check.readOnly;
   const live = await findClaudeWriters(ctx, home, warnings);
   inv.writers = live.writers;
-  const blockAll = homeReadOnly ?? (live.writers.length ? CLAUDE_RUNNING_REASON : undefined);
+  const blockAll = homeReadOnly ?? (live.writers.length ? runningReason(CLAUDE_RUNNING_REASON, live.writers) : undefined);
   // Every walk below sizes rows; the attribution walk after the scan reuses what they saw.
   const log = new WalkRecorder();
   inv.walkLog = log;

@@ -1,6 +1,7 @@
 // A running Claude Code is found two ways: its process (comm/exe/argv[0]
 // named claude, an old npm `node …/@anthropic-ai/claude-code`, or a native
-// build run from versions/<v>), and its live-process registry
+// build run from versions/<v>) when something ties it to this config dir
+// (writer-evidence.ts), and its live-process registry
 // sessions/<pid>.json — trusted only when that pid is alive and its start
 // time matches, since the files can outlive the process.
 
@@ -9,7 +10,9 @@ import { readRegularText } from '../../engine/host/bounded-read.js';
 import { join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import type { ScanWarning, Writer } from '../../engine/core/model.js';
-import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/host/processes.js';
+import { listProcesses, nameIs, type ProcessInfo } from '../../engine/host/processes.js';
+import { homeEnvEvidence, judgeWriter, type StoreTarget } from '../../engine/host/writer-evidence.js';
+import { cleanText } from '../../engine/core/text.js';
 import { isVersionProbe } from '../shared/version-probe.js';
 
 export const CLAUDE_RUNNING_REASON = 'Claude Code is running; quit it before deleting local session data.';
@@ -29,12 +32,22 @@ export interface ClaudeWriters {
   activeSessions: Map<string, number>;
 }
 
-export async function findClaudeWriters(ctx: HostContext, home: string, warnings: ScanWarning[]): Promise<ClaudeWriters> {
+/** What ties a Claude Code process to the config dir `home`: CLAUDE_CONFIG_DIR, else HOME/.claude, or a file of it (or of its temp roots) open. */
+export function claudeTarget(home: string, tempRoots: readonly string[] = []): StoreTarget {
+  return { roots: [home, ...tempRoots], envEvidence: (env) => homeEnvEvidence(env, home, 'CLAUDE_CONFIG_DIR', ['.claude']) };
+}
+
+export async function findClaudeWriters(ctx: HostContext, home: string, warnings: ScanWarning[], tempRoots: readonly string[] = []): Promise<ClaudeWriters> {
   const out: ClaudeWriters = { writers: [], activeSessions: new Map() };
   if (ctx.platform !== 'linux') return out;
   const procs = await listProcesses(ctx.procRoot);
-  // Our own `claude --version` is no writer.
-  for (const p of procs) if (isClaudeProcess(p) && !(await isVersionProbe(ctx.procRoot, p.pid))) out.writers.push({ pid: p.pid, name: processName(p) });
+  const target = claudeTarget(home, tempRoots);
+  for (const p of procs) {
+    // Our own `claude --version` is no writer.
+    if (!isClaudeProcess(p) || (await isVersionProbe(ctx.procRoot, p.pid))) continue;
+    const v = await judgeWriter(ctx, p, target);
+    if ('writer' in v) out.writers.push(v.writer);
+  }
   const dir = join(home, 'sessions');
   let names: string[] = [];
   try {
@@ -54,7 +67,7 @@ export async function findClaudeWriters(ctx: HostContext, home: string, warnings
       if (rec.pid !== pid || typeof rec.sessionId !== 'string') continue;
       if (!processAlive(ctx.procRoot, pid, rec.procStart)) continue;
       out.activeSessions.set(rec.sessionId, pid);
-      if (!out.writers.some((w) => w.pid === pid)) out.writers.push({ pid, name: 'claude' });
+      if (!out.writers.some((w) => w.pid === pid)) out.writers.push({ pid, name: 'claude', evidence: `registered in ${cleanText(file, 200)}` });
     } catch {
       warnings.push({ path: file, reason: 'Ignored an unreadable Claude Code process registry entry.' });
     }

@@ -10,7 +10,8 @@ import { isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { canonicalPath } from '../../engine/host/fsx.js';
 import type { Writer } from '../../engine/core/model.js';
-import { listProcesses, readProcessEnviron, nameIs, processName, type ProcessInfo } from '../../engine/host/processes.js';
+import { listProcesses, readProcessEnviron, nameIs, type ProcessInfo } from '../../engine/host/processes.js';
+import { homeEnvEvidence, judgeWriter, type StoreTarget } from '../../engine/host/writer-evidence.js';
 import { VERSION_PROBE_ENV } from '../../engine/host/detect.js';
 import { ownCodexPids } from './child-process.js';
 import { beneath, ROLLOUT_NAME, THREAD_ID } from './paths.js';
@@ -31,6 +32,11 @@ export function isCodexProcess(p: ProcessInfo): boolean {
   if (/codex app/i.test(p.comm)) return true;
   const cmd = p.argv.join(' ').replace(/\\/g, '/').toLowerCase();
   return cmd.includes('@openai/codex') || cmd.includes('/codex/bin/codex') || /(^|\/)codex app-server/.test(cmd);
+}
+
+/** What ties a Codex process to the store at `home`: CODEX_HOME, else HOME/.codex, or a file of it open. */
+export function codexTarget(home: string): StoreTarget {
+  return { roots: [home], envEvidence: (env) => homeEnvEvidence(env, home, 'CODEX_HOME', ['.codex']) };
 }
 
 /** Whether a process with this environment uses the store at `home`. */
@@ -74,17 +80,14 @@ export async function findCodexWriters(ctx: HostContext, home: string): Promise<
   const out: CodexWriters = { writers: [], held: new Map(), opaque: [] };
   if (ctx.platform !== 'linux') return out;
   const own = ownCodexPids();
+  const target = codexTarget(home);
   for (const p of await listProcesses(ctx.procRoot)) {
     if (own.has(p.pid) || !isCodexProcess(p)) continue;
-    if (ctx.uid >= 0) {
-      const st = await fsp.stat(join(ctx.procRoot, String(p.pid))).catch(() => null);
-      // Another user's process cannot write a store this user owns.
-      if (st && st.uid !== ctx.uid && ctx.uid !== 0) continue;
-    }
-    const env = await readProcessEnviron(ctx.procRoot, p.pid);
     // Our own `codex --version` (the npm launcher and the binary it starts) is no writer.
-    if (env?.get(VERSION_PROBE_ENV) === '1' || !targetsHome(env, home)) continue;
-    const w = { pid: p.pid, name: processName(p) };
+    if ((await readProcessEnviron(ctx.procRoot, p.pid))?.get(VERSION_PROBE_ENV) === '1') continue;
+    const v = await judgeWriter(ctx, p, target);
+    if (!('writer' in v)) continue;
+    const w = v.writer;
     out.writers.push(w);
     const held = await heldThreads(ctx.procRoot, p.pid, home);
     if (held === null) out.opaque.push(w);

@@ -10,6 +10,7 @@
 // While OpenCode runs, the archive is refused: quit it first.
 
 import type { ArchiveRoute } from '../../engine/core/adapter.js';
+import { describeWriters } from '../../engine/core/model.js';
 import { RouteRefused } from '../shared/official-delete.js';
 import { closeQuietly, openReadOnly } from './db-open.js';
 import { describeEndpoint, httpJson } from './http.js';
@@ -45,8 +46,8 @@ export const setOpencodeArchived: ArchiveRoute['setArchived'] = async (inst, ctx
   const store = loadStore(inst, ctx);
   requireRevision(store, opts.expectedRevision);
   requireKnown(store, ids);
-  const writers = await findOpencodeWriters(ctx, store.db);
-  if (writers.length) throw new RouteRefused(`Quit OpenCode (pid ${writers.map((w) => w.pid).join(', ')}) and archive again.`);
+  const writers = await findOpencodeWriters(ctx, store.db, inst.home);
+  if (writers.length) throw new RouteRefused(`Quit OpenCode and archive again (running: ${describeWriters(writers)}).`);
   const before = archiveTimes(store.db, ids);
   const todo = ids.filter((id) => before.get(id) === null);
   const changed = ids.filter((id) => typeof before.get(id) === 'number');

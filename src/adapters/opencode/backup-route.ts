@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { HostContext, SessionExportEntry, SessionRoute } from '../../engine/core/adapter.js';
-import type { Installation } from '../../engine/core/model.js';
+import { describeWriters, type Installation } from '../../engine/core/model.js';
 import { closeQuietly } from './db-open.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { descendantsOf, minimalRoots } from './lineage.js';
@@ -24,10 +24,10 @@ type ImportOpts = NonNullable<Parameters<NonNullable<SessionRoute['importSession
 /** An export larger than this is not parsed back for verification. */
 export const MAX_EXPORT_BYTES = 512 * 1024 * 1024;
 
-async function requireOffline(ctx: HostContext, db: string, what: string): Promise<void> {
-  const writers = await findOpencodeWriters(ctx, db);
+async function requireOffline(ctx: HostContext, db: string, home: string, what: string): Promise<void> {
+  const writers = await findOpencodeWriters(ctx, db, home);
   if (writers.length) {
-    throw new RouteRefused(`Quit OpenCode before ${what} (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
+    throw new RouteRefused(`Quit OpenCode before ${what} (running: ${describeWriters(writers)}).`);
   }
 }
 
@@ -90,7 +90,7 @@ export async function exportOpencodeSessions(
   const store = loadStore(inst, ctx);
   requireRevision(store, opts.expectedRevision);
   requireKnown(store, ids);
-  await requireOffline(ctx, store.db, 'backing up OpenCode sessions');
+  await requireOffline(ctx, store.db, inst.home, 'backing up OpenCode sessions');
   privateDir(stagingDir, ctx.uid);
   const order: string[] = [];
   for (const root of minimalRoots(store.lineage, ids)) order.push(root, ...descendantsOf(store.lineage, root));
@@ -168,7 +168,7 @@ export async function importOpencodeSessions(
   const exe = inst.executable;
   if (!exe) throw new RouteRefused(NO_EXECUTABLE);
   const store = loadStore(inst, ctx);
-  await requireOffline(ctx, store.db, 'restoring OpenCode sessions');
+  await requireOffline(ctx, store.db, inst.home, 'restoring OpenCode sessions');
 
   // Preflight everything before the first import.
   const seen = new Set<string>();

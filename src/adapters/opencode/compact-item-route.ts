@@ -5,7 +5,7 @@
 // removal go through the engine's path transaction like logs and cache.
 
 import type { HostContext } from '../../engine/core/adapter.js';
-import type { Installation, Inventory } from '../../engine/core/model.js';
+import { runningReason, type Installation, type Inventory } from '../../engine/core/model.js';
 import { UNSAFE_REASON } from '../../engine/inventory/revision.js';
 import { ReadOnlyItems } from '../shared/read-only-entry.js';
 import { applyCompact, COMPACT_ITEM_ID, COMPACT_RUNNING_REASON, compactItem } from './compact-item.js';
@@ -25,7 +25,13 @@ export async function addReclaimItems(inst: Installation, ctx: HostContext, inv:
   // Nothing recognized (no repository OpenCode made): snapshot/ stays the one read-only entry the scan lists.
   if (snaps?.repos.length) {
     const worktrees = inv.projects.flatMap((g) => g.roots);
-    const items = snapshotItems(snaps, inv, running ? SNAPSHOTS_RUNNING_REASON : homeBlock, findSystemGit(ctx.env) !== null, worktrees);
+    const items = snapshotItems(
+      snaps,
+      inv,
+      running ? runningReason(SNAPSHOTS_RUNNING_REASON, inv.writers) : homeBlock,
+      findSystemGit(ctx.env) !== null,
+      worktrees,
+    );
     const strays = new ReadOnlyItems('OpenCode', inv.warnings);
     for (const s of snaps.strays) {
       strays.add({
@@ -40,7 +46,7 @@ export async function addReclaimItems(inst: Installation, ctx: HostContext, inv:
     inv.items = [...inv.items.filter((i) => i.id !== KNOWN_SNAPSHOT_ID), ...items, ...strays.items];
   }
   const db = chooseDatabase(inst, ctx).db;
-  const c = compactItem(db, ctx, running ? COMPACT_RUNNING_REASON : homeBlock);
+  const c = compactItem(db, ctx, running ? runningReason(COMPACT_RUNNING_REASON, inv.writers) : homeBlock);
   if (c.item) inv.items.push(c.item);
   else if (c.warning && db) inv.warnings.push({ path: db, reason: `Database space not read: ${c.warning}` });
   return inv;

@@ -6,7 +6,7 @@
 
 import type { HostContext } from '../../engine/core/adapter.js';
 import { formatBytes, formatCount } from '../../engine/core/format.js';
-import type { Installation, Item } from '../../engine/core/model.js';
+import { describeWriters, type Installation, type Item } from '../../engine/core/model.js';
 import { readDbSpace } from '../../engine/host/db-space.js';
 import { ownDirs } from '../../engine/host/own-dirs.js';
 import { chooseDatabase } from './paths.js';
@@ -60,12 +60,12 @@ export async function applyCompact(inst: Installation, ctx: HostContext): Promis
   const db = chooseDatabase(inst, ctx).db;
   if (!db) return 'The OpenCode database is gone or no longer unambiguous; rescan and review again.';
   // The delete route stops its private server before it returns; give that process time to exit.
-  let writers = await findOpencodeWriters(ctx, db);
+  let writers = await findOpencodeWriters(ctx, db, inst.home);
   for (const until = Date.now() + SETTLE_MS; writers.length && Date.now() < until; ) {
     await sleep(200);
-    writers = await findOpencodeWriters(ctx, db);
+    writers = await findOpencodeWriters(ctx, db, inst.home);
   }
-  if (writers.length) return `Quit OpenCode before compacting its database (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`;
+  if (writers.length) return `Quit OpenCode before compacting its database (running: ${describeWriters(writers)}).`;
   // The compaction (its journal, proof and worker: ~40 ms of module loading) loads only here, never for a scan.
   const { CompactRefused, compactDatabase } = await import('../../engine/cleanup/compact.js');
   try {

@@ -40,7 +40,7 @@ export async function deleteOpencodeSessions(inst: Installation, ctx: HostContex
   const scopes = new Map(roots.map((r) => [r, [r, ...descendantsOf(store.lineage, r)]]));
   for (const scope of scopes.values()) requireKnown(store, scope);
 
-  const writers = await findOpencodeWriters(ctx, store.db);
+  const writers = await findOpencodeWriters(ctx, store.db, inst.home);
   const env = opencodeEnv(inst, ctx, store.db);
   let route = 'cli';
   let fallbackReason: string | undefined;

@@ -10,7 +10,7 @@ import { attachSweep } from '../../engine/inventory/agent-sweep.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
 import { homeOf } from '../../engine/host/own-dirs.js';
 import { pendingPreview } from '../shared/pending.js';
-import { CHANNEL_DB, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
+import { CHANNEL_DB, chooseDatabase, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
 import { OPENCODE_SWEEP } from './sweep.js';
 
 // The SQLite reader, server probe and routes load on first use: a scan of another agent never pays for them.
@@ -53,10 +53,10 @@ export const opencodeAdapter: AgentAdapter = {
     attachSweep(await (await reclaim()).addReclaimItems(inst, ctx, await (await import('./scan.js')).scanOpencode(inst, ctx, onProgress)), OPENCODE_SWEEP),
   // Snapshot git gc and the database compaction: cleanerx's own calls, after the session deletes.
   itemRoute: { applyItems: async (inst, ctx, ids, opts) => (await reclaim()).applyOpencodeItems(inst, ctx, ids, opts) },
-  // Logs and the cache root: plain directories, removed only while no OpenCode process runs at all.
+  // Logs and the cache root: plain directories, removed only while no OpenCode process of this store runs (writer-evidence.ts).
   fileRoute: {
     roots: opencodeMutationRoots,
-    writers: async (_inst, ctx) => (await import('./writers.js')).findOpencodeWriters(ctx, null),
+    writers: async (inst, ctx) => (await import('./writers.js')).findOpencodeWriters(ctx, chooseDatabase(inst, ctx).db, inst.home),
   },
   sessionRoute: {
     deleteSessions: async (inst, ctx, roots, opts) => (await import('./delete-route.js')).deleteOpencodeSessions(inst, ctx, roots, opts),

@@ -8,7 +8,15 @@ import type { HostContext } from '../../engine/core/adapter.js';
 import { lstatSyncOrNull } from '../../engine/host/fsx.js';
 import { walkOwned } from '../../engine/inventory/revision.js';
 import { sessionItemId, uuidv5Url } from '../../engine/core/ids.js';
-import type { Installation, Inventory, ProjectGroup, ScanProgress, ScanWarning, SessionRecord } from '../../engine/core/model.js';
+import {
+  runningReason,
+  type Installation,
+  type Inventory,
+  type ProjectGroup,
+  type ScanProgress,
+  type ScanWarning,
+  type SessionRecord,
+} from '../../engine/core/model.js';
 import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../shared/home.js';
 import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
@@ -65,8 +73,8 @@ export async function scanOpencode(inst: Installation, ctx: HostContext, onProgr
   if (choice.reason) warnings.push({ path: choice.db ?? home, reason: choice.reason });
   const db = choice.db;
 
-  const writers = await findOpencodeWriters(ctx, db);
-  inv.writers = writers.map((w) => ({ pid: w.pid, name: w.name }));
+  const writers = await findOpencodeWriters(ctx, db, home);
+  inv.writers = writers.map(({ endpoint: _e, noEndpoint: _n, ...w }) => w);
 
   let read: DbRead | null = null;
   if (db) {
@@ -100,7 +108,7 @@ export async function scanOpencode(inst: Installation, ctx: HostContext, onProgr
   // A newer OpenCode's schema blocks every mutation, not just sessions: what
   // its logs and cache mean to it is not known either.
   const newer = read?.schema.unknownTables.length ? read.schema.reason : undefined;
-  const running = writers.length > 0 ? RUNNING_REASON : undefined;
+  const running = writers.length > 0 ? runningReason(RUNNING_REASON, writers) : undefined;
   if (homeIsDir) {
     const log = logItem(home, newer ?? running ?? homeBlock, ctx, warnings);
     if (log) inv.items.push(log);

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { constants, accessSync, realpathSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
-import type { Installation } from '../../engine/core/model.js';
+import { describeWriters, type Installation } from '../../engine/core/model.js';
 import { lstatSyncOrNull } from '../../engine/host/fsx.js';
 import { closeQuietly, openReadOnly } from './db-open.js';
 import { chooseDatabase } from './paths.js';
@@ -151,9 +151,8 @@ export async function gcSnapshotRepo(inst: Installation, ctx: HostContext, id: s
   if ('reason' in where) return { id, ok: false, reason: where.reason };
   const git = findSystemGit(ctx.env);
   if (!git) return { id, ok: false, reason: 'The system git was not found on PATH; install git to compact snapshot repositories.' };
-  const writers = await findOpencodeWriters(ctx, null);
-  if (writers.length)
-    return { id, ok: false, reason: `Quit OpenCode before compacting its snapshots (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).` };
+  const writers = await findOpencodeWriters(ctx, chooseDatabase(inst, ctx).db, inst.home);
+  if (writers.length) return { id, ok: false, reason: `Quit OpenCode before compacting its snapshots (running: ${describeWriters(writers)}).` };
   const { repo, projectId } = where;
   let wanted: string[];
   try {

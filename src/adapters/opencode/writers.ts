@@ -1,17 +1,18 @@
-// Running OpenCode processes that may write the selected database, found in
-// /proc. A process counts when its name or arguments say OpenCode and its
-// environment points at this database (OPENCODE_DB, else XDG_DATA_HOME or
-// HOME); an unreadable environment counts too. A remote `attach` client does
+// Running OpenCode processes that write this store, found in /proc. A process
+// counts when its name or arguments say OpenCode and something ties it to this
+// store (writer-evidence.ts): a file of it open, its cwd, or its environment
+// pointing at this database (OPENCODE_DB, else XDG_DATA_HOME or HOME). A remote `attach` client does
 // not own a database. The only endpoint taken from a process is an explicit
 // non-zero `--port` on a loopback `--hostname`: ports are never guessed.
 
-import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { canonicalPath } from '../../engine/host/fsx.js';
 import type { Writer } from '../../engine/core/model.js';
 import { VERSION_PROBE_ENV } from '../../engine/host/detect.js';
-import { listProcesses, readProcessEnviron, processName, type ProcessInfo } from '../../engine/host/processes.js';
+import { listProcesses, readProcessEnviron, type ProcessInfo } from '../../engine/host/processes.js';
+import { envPair, judgeWriter, type StoreTarget } from '../../engine/host/writer-evidence.js';
+import { opencodeCacheRoot } from './paths.js';
 
 export interface Endpoint {
   /** Always a loopback address: 127.0.0.1 or ::1. */
@@ -94,13 +95,31 @@ export function targetsDatabase(env: Map<string, string> | null, db: string): bo
   return canonicalPath(dataDir) === canonicalPath(dirname(db));
 }
 
+/** What ties an OpenCode process to this store: its database, data dir and cache root (see writer-evidence.ts). */
+export function opencodeTarget(ctx: HostContext, db: string | null, home: string): StoreTarget {
+  const roots = [home, ...(db ? [dirname(db), db] : []), opencodeCacheRoot(ctx)];
+  return {
+    roots,
+    envEvidence: (env) => {
+      if (db ? !targetsDatabase(env, db) : !targetsDatabase(env, join(home, 'opencode.db'))) return null;
+      for (const name of ['OPENCODE_DB', 'XDG_DATA_HOME', 'HOME']) {
+        const v = env.get(name);
+        if (v) return envPair(name, v);
+      }
+      return 'no HOME in its environment';
+    },
+  };
+}
+
 /**
- * OpenCode processes that may write `db` (every OpenCode process when db is
- * null: nothing can then be ruled out).
+ * The OpenCode processes that write this store (database `db` when one was
+ * chosen, data dir `home`), each named with its evidence. Another user's
+ * OpenCode, or one under another HOME or data dir, is not one.
  */
-export async function findOpencodeWriters(ctx: HostContext, db: string | null): Promise<OpencodeWriter[]> {
+export async function findOpencodeWriters(ctx: HostContext, db: string | null, home: string): Promise<OpencodeWriter[]> {
   if (ctx.platform !== 'linux') return [];
   const procs = await listProcesses(ctx.procRoot);
+  const target = opencodeTarget(ctx, db, home);
   const out: OpencodeWriter[] = [];
   for (const p of procs) {
     if (!isOpencodeProcess(p)) continue;
@@ -108,11 +127,10 @@ export async function findOpencodeWriters(ctx: HostContext, db: string | null): 
     // A probe cleanerx started that is no longer our descendant (its
     // launcher exited) still carries the marker: no writer.
     if (env?.get(VERSION_PROBE_ENV) === '1') continue;
-    // Exited since it was listed: its environ is unreadable, yet it writes nothing.
-    if (env === null && !existsSync(join(ctx.procRoot, String(p.pid)))) continue;
-    if (db !== null && !targetsDatabase(env, db)) continue;
+    const verdict = await judgeWriter(ctx, p, target);
+    if (!('writer' in verdict)) continue;
     const { endpoint, reason } = parseEndpoint(p.argv);
-    out.push({ pid: p.pid, name: processName(p), endpoint, ...(reason ? { noEndpoint: reason } : {}) });
+    out.push({ ...verdict.writer, endpoint, ...(reason ? { noEndpoint: reason } : {}) });
   }
   return out;
 }

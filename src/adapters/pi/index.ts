@@ -37,7 +37,7 @@ export const piAdapter: AgentAdapter = {
   scan: async (inst, ctx, onProgress) => (await import('./scan.js')).scanPi(inst, ctx, onProgress),
   fileRoute: {
     roots: (inst) => [inst.home],
-    writers: async (_inst, ctx) => (await import('./writers.js')).findPiWriters(ctx),
+    writers: async (inst, ctx) => (await import('./writers.js')).findPiWriters(ctx, inst.home),
   },
   async preview(_inst, paths, itemId) {
     if (!itemId.startsWith('session:')) return pendingPreview(itemId);

@@ -83,7 +83,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   if (!check.ok) return inv;
   const homeReadOnly = check.readOnly;
 
-  const seen = await scanPiWriters(ctx);
+  const seen = await scanPiWriters(ctx, home);
   inv.writers = seen.writers;
   const running = seen.reason;
   const blockAll = homeReadOnly ?? running;

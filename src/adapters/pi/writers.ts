@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import type { Writer } from '../../engine/core/model.js';
 import { listProcesses, nameIs, processName, type ProcessInfo } from '../../engine/host/processes.js';
+import { homeEnvEvidence, judgeWriter, type StoreTarget } from '../../engine/host/writer-evidence.js';
 import { cleanText } from '../../engine/core/text.js';
 import { isVersionProbe } from '../shared/version-probe.js';
 
@@ -36,21 +37,37 @@ export interface PiWriterScan {
 }
 
 /** The pi processes that may be writing, and the reason text that names them. */
-export async function scanPiWriters(ctx: HostContext): Promise<PiWriterScan> {
+/** What ties a pi process to the agent dir `home`: PI_CODING_AGENT_DIR, else HOME/.pi/agent, or a file of it open. */
+export function piTarget(home: string): StoreTarget {
+  return { roots: [home], envEvidence: (env) => homeEnvEvidence(env, home, 'PI_CODING_AGENT_DIR', ['.pi', 'agent']) };
+}
+
+export async function scanPiWriters(ctx: HostContext, home: string): Promise<PiWriterScan> {
   if (ctx.platform !== 'linux') return { writers: [] };
   const procs = (await listProcesses(ctx.procRoot)).filter(isPiProcess);
   const seen: ProcessInfo[] = [];
-  for (const p of procs) if (!(await isOurVersionProbe(ctx.procRoot, p.pid))) seen.push(p);
+  const writers: Writer[] = [];
+  const target = piTarget(home);
+  for (const p of procs) {
+    if (await isOurVersionProbe(ctx.procRoot, p.pid)) continue;
+    const v = await judgeWriter(ctx, p, target);
+    if (!('writer' in v)) continue;
+    seen.push(p);
+    writers.push(v.writer);
+  }
   if (!seen.length) return { writers: [] };
-  return { writers: seen.map((p) => ({ pid: p.pid, name: processName(p) })), reason: piRunningReason(seen) };
+  return { writers, reason: piRunningReason(seen, writers) };
 }
 
-export async function findPiWriters(ctx: HostContext): Promise<Writer[]> {
-  return (await scanPiWriters(ctx)).writers;
+export async function findPiWriters(ctx: HostContext, home: string): Promise<Writer[]> {
+  return (await scanPiWriters(ctx, home)).writers;
 }
 
-export function piRunningReason(procs: ProcessInfo[]): string {
-  const named = procs.slice(0, MAX_NAMED).map((p) => `pid ${p.pid}: ${cleanText(commandLine(p), MAX_CMDLINE_CHARS) || '?'}`);
+export function piRunningReason(procs: ProcessInfo[], writers: readonly Writer[] = []): string {
+  const named = procs.slice(0, MAX_NAMED).map((p) => {
+    const evidence = writers.find((w) => w.pid === p.pid)?.evidence;
+    return `pid ${p.pid}: ${cleanText(commandLine(p), MAX_CMDLINE_CHARS) || '?'}${evidence ? ` (${evidence})` : ''}`;
+  });
   const more = procs.length > MAX_NAMED ? `, and ${procs.length - MAX_NAMED} more` : '';
   return `pi is running (${named.join('; ')}${more}); quit it before deleting local session data.`;
 }

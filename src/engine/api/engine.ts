@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 // never pays for them, nor for age, zstd and tar.
 import type { BackupRequest, ExecutorDeps } from '../cleanup/executor.js';
 import { NO_BACKUPS, type BackupService } from '../cleanup/backup-service.js';
-import { AGENT_NAMES } from '../core/model.js';
+import { AGENT_NAMES, describeWriters } from '../core/model.js';
 import type {
   AgentKind,
   BackupSummary,
@@ -501,8 +501,7 @@ export class Engine implements EngineApi {
     const s = await this.settings();
     const inst = await detectOne(adapter, this.ctx, s.homeOverrides[r.agent], false);
     const writers = await route.writers(inst, this.ctx);
-    if (writers.length && !dryRun)
-      throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`);
+    if (writers.length && !dryRun) throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${describeWriters(writers)}).`);
     const key = await this.unlock(passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
     const imp = adapter.sessionRoute?.importSessions;
@@ -605,8 +604,7 @@ export class Engine implements EngineApi {
         const adapter = this.adapter(a);
         const inst = await detectOne(adapter, this.ctx, s.homeOverrides[a], false);
         const writers = adapter.fileRoute ? await adapter.fileRoute.writers(inst, this.ctx) : [];
-        if (writers.length)
-          return `Quit ${AGENT_NAMES[a]} so cleanerx can finish an interrupted restore (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`;
+        if (writers.length) return `Quit ${AGENT_NAMES[a]} so cleanerx can finish an interrupted restore (running: ${describeWriters(writers)}).`;
         return Object.fromEntries(this.backupRoots(a, inst).map((x) => [x.label, x.dir]));
       },
     });

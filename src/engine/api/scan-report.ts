@@ -16,7 +16,7 @@ export interface AgentReport {
   home: string;
   executable: string | null;
   version: string | null;
-  writers: { pid: number; name: string }[];
+  writers: { pid: number; name: string; user?: string; command?: string; evidence?: string }[];
   totals: { bytes: number; items: number; byCategory: Partial<Record<Category, CategoryTotal>> };
   projects: { id: string; label: string; roots: string[]; sessions: number; bytes: number }[];
   sessions: {
@@ -53,7 +53,7 @@ export async function buildScanReport(engine: Engine, agents: AgentKind[]): Prom
       home: inst.home,
       executable: inst.executable,
       version: inst.version,
-      writers: summary.writers.map((w) => ({ pid: w.pid, name: w.name })),
+      writers: summary.writers.map((w) => ({ pid: w.pid, name: w.name, user: w.user, command: w.command, evidence: w.evidence })),
       totals: { bytes: summary.totals.bytes, items: summary.totals.items, byCategory: summary.byCategory },
       projects: summary.projects
         .filter((p) => p.id !== NO_PROJECT_ID)

@@ -12,6 +12,7 @@ import { lstatSyncOrNull } from '../host/fsx.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
 import {
   AGENT_NAMES,
+  describeWriters,
   type AgentKind,
   type Category,
   type CleanupPlan,
@@ -168,7 +169,7 @@ async function executeSteps(
   };
   const writers = await deps.writers(plan.agent, snap);
   if (writers.length && plan.operations.some((o) => o.requiresAgentExit)) {
-    return fail(`Quit ${AGENT_NAMES[plan.agent]} and retry this cleanup plan (running: ${writers.map((w) => `${w.name} pid ${w.pid}`).join(', ')}).`, false);
+    return fail(`Quit ${AGENT_NAMES[plan.agent]} and retry this cleanup plan (running: ${describeWriters(writers)}).`, false);
   }
   const identities: FileIdentity[][] = [];
   try {

@@ -53,6 +53,26 @@ export type DetectionState = 'installed' | 'dataOnly' | 'notFound';
 export interface Writer {
   pid: number;
   name: string;
+  /** The process's user (name, else uid), where it was read. */
+  user?: string;
+  /** The command line, cleaned and bounded. */
+  command?: string;
+  /** What ties it to this store ("holds …/opencode.db open", "HOME=/home/alice"), or why that could not be read. */
+  evidence?: string;
+}
+
+/** A blocked reason that names the writers it stands for (the user can check each pid). */
+export function runningReason(base: string, writers: readonly Writer[]): string {
+  return writers.length ? `${base} Running: ${describeWriters(writers)}.` : base;
+}
+
+/** Writers as one line for blocked reasons: "opencode pid 12 (alice: opencode serve; HOME=/home/alice)". */
+export function describeWriters(writers: readonly Writer[], max = 3): string {
+  const named = writers.slice(0, max).map((w) => {
+    const facts = [w.user && w.command ? `${w.user}: ${w.command}` : (w.command ?? w.user), w.evidence].filter(Boolean);
+    return `${w.name} pid ${w.pid}${facts.length ? ` (${facts.join('; ')})` : ''}`;
+  });
+  return named.join(', ') + (writers.length > max ? `, and ${writers.length - max} more` : '');
 }
 
 /** How the detail pane names what one agent records (its descriptor's `labels`). */

@@ -74,6 +74,7 @@ export const enCli = {
 
   // ---- shared lines ----
   'cli.writer': '{name} (pid {pid})',
+  'cli.writerDetail': '{name} (pid {pid}; {user}: {command}; {evidence})',
   'cli.settings': 'settings',
   'cli.home': '{agent} home: {home}',
 

@@ -73,6 +73,7 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
 
   // ---- shared lines ----
   'cli.writer': '{name}（pid {pid}）',
+  'cli.writerDetail': '{name}（pid {pid}；{user}：{command}；{evidence}）',
   'cli.settings': '设置',
   'cli.home': '{agent} 主目录：{home}',
 
