@@ -57,12 +57,13 @@ export class AgentScan {
 
   private buildSelector(): void {
     const st = this.st;
-    const installed = st.installs.filter((i) => i.state === 'installed').map((i) => ({ agent: i.agent }));
-    const dataOnly = st.installs.filter((i) => i.state === 'dataOnly');
-    if (st.flags.demo) st.selector = [...installed, ...dataOnly.map((i) => ({ agent: i.agent, note: t('app.demoNote') }))];
-    else if (installed.length) st.selector = installed;
-    // Data without the program (copied home, program elsewhere): still show it rather than nothing.
-    else st.selector = dataOnly.map((i) => ({ agent: i.agent, note: t('app.dataOnlyNote') }));
+    // Every agent with data is reachable, installed or not: an uninstalled agent's
+    // leftovers are the likeliest thing to clean (its path routes work; a route
+    // that needs its program is shown disabled with the reason).
+    const note = st.flags.demo ? t('app.demoNote') : t('app.dataOnlyNote');
+    st.selector = st.installs
+      .filter((i) => i.state === 'installed' || i.state === 'dataOnly')
+      .map((i) => (i.state === 'installed' ? { agent: i.agent } : { agent: i.agent, note }));
     // Detection reports the agents in the registry's order: the selector keeps it.
     const rank = (a: AgentKind): number => st.installs.findIndex((i) => i.agent === a);
     st.selector.sort((a, b) => rank(a.agent) - rank(b.agent));

@@ -7,11 +7,11 @@
 // transaction and leave the database alone.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, TEST_PASSPHRASE } from '../helpers/constants.js';
-import { buildStore, dataDir, deepRoot, expectOnlyRemoved, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
+import { buildStore, cacheDir, dataDir, deepRoot, expectOnlyRemoved, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
@@ -172,5 +172,19 @@ describe('cleanerx clean on OpenCode', () => {
     const noBackup = cleanerx(['clean', '--agent', 'opencode', '--id', 'cache:opencode', '--yes', '--backup'], `${PASS}\n`);
     expect(noBackup.status).toBe(2);
     expect(noBackup.stderr).toMatch(/No backup possible/);
+
+    // The cache is its root's contents: they go, the root stays with its mode, nothing else changes.
+    const cache = cacheDir(t);
+    mkdirSync(join(cache, 'bin'), { recursive: true });
+    writeFileSync(join(cache, 'bin', 'tool'), 'x'.repeat(5000));
+    writeFileSync(join(cache, 'models.json'), '{}');
+    const mode = statSync(cache).mode;
+    const beforeCache = hashTree(t.root, [cache, t.env.XDG_STATE_HOME!, join(t.root, 'tmp')]);
+    const cleaned = cleanerx(['clean', '--agent', 'opencode', '--id', 'cache:opencode', '--yes']);
+    expect(cleaned.status, cleaned.stderr + cleaned.stdout).toBe(0);
+    expect(readdirSync(cache)).toEqual([]);
+    expect(statSync(cache).mode).toBe(mode);
+    expect(treeDiff(beforeCache, hashTree(t.root, [cache, t.env.XDG_STATE_HOME!, join(t.root, 'tmp')]))).toEqual([]);
+    expect(sessionRows(t)).toEqual(rows0);
   }, 300_000);
 });

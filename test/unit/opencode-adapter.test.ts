@@ -9,7 +9,7 @@
 
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -157,7 +157,8 @@ describe('inventory of a fixture store', () => {
     expect(logs).toMatchObject({ category: 'log', risk: 'review', recoverable: false, selectable: true, paths: [join(dataDir(t), 'log')] });
     expect(logs.metadata.sourceRevision).toBe(walkOwned([join(dataDir(t), 'log')], { uid: t.ctx.uid }).revision);
     const cache = item(inv, 'cache:opencode')!;
-    expect(cache).toMatchObject({ category: 'cache', risk: 'safe', recoverable: false, selectable: true, paths: [cacheDir(t)] });
+    expect(cache).toMatchObject({ category: 'cache', risk: 'safe', recoverable: false, selectable: true });
+    expect(cache.paths).toEqual(readdirSync(cacheDir(t)).sort().map((n) => join(cacheDir(t), n)));
     expect(cache.metadata.regenerable).toBe(true);
     const prot = inv.items.filter((i) => i.category === 'protected');
     const labels = prot.map((i) => i.label);

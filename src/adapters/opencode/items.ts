@@ -99,14 +99,17 @@ export function cacheItem(
     warnings.push({ path: cacheRoot, reason: 'The OpenCode cache root overlaps its data directory; it is not offered for cleanup.' });
     return null;
   }
-  const tree = walkOwned([cacheRoot], { uid: ctx.uid });
+  // The root itself is an allowed root, never a target: the item is its entries, and the root stays with its mode.
+  const entries = listDirSorted(cacheRoot).map((e) => join(cacheRoot, e.name));
+  if (!entries.length) return null;
+  const tree = walkOwned(entries, { uid: ctx.uid });
   const blocked = block ?? tree.unsafe;
   return {
     id: 'cache:opencode',
     category: 'cache',
     label: 'OpenCode cache',
     subtitle: 'Regenerable: downloaded tools, provider packages, model lists',
-    paths: [cacheRoot],
+    paths: entries,
     bytes: tree.bytes,
     modifiedAt: tree.newestMtime || undefined,
     risk: 'safe',
