@@ -5,10 +5,12 @@
 // manifest of OpenCode's own answers. The fake binaries below record each
 // start, so a probe that should not have run is seen.
 
-import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OPENCODE_PACKAGE, opencodeAdapter } from '../../src/adapters/opencode/index.js';
+import { PI_PACKAGE, piAdapter } from '../../src/adapters/pi/index.js';
+import { ROOT } from '../helpers/constants.js';
 import { manifestVersion } from '../../src/adapters/shared/version-probe.js';
 import type { HostContext } from '../../src/engine/core/adapter.js';
 import { detectOne, readVersion } from '../../src/engine/host/detect.js';
@@ -96,4 +98,29 @@ describe('the version an npm install states', () => {
     expect(stated).toMatch(/^\d+\.\d+\.\d+$/);
     if (probed !== null) expect(stated).toBe(probed);
   }, 30_000);
+
+  it("pi's version comes from its own manifest's bin entry: the pinned 0.73 and 1.6 packages, no process start", async () => {
+    t = makeTempEnv();
+    const pin = (rel: string) => JSON.parse(readFileSync(join(ROOT, rel), 'utf8')) as { version: string };
+    expect(await manifestVersion(join(ROOT, 'node_modules', '.bin', 'pi'), PI_PACKAGE)).toBe(pin('node_modules/@mariozechner/pi-coding-agent/package.json').version);
+    const pi1 = join(ROOT, 'test', 'peers', 'pi1', 'node_modules', '.bin', 'pi');
+    if (existsSync(pi1)) expect(await manifestVersion(pi1, PI_PACKAGE)).toBe('1.6.0');
+    // A fake pi package: dist/cli.js named by "bin", started by nothing.
+    const pkg = join(t.root, 'lib', 'node_modules', '@mariozechner', 'pi-coding-agent');
+    mkdirSync(join(pkg, 'dist'), { recursive: true });
+    const cli = join(pkg, 'dist', 'cli.js');
+    writeFileSync(cli, `#!/bin/sh\necho started >> '${started()}'\necho 'pi 9.9.9'\n`);
+    chmodSync(cli, 0o755);
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: '@mariozechner/pi-coding-agent', version: '0.80.2', bin: { pi: 'dist/cli.js' } }));
+    const bin = join(t.root, 'bin');
+    mkdirSync(bin);
+    symlinkSync(cli, join(bin, 'pi'));
+    const inst = await detectOne(piAdapter, ctxWith(bin), undefined, true, state());
+    expect(inst.version).toBe('0.80.2');
+    expect(existsSync(started())).toBe(false);
+    // The same file, not named by "bin" (another script of the package): no answer from the manifest.
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: '@mariozechner/pi-coding-agent', version: '0.80.2', bin: { pi: 'dist/other.js' } }));
+    expect(await manifestVersion(join(bin, 'pi'), PI_PACKAGE)).toBeNull();
+  });
 });
+

@@ -9,6 +9,9 @@ import { pendingPreview } from '../shared/pending.js';
 
 // The scan, its reader, the preview and the writer check load on first use: a command about another agent never pays for them.
 
+/** pi's npm packages: 0.x under @mariozechner, 1.x under @earendil-works. */
+export const PI_PACKAGE = /^@(?:mariozechner|earendil-works)\/pi-coding-agent$/;
+
 export const piAdapter: AgentAdapter = {
   kind: 'pi',
   displayName: 'pi',
@@ -34,6 +37,8 @@ export const piAdapter: AgentAdapter = {
       .split('\n')[0]!
       .replace(/^pi\s+/i, '')
       .trim(),
+  // `pi --version` starts a Node process (over its 3 s limit on a loaded machine); npm's manifest says it for nothing.
+  installedVersion: async (exe) => (await import('../shared/version-probe.js')).manifestVersion(exe, PI_PACKAGE),
   scan: async (inst, ctx, onProgress) => (await import('./scan.js')).scanPi(inst, ctx, onProgress),
   fileRoute: {
     roots: (inst) => [inst.home],

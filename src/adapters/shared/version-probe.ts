@@ -24,23 +24,45 @@ const MAX_MANIFEST_BYTES = 64 * 1024;
 const PLAIN_VERSION = /^\d{1,9}\.\d{1,9}\.\d{1,9}(?:[-+][0-9A-Za-z.-]{1,30})?$/;
 
 /**
- * An npm-installed agent's version without starting it: the executable,
- * links resolved, is `<package>/bin/<name>`, and `<package>/package.json`
- * (a regular file, not a link, bounded) names one of the agent's own
- * packages and a plain version. npm writes the binary and its manifest in
- * one install, so they agree; anything else (a standalone binary, a foreign
- * or malformed manifest) answers null, and detection asks `--version`.
+ * An npm-installed agent's version without starting it. The executable, links
+ * resolved, is either `<package>/bin/<name>` (OpenCode's platform packages)
+ * or the file the package's own `bin` field names (pi: `dist/cli.js`); the
+ * package's manifest (a regular file, not a link, bounded, at most three
+ * folders up) names one of the agent's own packages and a plain version. npm
+ * writes the binary and its manifest in one install, so they agree; anything
+ * else (a standalone binary, a foreign or malformed manifest) answers null,
+ * and detection asks `--version`.
  */
 export async function manifestVersion(executable: string, packageName: RegExp): Promise<string | null> {
+  let real: string;
   try {
-    const bin = dirname(await fsp.realpath(executable));
-    if (basename(bin) !== 'bin') return null;
-    const pkg = JSON.parse(await readRegularTextAsync(join(dirname(bin), 'package.json'), MAX_MANIFEST_BYTES)) as unknown;
-    if (!pkg || typeof pkg !== 'object') return null;
-    const { name, version } = pkg as { name?: unknown; version?: unknown };
-    if (typeof name !== 'string' || !packageName.test(name)) return null;
-    return typeof version === 'string' && PLAIN_VERSION.test(version) ? version : null;
+    real = await fsp.realpath(executable);
   } catch {
     return null;
   }
+  let dir = dirname(real);
+  for (let up = 0; up < 3; up++, dir = dirname(dir)) {
+    const pkg = await readManifest(join(dir, 'package.json'));
+    if (!pkg) continue;
+    if (typeof pkg.name !== 'string' || !packageName.test(pkg.name)) return null;
+    const binOk = (basename(dirname(real)) === 'bin' && dir === dirname(dirname(real))) || namesBin(pkg.bin, dir, real);
+    if (!binOk) return null;
+    return typeof pkg.version === 'string' && PLAIN_VERSION.test(pkg.version) ? pkg.version : null;
+  }
+  return null;
+}
+
+async function readManifest(p: string): Promise<{ name?: unknown; version?: unknown; bin?: unknown } | null> {
+  try {
+    const pkg = JSON.parse(await readRegularTextAsync(p, MAX_MANIFEST_BYTES)) as unknown;
+    return pkg && typeof pkg === 'object' ? (pkg as { name?: unknown; version?: unknown; bin?: unknown }) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The manifest's `bin` (a path or a map of names to paths) names exactly `file`. */
+function namesBin(bin: unknown, pkgDir: string, file: string): boolean {
+  const targets = typeof bin === 'string' ? [bin] : bin && typeof bin === 'object' ? Object.values(bin as Record<string, unknown>) : [];
+  return targets.some((b) => typeof b === 'string' && join(pkgDir, b) === file);
 }

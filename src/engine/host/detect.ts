@@ -1,5 +1,5 @@
 // Detection: where each agent keeps its data, whether its program is
-// installed, and its version. Bounded: a fixed list of directories, a 3 s
+// installed, and its version. Bounded: a fixed list of directories, a 10 s
 // timeout on `--version`, nothing recursive.
 
 import { cachedVersion } from './version-cache.js';
@@ -10,7 +10,7 @@ import type { AgentAdapter, HomeResolution, HostContext } from '../core/adapter.
 import type { Installation } from '../core/model.js';
 import { homeOf, UsageError } from './own-dirs.js';
 
-const VERSION_TIMEOUT_MS = 3000;
+const VERSION_TIMEOUT_MS = 10_000;
 const MAX_NVM_DIRS = 8;
 const MAX_VERSION_OUTPUT = 64 * 1024;
 
@@ -84,7 +84,7 @@ export const VERSION_PROBE_ENV = 'CLEANERX_VERSION_PROBE';
 
 /**
  * `<exe> --version`: stdout, else stderr (pi prints its version there), each
- * read up to 64 KiB; killed after 3 s; no answer when it fails or says nothing.
+ * read up to 64 KiB; killed after 10 s; no answer when it fails or says nothing.
  */
 export function readVersion(adapter: AgentAdapter, exe: string, env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
   return new Promise((resolve) => {
