@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { ArchiveRoute, HostContext, ItemRoute, SessionExportEntry, SessionRoute } from '../core/adapter.js';
-import { acquireAgentLock } from './agent-lock.js';
+import { acquireAgentLock, AgentLockError, liveLockHolder } from './agent-lock.js';
 import { assertAnchoredSupported } from '../host/anchored-fs.js';
 import { crashPoint } from '../core/faults.js';
 import { lstatSyncOrNull } from '../host/fsx.js';
@@ -45,11 +45,23 @@ export interface ExecutorDeps {
   archiveRoute?: ArchiveRoute;
 }
 
-/** Refuses to start while an unknown journal exists, or an unfinished one for this agent. */
+/**
+ * Refuses to start while an unknown journal exists, or an unfinished one for
+ * this agent. A cleanup that is still running holds the agent's lock and its
+ * journal is unfinished: that is "running (pid)", never "needs recovery".
+ */
 export async function assertNoPendingJournal(stateDir: string, agent: AgentKind): Promise<void> {
   for (const e of await listJournals(stateDir)) {
     if (e.kind === 'unknown') throw new RequestError(`An unrecognized cleanup journal blocks all cleanup: ${e.path} (${e.reason})`);
     if (e.journal.agent === agent && !TERMINAL.includes(e.journal.status)) {
+      const running = liveLockHolder(stateDir, agent);
+      // Our own lock (the executor holds it while it checks) is no other cleanup.
+      if (running && running.pid !== process.pid) {
+        throw new AgentLockError(
+          t('lock.running', { agent: AGENT_NAMES[agent], pid: String(running.pid), started: String(running.startedAt), command: String(running.command) }),
+          running,
+        );
+      }
       throw new RequestError(`An unfinished ${AGENT_NAMES[agent]} cleanup needs recovery first (operation ${e.journal.operationId}).`);
     }
   }
