@@ -11,7 +11,18 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, TEST_PASSPHRASE } from '../helpers/constants.js';
-import { buildStore, cacheDir, dataDir, deepRoot, expectOnlyRemoved, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
+import {
+  buildStore,
+  cacheDir,
+  dataDir,
+  deepRoot,
+  expectOnlyRemoved,
+  makeTemplate,
+  OPENCODE_BIN,
+  opencodeEnv,
+  sessionRows,
+  type Template,
+} from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 

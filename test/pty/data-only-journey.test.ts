@@ -28,10 +28,27 @@ afterEach(() => {
   t?.cleanup();
 });
 
-it('reaches Claude Code and OpenCode by their data alone: a Claude session and the OpenCode cache are cleaned, the OpenCode session delete says why not', { timeout: 240_000 }, async () => {
+it('reaches Claude Code and OpenCode by their data alone: a Claude session and the OpenCode cache are cleaned, the OpenCode session delete says why not', {
+  timeout: 240_000,
+}, async () => {
   t = makeTempEnv('cleanerx-dataonly-');
-  buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 2, seed: 3, forkRate: 0, config: true, cwdRoot: join(t.env.HOME!, 'src') });
-  const claude = buildClaudeFixture({ configDir: t.env.CLAUDE_CONFIG_DIR!, projects: 1, sessionsPerProject: 2, seed: 4, hostile: false, cwdRoot: join(t.env.HOME!, 'code') });
+  buildPiFixture({
+    agentDir: t.env.PI_CODING_AGENT_DIR!,
+    projects: 1,
+    sessionsPerProject: 2,
+    seed: 3,
+    forkRate: 0,
+    config: true,
+    cwdRoot: join(t.env.HOME!, 'src'),
+  });
+  const claude = buildClaudeFixture({
+    configDir: t.env.CLAUDE_CONFIG_DIR!,
+    projects: 1,
+    sessionsPerProject: 2,
+    seed: 4,
+    hostile: false,
+    cwdRoot: join(t.env.HOME!, 'code'),
+  });
   buildStore(t, template, { projects: 1, rootsPerProject: 2, messagesPerSession: 1 });
   mkdirSync(join(cacheDir(t), 'bin'), { recursive: true });
   writeFileSync(join(cacheDir(t), 'bin', 'tool'), 'x'.repeat(8192));

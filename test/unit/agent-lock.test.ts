@@ -128,7 +128,14 @@ describe('per-agent cleanup lock', () => {
 
   it('a second clean while the first is still running (its journal unfinished) is told "running (pid)", never "needs recovery"', async () => {
     const t = env();
-    const m = buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 2, forkRate: 0, bodyBytes: 200, cwdRoot: join(t.env.HOME!, 'src') });
+    const m = buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 1,
+      sessionsPerProject: 2,
+      forkRate: 0,
+      bodyBytes: 200,
+      cwdRoot: join(t.env.HOME!, 'src'),
+    });
     const state = t.env.CLEANERX_STATE_DIR!;
     // The first run, as a second one finds it mid-way: its journal says running, and it holds the lock.
     const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[0]!.id}`, '--yes'], {
@@ -139,14 +146,24 @@ describe('per-agent cleanup lock', () => {
     });
     expect(r.signal ?? r.status).toSatisfy((x: unknown) => x === 'SIGKILL' || x === 137);
     const holder = await holdInChild(state);
-    const second = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[1]!.id}`, '--yes'], { env: t.env, encoding: 'utf8', input: '', timeout: 20_000 });
+    const second = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[1]!.id}`, '--yes'], {
+      env: t.env,
+      encoding: 'utf8',
+      input: '',
+      timeout: 20_000,
+    });
     expect(second.stdout + second.stderr).toContain(`Another pi cleanup is running (pid ${holder.pid}, started `);
     expect(second.stdout + second.stderr).not.toContain('needs recovery');
     expect(existsSync(m.sessions[1]!.file)).toBe(true);
     holder.kill('SIGKILL');
     await new Promise((res) => holder.once('exit', res));
     // With no cleanup running, the unfinished journal is what it is: recovery first.
-    const third = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[1]!.id}`, '--yes'], { env: t.env, encoding: 'utf8', input: '', timeout: 20_000 });
+    const third = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[1]!.id}`, '--yes'], {
+      env: t.env,
+      encoding: 'utf8',
+      input: '',
+      timeout: 20_000,
+    });
     expect(third.stdout + third.stderr).toContain('needs recovery first');
   });
 

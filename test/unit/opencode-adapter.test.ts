@@ -158,7 +158,11 @@ describe('inventory of a fixture store', () => {
     expect(logs.metadata.sourceRevision).toBe(walkOwned([join(dataDir(t), 'log')], { uid: t.ctx.uid }).revision);
     const cache = item(inv, 'cache:opencode')!;
     expect(cache).toMatchObject({ category: 'cache', risk: 'safe', recoverable: false, selectable: true });
-    expect(cache.paths).toEqual(readdirSync(cacheDir(t)).sort().map((n) => join(cacheDir(t), n)));
+    expect(cache.paths).toEqual(
+      readdirSync(cacheDir(t))
+        .sort()
+        .map((n) => join(cacheDir(t), n)),
+    );
     expect(cache.metadata.regenerable).toBe(true);
     const prot = inv.items.filter((i) => i.category === 'protected');
     const labels = prot.map((i) => i.label);

@@ -12,6 +12,7 @@ import { findCodexWriters } from '../../src/adapters/codex/writers.js';
 import { findOpencodeWriters } from '../../src/adapters/opencode/writers.js';
 import { scanPiWriters } from '../../src/adapters/pi/writers.js';
 import { listProcesses, ownDescendants, parseStat } from '../../src/engine/host/processes.js';
+import { ownTreeRoots, spawnTracked } from '../../src/engine/host/own-children.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -85,4 +86,27 @@ describe("cleanerx's own process tree", () => {
     const p = (pid: number, ppid: number | null) => ({ pid, ppid, comm: '', argv: [], exe: null });
     expect([...ownDescendants([p(2, 1), p(3, 2), p(4, 3), p(5, 9), p(6, 6), p(1, 4)], 1)].sort()).toEqual([2, 3, 4]);
   });
+
+  it('as PID 1 (a container entrypoint): the children cleanerx started are its own, an orphan the container reparented to it is not', async () => {
+    t = makeTempEnv();
+    // A real child started through the tracked spawn: its pid is ours while it lives.
+    const child = spawnTracked('/bin/sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const mine = child.pid!;
+      expect(ownTreeRoots(1)).toContain(mine);
+      proc(mine, 'codex', ['codex', 'app-server'], 1);
+      proc(mine + 100000, 'codex', ['codex', 'app-server', '--helper'], mine);
+      // A user's Codex whose launcher exited: reparented to PID 1, yet no child of ours.
+      proc(4242, 'codex', ['codex'], 1);
+      const listed = (await listProcesses(t.procRoot, 1)).map((p) => p.pid);
+      expect(listed).toEqual([4242]);
+      // As any other pid, everything below it is its own, as before.
+      expect(ownTreeRoots(777)).toEqual([777]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    await new Promise((r) => child.once('exit', r));
+    expect(ownTreeRoots(1)).not.toContain(child.pid);
+  });
 });
+

@@ -102,7 +102,9 @@ describe('the version an npm install states', () => {
   it("pi's version comes from its own manifest's bin entry: the pinned 0.73 and 1.6 packages, no process start", async () => {
     t = makeTempEnv();
     const pin = (rel: string) => JSON.parse(readFileSync(join(ROOT, rel), 'utf8')) as { version: string };
-    expect(await manifestVersion(join(ROOT, 'node_modules', '.bin', 'pi'), PI_PACKAGE)).toBe(pin('node_modules/@mariozechner/pi-coding-agent/package.json').version);
+    expect(await manifestVersion(join(ROOT, 'node_modules', '.bin', 'pi'), PI_PACKAGE)).toBe(
+      pin('node_modules/@mariozechner/pi-coding-agent/package.json').version,
+    );
     const pi1 = join(ROOT, 'test', 'peers', 'pi1', 'node_modules', '.bin', 'pi');
     if (existsSync(pi1)) expect(await manifestVersion(pi1, PI_PACKAGE)).toBe('1.6.0');
     // A fake pi package: dist/cli.js named by "bin", started by nothing.
@@ -123,4 +125,3 @@ describe('the version an npm install states', () => {
     expect(await manifestVersion(join(bin, 'pi'), PI_PACKAGE)).toBeNull();
   });
 });
-

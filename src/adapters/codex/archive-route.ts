@@ -16,7 +16,10 @@ export const ARCHIVE_TIMEOUT_MS = 60_000;
 
 export const setCodexArchived: ArchiveRoute['setArchived'] = async (inst, ctx, sessionIds, archived, opts = {}) => {
   const ids = validateIds(sessionIds);
-  if (!inst.executable) throw new RouteRefused('The codex executable was not found; Codex threads are archived only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.');
+  if (!inst.executable)
+    throw new RouteRefused(
+      'The codex executable was not found; Codex threads are archived only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.',
+    );
   const store = await loadStore(inst, ctx);
   try {
     if (!store.conn) throw new RouteRefused(`The Codex App Server is unavailable (${store.unavailable ?? 'no connection'}); nothing was changed.`);

@@ -2,7 +2,8 @@
 // piped, stderr kept (bounded) for messages, and killed on every exit path —
 // close(), a crash of the channel, and cleanerx's own exit.
 
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnTracked } from '../../engine/host/own-children.js';
 
 const MAX_STDERR = 16 * 1024;
 const live = new Set<ChildProcessWithoutNullStreams>();
@@ -47,7 +48,7 @@ export function ownCodexPids(): Set<number> {
 export function startCodex(bin: string, args: string[], env: Record<string, string>): CodexChild {
   hookExit();
   // cwd "/": no project of the user's is the server's working directory.
-  const proc = spawn(bin, args, { cwd: '/', env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+  const proc = spawnTracked(bin, args, { cwd: '/', env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
   live.add(proc);
   let err = '';
   proc.stderr.on('data', (c: Buffer) => {

@@ -40,7 +40,10 @@ export function validateIds(ids: unknown): string[] {
 export async function deleteCodexThreads(inst: Installation, ctx: HostContext, rootIds: readonly string[], opts: DeleteOpts = {}): Promise<DeleteResult> {
   const started = Date.now();
   const ids = validateIds(rootIds);
-  if (!inst.executable) throw new RouteRefused('The codex executable was not found; Codex threads are deleted only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.');
+  if (!inst.executable)
+    throw new RouteRefused(
+      'The codex executable was not found; Codex threads are deleted only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.',
+    );
   const writers = await findCodexWriters(ctx, inst.home);
   if (writers.opaque.length)
     throw new RouteRefused(`A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it and review again.`);

@@ -39,7 +39,10 @@ export async function applyCodexItems(
   const dbHome = sqliteHome(inst, ctx);
   // Preconditions of every item before anything changes.
   if (ids.includes(MEMORY_ITEM)) {
-    if (!inst.executable) throw new RouteRefused('The codex executable was not found; memory is reset only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.');
+    if (!inst.executable)
+      throw new RouteRefused(
+        'The codex executable was not found; memory is reset only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.',
+      );
     const w = await findCodexWriters(ctx, inst.home);
     if (w.writers.length) throw new RouteRefused(MEMORY_RUNNING_REASON);
   }

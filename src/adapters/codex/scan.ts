@@ -25,7 +25,8 @@ import { findCodexWriters, type CodexWriters } from './writers.js';
 
 export const PINNED_REASON = 'Pinned threads are protected from cleanup; unpin it in Codex first.';
 export const LOADED_REASON = 'Thread is active or loaded in Codex; close it there and rescan.';
-export const NO_EXECUTABLE = 'The codex executable was not found; Codex threads are deleted only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.';
+export const NO_EXECUTABLE =
+  'The codex executable was not found; Codex threads are deleted only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.';
 /** A thread whose deletion scope is larger than this is not offered (its review would be unbounded). */
 export const MAX_SCOPE = 20_000;
 
@@ -63,7 +64,9 @@ export async function scanCodex(inst: Installation, ctx: HostContext, onProgress
     const running = writers.writers.length > 0;
     const memBlock =
       homeBlock ??
-      (inst.executable ? undefined : 'The codex executable was not found; memory is reset only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.') ??
+      (inst.executable
+        ? undefined
+        : 'The codex executable was not found; memory is reset only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.') ??
       (store.conn ? undefined : `App Server unavailable; memory cannot be reset (${store.unavailable ?? 'no connection'}).`) ??
       (store.conn?.caps.memoryReset ? undefined : 'This Codex App Server offers no memory/reset.') ??
       (running ? MEMORY_RUNNING_REASON : undefined);

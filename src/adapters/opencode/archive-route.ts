@@ -42,7 +42,10 @@ export const setOpencodeArchived: ArchiveRoute['setArchived'] = async (inst, ctx
   if (!archived) throw new RouteRefused(NO_UNARCHIVE);
   const ids = validateIds(sessionIds);
   const exe = inst.executable;
-  if (!exe) throw new RouteRefused('The opencode executable was not found; OpenCode sessions are archived only through its own server. Install OpenCode (npm i -g opencode-ai) and rescan.');
+  if (!exe)
+    throw new RouteRefused(
+      'The opencode executable was not found; OpenCode sessions are archived only through its own server. Install OpenCode (npm i -g opencode-ai) and rescan.',
+    );
   const store = loadStore(inst, ctx);
   requireRevision(store, opts.expectedRevision);
   requireKnown(store, ids);

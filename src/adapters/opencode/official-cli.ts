@@ -3,10 +3,10 @@
 // auto-update, model fetch, share or LSP download, a hard timeout that kills
 // the whole process group, and bounded captured output.
 
-import { spawn } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import type { Installation } from '../../engine/core/model.js';
+import { spawnTracked } from '../../engine/host/own-children.js';
 
 export const CLI_TIMEOUT_MS = 120_000;
 const MAX_CAPTURE = 64 * 1024;
@@ -53,7 +53,7 @@ export function runOpencode(
   const started = Date.now();
   const timeout = opts.timeoutMs ?? CLI_TIMEOUT_MS;
   return new Promise((resolve) => {
-    const child = spawn(exe, ['--pure', ...args], {
+    const child = spawnTracked(exe, ['--pure', ...args], {
       cwd: opts.cwd,
       env: opts.env,
       stdio: ['ignore', opts.stdoutFd ?? 'pipe', 'pipe'],

@@ -3,12 +3,13 @@
 // random password that only this process knows, started on the same
 // database (OPENCODE_DB), and stopped (TERM, then KILL) when the route ends.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { httpJson } from './http.js';
 import { killGroup, plainMessage } from './official-cli.js';
 import type { Endpoint } from './writers.js';
+import { spawnTracked } from '../../engine/host/own-children.js';
 
 export const SERVER_START_TIMEOUT_MS = 60_000;
 const USERNAME = 'cleanerx';
@@ -38,7 +39,7 @@ export async function startPrivateServer(exe: string, env: Record<string, string
   const started = Date.now();
   const port = await freeLoopbackPort();
   const password = randomBytes(24).toString('hex');
-  const child = spawn(exe, ['--pure', 'serve', '--hostname', '127.0.0.1', '--port', String(port)], {
+  const child = spawnTracked(exe, ['--pure', 'serve', '--hostname', '127.0.0.1', '--port', String(port)], {
     cwd: '/',
     env: { ...env, OPENCODE_SERVER_USERNAME: USERNAME, OPENCODE_SERVER_PASSWORD: password },
     stdio: ['ignore', 'ignore', 'pipe'],

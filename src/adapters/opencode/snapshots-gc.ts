@@ -8,7 +8,6 @@
 // no system or global config, hooks and fsmonitor off, cwd = GIT_DIR = the
 // repository: never inside a project's worktree.
 
-import { spawn } from 'node:child_process';
 import { constants, accessSync, realpathSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
@@ -18,6 +17,7 @@ import { closeQuietly, openReadOnly } from './db-open.js';
 import { chooseDatabase } from './paths.js';
 import { looksLikeGitDir, parseGcItemId, SNAPSHOT_DIR } from './snapshots.js';
 import { findOpencodeWriters } from './writers.js';
+import { spawnTracked } from '../../engine/host/own-children.js';
 
 export const KEEP_PREFIX = 'refs/cleanerx-keep/';
 const HASH = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
@@ -58,7 +58,7 @@ function runGit(git: string, repo: string, args: string[], input: string, timeou
   };
   const pre = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
   return new Promise((resolve) => {
-    const child = spawn(git, [...pre, ...args], { cwd: repo, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnTracked(git, [...pre, ...args], { cwd: repo, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {

@@ -3,12 +3,13 @@
 // timeout on `--version`, nothing recursive.
 
 import { cachedVersion } from './version-cache.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { constants, promises as fsp } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { AgentAdapter, HomeResolution, HostContext } from '../core/adapter.js';
 import type { Installation } from '../core/model.js';
 import { homeOf, UsageError } from './own-dirs.js';
+import { spawnTracked } from './own-children.js';
 
 const VERSION_TIMEOUT_MS = 10_000;
 const MAX_NVM_DIRS = 8;
@@ -90,7 +91,7 @@ export function readVersion(adapter: AgentAdapter, exe: string, env: Readonly<Re
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(exe, ['--version'], {
+      child = spawnTracked(exe, ['--version'], {
         env: { ...(env as NodeJS.ProcessEnv), [VERSION_PROBE_ENV]: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,

@@ -10,6 +10,7 @@
 import { closeSync, constants, openSync, promises as fsp, readlinkSync, readSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { cleanText } from '../core/text.js';
+import { ownTreeRoots } from './own-children.js';
 
 export interface ProcessInfo {
   pid: number;
@@ -24,7 +25,8 @@ const MAX_PROCS = 4096;
 const MAX_CMDLINE = 16 * 1024;
 const MAX_ENVIRON = 256 * 1024;
 
-export async function listProcesses(procRoot: string): Promise<ProcessInfo[]> {
+/** `self` is this process (tests pass 1 to see the tree as a container's entrypoint sees it). */
+export async function listProcesses(procRoot: string, self = process.pid): Promise<ProcessInfo[]> {
   let names: string[];
   try {
     names = await fsp.readdir(procRoot);
@@ -52,8 +54,12 @@ export async function listProcesses(procRoot: string): Promise<ProcessInfo[]> {
     if (!comm && argv.length === 0) continue;
     out.push({ pid: Number(pid), comm, argv, exe, ppid: stat?.ppid ?? null });
   }
-  const own = ownDescendants(out, process.pid);
-  return out.filter((p) => p.pid !== process.pid && !own.has(p.pid)).sort((a, b) => a.pid - b.pid);
+  const own = new Set<number>();
+  for (const root of ownTreeRoots(self)) {
+    if (root !== self) own.add(root);
+    for (const pid of ownDescendants(out, root)) own.add(pid);
+  }
+  return out.filter((p) => p.pid !== self && !own.has(p.pid)).sort((a, b) => a.pid - b.pid);
 }
 
 /** The pids below `root` in the parent links of `procs` (a cycle in a hostile tree ends the walk). */
