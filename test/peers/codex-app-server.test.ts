@@ -117,11 +117,11 @@ describe('the inventory is Codex’s own listing', () => {
 });
 
 describe('previews', () => {
-  it('reads a thread through thread/read without resuming it, and falls back to the rollout', async () => {
+  it('a preview with no App Server running reads the rollout and starts none (Codex would prune and rewrite its databases)', async () => {
     const f = manifest.threads.find((x) => !x.archived && x.depth === 0)!;
     const before = storePicture(t);
     const p = await codexAdapter.preview(installation(t), [f.rollout], `session:${f.id}`);
-    expect(p.source).toBe('appServer.threadRead');
+    expect(p.source).toBe('rollout.readOnlyFallback');
     expect(p.blocks.find((b) => b.kind === 'message' && b.role === 'user')).toMatchObject({ text: cleanText(f.firstMessage, 10_000) });
     expect(p.blocks.some((b) => b.kind === 'message' && b.role === 'assistant')).toBe(true);
     const fb = await codexAdapter.preview(installation(t, null), [f.rollout], `session:${f.id}`);

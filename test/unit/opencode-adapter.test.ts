@@ -327,20 +327,28 @@ describe('hostile database files', () => {
     }
   });
 
-  it('a WAL database whose -shm (or both side files) is missing is left unread and no side file is created', async () => {
+  it('a WAL database closed cleanly (no -shm, or neither side file) is still read, and no side file is created or changed (#25)', async () => {
     t = makeTempEnv();
     buildStore(t, template);
+    const full = (await scan()).sessions.map((s) => s.id).sort();
+    expect(full.length).toBeGreaterThan(0);
     rmSync(`${db()}-shm`);
     const before = dbState();
     let inv = await scan();
-    expect(inv.sessions).toEqual([]);
-    expect(inv.warnings.map((w) => w.reason).join('\n')).toMatch(/WAL mode but .*-shm is missing/);
+    expect(inv.sessions.map((s) => s.id).sort()).toEqual(full);
+    expect(inv.warnings.map((w) => w.reason).join('\n')).not.toMatch(/WAL mode|missing/);
     expect(existsSync(`${db()}-shm`)).toBe(false);
     expect(dbState()).toEqual(before);
-    rmSync(`${db()}-wal`);
-    inv = await scan();
-    expect(inv.warnings.map((w) => w.reason).join('\n')).toMatch(/-wal is missing/);
+    // As SQLite leaves it after the last connection closes: the log checkpointed and both side files gone.
+    const w = new Database(db(), { fileMustExist: true });
+    w.pragma('wal_checkpoint(TRUNCATE)');
+    w.close();
     expect(existsSync(`${db()}-wal`) || existsSync(`${db()}-shm`)).toBe(false);
+    const closed = dbState();
+    inv = await scan();
+    expect(inv.sessions.map((s) => s.id).sort()).toEqual(full);
+    expect(existsSync(`${db()}-wal`) || existsSync(`${db()}-shm`)).toBe(false);
+    expect(dbState()).toEqual(closed);
   });
 
   it('a database locked by another program gives a warning after the busy timeout', async () => {

@@ -41,7 +41,15 @@ export interface ConnectOptions {
   requestTimeoutMs?: number;
   /** Skip the control socket (tests, and after it failed once in this process). */
   noSocket?: boolean;
+  /**
+   * Only a running App Server (its control socket) is asked; none is started.
+   * Codex prunes its log database and rewrites its state, queue and memory
+   * databases whenever an App Server starts, so an inventory never starts one.
+   */
+  socketOnly?: boolean;
 }
+
+export const NOT_STARTED = 'no Codex App Server is running, and cleanerx starts one only for a confirmed cleanup (Codex prunes its own logs and rewrites its databases when it starts)';
 
 /** Homes whose control socket failed once: bypassed for the rest of the run. */
 const bypassed = new Set<string>();
@@ -97,6 +105,7 @@ export async function connectCodex(inst: Installation, ctx: HostContext, opts: C
       warnings.push(SOCKET_FALLBACK_WARNING);
     }
   }
+  if (!client && opts.socketOnly) throw Object.assign(new Error(NOT_STARTED), { notStarted: true });
   if (!client) {
     client = await initialize(stdioChannel(bin, env), opts.initTimeoutMs ?? 120_000, requestTimeoutMs);
     transport = 'stdio';

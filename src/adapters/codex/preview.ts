@@ -101,7 +101,8 @@ export async function previewCodexThread(inst: Installation, paths: string[], it
       procRoot: '/proc',
     };
     try {
-      const conn = await connectCodex(inst, ctx, { initTimeoutMs: 60_000 });
+      // A preview reads; it never starts an App Server (one that runs is asked, else the rollout is read).
+      const conn = await connectCodex(inst, ctx, { initTimeoutMs: 60_000, socketOnly: true });
       try {
         const res = (await conn.client.request('thread/read', { threadId, includeTurns: true }, 30_000)) as Record<string, unknown> | null;
         const thread = res?.thread && typeof res.thread === 'object' ? (res.thread as Record<string, unknown>) : null;

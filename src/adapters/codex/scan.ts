@@ -46,8 +46,9 @@ export async function scanCodex(inst: Installation, ctx: HostContext, onProgress
 
   const writers = await findCodexWriters(ctx, home);
   inv.writers = writers.writers;
-  progress('Asking the Codex App Server');
-  const store = await loadStore(inst, ctx);
+  progress('Reading the Codex store');
+  // Read-only: a running App Server is asked, none is started (see NOT_STARTED).
+  const store = await loadStore(inst, ctx, { socketOnly: true });
   try {
     inv.warnings.push(...store.warnings);
     progress('Reading Codex threads', store.threads.length);
@@ -67,8 +68,8 @@ export async function scanCodex(inst: Installation, ctx: HostContext, onProgress
       (inst.executable
         ? undefined
         : 'The codex executable was not found; memory is reset only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.') ??
-      (store.conn ? undefined : `App Server unavailable; memory cannot be reset (${store.unavailable ?? 'no connection'}).`) ??
-      (store.conn?.caps.memoryReset ? undefined : 'This Codex App Server offers no memory/reset.') ??
+      (store.conn || store.notStarted ? undefined : `App Server unavailable; memory cannot be reset (${store.unavailable ?? 'no connection'}).`) ??
+      (store.notStarted || store.conn?.caps.memoryReset ? undefined : 'This Codex App Server offers no memory/reset.') ??
       (running ? MEMORY_RUNNING_REASON : undefined);
     const mem = memoryItem(home, dbHome, ctx, memBlock, inv.warnings);
     if (mem) inv.items.push(mem);
@@ -90,6 +91,8 @@ export async function scanCodex(inst: Installation, ctx: HostContext, onProgress
 export function sessionBlock(inst: Installation, store: StoreView, writers: CodexWriters, homeBlock: string | undefined): string | undefined {
   if (homeBlock) return homeBlock;
   if (!inst.executable) return NO_EXECUTABLE;
+  // Listed from the state database because none runs: the confirmed delete starts one and checks the listing again.
+  if (store.notStarted) return writers.opaque.length ? `A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it to delete threads.` : undefined;
   if (!store.conn) return `App Server unavailable; Codex threads are listed read-only from the state database (${store.unavailable ?? 'no connection'}).`;
   if (!store.conn.caps.threadDelete) return `This Codex App Server offers no thread/delete (${store.conn.caps.notes.join(' ') || 'probe failed'}).`;
   if (writers.opaque.length) return `A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it to delete threads.`;

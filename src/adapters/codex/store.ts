@@ -27,8 +27,10 @@ export interface StoreView {
   /** base thread id → paginated forks that still read its history. */
   forkDeps: Map<string, string[]>;
   revision: string;
-  /** Why the App Server could not list (mutations are then off). */
+  /** Why the App Server could not list (mutations are then off, unless `notStarted`). */
   unavailable?: string;
+  /** No App Server was running and none was started (an inventory): the state database is the listing, and a confirmed action starts one. */
+  notStarted?: boolean;
   warnings: ScanWarning[];
   listMs: number;
 }
@@ -40,9 +42,12 @@ export async function loadStore(inst: Installation, ctx: HostContext, opts: Conn
   let threads: ListedThread[] | null = null;
   let loaded = new Set<string>();
   let unavailable: string | undefined;
+  let notStarted = false;
   if (inst.executable) {
     try {
-      conn = await connectCodex(inst, ctx, opts);
+      // A store Codex never indexed (no state database) has nothing of its own to prune or rewrite: its App Server indexes it.
+      const indexed = newestDb(sqliteHome(inst, ctx), 'state') !== null;
+      conn = await connectCodex(inst, ctx, { ...opts, socketOnly: opts.socketOnly && indexed });
       for (const w of conn.warnings) warnings.push({ path: inst.home, reason: w });
       const listed = await listAllThreads(conn.client);
       threads = listed.threads;
@@ -54,6 +59,7 @@ export async function loadStore(inst: Installation, ctx: HostContext, opts: Conn
       if (conn.caps.loadedList) loaded = await loadedThreads(conn.client);
     } catch (e) {
       unavailable = (e as Error).message.slice(0, 500);
+      notStarted = (e as { notStarted?: boolean }).notStarted === true;
       await conn?.close();
       conn = null;
       threads = null;
@@ -74,7 +80,11 @@ export async function loadStore(inst: Installation, ctx: HostContext, opts: Conn
     }
   }
   let source: StoreView['source'] = 'appServer';
-  if (threads === null) {
+  if (threads === null && notStarted && state?.threads) {
+    threads = state.threads;
+    source = 'stateDb';
+  } else if (threads === null) {
+    notStarted = false;
     warnings.push({
       path: inst.home,
       reason: state?.threads
@@ -97,6 +107,7 @@ export async function loadStore(inst: Installation, ctx: HostContext, opts: Conn
     forkDeps,
     revision: storeRevision(threads, forkDeps),
     unavailable,
+    notStarted,
     warnings,
     listMs,
   };

@@ -34,7 +34,7 @@ export function archiveTimes(db: string, ids: readonly string[]): Map<string, nu
     }
     return out;
   } finally {
-    closeQuietly(opened.db);
+    opened.close();
   }
 }
 

@@ -51,7 +51,7 @@ export function previewOpencodeSession(itemId: string, sessionId: string, db: st
   } catch (e) {
     return notice(itemId, 'opencodeDb.readOnly', describeSqliteError(e));
   } finally {
-    closeQuietly(opened.db);
+    opened.close();
   }
 }
 

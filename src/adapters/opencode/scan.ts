@@ -143,7 +143,7 @@ function readDatabase(db: string, warnings: ScanWarning[]): DbRead | null {
     warnings.push({ path: db, reason: `${describeSqliteError(e)} OpenCode sessions are not listed; logs and cache still are.` });
     return null;
   } finally {
-    closeQuietly(opened.db);
+    opened.close();
   }
 }
 

@@ -133,7 +133,7 @@ export function referencedSnapshots(db: string | null, projectId: string): Set<s
         take(r.d);
     }
   } finally {
-    closeQuietly(opened.db);
+    opened.close();
   }
   return out;
 }

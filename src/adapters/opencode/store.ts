@@ -42,7 +42,7 @@ export function loadStore(inst: Installation, ctx: HostContext): StoreView {
     if (e instanceof RouteRefused) throw e;
     throw new RouteRefused(describeSqliteError(e));
   } finally {
-    closeQuietly(opened.db);
+    opened.close();
   }
 }
 

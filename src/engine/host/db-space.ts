@@ -23,7 +23,9 @@
 // Anything that is not a plain SQLite file owned by this user is reported
 // with its size and a reason, never opened by SQLite.
 
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { pidsHoldingSync } from './processes.js';
+import { openQuiet } from './sqlite-quiet.js';
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { lstatSyncOrNull, readAtSync } from './fsx.js';
 
@@ -111,7 +113,7 @@ function describeError(e: unknown): { state: DbSpaceState; reason: string } {
  * the SQLite database at `path`, read as the header comment says. Never
  * throws for what is on disk; `uid` is whose files may be opened.
  */
-export function readDbSpace(path: string, uid = process.getuid?.() ?? -1): DbSpace {
+export function readDbSpace(path: string, uid = process.getuid?.() ?? -1, procRoot = '/proc'): DbSpace {
   const base = { path, fileBytes: 0, walBytes: 0, shmBytes: 0 };
   const st = lstatSyncOrNull(path);
   if (!st) return { ...base, state: 'missing', reason: 'The database does not exist.' };
@@ -175,8 +177,17 @@ export function readDbSpace(path: string, uid = process.getuid?.() ?? -1): DbSpa
 
   let db: Database.Database | null = null;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
-    db.pragma('query_only = 1');
+    // Not in place: a read-only connection still writes the -shm's read marks (sqlite-quiet.ts).
+    const opened = openQuiet(path, {
+      what: 'The database',
+      holders: () => pidsHoldingSync(procRoot, [path, `${path}-wal`, `${path}-shm`]),
+      // An SQLite error is this function's to describe (locked, corrupt): it comes out as thrown.
+      describe: (e) => {
+        throw e;
+      },
+    });
+    if (!opened.ok) return fromHeader(opened.reason);
+    db = opened.db;
     const pageSize = Number(db.pragma('page_size', { simple: true }));
     const pageCount = Number(db.pragma('page_count', { simple: true }));
     const freePages = Number(db.pragma('freelist_count', { simple: true }));

@@ -7,7 +7,8 @@
 // loop busy with the scan) is a zombie whose environ can no longer be read,
 // which the writer checks would otherwise count as "unknown: a writer".
 
-import { closeSync, constants, openSync, promises as fsp, readlinkSync, readSync } from 'node:fs';
+import { closeSync, constants, openSync, promises as fsp, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { canonicalPath } from './fsx.js';
 import { basename, join } from 'node:path';
 import { cleanText } from '../core/text.js';
 import { ownTreeRoots } from './own-children.js';
@@ -147,4 +148,42 @@ export async function readProcessEnviron(procRoot: string, pid: number): Promise
   } catch {
     return null;
   }
+}
+
+/**
+ * Pids (this one too) with one of `paths` open, read from
+ * /proc/<pid>/fd synchronously and bounded; a process whose descriptors
+ * cannot be read (another user's) is passed over.
+ */
+export function pidsHoldingSync(procRoot: string, paths: readonly string[]): number[] {
+  const wanted = new Set(paths.flatMap((p) => [p, canonicalPath(p)]));
+  let names: string[];
+  try {
+    names = readdirSync(procRoot);
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const n of names.slice(0, MAX_PROCS * 2)) {
+    if (!/^\d+$/.test(n)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`${procRoot}/${n}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds.slice(0, 65536)) {
+      let target: string;
+      try {
+        target = readlinkSync(`${procRoot}/${n}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      if (wanted.has(target)) {
+        out.push(Number(n));
+        break;
+      }
+    }
+  }
+  return out;
 }
