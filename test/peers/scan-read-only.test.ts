@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_SERVER_START_NOTE } from '../../src/adapters/codex/scan.js';
 import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
 import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { openPty } from '../helpers/app-screen.js';
@@ -65,6 +66,16 @@ describe('every inventory leaves every agent store byte-identical', () => {
       expect(treeDiff(before, everythingElse())).toEqual([]);
     });
   }
+
+  it('a Codex plan says that its confirmed delete starts the App Server, and what Codex does as it starts; unconfirmed, nothing changes', { timeout: 240_000 }, () => {
+    const report = JSON.parse(cli(['scan', '--agent', 'codex', '--json']).out) as { agents: { sessions?: { id: string; selectable: boolean }[] }[] };
+    const id = report.agents[0]!.sessions!.find((x) => x.selectable)!.id;
+    const before = everythingElse();
+    const r = cli(['clean', '--agent', 'codex', '--id', id]);
+    expect(r.status, r.out).toBe(2);
+    expect(r.out).toContain(APP_SERVER_START_NOTE);
+    expect(treeDiff(before, everythingElse())).toEqual([]);
+  });
 
   it('the app, from its first screen until it quits', { timeout: 120_000 }, async () => {
     const before = everythingElse();

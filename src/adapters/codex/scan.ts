@@ -25,6 +25,9 @@ import { findCodexWriters, type CodexWriters } from './writers.js';
 
 export const PINNED_REASON = 'Pinned threads are protected from cleanup; unpin it in Codex first.';
 export const LOADED_REASON = 'Thread is active or loaded in Codex; close it there and rescan.';
+/** What the review says when a confirmed Codex action will start the App Server the inventory did not. */
+export const APP_SERVER_START_NOTE =
+  "To do this cleanerx starts Codex's App Server; as it starts, Codex itself prunes its log database and rewrites its state, queue and memory databases.";
 export const NO_EXECUTABLE =
   'The codex executable was not found; Codex threads are deleted only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.';
 /** A thread whose deletion scope is larger than this is not offered (its review would be unbounded). */
@@ -72,6 +75,7 @@ export async function scanCodex(inst: Installation, ctx: HostContext, onProgress
       (store.notStarted || store.conn?.caps.memoryReset ? undefined : 'This Codex App Server offers no memory/reset.') ??
       (running ? MEMORY_RUNNING_REASON : undefined);
     const mem = memoryItem(home, dbHome, ctx, memBlock, inv.warnings);
+    if (mem && store.notStarted) mem.metadata.routeStart = APP_SERVER_START_NOTE;
     if (mem) inv.items.push(mem);
     const rows = oldLogRows(dbHome, ctx.now(), inv.warnings);
     const logs = logsItem(rows, homeBlock);
@@ -238,8 +242,9 @@ function sessionRecords(
       selectable: !blocked,
       blockedReason: blocked,
       metadata: {
-        source: store.source === 'appServer' ? 'Codex App Server thread/list' : 'Codex state database (read-only fallback)',
+        source: store.source === 'appServer' ? 'Codex App Server thread/list' : store.notStarted ? 'Codex state database (read-only)' : 'Codex state database (read-only fallback)',
         routeRevision: store.revision,
+        ...(store.notStarted ? { routeStart: APP_SERVER_START_NOTE } : {}),
         requiresAgentExit: false,
         irreversible: true,
         status: store.loaded.has(t.id) ? 'loaded' : cleanText(t.status, 32) || 'notLoaded',

@@ -174,6 +174,14 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     routeNotes.push(t('plan.officialSessions', { agent, count: n, n: String(n) }, lang));
   }
   if (officialItems.length) routeNotes.push(t('plan.officialItems', { agent, n: String(officialItems[0]!.itemIds.length) }, lang));
+  // What the agent itself does when its route starts (the adapter's words): Codex's App Server prunes and rewrites as it starts.
+  const starts = new Set<string>();
+  for (const op of [...official, ...officialItems])
+    for (const id of op.itemIds) {
+      const note = snap.session(id)?.s.metadata.routeStart ?? snap.item(id)?.metadata.routeStart;
+      if (typeof note === 'string') starts.add(note);
+    }
+  routeNotes.push(...starts);
 
   const blockers: string[] = [];
   if (opts.readOnly) blockers.push(t('plan.readOnly', undefined, lang));
