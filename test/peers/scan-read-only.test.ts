@@ -26,7 +26,15 @@ let env: Record<string, string>;
 beforeAll(async () => {
   template = await makeTemplate();
   t = makeTempEnv('cleanerx-readonly-');
-  buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 2, sessionsPerProject: 3, seed: 2, forkRate: 0.3, config: true, cwdRoot: join(t.env.HOME!, 'src') });
+  buildPiFixture({
+    agentDir: t.env.PI_CODING_AGENT_DIR!,
+    projects: 2,
+    sessionsPerProject: 3,
+    seed: 2,
+    forkRate: 0.3,
+    config: true,
+    cwdRoot: join(t.env.HOME!, 'src'),
+  });
   buildClaudeFixture({ configDir: t.env.CLAUDE_CONFIG_DIR!, projects: 2, sessionsPerProject: 2, seed: 3, hostile: false, cwdRoot: join(t.env.HOME!, 'code') });
   buildOpencodeStore(t, template, { projects: 1, rootsPerProject: 2, messagesPerSession: 1 });
   buildCodexStore(t, { threads: 6, seed: 9 });
@@ -49,7 +57,13 @@ afterAll(() => {
 
 /** Every file outside cleanerx's own dirs and the fake /proc, by content, mode and size. */
 function everythingElse(): Map<string, string> {
-  return hashTree(t.root, [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!, t.env.CLEANERX_DATA_DIR!, t.env.CLEANERX_CACHE_DIR ?? join(t.root, 'none'), t.procRoot]);
+  return hashTree(t.root, [
+    t.env.CLEANERX_STATE_DIR!,
+    t.env.CLEANERX_CONFIG_DIR!,
+    t.env.CLEANERX_DATA_DIR!,
+    t.env.CLEANERX_CACHE_DIR ?? join(t.root, 'none'),
+    t.procRoot,
+  ]);
 }
 
 function cli(args: string[]): { status: number | null; out: string } {
@@ -58,7 +72,13 @@ function cli(args: string[]): { status: number | null; out: string } {
 }
 
 describe('every inventory leaves every agent store byte-identical', () => {
-  for (const args of [['scan', '--json'], ['scan', '--read-only'], ['doctor'], ['plan', '--agent', 'codex', '--older-than', '1d'], ['plan', '--agent', 'opencode', '--older-than', '1d']]) {
+  for (const args of [
+    ['scan', '--json'],
+    ['scan', '--read-only'],
+    ['doctor'],
+    ['plan', '--agent', 'codex', '--older-than', '1d'],
+    ['plan', '--agent', 'opencode', '--older-than', '1d'],
+  ]) {
     it(`cleanerx ${args.join(' ')}`, { timeout: 240_000 }, () => {
       const before = everythingElse();
       const r = cli(args);
@@ -67,7 +87,9 @@ describe('every inventory leaves every agent store byte-identical', () => {
     });
   }
 
-  it('a Codex plan says that its confirmed delete starts the App Server, and what Codex does as it starts; unconfirmed, nothing changes', { timeout: 240_000 }, () => {
+  it('a Codex plan says that its confirmed delete starts the App Server, and what Codex does as it starts; unconfirmed, nothing changes', {
+    timeout: 240_000,
+  }, () => {
     const report = JSON.parse(cli(['scan', '--agent', 'codex', '--json']).out) as { agents: { sessions?: { id: string; selectable: boolean }[] }[] };
     const id = report.agents[0]!.sessions!.find((x) => x.selectable)!.id;
     const before = everythingElse();

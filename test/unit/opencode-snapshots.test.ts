@@ -63,6 +63,26 @@ function leak(repo: string, name: string, bytes: number, hoursOld: number): stri
 }
 
 describe('OpenCode snapshot repositories', () => {
+  it('a database that cannot be read is never evidence of absence: no repository is "no session left", each is blocked with the reason (#25)', async () => {
+    const { p1, a, b, gone } = store();
+    const db = t.env.OPENCODE_DB!;
+    // Unreadable: a file that is no longer SQLite (as a torn copy or a foreign tool leaves it).
+    writeFileSync(db, Buffer.alloc(8192, 0x41));
+    const inv = await scan();
+    expect(inv.sessions).toEqual([]);
+    expect(inv.sessionsUnread).toMatch(/not an SQLite database/);
+    for (const id of [repoItemId({ projectId: p1.id, hash: a.gitdir.split('/').pop()! }), repoItemId({ projectId: gone, hash: b.gitdir.split('/').pop()! })]) {
+      const r = item(inv, id);
+      expect(r.label).not.toMatch(/no session left/);
+      expect(r.subtitle ?? '').not.toMatch(/No OpenCode session/);
+      expect(r.metadata.agentLoses).not.toMatch(/nothing/);
+      expect(r.selectable).toBe(false);
+      expect(r.blockedReason).toMatch(/^Which OpenCode sessions use these snapshots is unknown: .*not an SQLite database/);
+      expect(r.risk).toBe('high');
+    }
+    for (const i of inv.items) expect(`${i.label} ${i.subtitle ?? ''}`).not.toMatch(/no session left|orphan|empty/i);
+  });
+
   it('lists each repository with its size, project and sessions; leaked temporaries as a safe item; a gc where loose objects are', async () => {
     const { p1, sessions, a, b } = store();
     const stale = [

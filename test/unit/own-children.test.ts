@@ -109,4 +109,3 @@ describe("cleanerx's own process tree", () => {
     expect(ownTreeRoots(1)).not.toContain(child.pid);
   });
 });
-

@@ -49,7 +49,8 @@ export interface ConnectOptions {
   socketOnly?: boolean;
 }
 
-export const NOT_STARTED = 'no Codex App Server is running, and cleanerx starts one only for a confirmed cleanup (Codex prunes its own logs and rewrites its databases when it starts)';
+export const NOT_STARTED =
+  'no Codex App Server is running, and cleanerx starts one only for a confirmed cleanup (Codex prunes its own logs and rewrites its databases when it starts)';
 
 /** Homes whose control socket failed once: bypassed for the rest of the run. */
 const bypassed = new Set<string>();

@@ -96,7 +96,10 @@ export function sessionBlock(inst: Installation, store: StoreView, writers: Code
   if (homeBlock) return homeBlock;
   if (!inst.executable) return NO_EXECUTABLE;
   // Listed from the state database because none runs: the confirmed delete starts one and checks the listing again.
-  if (store.notStarted) return writers.opaque.length ? `A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it to delete threads.` : undefined;
+  if (store.notStarted)
+    return writers.opaque.length
+      ? `A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it to delete threads.`
+      : undefined;
   if (!store.conn) return `App Server unavailable; Codex threads are listed read-only from the state database (${store.unavailable ?? 'no connection'}).`;
   if (!store.conn.caps.threadDelete) return `This Codex App Server offers no thread/delete (${store.conn.caps.notes.join(' ') || 'probe failed'}).`;
   if (writers.opaque.length) return `A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it to delete threads.`;
@@ -242,7 +245,12 @@ function sessionRecords(
       selectable: !blocked,
       blockedReason: blocked,
       metadata: {
-        source: store.source === 'appServer' ? 'Codex App Server thread/list' : store.notStarted ? 'Codex state database (read-only)' : 'Codex state database (read-only fallback)',
+        source:
+          store.source === 'appServer'
+            ? 'Codex App Server thread/list'
+            : store.notStarted
+              ? 'Codex state database (read-only)'
+              : 'Codex state database (read-only fallback)',
         routeRevision: store.revision,
         ...(store.notStarted ? { routeStart: APP_SERVER_START_NOTE } : {}),
         requiresAgentExit: false,

@@ -12,7 +12,6 @@ export { COPY_LIMIT };
 
 export type Db = Database.Database;
 
-
 export type ReadOpen = { ok: true; db: Db; close(): void } | { ok: false; reason: string };
 
 export function describeSqliteError(e: unknown, what: string): string {
@@ -25,7 +24,12 @@ export function describeSqliteError(e: unknown, what: string): string {
 
 /** Opens `path` for reading without changing the store (shared/sqlite-quiet.ts); `close()` also removes the private view. */
 export function openSnapshot(path: string, what: string, copyLimit = COPY_LIMIT, procRoot = '/proc'): ReadOpen {
-  const r = openQuiet(path, { what, copyLimit, holders: () => pidsHoldingSync(procRoot, [path, `${path}-wal`, `${path}-shm`]), describe: (e) => describeSqliteError(e, what) });
+  const r = openQuiet(path, {
+    what,
+    copyLimit,
+    holders: () => pidsHoldingSync(procRoot, [path, `${path}-wal`, `${path}-shm`]),
+    describe: (e) => describeSqliteError(e, what),
+  });
   return r.ok ? { ok: true, db: r.db, close: r.close } : r;
 }
 

@@ -3,7 +3,6 @@
 // it, never VACUUMs, never checkpoints, and never creates or changes its -wal
 // or -shm.
 
-
 import type Database from 'better-sqlite3';
 import { pidsHoldingSync } from '../../engine/host/processes.js';
 import { openQuiet } from '../../engine/host/sqlite-quiet.js';
@@ -19,8 +18,9 @@ export const BUSY_TIMEOUT_MS = 2000;
  * (shared/sqlite-quiet.ts): a database OpenCode (or anything) closed cleanly,
  * with no -wal and -shm left, is read too. `close()` also removes the private view.
  */
-export function openReadOnly(path: string, procRoot = '/proc'): OpenResult {
+export function openReadOnly(path: string, procRoot = '/proc', live = false): OpenResult {
   const r = openQuiet(path, {
+    live,
     what: 'The OpenCode database',
     holders: () => pidsHoldingSync(procRoot, [path, `${path}-wal`, `${path}-shm`]),
     describe: describeSqliteError,

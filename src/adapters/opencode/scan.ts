@@ -80,7 +80,8 @@ export async function scanOpencode(inst: Installation, ctx: HostContext, onProgr
   if (db) {
     progress('Reading the OpenCode database');
     read = readDatabase(db, warnings);
-  }
+    if (!read) inv.sessionsUnread = warnings[warnings.length - 1]?.reason ?? 'The OpenCode database could not be read.';
+  } else if (choice.reason && choice.others.length) inv.sessionsUnread = choice.reason;
   if (read && db) {
     const dbStat = lstatSyncOrNull(db);
     if (ctx.uid >= 0 && dbStat && dbStat.uid !== ctx.uid) homeBlock ??= 'The OpenCode database belongs to another user; cleanerx only reads it.';

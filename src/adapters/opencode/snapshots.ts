@@ -221,11 +221,14 @@ export function snapshotItems(scan: SnapshotScan, inv: Inventory, block: string 
     const p = projects.get(r.projectId);
     const label = p?.label ?? (r.projectId === 'global' ? 'Global' : `OpenCode project ${r.projectId.slice(0, 8)}`);
     const sessions = p?.sessions ?? 0;
+    // A database that could not be read says nothing about which sessions are left.
+    const unknown = inv.sessionsUnread;
     const canon = canonicalPath(r.path);
     const inside = trees.find((w) => within(canon, w));
     const worktree = p?.worktrees.find((w) => worktreeHash(w) === r.hash);
     const repoBlock =
       block ??
+      (unknown ? `Which OpenCode sessions use these snapshots is unknown: ${unknown}` : undefined) ??
       r.unsafe ??
       (inside ? `This repository lies inside the project worktree ${cleanText(inside, 512)}; cleanerx never touches a project's worktree.` : undefined);
     const common = { projectId: p?.key, modifiedAt: r.newestMtime || undefined };
@@ -239,13 +242,19 @@ export function snapshotItems(scan: SnapshotScan, inv: Inventory, block: string 
       id: repoItemId(r),
       category: 'cache',
       // The review lists labels: the cost is named there, not only in the detail.
-      label: sessions ? `OpenCode snapshots · ${label} — undo lost for ${plural(sessions, 'session')}` : `OpenCode snapshots · ${label} — no session left`,
-      subtitle: sessions
-        ? `Removing it loses OpenCode's undo of file changes for the ${plural(sessions, 'session')} of ${label}; a git gc keeps it`
-        : `No OpenCode session of ${label} is left; nothing uses these file snapshots`,
+      label: unknown
+        ? `OpenCode snapshots · ${label} — sessions unknown`
+        : sessions
+          ? `OpenCode snapshots · ${label} — undo lost for ${plural(sessions, 'session')}`
+          : `OpenCode snapshots · ${label} — no session left`,
+      subtitle: unknown
+        ? `The OpenCode database could not be read, so the sessions these file snapshots serve are unknown`
+        : sessions
+          ? `Removing it loses OpenCode's undo of file changes for the ${plural(sessions, 'session')} of ${label}; a git gc keeps it`
+          : `No OpenCode session of ${label} is left; nothing uses these file snapshots`,
       paths: [r.path],
       bytes: r.bytes,
-      risk: sessions ? 'high' : 'review',
+      risk: sessions || unknown ? 'high' : 'review',
       recoverable: false,
       selectable: !repoBlock,
       blockedReason: repoBlock,
@@ -253,7 +262,11 @@ export function snapshotItems(scan: SnapshotScan, inv: Inventory, block: string 
       metadata: {
         ...meta,
         files: r.files,
-        agentLoses: sessions ? `undo of file changes for ${plural(sessions, 'session')}` : 'nothing (no session left)',
+        agentLoses: unknown
+          ? 'unknown (the database could not be read)'
+          : sessions
+            ? `undo of file changes for ${plural(sessions, 'session')}`
+            : 'nothing (no session left)',
         ...(r.revision ? { sourceRevision: r.revision } : {}),
       },
     });

@@ -73,9 +73,9 @@ export function requireRevision(store: StoreView, expected: string | undefined):
   }
 }
 
-/** A read-only connection for proving results; the caller closes it. */
+/** A read-only connection for proving results, live (it must see what OpenCode changes meanwhile); the caller closes it. */
 export function openForCheck(db: string): Db {
-  const opened = openReadOnly(db);
+  const opened = openReadOnly(db, '/proc', true);
   if (!opened.ok) throw new RouteRefused(opened.reason);
   return opened.db;
 }

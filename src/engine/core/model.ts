@@ -207,6 +207,12 @@ export interface Inventory {
   walkLog?: WalkLog;
   /** Filled by the engine after the scan (engine/inventory/attribution.ts). */
   attribution?: Attribution;
+  /**
+   * Why the agent's sessions could not be read (a database or index that failed).
+   * Their absence is then unknown: nothing derived from them may call an item
+   * unused, orphaned or empty, and such items are blocked with this reason.
+   */
+  sessionsUnread?: string;
 }
 
 /**

@@ -36,6 +36,12 @@ export interface QuietOptions {
   copyLimit?: number;
   /** Called with an SQLite error to make a sentence. */
   describe: (e: unknown) => string;
+  /**
+   * A connection kept open while the agent changes the database (a route's
+   * proof of what it did) must see each change: it reads in place whenever
+   * the agent's -wal and -shm exist. A private view is a snapshot.
+   */
+  live?: boolean;
 }
 
 function header(path: string, what: string): { wal: boolean } | { reason: string } {
@@ -112,8 +118,12 @@ function sweepStale(dir: string): void {
   }
 }
 
-/** Hard links of the database (and its -wal when it has content) in a private dir on its filesystem, or null. */
-function linkedView(path: string, withWal: boolean, dirs: string[]): { file: string; dir: string } | null {
+/**
+ * A hard link of the database in a private dir on its filesystem, with a
+ * private copy of its -wal when that has content (a link would share the log
+ * a starting agent may restart under a reader's private index), or null.
+ */
+function linkedView(path: string, withWal: boolean, dirs: string[], limit: number): { file: string; dir: string } | null {
   const dev = statSync(path).dev;
   for (const base of dirs) {
     const st = lstatSyncOrNull(base);
@@ -128,7 +138,7 @@ function linkedView(path: string, withWal: boolean, dirs: string[]): { file: str
     try {
       const file = join(dir, basename(path));
       linkSync(path, file);
-      if (withWal) linkSync(`${path}-wal`, `${file}-wal`);
+      if (withWal) copyReadOnly(`${path}-wal`, `${file}-wal`, limit);
       // The links must still be the files that were checked (a swap between the check and the link is refused).
       if (lstatSync(file).ino !== lstatSync(path).ino) throw new Error('changed');
       return { file, dir };
@@ -198,15 +208,16 @@ export function openQuiet(path: string, o: QuietOptions): QuietOpen {
     }
     const wal = lstatSyncOrNull(`${path}-wal`);
     const shm = lstatSyncOrNull(`${path}-shm`);
-    if ((wal && !wal.isFile()) || (shm && !shm.isFile())) return { ok: false, reason: `${o.what}: its -wal or -shm is not a regular file; the database is left unread.` };
-    const held = o.holders().length > 0;
+    if ((wal && !wal.isFile()) || (shm && !shm.isFile()))
+      return { ok: false, reason: `${o.what}: its -wal or -shm is not a regular file; the database is left unread.` };
+    const held = o.live || o.holders().length > 0;
     if (held && wal && shm) {
       // The agent has it open: its own index coordinates readers; only read marks in it can change.
       const db = openDb(path, true);
       return { ok: true, db, wal: true, via: 'inPlace', close: closer(db, null) };
     }
     const withWal = Boolean(wal && wal.size > 0);
-    const linked = held ? null : linkedView(path, withWal, [...(o.scratchDirs ?? []), systemTempDir()]);
+    const linked = held ? null : linkedView(path, withWal, [...(o.scratchDirs ?? []), systemTempDir()], o.copyLimit ?? COPY_LIMIT);
     if (linked) {
       try {
         const db = openDb(linked.file, true);
