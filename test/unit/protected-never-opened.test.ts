@@ -59,7 +59,8 @@ function violations(run: TracedRun, p: Policy): string[] {
       bad.push(`never-opened ${n}: ${show(e)}`);
     }
     for (const r of p.read) if (e.path === r && writes(e)) bad.push(`read-only ${r}: ${show(e)}`);
-    if (p.readMatch?.test(e.path) && writes(e)) bad.push(`read-only database: ${show(e)}`);
+    // cleanerx's own private view (sqlite-quiet.ts: a link or copy in a 0700 temp dir) is its to write; the agent's files are not.
+    if (p.readMatch?.test(e.path) && writes(e) && !/\/cleanerx-sqlite-[^/]+\//.test(e.path)) bad.push(`read-only database: ${show(e)}`);
   }
   return bad;
 }

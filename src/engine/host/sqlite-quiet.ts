@@ -2,12 +2,13 @@
 // -wal or its -shm. Even a read-only SQLite connection writes the -shm index
 // (its read marks) and creates -wal/-shm when they are missing; and a WAL
 // database that any program closed cleanly has neither. So, unless a process
-// holds the database open, it is read through a private view: hard links of
-// the database (and of a -wal with content) in a private 0700 directory on
-// the same filesystem, where SQLite makes its own -wal/-shm; else, up to a
-// size bound, a private copy. Only while the agent itself holds the database
-// (its own -wal/-shm present) is it read in place, read-only, where the
-// read marks in the agent's shared index are all that can change.
+// holds the database open, it is read through a private view: a hard link of
+// the database (and a copy of a -wal with content) in a private 0700
+// directory on the same filesystem, where SQLite makes its own -wal/-shm;
+// while a process holds it, or where no link can be made, a private copy up to
+// a size bound. Only a larger database the agent itself holds (its own
+// -wal/-shm present), or a route's live proof, is read in place, read-only,
+// where the read marks in the agent's shared index are all that can change.
 
 import Database from 'better-sqlite3';
 import { closeSync, constants, fstatSync, linkSync, lstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -210,13 +211,14 @@ export function openQuiet(path: string, o: QuietOptions): QuietOpen {
     const shm = lstatSyncOrNull(`${path}-shm`);
     if ((wal && !wal.isFile()) || (shm && !shm.isFile()))
       return { ok: false, reason: `${o.what}: its -wal or -shm is not a regular file; the database is left unread.` };
-    const held = o.live || o.holders().length > 0;
-    if (held && wal && shm) {
-      // The agent has it open: its own index coordinates readers; only read marks in it can change.
+    if (o.live && wal && shm) {
+      // A route's proof: it must see each change the agent makes, so it reads with the agent's own index.
       const db = openDb(path, true);
       return { ok: true, db, wal: true, via: 'inPlace', close: closer(db, null) };
     }
+    const held = o.live || o.holders().length > 0;
     const withWal = Boolean(wal && wal.size > 0);
+    // Nobody holds it: a link is a consistent view (nothing checkpoints under it). Held: a copy, taken again if it changed meanwhile.
     const linked = held ? null : linkedView(path, withWal, [...(o.scratchDirs ?? []), systemTempDir()], o.copyLimit ?? COPY_LIMIT);
     if (linked) {
       try {
