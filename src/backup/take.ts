@@ -2,7 +2,6 @@
 // archive, reopen and verify it, enter it in the catalog — each step a
 // journal transition — and only then let mutation start.
 
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { SessionExportEntry } from '../engine/core/adapter.js';
 import type { TakeBackupOptions, TakenBackup } from '../engine/cleanup/backup-step.js';
@@ -10,6 +9,8 @@ import { collectEntries, collectFiles, newBackupId, readArchive, skippedWarning,
 import { addRecord, archivePathFor, backupsDir } from './catalog.js';
 import { ensurePrivateDir } from '../engine/host/atomic.js';
 import { promises as fsp } from 'node:fs';
+import { exportStagingParent, newExportStaging } from '../engine/host/export-staging.js';
+import { crashPoint } from '../engine/core/faults.js';
 
 export type { TakeBackupOptions, TakenBackup };
 
@@ -26,7 +27,7 @@ export async function takeBackup(o: TakeBackupOptions): Promise<TakenBackup> {
     },
     'backup:writing',
   );
-  const staging = o.exportSessions ? join(o.dataDir, 'export-staging', randomUUID()) : undefined;
+  const staging = o.exportSessions ? newExportStaging(o.dataDir) : undefined;
   try {
     return await archiveAndCatalog(o, id, archivePath, staging);
   } finally {
@@ -45,7 +46,7 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
   );
   let revisionAfterExport: string | undefined;
   if (staging && o.exportSessions) {
-    await ensurePrivateDir(join(o.dataDir, 'export-staging'));
+    await ensurePrivateDir(exportStagingParent(o.dataDir));
     o.progress({ phase: 'backup', current: `exporting sessions through ${o.plan.agent}` });
     let exported: SessionExportEntry[];
     try {
@@ -53,6 +54,8 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     } catch (e) {
       throw new Error(`The sessions could not be exported for the backup: ${(e as Error).message}`);
     }
+    // The plaintext exports are staged: a kill here must leave nothing behind for long (export-staging.ts sweeps it).
+    crashPoint('backup:exported');
     // The index keeps what import needs (order, directory, parent) beside the export files.
     const index = exported.map(({ id: sid, file, directory, parentId, title, bytes, sha256 }) => ({
       id: sid,

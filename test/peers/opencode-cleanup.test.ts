@@ -59,6 +59,31 @@ function outsideTheDatabase(): Map<string, string> {
 }
 
 describe('cleanerx clean on OpenCode', () => {
+  it('SIGKILL right after the plaintext exports are staged: the next recovery list wipes them, and recovery close leaves none (#25)', async () => {
+    t = makeTempEnv();
+    const m = buildStore(t, template, { git: true, messagesPerSession: 2 });
+    const root = deepRoot(m);
+    const rows0 = sessionRows(t);
+    const staging = join(t.env.XDG_DATA_HOME!, 'cleanerx', 'export-staging');
+    const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '10', CLEANERX_CRASH_AT: 'backup:exported' };
+    const killed = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'opencode', '--id', root.id, '--yes', '--backup'], { env, encoding: 'utf8', input: `${PASS}\n`, timeout: 240_000 });
+    expect(killed.signal ?? killed.status).toSatisfy((x: unknown) => x === 'SIGKILL' || x === 137);
+    // The kill left plaintext session exports, as an interrupted backup would.
+    const left = spawnSync('find', [staging, '-type', 'f', '-name', '*.json']).stdout.toString().trim().split('\n').filter(Boolean);
+    expect(left.length).toBeGreaterThan(0);
+    expect(statSync(staging).mode & 0o777).toBe(0o700);
+    const list = cleanerx(['recovery', 'list']);
+    expect(list.status, list.stderr).toBe(0);
+    expect(readdirSync(staging)).toEqual([]);
+    expect(sessionRows(t)).toEqual(rows0);
+    const op = /^(\S{8}-\S+)/m.exec(list.stdout)?.[1] ?? /operation ([0-9a-f-]{36})/.exec(list.stdout)?.[1];
+    if (op) {
+      const close = cleanerx(['recovery', 'close', op]);
+      expect(close.status, close.stderr + close.stdout).toBe(0);
+    }
+    expect(readdirSync(staging)).toEqual([]);
+  });
+
   it('clean --backup deletes a root with its subtree through OpenCode; backups restore brings the same rows back', async () => {
     t = makeTempEnv();
     const m = buildStore(t, template, { git: true, messagesPerSession: 2 });

@@ -43,6 +43,7 @@ import { walkOwned } from '../inventory/revision.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from '../host/settings.js';
 import { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
+import { sweepExportStaging } from '../host/export-staging.js';
 
 /** rmdir from `dir` up to and including `top` while they are empty (another process's lock keeps them). */
 async function removeEmptyDirsUpTo(dir: string, top: string): Promise<void> {
@@ -357,6 +358,7 @@ export class Engine implements EngineApi {
     if (this.opts.readOnly) throw new RequestError('Read-only mode: no cleanup route is offered.');
     const adapter = this.adapter(plan.agent);
     if (!adapter.fileRoute && !adapter.sessionRoute) throw new RequestError('This agent has no cleanup route in this version.');
+    await sweepExportStaging(this.dirs.data).catch(() => undefined);
     let backup: BackupRequest | undefined;
     if (opts.backup) {
       if (!plan.backupEligible) throw new RequestError(plan.backupWhyNot ?? 'This plan cannot be backed up.');
@@ -619,12 +621,15 @@ export class Engine implements EngineApi {
   }
 
   async recoveryList(): Promise<ObservedRecoveryOperation[]> {
+    // Plaintext session exports of a killed backup never outlive it.
+    await sweepExportStaging(this.dirs.data).catch(() => undefined);
     // An interrupted restore is finished first, so what recovery observes is not a half-restored item.
     await this.settleRestores().catch(() => undefined);
     return (await import('../cleanup/recovery.js')).listRecovery(this.recoveryDeps());
   }
 
   async recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<ObservedRecoveryOperation[]> {
+    await sweepExportStaging(this.dirs.data).catch(() => undefined);
     await this.settleRestores().catch(() => undefined);
     await (await import('../cleanup/recovery.js')).recoveryAction(this.recoveryDeps(), operationId, action, passphrase);
     return this.recoveryList();
