@@ -65,8 +65,19 @@ describe('cleanerx clean on OpenCode', () => {
     const root = deepRoot(m);
     const rows0 = sessionRows(t);
     const staging = join(t.env.XDG_DATA_HOME!, 'cleanerx', 'export-staging');
-    const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '10', CLEANERX_CRASH_AT: 'backup:exported' };
-    const killed = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'opencode', '--id', root.id, '--yes', '--backup'], { env, encoding: 'utf8', input: `${PASS}\n`, timeout: 240_000 });
+    const env = {
+      ...opencodeEnv(t),
+      PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`,
+      CLEANERX_TEST_MODE: '1',
+      CLEANERX_SCRYPT_LOG_N: '10',
+      CLEANERX_CRASH_AT: 'backup:exported',
+    };
+    const killed = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'opencode', '--id', root.id, '--yes', '--backup'], {
+      env,
+      encoding: 'utf8',
+      input: `${PASS}\n`,
+      timeout: 240_000,
+    });
     expect(killed.signal ?? killed.status).toSatisfy((x: unknown) => x === 'SIGKILL' || x === 137);
     // The kill left plaintext session exports, as an interrupted backup would.
     const left = spawnSync('find', [staging, '-type', 'f', '-name', '*.json']).stdout.toString().trim().split('\n').filter(Boolean);

@@ -122,6 +122,37 @@ describe('cleanerx clean --plan FILE', () => {
     expect(treeDiff(before, wholeTree())).toEqual([]);
   });
 
+  it('checks the plan whole: another home, edited sizes, titles or totals are refused naming the field, nothing changed (#26)', () => {
+    const { file, plan } = makePlan(['--older-than', '30d']);
+    const cases: [string, (p: PlanJson) => void, RegExp][] = [
+      ['home', (p) => (p.snapshot.home = join(t.root, 'someone-else', '.pi', 'agent')), /its snapshot\.home names .*someone-else/],
+      [
+        'bytes ×1000',
+        (p) => {
+          for (const i of p.items) i.bytes *= 1000;
+          p.totals.bytes *= 1000;
+        },
+        /its bytes of session:\S+ say \d+, but the scan measures \d+/,
+      ],
+      ['totals', (p) => (p.totals.bytes += 1), /its totals\.bytes says \d+, but its items add up to \d+/],
+      ['title', (p) => (p.items[0]!.title = 'not what the scan shows'), /its title of session:\S+ is "not what the scan shows"/],
+    ];
+    for (const [what, edit, message] of cases) {
+      const edited = JSON.parse(JSON.stringify(plan)) as PlanJson;
+      edit(edited);
+      writeFileSync(file, JSON.stringify(edited));
+      const before = wholeTree();
+      const r = run(['clean', '--plan', file, '--yes']);
+      expect(r.status, `${what}: ${r.stderr}`).toBe(1);
+      expect(r.stderr, what).toMatch(message);
+      expect(r.stderr, what).toMatch(/Nothing was removed; make a new plan\.\n$/);
+      expect(treeDiff(before, wholeTree()), what).toEqual([]);
+    }
+    // The plan as written still runs.
+    writeFileSync(file, JSON.stringify(plan));
+    expect(run(['clean', '--plan', file, '--yes']).status).toBe(0);
+  });
+
   it('refuses when a planned session is gone', () => {
     const { file, plan } = makePlan(['--older-than', '30d']);
     const gone = fileOf(plan.items[0]!.id);

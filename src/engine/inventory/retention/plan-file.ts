@@ -194,12 +194,27 @@ export function selectedIds(file: PlanFile): string[] {
 export function assertPlanUnchanged(file: PlanFile, snap: Snapshot, fresh: CleanupPlan): void {
   const stale = (why: string): PlanRefusedError => new PlanRefusedError(`The plan is out of date: ${why}. Nothing was removed; make a new plan.`);
   if (fresh.agent !== file.agent) throw stale('it is for another agent');
+  // Checked whole: a plan made for another home, or edited, is refused naming the field.
+  const refused = (field: string, why: string): PlanRefusedError =>
+    new PlanRefusedError(`The plan is refused: its ${field} ${why}. Nothing was removed; make a new plan.`);
+  if (file.snapshot.home !== snap.installation.home)
+    throw refused('snapshot.home', `names ${clip(file.snapshot.home)}, not the home being cleaned (${clip(snap.installation.home)})`);
+  if (file.totals.items !== file.items.length) throw refused('totals.items', `says ${file.totals.items}, but it lists ${file.items.length} items`);
+  const sum = file.items.reduce((a, i) => a + i.bytes, 0);
+  if (file.totals.bytes !== sum) throw refused('totals.bytes', `says ${file.totals.bytes}, but its items add up to ${sum}`);
+  if (file.totals.skipped !== file.skipped.length) throw refused('totals.skipped', `says ${file.totals.skipped}, but it lists ${file.skipped.length}`);
   const want = new Map(file.items.map((i) => [i.id, i]));
+  const freshById = new Map(fresh.items.map((i) => [i.id, i]));
   const got = new Set(fresh.items.map((i) => i.id));
   for (const i of fresh.items) if (!want.has(i.id)) throw stale(`${clip(i.label)} (${clip(i.id)}) would also be removed and is not in the plan`);
   // What is gone is named before what changed (a root whose descendant went changed too).
   for (const i of file.items) if (!got.has(i.id)) throw stale(`${clip(i.title)} (${clip(i.id)}) is gone or no longer removed with its session`);
   for (const i of file.items) if (itemRevision(snap, i.id) !== i.revision) throw stale(`${clip(i.title)} (${clip(i.id)}) changed since the plan was made`);
+  for (const i of file.items) {
+    const f = freshById.get(i.id)!;
+    if (f.bytes !== i.bytes) throw refused(`bytes of ${clip(i.id)}`, `say ${i.bytes}, but the scan measures ${f.bytes}`);
+    if (f.label !== i.title) throw refused(`title of ${clip(i.id)}`, `is "${clip(i.title)}", but the scan shows "${clip(f.label)}"`);
+  }
 }
 
 const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
