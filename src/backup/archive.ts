@@ -27,6 +27,7 @@ import { archiveIdentity, markVerified, wasVerified } from './verified-archives.
 import { compressFrame, FRAME_BYTES, FRAMES_IN_FLIGHT, rawFrames, ZstdFrameReader } from './zstd-frames.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { BoundedReadError, openRegularFileAsync } from '../engine/host/bounded-read.js';
+import { parseBoundedJson } from '../engine/core/bounded-json.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 
@@ -674,7 +675,7 @@ export async function readArchive(
           if (size > 64 * 1024 * 1024) throw new ArchiveError('The manifest is too large.');
           chunks.push(c as Buffer);
         }
-        manifest = validManifest(JSON.parse(Buffer.concat(chunks).toString('utf8')), expectAgent);
+        manifest = validManifest(parseBoundedJson(Buffer.concat(chunks).toString('utf8')), expectAgent);
         for (const e of manifest.entries) byName.set(`payload/${e.root}/${e.relativePath}`, e);
         await handlers.manifest?.(manifest);
         continue;

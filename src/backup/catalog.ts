@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../engine/host/atomic.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { BoundedReadError, readRegularTextAsync } from '../engine/host/bounded-read.js';
+import { parseBoundedJson } from '../engine/core/bounded-json.js';
 
 export interface BackupRecord {
   id: string;
@@ -48,7 +49,7 @@ export async function loadCatalog(dataDir: string): Promise<BackupRecord[]> {
   }
   let v: { records?: unknown };
   try {
-    v = JSON.parse(text) as { records?: unknown };
+    v = parseBoundedJson(text) as { records?: unknown };
   } catch {
     throw new Error(`The backup catalog ${path} is not valid JSON; move it away to start a new catalog (the archives stay in ${backupsDir(dataDir)}).`);
   }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../engine/host/atomic.js';
 import { crashPoint } from '../engine/core/faults.js';
 import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
+import { parseBoundedJson } from '../engine/core/bounded-json.js';
 
 /** staging: decrypting into staging, nothing written to the agent yet; committing: files going into place; committed: every file in place, staging still to remove; rollingBack: undoing. */
 export type RestoreStatus = 'staging' | 'committing' | 'committed' | 'rollingBack';
@@ -120,7 +121,7 @@ export async function listRestoreJournals(dir: string): Promise<RestoreJournalFi
       } finally {
         await fh.close();
       }
-      const j = checkJournal(JSON.parse(text) as unknown, m[1]!);
+      const j = checkJournal(parseBoundedJson(text) as unknown, m[1]!);
       out.push(typeof j === 'string' ? { kind: 'unknown', path, reason: j } : { kind: 'journal', path, journal: j });
     } catch (e) {
       out.push({ kind: 'unknown', path, reason: `The restore journal cannot be read (${(e as Error).message}).` });

@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import type { SessionExportEntry } from '../engine/core/adapter.js';
 import { ArchiveError } from './archive.js';
 import { SESSION_EXPORT_INDEX } from './take.js';
+import { parseBoundedJson } from '../engine/core/bounded-json.js';
 
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;
@@ -29,7 +30,7 @@ export async function stagedExports(staged: Map<string, string>): Promise<Sessio
   if (st.size > MAX_INDEX_BYTES) throw new ArchiveError('The session export index is too large.');
   let raw: unknown;
   try {
-    raw = JSON.parse(await fsp.readFile(indexFile, 'utf8'));
+    raw = parseBoundedJson(await fsp.readFile(indexFile, 'utf8'));
   } catch {
     throw new ArchiveError('The session export index is not valid JSON.');
   }

@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../host/atomic.js';
 import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
 import { crashPoint } from '../core/faults.js';
 import type { ComparedTable } from './compact-proof.js';
+import { parseBoundedJson } from '../core/bounded-json.js';
 
 /**
  * In order. `copying`: VACUUM INTO the sibling runs (a partial sibling may
@@ -75,7 +76,7 @@ export async function listCompactions(stateDir: string): Promise<CompactionFile[
     if (!name.endsWith('.json') || name.startsWith('.')) continue;
     const path = join(compactionDir(stateDir), name);
     try {
-      const v = JSON.parse(await readRegularTextAsync(path, MAX_BYTES)) as Partial<CompactionEntry>;
+      const v = parseBoundedJson(await readRegularTextAsync(path, MAX_BYTES)) as Partial<CompactionEntry>;
       if (v.formatVersion !== 1 || v.kind !== 'compact' || typeof v.dbPath !== 'string' || typeof v.siblingPath !== 'string' || typeof v.step !== 'string') {
         out.push({ kind: 'unknown', path, reason: 'Unrecognized compaction journal.' });
       } else out.push({ kind: 'entry', path, entry: v as CompactionEntry });

@@ -9,6 +9,7 @@ import { writeFileAtomic } from '../host/atomic.js';
 import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
 import { crashPoint } from '../core/faults.js';
 import type { AgentKind, Category, CleanupPlan } from '../core/model.js';
+import { parseBoundedJson } from '../core/bounded-json.js';
 
 export type OperationStatus = 'planned' | 'backupWritten' | 'deleting' | 'verifying' | 'verified' | 'complete' | 'failed' | 'recovered' | 'terminated';
 export type BackupStatus = 'notRequested' | 'pending' | 'writing' | 'archiveCommitted' | 'verifying' | 'verified' | 'catalogWriting' | 'committed';
@@ -224,7 +225,7 @@ export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
         }
         throw e;
       }
-      const v = JSON.parse(text) as Partial<Journal> & { formatVersion?: unknown; status?: unknown };
+      const v = parseBoundedJson(text) as Partial<Journal> & { formatVersion?: unknown; status?: unknown };
       if (isObsolete(v)) {
         await fsp.unlink(path);
         continue;

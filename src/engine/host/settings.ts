@@ -7,6 +7,7 @@ import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
 import { AGENT_KINDS, type AgentKind } from '../core/model.js';
 import { type LanguageSetting, t } from '../core/i18n/index.js';
 import { cleanText } from '../core/text.js';
+import { parseBoundedJson } from '../core/bounded-json.js';
 
 export interface Settings {
   version: 1;
@@ -60,7 +61,7 @@ export async function loadSettings(configDir: string): Promise<LoadedSettings> {
     return { settings: clone(DEFAULT_SETTINGS), path, warning: t(key, { path }) };
   }
   try {
-    return { settings: validateSettings(JSON.parse(raw)), path };
+    return { settings: validateSettings(parseBoundedJson(raw)), path };
   } catch (e) {
     return { settings: clone(DEFAULT_SETTINGS), path, warning: t('settings.file.invalid', { path, reason: (e as Error).message }) };
   }

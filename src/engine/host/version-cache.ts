@@ -7,6 +7,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic.js';
+import { parseBoundedJson } from '../core/bounded-json.js';
 
 const MAX_CACHE_BYTES = 64 * 1024;
 const MAX_ENTRIES = 32;
@@ -27,7 +28,7 @@ async function load(file: string): Promise<Cache> {
   try {
     const st = await fsp.lstat(file);
     if (!st.isFile() || st.size > MAX_CACHE_BYTES) return {};
-    const v = JSON.parse(await fsp.readFile(file, 'utf8')) as unknown;
+    const v = parseBoundedJson(await fsp.readFile(file, 'utf8')) as unknown;
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Cache) : {};
   } catch {
     return {};

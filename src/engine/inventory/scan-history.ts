@@ -10,6 +10,7 @@ import { writeFileAtomic } from '../host/atomic.js';
 import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
 import { AGENT_KINDS, CATEGORIES, type AgentKind, type Category, type CategoryTotal } from '../core/model.js';
 import type { CategoryGrowth, GrowthSummary } from '../core/model.js';
+import { parseBoundedJson } from '../core/bounded-json.js';
 
 export type { CategoryGrowth, GrowthSummary } from '../core/model.js';
 
@@ -48,7 +49,7 @@ function finiteNonNegative(v: unknown): v is number {
 export function parseHistory(text: string): HistoryFile | null {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseBoundedJson(text);
   } catch {
     return null;
   }

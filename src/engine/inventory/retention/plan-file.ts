@@ -11,6 +11,7 @@ import { AGENT_KINDS, type AgentKind, type CleanupPlan } from '../../core/model.
 import type { Snapshot } from '../snapshot.js';
 import { RequestError } from '../../core/validate.js';
 import { RULE_KEYS, validateRules, type RetentionRules, type RuleMatch } from './rules.js';
+import { JsonTooDeepError, parseBoundedJson } from '../../core/bounded-json.js';
 
 export const PLAN_FILE_VERSION = 1;
 /** ~100k items at ~500 bytes each. */
@@ -117,8 +118,9 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   }
   let v: unknown;
   try {
-    v = JSON.parse(text);
-  } catch {
+    v = parseBoundedJson(text);
+  } catch (e) {
+    if (e instanceof JsonTooDeepError) throw new RequestError(`${path} is not a plan file (${e.message}); make it with cleanerx plan --agent A [rules] --json > FILE.`);
     throw new RequestError(`${path} is not JSON; make it with cleanerx plan --agent A [rules] --json > FILE.`);
   }
   return validatePlanFile(v);
