@@ -8,7 +8,7 @@
 
 import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -201,6 +201,24 @@ describe('compactDatabase', () => {
       expect(readDbSpace(db).journalMode).toBe('wal');
       expect(treeDiff(outside, hashTree(dir, others(dir, 'opencode.db')))).toEqual([]);
     }, 60_000);
+  });
+
+  it('a link planted at the journaled sibling name is never followed: no copy of the database lands at its target, no mode changes (#26)', async () => {
+    const { dir, state, t } = home();
+    const db = join(dir, 'logs_2.sqlite');
+    codexLogs(db, 600);
+    const victim = join(t.root, 'victim.db');
+    writeFileSync(victim, '');
+    chmodSync(victim, 0o600);
+    const operationId = '0b6c3c1e-1111-4222-8333-944455556666';
+    symlinkSync(victim, siblingFor(db, operationId));
+    const before = hashTree(dir);
+    const err = await compactDatabase({ stateDir: state, dbPath: db, agentStopped: true, operationId }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(statSync(victim).size).toBe(0);
+    expect(statSync(victim).mode & 0o777).toBe(0o600);
+    expect(treeDiff(before, hashTree(dir))).toEqual([]);
+    expect(integrity(db)).toBe('ok');
   });
 
   it('refuses while a process holds the database open, names it, and changes nothing', async () => {

@@ -29,7 +29,7 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { closeSync, constants, fsyncSync, openSync, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, promises as fsp, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crashPoint, failPoint } from '../core/faults.js';
@@ -211,11 +211,21 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
 
     entry.step = 'copying';
     await saveCompaction(o.stateDir, entry);
-    db.prepare('VACUUM INTO ?').run(sibling);
-    crashPoint('compact:copy:written');
-    const mode = (await fsp.stat(o.dbPath)).mode & 0o7777;
-    await fsp.chmod(sibling, mode);
-    fsyncPath(sibling);
+    // The sibling is created here, exclusively and without following a link (a link planted at its journaled
+    // name would have VACUUM INTO write the whole database to its target); VACUUM INTO fills the empty file.
+    const own = openSync(sibling, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      db.prepare('VACUUM INTO ?').run(sibling);
+      crashPoint('compact:copy:written');
+      const at = lstatSync(sibling);
+      const mine = fstatSync(own);
+      if (at.isSymbolicLink() || at.ino !== mine.ino || at.dev !== mine.dev) throw new Error(`${sibling} was replaced while the copy was written`);
+      // The mode through the descriptor: never a chmod that follows a name.
+      fchmodSync(own, (await fsp.stat(o.dbPath)).mode & 0o7777);
+      fsyncSync(own);
+    } finally {
+      closeSync(own);
+    }
     entry.step = 'copied';
     await saveCompaction(o.stateDir, entry);
 

@@ -120,7 +120,8 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
   try {
     v = parseBoundedJson(text);
   } catch (e) {
-    if (e instanceof JsonTooDeepError) throw new RequestError(`${path} is not a plan file (${e.message}); make it with cleanerx plan --agent A [rules] --json > FILE.`);
+    if (e instanceof JsonTooDeepError)
+      throw new RequestError(`${path} is not a plan file (${e.message}); make it with cleanerx plan --agent A [rules] --json > FILE.`);
     throw new RequestError(`${path} is not JSON; make it with cleanerx plan --agent A [rules] --json > FILE.`);
   }
   return validatePlanFile(v);
