@@ -2,7 +2,8 @@
 # hostile local process racing a cleanup would. Usage:
 #   flipper.py <a> <b> <ready-file> [<trigger-path>...]
 # Writes <ready-file> once running; with trigger paths, starts exchanging as
-# soon as any of them no longer exists (so a run is already under way).
+# soon as any of them no longer exists (so a run is already under way); a
+# trigger written +<path> fires once that path exists instead.
 # On SIGTERM it stops, exchanges once more if needed so that both names are
 # back where they started, and prints the number of exchanges.
 import ctypes, os, signal, sys
@@ -22,7 +23,11 @@ def on_term(*_):
 
 signal.signal(signal.SIGTERM, on_term)
 open(ready, 'w').close()
-while not stop and triggers and all(os.path.lexists(t) for t in triggers):
+def fired(t):
+    return os.path.lexists(t[1:]) if t.startswith('+') else not os.path.lexists(t)
+
+
+while not stop and triggers and not any(fired(t) for t in triggers):
     pass
 n = 0
 while not stop:
