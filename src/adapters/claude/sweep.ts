@@ -63,7 +63,7 @@ function orphanRule(days: number): AgentSweep['itemRules'] {
 function pickCleanupPeriod(text: string): unknown {
   const o: unknown = JSON.parse(text);
   if (!o || typeof o !== 'object' || Array.isArray(o)) return undefined;
-  return Object.prototype.hasOwnProperty.call(o, 'cleanupPeriodDays') ? (o as Record<string, unknown>).cleanupPeriodDays : undefined;
+  return Object.hasOwn(o, 'cleanupPeriodDays') ? (o as Record<string, unknown>).cleanupPeriodDays : undefined;
 }
 
 /** Attaches Claude's sweep to a finished scan (its warning joins the scan's). */

@@ -12,7 +12,7 @@
 import type { ArchiveRoute } from '../../engine/core/adapter.js';
 import { describeWriters } from '../../engine/core/model.js';
 import { RouteRefused } from '../shared/official-delete.js';
-import { closeQuietly, openReadOnly } from './db-open.js';
+import { openReadOnly } from './db-open.js';
 import { describeEndpoint, httpJson } from './http.js';
 import { opencodeEnv } from './official-cli.js';
 import { startPrivateServer } from './private-server.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { listDirSorted, readPrefix } from '../../engine/host/fsx.js';
 import type { Preview, PreviewBlock } from '../../engine/core/model.js';
 import { cleanMultiline, cleanText } from '../../engine/core/text.js';
-import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
+import { describeSqliteError, openReadOnly } from './db-open.js';
 import { readSchema } from './schema.js';
 
 const MAX_ROWS = 200;

@@ -19,7 +19,7 @@ import {
 } from '../../engine/core/model.js';
 import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../shared/home.js';
-import { closeQuietly, describeSqliteError, openReadOnly } from './db-open.js';
+import { describeSqliteError, openReadOnly } from './db-open.js';
 import { dbRevision } from './db-revision.js';
 import { readProjects, readSessions, readSizesAndUsers, type ProjectRow, type SessionRead } from './db-reader.js';
 import { NO_EXECUTABLE } from './delete-route.js';

@@ -13,7 +13,7 @@ import { isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { describeWriters, type Installation } from '../../engine/core/model.js';
 import { lstatSyncOrNull } from '../../engine/host/fsx.js';
-import { closeQuietly, openReadOnly } from './db-open.js';
+import { openReadOnly } from './db-open.js';
 import { chooseDatabase } from './paths.js';
 import { looksLikeGitDir, parseGcItemId, SNAPSHOT_DIR } from './snapshots.js';
 import { findOpencodeWriters } from './writers.js';

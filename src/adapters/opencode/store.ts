@@ -4,7 +4,7 @@
 
 import type { HostContext } from '../../engine/core/adapter.js';
 import type { Installation } from '../../engine/core/model.js';
-import { closeQuietly, describeSqliteError, openReadOnly, type Db } from './db-open.js';
+import { describeSqliteError, openReadOnly, type Db } from './db-open.js';
 import { dbRevision } from './db-revision.js';
 import { existingIds, readLinks, type SessionLink } from './db-reader.js';
 import { buildLineage, type Lineage } from './lineage.js';

@@ -71,7 +71,6 @@ export interface DbHeader {
 }
 
 const MAGIC = 'SQLite format 3\0';
-const BUSY_MS = 500;
 
 /** Parses the 100-byte database header; a string says why it is not a usable SQLite header. */
 export function parseDbHeader(h: Buffer, fileBytes: number): DbHeader | { bad: 'notDatabase' | 'truncated'; reason: string } {
