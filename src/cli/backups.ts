@@ -5,7 +5,7 @@
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
 import { AGENT_NAMES } from '../engine/core/model.js';
-import { safe, safeText } from '../engine/core/text.js';
+import { safe, safeText, type SafeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { Engine } from '../engine/api/engine.js';
 import type { RestoreSummary } from '../engine/core/model.js';
@@ -14,6 +14,19 @@ import { runKeyStore } from './key.js';
 import type { PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';
+
+/** How many paths a restore plan prints before "… and N more". */
+export const RESTORE_LIST_MAX = 200;
+
+/** The paths a restore would create, at most `max` of them, then one line for the rest. */
+export function restoreListLines(dry: Pick<RestoreSummary, 'paths' | 'emptyDirs'>, max = RESTORE_LIST_MAX): SafeText[] {
+  const out: SafeText[] = [];
+  const total = dry.paths.length + dry.emptyDirs.length;
+  for (let i = 0; i < dry.paths.length && out.length < max; i++) out.push(safe`  ${safeText(dry.paths[i]!)}`);
+  for (let i = 0; i < dry.emptyDirs.length && out.length < max; i++) out.push(safe`  ${safeText(dry.emptyDirs[i]!)}/`);
+  if (total > out.length) out.push(say('cli.backups.andMore', { n: (total - out.length).toLocaleString('en-US') }));
+  return out;
+}
 
 export type BackupsAction = 'list' | 'verify' | 'restore' | 'delete' | 'key-store';
 
@@ -76,9 +89,9 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
         present: dry.alreadyPresent ? t('cli.backups.wouldPresent', { count: String(dry.alreadyPresent) }) : '',
         dirs: dry.emptyDirs.length ? t('cli.backups.wouldDirs', { folders: folders(dry.emptyDirs.length) }) : '',
       }),
-      ...dry.paths.map((p) => safe`  ${safeText(p)}`),
-      ...dry.emptyDirs.map((p) => safe`  ${safeText(p)}/`),
     );
+    // Bounded, and never spread into one call: a 200k-file restore overflowed the stack.
+    for (const line of restoreListLines(dry)) io.out(line);
   };
   if (!yes) {
     const dry = await engine.backupRestore(id, passphrase, true);

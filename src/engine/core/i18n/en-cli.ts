@@ -133,6 +133,7 @@ export const enCli = {
   'cli.backups.deleted': 'Deleted backup {id}.',
   'cli.backups.verified': 'Verified: all {entries} entries ({bytes}) match the manifest.',
   'cli.backups.folders': { one: '{count} empty folder', other: '{count} empty folders' },
+  'cli.backups.andMore': '  … and {n} more',
   'cli.backups.wouldCreate': 'Restore would create {n} {what} ({bytes}){present}{dirs}:',
   'cli.backups.wouldPresent': ', {count} of them already in place',
   'cli.backups.wouldDirs': ' and {folders}',

@@ -131,6 +131,7 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.backups.deleted': '已删除备份 {id}。',
   'cli.backups.verified': '已校验：全部 {entries} 个条目（{bytes}）与清单一致。',
   'cli.backups.folders': { other: '{count} 个空文件夹' },
+  'cli.backups.andMore': '  …… 另有 {n} 项',
   'cli.backups.wouldCreate': '恢复将创建 {n} 个{what}（{bytes}）{present}{dirs}：',
   'cli.backups.wouldPresent': '，其中 {count} 个已存在',
   'cli.backups.wouldDirs': '以及 {folders}',
