@@ -6,7 +6,7 @@
 // every object git can reach stay readable.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, openSync, closeSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applyOpencodeItems } from '../../src/adapters/opencode/compact-item-route.js';
@@ -203,6 +203,10 @@ describe('OpenCode snapshot repositories', () => {
     );
     const keep = [...treeClosure(a.gitdir, a.trees[0]!), ...treeClosure(a.gitdir, a.trees[1]!)];
     const unreferenced = treeClosure(a.gitdir, more.trees[1]!);
+    // Hours of use: the loose objects are older than gc's expiry; a temporary pack a running git writes now is not.
+    for (const dir of readdirSync(join(a.gitdir, 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d)))
+      for (const f of readdirSync(join(a.gitdir, 'objects', dir))) age(join(a.gitdir, 'objects', dir, f), 3);
+    const fresh = leak(a.gitdir, 'objects/pack/tmp_pack_Fresh1', 50_000, 0);
     const before = duBytes(a.gitdir);
     // A read-only connection may rewrite the -shm index (no content); everything else outside the repository stays byte-identical.
     const shm = `${t.env.OPENCODE_DB!}-shm`;
@@ -212,6 +216,8 @@ describe('OpenCode snapshot repositories', () => {
 
     const r = await applyOpencodeItems(installation(t), t.ctx, [id]);
     expect(r).toEqual({ applied: [id], failed: [] });
+    // gc keeps what the plan keeps (#25): the fresh temporary pack is still there.
+    expect(existsSync(fresh)).toBe(true);
     expect(looseCount(a.gitdir)).toBe(0);
     expect(duBytes(a.gitdir)).toBeLessThan(before);
     const objects = allObjects(a.gitdir);

@@ -1,5 +1,6 @@
-// `git gc --prune=now` on one OpenCode snapshot repository, through the
-// system git. No ref names OpenCode's snapshot trees (they live in the
+// `git gc --prune=1.hour.ago` on one OpenCode snapshot repository, through
+// the system git (the hour spares a fresh temporary pack a running git may
+// be writing, as the leaked-files item does). No ref names OpenCode's snapshot trees (they live in the
 // sessions' parts), so a bare gc --prune=now would drop every snapshot but
 // the one in the index: undo would be lost. The trees the database still
 // refers to are therefore pinned by temporary refs (refs/cleanerx-keep/*)
@@ -145,7 +146,10 @@ export interface GcOutcome {
   kept?: number;
 }
 
-/** One gc item: writers re-checked, referenced snapshots pinned, gc --prune=now, pins removed, pins proven present. */
+/** Loose objects and git temporaries younger than this stay (the leaked-files item's own age rule). */
+export const GC_PRUNE_EXPIRY = '1.hour.ago';
+
+/** One gc item: writers re-checked, referenced snapshots pinned, gc --prune=1.hour.ago, pins removed, pins proven present. */
 export async function gcSnapshotRepo(inst: Installation, ctx: HostContext, id: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<GcOutcome> {
   const where = resolveRepo(inst.home, id, ctx.uid);
   if ('reason' in where) return { id, ok: false, reason: where.reason };
@@ -171,7 +175,9 @@ export async function gcSnapshotRepo(inst: Installation, ctx: HostContext, id: s
   const pin = await runGit(git, repo, ['update-ref', '--stdin'], present.map((h) => `update ${KEEP_PREFIX}${h} ${h}\n`).join(''), timeoutMs);
   if (pin.code !== 0)
     return { id, ok: false, reason: `git could not pin the snapshots in use (${firstLine(pin.stderr) || `exit ${pin.code}`}); nothing was compacted.` };
-  const gc = await runGit(git, repo, ['gc', '--prune=now', '--quiet'], '', timeoutMs);
+  // The expiry spares what the plan spares: the leaked-files item leaves a tmp_pack_* younger than an hour (a running git may be
+  // writing it), and git's prune removes tmp_ files by the same expiry it gives loose objects.
+  const gc = await runGit(git, repo, ['gc', `--prune=${GC_PRUNE_EXPIRY}`, '--quiet'], '', timeoutMs);
   const unpin = await unpinAll(git, repo, timeoutMs);
   if (gc.code !== 0)
     return {

@@ -315,7 +315,7 @@ export function snapshotItems(scan: SnapshotScan, inv: Inventory, block: string 
         id: gcItemId(r),
         category: 'cache',
         label: `Compact OpenCode snapshots (git gc) · ${label}`,
-        subtitle: `git gc --prune=now: ${plural(r.looseObjects, 'loose object')} and ${plural(r.packs, 'pack')} become one pack; every snapshot a session still refers to is kept, so undo keeps working`,
+        subtitle: `git gc --prune=1.hour.ago: ${plural(r.looseObjects, 'loose object')} and ${plural(r.packs, 'pack')} become one pack; every snapshot a session still refers to is kept, so undo keeps working`,
         paths: [],
         bytes: r.looseBytes,
         risk: 'safe',
