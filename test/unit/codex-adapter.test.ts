@@ -15,7 +15,7 @@ import { codexBinary } from '../../src/adapters/codex/paths.js';
 import { parseProjectHeaders, ProjectResolver } from '../../src/adapters/codex/projects.js';
 import { rolloutMessages } from '../../src/adapters/codex/rollout-reader.js';
 import { JsonRpcClient, LineSplitter, RpcClosed, RpcError, RpcTimeout, type MessageChannel } from '../../src/adapters/codex/rpc-client.js';
-import { NO_EXECUTABLE } from '../../src/adapters/codex/scan.js';
+import { NO_EXECUTABLE, sessionBlock } from '../../src/adapters/codex/scan.js';
 import { readSessionIndex } from '../../src/adapters/codex/session-index.js';
 import { readStateDb } from '../../src/adapters/codex/state-db.js';
 import { scopeBlocker } from '../../src/adapters/codex/delete-route.js';
@@ -504,7 +504,23 @@ describe('writers', () => {
     fakeProcess(t.procRoot, 4444, 'bash', ['bash']);
     const w = await findCodexWriters({ ...t.ctx, platform: 'linux' }, home);
     expect(w.writers.map((x) => x.pid)).toEqual([4242]);
+    expect(w.writers[0]).toMatchObject({ command: 'codex resume', evidence: `holds ${roll} open` });
     expect([...w.held]).toEqual([[A, 4242]]);
+  });
+
+  it('a Codex whose open files cannot be read blocks the threads, named with its command line and why', async () => {
+    t = makeTempEnv();
+    const home = t.env.CODEX_HOME!;
+    mkdirSync(home, { recursive: true });
+    fakeProcess(t.procRoot, 4545, 'codex', ['codex', 'exec', 'fix it']);
+    writeFileSync(join(t.procRoot, '4545', 'environ'), `HOME=${t.env.HOME}\0CODEX_HOME=${home}\0`);
+    const w = await findCodexWriters({ ...t.ctx, platform: 'linux' }, home);
+    expect(w.opaque.map((x) => x.pid)).toEqual([4545]);
+    const inst = { executable: '/x/codex' } as Parameters<typeof sessionBlock>[0];
+    const store = { notStarted: true } as Parameters<typeof sessionBlock>[1];
+    expect(sessionBlock(inst, store, w, undefined)).toBe(
+      `A running Codex cannot be inspected (codex pid 4545 (${w.opaque[0]!.user}: codex exec fix it; CODEX_HOME=${home})); quit it to delete threads.`,
+    );
   });
 });
 

@@ -11,7 +11,7 @@
 
 import type { HostContext, SessionRoute } from '../../engine/core/adapter.js';
 import { lstatSyncOrNull } from '../../engine/host/fsx.js';
-import type { Installation } from '../../engine/core/model.js';
+import { describeWriters, type Installation } from '../../engine/core/model.js';
 import { RpcError } from './rpc-client.js';
 import { descendantsOf, minimalRoots } from './lineage.js';
 import { THREAD_ID } from './paths.js';
@@ -45,8 +45,7 @@ export async function deleteCodexThreads(inst: Installation, ctx: HostContext, r
       'The codex executable was not found; Codex threads are deleted only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.',
     );
   const writers = await findCodexWriters(ctx, inst.home);
-  if (writers.opaque.length)
-    throw new RouteRefused(`A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it and review again.`);
+  if (writers.opaque.length) throw new RouteRefused(`A running Codex cannot be inspected (${describeWriters(writers.opaque)}); quit it and review again.`);
   const store = await loadStore(inst, ctx);
   try {
     if (!store.conn) throw new RouteRefused(`The Codex App Server is unavailable (${store.unavailable ?? 'no connection'}); nothing was deleted.`);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
 import { sessionItemId } from '../../engine/core/ids.js';
-import type { Installation, Inventory, ProjectGroup, ScanProgress, SessionRecord } from '../../engine/core/model.js';
+import { describeWriters, type Installation, type Inventory, type ProjectGroup, type ScanProgress, type SessionRecord } from '../../engine/core/model.js';
 import { walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
 import { checkHome } from '../shared/home.js';
@@ -97,12 +97,10 @@ export function sessionBlock(inst: Installation, store: StoreView, writers: Code
   if (!inst.executable) return NO_EXECUTABLE;
   // Listed from the state database because none runs: the confirmed delete starts one and checks the listing again.
   if (store.notStarted)
-    return writers.opaque.length
-      ? `A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it to delete threads.`
-      : undefined;
+    return writers.opaque.length ? `A running Codex cannot be inspected (${describeWriters(writers.opaque)}); quit it to delete threads.` : undefined;
   if (!store.conn) return `App Server unavailable; Codex threads are listed read-only from the state database (${store.unavailable ?? 'no connection'}).`;
   if (!store.conn.caps.threadDelete) return `This Codex App Server offers no thread/delete (${store.conn.caps.notes.join(' ') || 'probe failed'}).`;
-  if (writers.opaque.length) return `A running Codex (pid ${writers.opaque.map((w) => w.pid).join(', ')}) cannot be inspected; quit it to delete threads.`;
+  if (writers.opaque.length) return `A running Codex cannot be inspected (${describeWriters(writers.opaque)}); quit it to delete threads.`;
   return undefined;
 }
 
