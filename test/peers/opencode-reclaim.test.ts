@@ -127,5 +127,26 @@ describe('OpenCode reclaim through cleanerx clean', () => {
     expect(after.fileBytes).toBeLessThan(space.fileBytes);
     expectOnlyRemoved(rows0, sessionRows(t), scope);
     expect(treeDiff(files0, outside([db, `${db}-wal`]))).toEqual([]);
+    // Right after the compaction, before OpenCode runs again (#25): cleanerx and the real OpenCode list every remaining session.
+    const remaining = [...rows0.keys()].filter((id) => !scope.includes(id)).sort();
+    const rescan = await opencodeAdapter.scan(installation(t), t.ctx, () => undefined);
+    expect(rescan.warnings.map((w) => w.reason).join('\n')).not.toMatch(/missing|not listed/);
+    expect(rescan.sessions.map((x) => x.id).sort()).toEqual(remaining);
+    let checked = 0;
+    for (const p of m.projects) {
+      const listed = spawnSync(OPENCODE_BIN, ['session', 'list', '--format', 'json', '-n', '1000'], {
+        cwd: p.worktree,
+        env: opencodeEnv(t),
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(listed.status, listed.stderr).toBe(0);
+      const theirs = (listed.stdout.trim() ? (JSON.parse(listed.stdout) as { id: string }[]) : []).map((x) => x.id).sort();
+      const ours = m.sessions.filter((x) => x.projectId === p.id && x.parentId === null && remaining.includes(x.id) && x.kind === 'root').map((x) => x.id);
+      for (const id of ours) expect(theirs, `${p.id}: ${id}`).toContain(id);
+      for (const id of theirs) expect(remaining, id).toContain(id);
+      checked += ours.length;
+    }
+    expect(checked).toBeGreaterThan(0);
   }, 300_000);
 });
