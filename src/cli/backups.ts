@@ -2,7 +2,7 @@
 // Restore shows what it would create first; delete and restore need --yes
 // (with it, the restore's one pass shows that plan before it writes).
 
-import { formatBytes } from '../engine/core/format.js';
+import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
 import { AGENT_NAMES } from '../engine/core/model.js';
 import { safe, safeText, type SafeText } from '../engine/core/text.js';
@@ -24,7 +24,7 @@ export function restoreListLines(dry: Pick<RestoreSummary, 'paths' | 'emptyDirs'
   const total = dry.paths.length + dry.emptyDirs.length;
   for (let i = 0; i < dry.paths.length && out.length < max; i++) out.push(safe`  ${safeText(dry.paths[i]!)}`);
   for (let i = 0; i < dry.emptyDirs.length && out.length < max; i++) out.push(safe`  ${safeText(dry.emptyDirs[i]!)}/`);
-  if (total > out.length) out.push(say('cli.backups.andMore', { n: (total - out.length).toLocaleString('en-US') }));
+  if (total > out.length) out.push(say('cli.backups.andMore', { n: formatCount(total - out.length) }));
   return out;
 }
 
