@@ -40,6 +40,17 @@ function holdInChild(stateDir: string): Promise<ChildProcess> {
   });
 }
 
+/** A cleanup killed with its journal at "running" (as a second run finds one mid-way), its lock left stale. */
+function killedRun(env: Record<string, string>, id: string): void {
+  const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', id, '--yes'], {
+    env: { ...env, CLEANERX_CRASH_AT: 'mutation:0:running' },
+    encoding: 'utf8',
+    input: '',
+    timeout: 20_000,
+  });
+  expect(r.signal ?? r.status).toSatisfy((x: unknown) => x === 'SIGKILL' || x === 137);
+}
+
 describe('per-agent cleanup lock', () => {
   it('a second taker is refused with the holder’s pid, start time and command; released, it can be taken again', () => {
     const t = env();
@@ -138,13 +149,7 @@ describe('per-agent cleanup lock', () => {
     });
     const state = t.env.CLEANERX_STATE_DIR!;
     // The first run, as a second one finds it mid-way: its journal says running, and it holds the lock.
-    const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[0]!.id}`, '--yes'], {
-      env: { ...t.env, CLEANERX_CRASH_AT: 'mutation:0:running' },
-      encoding: 'utf8',
-      input: '',
-      timeout: 20_000,
-    });
-    expect(r.signal ?? r.status).toSatisfy((x: unknown) => x === 'SIGKILL' || x === 137);
+    killedRun(t.env, `session:${m.sessions[0]!.id}`);
     const holder = await holdInChild(state);
     const second = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[1]!.id}`, '--yes'], {
       env: t.env,
@@ -179,13 +184,7 @@ describe('per-agent cleanup lock', () => {
     });
     const state = t.env.CLEANERX_STATE_DIR!;
     // A killed run leaves its journal (and a stale lock).
-    const r = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--id', `session:${m.sessions[0]!.id}`, '--yes'], {
-      env: { ...t.env, CLEANERX_CRASH_AT: 'mutation:0:running' },
-      encoding: 'utf8',
-      input: '',
-      timeout: 20_000,
-    });
-    expect(r.signal ?? r.status).toSatisfy((x: unknown) => x === 'SIGKILL' || x === 137);
+    killedRun(t.env, `session:${m.sessions[0]!.id}`);
     const holder = await holdInChild(state);
     const engine = new Engine(ADAPTERS, t.ctx);
     const [op] = await engine.recoveryList();
