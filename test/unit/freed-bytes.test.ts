@@ -116,13 +116,30 @@ describe('freed bytes, measured', () => {
       for (let i = 0; i < 4000; i++) ins.run('x'.repeat(1000));
     })();
     const p = plan([{ ...item('logs:database', [], 3 * MiB), category: 'log' }]);
-    const b = await measureBefore(p, new Map([['logs:database', path]]));
+    const b = await measureBefore(p, new Map([['logs:database', { path, kind: 'database' as const }]]));
     db.exec('DELETE FROM logs WHERE id % 2 = 0');
     db.close();
     const f = await measureAfter(b, done);
     expect(f.allocatedBytes).toBe(0);
     expect(f.explanations).toContain('databasePages');
     expect(freedLines(f).join('\n')).toContain('The database keeps its pages until compacted.');
+  });
+
+  it('a tree rewritten in place (a git gc) is measured as a tree: what it gave back is ours, never "another process freed space" (#25)', async () => {
+    const d = dir();
+    const repo = join(d, 'repo');
+    mkdirSync(join(repo, 'objects', 'pack'), { recursive: true });
+    for (let i = 0; i < 16; i++) writeFileSync(join(repo, 'objects', `loose${i}`), Buffer.alloc(MiB, i + 1));
+    // The promise: what gc frees (16 MiB of loose objects become a 2 MiB pack).
+    const p = plan([{ ...item('snapshot-gc:x', [], 14 * MiB), category: 'cache' }]);
+    const b = await measureBefore(p, new Map([['snapshot-gc:x', { path: repo, kind: 'tree' as const }]]));
+    for (let i = 0; i < 16; i++) rmSync(join(repo, 'objects', `loose${i}`));
+    writeFileSync(join(repo, 'objects', 'pack', 'pack-1.pack'), Buffer.alloc(2 * MiB, 9));
+    const f = await measureAfter(b, done);
+    expect(f.allocatedBytes).toBeGreaterThan(13 * MiB);
+    expect(f.allocatedBytes).toBeLessThan(15 * MiB);
+    expect(f.explanations).not.toContain('otherFrees');
+    expect(f.explanations).not.toContain('otherWrites');
   });
 
   it('another process writing to the filesystem meanwhile is named', async () => {

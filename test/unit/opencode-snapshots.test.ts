@@ -212,10 +212,19 @@ describe('OpenCode snapshot repositories', () => {
     const shm = `${t.env.OPENCODE_DB!}-shm`;
     const outside = hashTree(t.root, [a.gitdir, shm]);
     const id = gcItemId({ projectId: p1.id, hash: a.gitdir.split('/').pop()! });
-    expect(item(await scan(), id).selectable).toBe(true);
+    const offered = item(await scan(), id);
+    expect(offered.selectable).toBe(true);
+    expect(offered.metadata.measureTree).toBe(a.gitdir);
 
-    const r = await applyOpencodeItems(installation(t), t.ctx, [id]);
+    const written: number[] = [];
+    const r = await applyOpencodeItems(installation(t), t.ctx, [id], { onProgress: (_, n) => written.push(n) });
     expect(r).toEqual({ applied: [id], failed: [] });
+    // Progress is read off the new pack as gc writes it: it ends at the pack's size.
+    expect(written.length).toBeGreaterThanOrEqual(2);
+    expect(written.at(-1)).toBeGreaterThan(0);
+    // The promise is what gc frees, not the loose objects it packs (#25): within 10% of the measured difference.
+    const freed = before - duBytes(a.gitdir);
+    expect(Math.abs(offered.bytes - freed)).toBeLessThanOrEqual(0.1 * freed);
     // gc keeps what the plan keeps (#25): the fresh temporary pack is still there.
     expect(existsSync(fresh)).toBe(true);
     expect(looseCount(a.gitdir)).toBe(0);

@@ -5,13 +5,13 @@
 // removal go through the engine's path transaction like logs and cache.
 
 import type { HostContext } from '../../engine/core/adapter.js';
-import { runningReason, type Installation, type Inventory } from '../../engine/core/model.js';
+import { runningReason, type Installation, type Inventory, type Item } from '../../engine/core/model.js';
 import { UNSAFE_REASON } from '../../engine/inventory/revision.js';
 import { ReadOnlyItems } from '../shared/read-only-entry.js';
 import { applyCompact, COMPACT_ITEM_ID, COMPACT_RUNNING_REASON, compactItem } from './compact-item.js';
 import { chooseDatabase } from './paths.js';
-import { findSystemGit, gcSnapshotRepo } from './snapshots-gc.js';
-import { parseGcItemId, SNAPSHOT_DIR, SNAPSHOTS_RUNNING_REASON, scanSnapshotRepos, snapshotItems } from './snapshots.js';
+import { findSystemGit, gcPromise, gcSnapshotRepo } from './snapshots-gc.js';
+import { parseGcItemId, SNAPSHOT_DIR, SNAPSHOTS_RUNNING_REASON, type SnapshotRepo, scanSnapshotRepos, snapshotItems } from './snapshots.js';
 
 const KNOWN_SNAPSHOT_ID = 'protected:opencode:snapshot';
 
@@ -43,6 +43,7 @@ export async function addReclaimItems(inst: Installation, ctx: HostContext, inv:
         metadata: { protected: false },
       });
     }
+    await promiseGcBytes(inst, ctx, items, snaps.repos);
     inv.items = [...inv.items.filter((i) => i.id !== KNOWN_SNAPSHOT_ID), ...items, ...strays.items];
   }
   const db = chooseDatabase(inst, ctx).db;
@@ -52,12 +53,32 @@ export async function addReclaimItems(inst: Installation, ctx: HostContext, inv:
   return inv;
 }
 
+/**
+ * A gc item promises what gc frees, not the loose objects it packs: object
+ * storage less what refs, the index and the pinned snapshots keep (read-only
+ * git, gcPromise). The repository is measured before and after the run
+ * (metadata.measureTree), so the result compares like with like.
+ */
+async function promiseGcBytes(inst: Installation, ctx: HostContext, items: Item[], repos: readonly SnapshotRepo[]): Promise<void> {
+  for (const item of items) {
+    const where = parseGcItemId(item.id);
+    const repo = where && repos.find((r) => r.projectId === where.projectId && r.hash === where.hash);
+    if (!repo) continue;
+    item.metadata = { ...item.metadata, measureTree: repo.path };
+    if (!item.selectable) continue;
+    const p = await gcPromise(inst, ctx, repo.path, repo.projectId);
+    if (!p) continue;
+    item.bytes = p.bytes;
+    item.metadata = { ...item.metadata, gcObjectBytes: p.objectBytes, gcKeptBytes: p.keptBytes };
+  }
+}
+
 /** The item route: git gc per snapshot item, then the database compaction. */
 export async function applyOpencodeItems(
   inst: Installation,
   ctx: HostContext,
   itemIds: readonly string[],
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; onProgress?: (itemId: string, written: number) => void } = {},
 ): Promise<{ applied: string[]; failed: { id: string; reason: string }[] }> {
   const applied: string[] = [];
   const failed: { id: string; reason: string }[] = [];
@@ -65,7 +86,7 @@ export async function applyOpencodeItems(
     if (id !== COMPACT_ITEM_ID && !parseGcItemId(id)) throw new Error(`${id} is not an OpenCode item cleanerx applies itself; rescan and review again.`);
   }
   for (const id of itemIds.filter((i) => i !== COMPACT_ITEM_ID)) {
-    const r = await gcSnapshotRepo(inst, ctx, id, opts.timeoutMs);
+    const r = await gcSnapshotRepo(inst, ctx, id, opts.timeoutMs, opts.onProgress && ((n) => opts.onProgress!(id, n)));
     if (r.ok) applied.push(id);
     else {
       failed.push({ id, reason: r.reason ?? 'git gc did not finish.' });

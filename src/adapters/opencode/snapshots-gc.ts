@@ -13,10 +13,10 @@ import { constants, accessSync, realpathSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { describeWriters, type Installation } from '../../engine/core/model.js';
-import { lstatSyncOrNull } from '../../engine/host/fsx.js';
+import { allocatedBytes, listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
 import { openReadOnly } from './db-open.js';
 import { chooseDatabase } from './paths.js';
-import { looksLikeGitDir, parseGcItemId, SNAPSHOT_DIR } from './snapshots.js';
+import { looksLikeGitDir, parseGcItemId, SNAPSHOT_DIR, STALE_MS } from './snapshots.js';
 import { findOpencodeWriters } from './writers.js';
 import { spawnTracked } from '../../engine/host/own-children.js';
 
@@ -139,6 +139,30 @@ export function referencedSnapshots(db: string | null, projectId: string): Set<s
   return out;
 }
 
+/** The snapshot trees the database's sessions of this project refer to that the repository holds (what gc must keep). */
+async function presentSnapshots(
+  git: string,
+  repo: string,
+  db: string | null,
+  projectId: string,
+  timeoutMs: number,
+): Promise<{ present: string[] } | { reason: string }> {
+  let wanted: string[];
+  try {
+    wanted = [...referencedSnapshots(db, projectId)].filter((h) => HASH.test(h));
+  } catch (e) {
+    return { reason: (e as Error).message };
+  }
+  const check = await runGit(git, repo, ['cat-file', '--batch-check'], wanted.map((h) => `${h}\n`).join(''), timeoutMs);
+  if (check.code !== 0) return { reason: `git could not read ${repo} (${firstLine(check.stderr) || `exit ${check.code}`}); nothing was changed.` };
+  const present = check.stdout
+    .split('\n')
+    .map((l) => l.split(' '))
+    .filter((f) => f.length === 3 && HASH.test(f[0]!) && f[1] !== 'missing')
+    .map((f) => f[0]!);
+  return { present };
+}
+
 export interface GcOutcome {
   id: string;
   ok: boolean;
@@ -150,7 +174,13 @@ export interface GcOutcome {
 export const GC_PRUNE_EXPIRY = '1.hour.ago';
 
 /** One gc item: writers re-checked, referenced snapshots pinned, gc --prune=1.hour.ago, pins removed, pins proven present. */
-export async function gcSnapshotRepo(inst: Installation, ctx: HostContext, id: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<GcOutcome> {
+export async function gcSnapshotRepo(
+  inst: Installation,
+  ctx: HostContext,
+  id: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+  onWritten?: (bytes: number) => void,
+): Promise<GcOutcome> {
   const where = resolveRepo(inst.home, id, ctx.uid);
   if ('reason' in where) return { id, ok: false, reason: where.reason };
   const git = findSystemGit(ctx.env);
@@ -158,26 +188,16 @@ export async function gcSnapshotRepo(inst: Installation, ctx: HostContext, id: s
   const writers = await findOpencodeWriters(ctx, chooseDatabase(inst, ctx).db, inst.home);
   if (writers.length) return { id, ok: false, reason: `Quit OpenCode before compacting its snapshots (running: ${describeWriters(writers)}).` };
   const { repo, projectId } = where;
-  let wanted: string[];
-  try {
-    wanted = [...referencedSnapshots(chooseDatabase(inst, ctx).db, projectId)].filter((h) => HASH.test(h));
-  } catch (e) {
-    return { id, ok: false, reason: (e as Error).message };
-  }
-  const check = await runGit(git, repo, ['cat-file', '--batch-check'], wanted.map((h) => `${h}\n`).join(''), timeoutMs);
-  if (check.code !== 0)
-    return { id, ok: false, reason: `git could not read ${repo} (${firstLine(check.stderr) || `exit ${check.code}`}); nothing was changed.` };
-  const present = check.stdout
-    .split('\n')
-    .map((l) => l.split(' '))
-    .filter((f) => f.length === 3 && HASH.test(f[0]!) && f[1] !== 'missing')
-    .map((f) => f[0]!);
+  const pinned = await presentSnapshots(git, repo, chooseDatabase(inst, ctx).db, projectId, timeoutMs);
+  if ('reason' in pinned) return { id, ok: false, reason: pinned.reason };
+  const present = pinned.present;
   const pin = await runGit(git, repo, ['update-ref', '--stdin'], present.map((h) => `update ${KEEP_PREFIX}${h} ${h}\n`).join(''), timeoutMs);
   if (pin.code !== 0)
     return { id, ok: false, reason: `git could not pin the snapshots in use (${firstLine(pin.stderr) || `exit ${pin.code}`}); nothing was compacted.` };
   // The expiry spares what the plan spares: the leaked-files item leaves a tmp_pack_* younger than an hour (a running git may be
   // writing it), and git's prune removes tmp_ files by the same expiry it gives loose objects.
-  const gc = await runGit(git, repo, ['gc', `--prune=${GC_PRUNE_EXPIRY}`, '--quiet'], '', timeoutMs);
+  const stopWatch = onWritten ? watchNewPacks(repo, onWritten) : () => undefined;
+  const gc = await runGit(git, repo, ['gc', `--prune=${GC_PRUNE_EXPIRY}`, '--quiet'], '', timeoutMs).finally(stopWatch);
   const unpin = await unpinAll(git, repo, timeoutMs);
   if (gc.code !== 0)
     return {
@@ -193,6 +213,31 @@ export async function gcSnapshotRepo(inst: Installation, ctx: HostContext, id: s
   return { id, ok: true, kept: present.length };
 }
 
+/** How often a running gc's progress is read (the pack it writes grows in objects/pack). */
+export const GC_PROGRESS_MS = 1000;
+
+/**
+ * git gc prints no progress without a terminal, so the progress is read off
+ * the disk: the bytes of every file in objects/pack that was not there when
+ * it started (the tmp_pack_* being written, then the pack it becomes).
+ */
+function watchNewPacks(repo: string, onWritten: (bytes: number) => void): () => void {
+  const dir = join(repo, 'objects', 'pack');
+  const before = new Set(listDirSorted(dir).map((d) => d.name));
+  // Every tick reports, changed or not: a count that holds still for seconds still tells the user gc is alive.
+  const tick = (): void => {
+    let n = 0;
+    for (const d of listDirSorted(dir)) if (!before.has(d.name)) n += lstatSyncOrNull(join(dir, d.name))?.size ?? 0;
+    onWritten(n);
+  };
+  onWritten(0);
+  const timer = setInterval(tick, GC_PROGRESS_MS);
+  return () => {
+    clearInterval(timer);
+    tick();
+  };
+}
+
 /** Removes every keep ref (this run's and any a killed run left behind). Returns a reason on failure. */
 async function unpinAll(git: string, repo: string, timeoutMs: number): Promise<string | undefined> {
   const list = await runGit(git, repo, ['for-each-ref', '--format=%(refname)', KEEP_PREFIX], '', timeoutMs);
@@ -201,4 +246,81 @@ async function unpinAll(git: string, repo: string, timeoutMs: number): Promise<s
   if (!refs.length) return undefined;
   const del = await runGit(git, repo, ['update-ref', '--stdin'], refs.map((r) => `delete ${r}\n`).join(''), timeoutMs);
   return del.code === 0 ? undefined : `git could not remove its temporary refs in ${repo} (${firstLine(del.stderr)}); they only keep snapshots.`;
+}
+
+export interface GcPromise {
+  /** What the gc is expected to free: object storage now, less what stays (reachable or pinned objects, young loose ones). */
+  bytes: number;
+  /** Object storage now (loose objects and packs, allocated). */
+  objectBytes: number;
+  /** Objects that stay, as git measures them on disk. */
+  keptBytes: number;
+}
+
+const PACK_FILE = /^pack-[0-9a-f]+\.(pack|idx|rev|bitmap|mtimes)$/;
+
+/**
+ * Allocated bytes gc can give back: loose objects and their fan-out
+ * directories (prune removes a directory it empties), pack files; and the
+ * loose objects younger than gc's expiry, which stay with their directory.
+ */
+function objectStorage(repo: string, now: number): { total: number; young: number; block: number } {
+  let total = 0;
+  let young = 0;
+  const objects = join(repo, 'objects');
+  const block = lstatSyncOrNull(objects)?.blksize || 4096;
+  for (const d of listDirSorted(objects)) {
+    if (!/^[0-9a-f]{2}$/.test(d.name) || !d.isDirectory()) continue;
+    const dir = lstatSyncOrNull(join(objects, d.name));
+    let stays = false;
+    for (const f of listDirSorted(join(objects, d.name))) {
+      const st = lstatSyncOrNull(join(objects, d.name, f.name));
+      if (!st?.isFile()) continue;
+      total += allocatedBytes(st);
+      if (now - st.mtimeMs <= STALE_MS) {
+        young += allocatedBytes(st);
+        stays = true;
+      }
+    }
+    if (dir && !stays) total += allocatedBytes(dir);
+  }
+  for (const f of listDirSorted(join(objects, 'pack'))) {
+    if (!PACK_FILE.test(f.name)) continue;
+    const st = lstatSyncOrNull(join(objects, 'pack', f.name));
+    if (st?.isFile()) total += allocatedBytes(st);
+  }
+  return { total, young, block };
+}
+
+const roundUp = (n: number, block: number): number => Math.ceil(n / block) * block;
+/** The files a gc leaves beside the pack (git pack-refs and update-server-info). */
+const GC_WRITES = ['packed-refs', join('objects', 'info', 'packs'), join('info', 'refs')];
+
+/**
+ * What `gcSnapshotRepo` will free, before it runs and read-only: the objects
+ * gc keeps are the ones refs, reflogs and the index reach plus the pinned
+ * snapshots the database refers to (`git rev-list --disk-usage` sums their
+ * size on disk); loose objects younger than the expiry stay too. Packing
+ * deltas what stays, so the promise errs low, never high. Null when git or
+ * the database cannot answer (the caller keeps the loose-object size).
+ */
+export async function gcPromise(inst: Installation, ctx: HostContext, repo: string, projectId: string, timeoutMs = 60_000): Promise<GcPromise | null> {
+  const git = findSystemGit(ctx.env);
+  if (!git) return null;
+  const pinned = await presentSnapshots(git, repo, chooseDatabase(inst, ctx).db, projectId, timeoutMs);
+  if ('reason' in pinned) return null;
+  const present = pinned.present;
+  const walk = ['rev-list', '--objects', '--all', '--reflog', '--indexed-objects', '--stdin'];
+  const pins = present.map((h) => `${h}\n`).join('');
+  const kept = await runGit(git, repo, [...walk, '--disk-usage'], pins, timeoutMs);
+  const listed = await runGit(git, repo, walk, pins, timeoutMs);
+  const keptBytes = Number(kept.stdout.trim());
+  if (kept.code !== 0 || listed.code !== 0 || !Number.isSafeInteger(keptBytes)) return null;
+  const objects = listed.stdout.split('\n').filter(Boolean).length;
+  const storage = objectStorage(repo, ctx.now());
+  // What stays: the one pack of the kept objects and its index (28 bytes an object, git's v2 format), and the small files gc writes.
+  const after =
+    (objects ? roundUp(keptBytes, storage.block) + roundUp(1072 + 28 * objects, storage.block) : 0) +
+    GC_WRITES.filter((f) => !lstatSyncOrNull(join(repo, f))).length * storage.block;
+  return { bytes: Math.max(0, storage.total - storage.young - after), objectBytes: storage.total, keptBytes };
 }

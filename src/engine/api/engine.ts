@@ -393,10 +393,11 @@ export class Engine implements EngineApi {
     try {
       const { measureBefore } = await import('../cleanup/freed-bytes.js');
       const snap = this.snapshot(plan.snapshotId);
-      const inPlace = new Map<string, string>();
+      const inPlace = new Map<string, import('../cleanup/freed-bytes.js').InPlaceTarget>();
       for (const i of plan.items) {
-        const db = snap.item(i.id)?.metadata.dbPath;
-        if (typeof db === 'string') inPlace.set(i.id, db);
+        const meta = snap.item(i.id)?.metadata;
+        if (typeof meta?.dbPath === 'string') inPlace.set(i.id, { path: meta.dbPath, kind: 'database' });
+        else if (typeof meta?.measureTree === 'string') inPlace.set(i.id, { path: meta.measureTree, kind: 'tree' });
       }
       return await measureBefore(plan, inPlace);
     } catch {

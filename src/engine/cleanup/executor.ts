@@ -356,7 +356,9 @@ async function executeSteps(
       crashPoint(`official:${op.index}:before`);
       let res: Awaited<ReturnType<ItemRoute['applyItems']>>;
       try {
-        res = await route.applyItems(snap.installation, deps.ctx, op.itemIds);
+        res = await route.applyItems(snap.installation, deps.ctx, op.itemIds, {
+          onProgress: (id, written) => progress({ phase: 'deleting', done, bytesDone, current: titleOf.get(id), written }),
+        });
       } catch (e) {
         return failUnsure(`${(e as Error).message} No later item was touched.`);
       }

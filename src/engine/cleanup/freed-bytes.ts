@@ -122,17 +122,25 @@ export interface FreedBaseline {
   devOf: Map<string, number>;
 }
 
+/** What an item changes without removing it: a database (its file and side files), or a tree such as a git repository a gc rewrites. */
+export interface InPlaceTarget {
+  path: string;
+  kind: 'database' | 'tree';
+}
+
 /**
- * Before the executor runs. `inPlace` maps an item id to the database it
- * changes without removing it (an item metadata's `dbPath`): its file and
- * side files are measured instead of (absent) paths.
+ * Before the executor runs. `inPlace` maps an item id to what it changes in
+ * place (an item metadata's `dbPath` or `measureTree`): that is measured
+ * instead of (absent) paths.
  */
-export async function measureBefore(plan: CleanupPlan, inPlace: ReadonlyMap<string, string> = new Map()): Promise<FreedBaseline> {
+export async function measureBefore(plan: CleanupPlan, inPlace: ReadonlyMap<string, InPlaceTarget> = new Map()): Promise<FreedBaseline> {
   const targets: Target[] = [];
   const seen = new Set<string>();
   for (const item of plan.items) {
-    const db = inPlace.get(item.id);
-    const paths = [...item.paths, ...(db ? [db, ...DB_SIDES.map((s) => db + s)] : [])].filter((p) => !seen.has(p));
+    const at = inPlace.get(item.id);
+    const db = at?.kind === 'database' ? at.path : undefined;
+    const tree = at?.kind === 'tree' ? [at.path] : [];
+    const paths = [...item.paths, ...tree, ...(db ? [db, ...DB_SIDES.map((s) => db + s)] : [])].filter((p) => !seen.has(p));
     for (const p of paths) seen.add(p);
     const share = paths.length ? item.bytes / paths.length : 0;
     for (const path of paths) targets.push({ path, promised: share, database: Boolean(db) || DB_NAME.test(path), before: tally(path) });

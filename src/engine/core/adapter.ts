@@ -108,7 +108,11 @@ export interface ItemRoute {
     inst: Installation,
     ctx: HostContext,
     itemIds: readonly string[],
-    opts?: { timeoutMs?: number },
+    opts?: {
+      timeoutMs?: number;
+      /** Called at least every 2 s while an item runs: bytes the agent's own tool has written for it so far. */
+      onProgress?: (itemId: string, written: number) => void;
+    },
   ): Promise<{ applied: string[]; failed: { id: string; reason: string }[] }>;
 }
 

@@ -503,6 +503,8 @@ export interface ExecuteProgress {
   bytesDone: number;
   bytesTotal: number;
   current?: string;
+  /** Bytes an official item route has written for the current item so far (git gc's new pack); moves while done/bytesDone cannot. */
+  written?: number;
 }
 
 export interface ExecuteResult {
