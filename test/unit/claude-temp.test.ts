@@ -3,9 +3,11 @@
 // else under HOME (the Claude home, the rest of the temp roots) changes byte
 // for byte; while a Claude process lives, both are blocked.
 
-import { existsSync, mkdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FINISHED_TASKS_PREFIX } from '../../src/adapters/claude/scan.js';
 import { claudeTempRootPaths } from '../../src/adapters/claude/temp-roots.js';
 import { CLAUDE_RUNNING_REASON } from '../../src/adapters/claude/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
@@ -15,7 +17,12 @@ import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
 let t: TempEnv;
-afterEach(() => t?.cleanup());
+let holder: ChildProcess | null = null;
+afterEach(() => {
+  holder?.kill('SIGKILL');
+  holder = null;
+  t?.cleanup();
+});
 
 interface Built {
   m: ClaudeFixtureManifest;
@@ -82,6 +89,47 @@ describe('Claude temp roots through the engine', () => {
     expect(after.forest.nodes.length).toBe(snap.forest.nodes.length - 1);
     expect(after.item('claude-temp')).toBeUndefined();
     expect(relative(t.env.HOME!, b.tasksRoot).startsWith('..')).toBe(false);
+  });
+
+  it("while Claude runs, a session's finished task output is an item of its own: exactly those files go, nothing else changes (#25)", async () => {
+    const b = build();
+    const transcript = b.m.sessions.find((x) => x.id === b.sid)!.file;
+    const hour = 3600;
+    const now = Date.now() / 1000;
+    utimesSync(transcript, now - hour, now - hour);
+    const done = join(b.sessionTemp, 'tasks', 'a1.output');
+    utimesSync(done, now - 2 * hour, now - 2 * hour);
+    // Written after the session's last activity: a task may still be running.
+    const running = join(b.sessionTemp, 'tasks', 'a2.output');
+    writeFileSync(running, 'still going\n');
+    // Open in a process: left alone, however old.
+    const held = join(b.sessionTemp, 'tasks', 'a3.output');
+    writeFileSync(held, 'held\n');
+    utimesSync(held, now - 3 * hour, now - 3 * hour);
+    const fd = openSync(held, 'r');
+    holder = spawn('sleep', ['60'], { stdio: ['ignore', fd, 'ignore'] });
+    closeSync(fd);
+    fakeProcess(t.procRoot, holder.pid!, 'sleep', ['sleep', '60']);
+    mkdirSync(join(t.procRoot, String(holder.pid), 'fd'));
+    symlinkSync(`/proc/${holder.pid}/fd/1`, join(t.procRoot, String(holder.pid), 'fd', '1'));
+    fakeProcess(t.procRoot, 4242, 'claude', ['claude']);
+
+    const engine = new Engine(ADAPTERS, t.ctx);
+    const sum = await engine.scan('claude');
+    const snap = engine.snapshot(sum.snapshotId);
+    expect(snap.forest.nodeById.get(b.sid)!.s.selectable).toBe(false);
+    const id = `${FINISHED_TASKS_PREFIX}${b.sid}`;
+    const item = snap.item(id)!;
+    expect(item).toMatchObject({ category: 'temporary', selectable: true, paths: [done] });
+    expect(item.metadata.agentLoses).toMatch(/can no longer read it back/);
+    const state = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_DATA_DIR!, t.env.CLEANERX_CONFIG_DIR!];
+    const before = hashTree(t.env.HOME!, state);
+    const plan = await engine.plan(sum.snapshotId, [id]);
+    expect(plan.blockers).toEqual([]);
+    const r = await engine.execute(plan.id);
+    expect(r.status, r.message).toBe('complete');
+    expect(treeDiff(before, hashTree(t.env.HOME!, state))).toEqual([`removed ${relative(t.env.HOME!, done)}`]);
+    expect(engine.snapshot((await engine.scan('claude')).snapshotId).item(id)).toBeUndefined();
   });
 
   it('is blocked while a Claude Code process lives', async () => {

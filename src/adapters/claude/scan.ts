@@ -26,7 +26,8 @@ import { cleanText } from '../../engine/core/text.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
 import { parseObject } from '../shared/jsonl.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, claudeFallbackTitle, readClaudeTranscript } from './transcript-reader.js';
-import { listClaudeTemp } from './temp-roots.js';
+import { finishedTaskOutputs, listClaudeTemp } from './temp-roots.js';
+import { fileHolders } from '../../engine/cleanup/compact-holders.js';
 import { CLAUDE_RUNNING_REASON, findClaudeWriters } from './writers.js';
 
 /** Claude reads at most 4 KiB of an archive mark. */
@@ -347,6 +348,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   for (const [id, paths] of temp.bySession) if (!owned.has(id)) temp.rest.push(...paths);
   const tempItem = claudeTempItem(temp.rest, blockAll, ctx, log);
   if (tempItem) inv.items.push(tempItem);
+  if (live.writers.length && !homeReadOnly) inv.items.push(...(await finishedTaskItems(inv.sessions, temp.bySession, ctx)));
   inv.items.push(...readOnlyItems(home, ctx, warnings, log));
   return inv;
 }
@@ -559,6 +561,61 @@ function listTodos(home: string): { bySession: Map<string, string[]>; files: str
   }
   return out;
 }
+
+/**
+ * While Claude runs, its sessions are blocked whole; the output of their
+ * finished background tasks (older than the session's last activity, held
+ * open by no process) is an item of its own, offered while Claude runs. The
+ * cost is that the session can no longer read that output back.
+ */
+async function finishedTaskItems(sessions: readonly SessionRecord[], bySession: ReadonlyMap<string, string[]>, ctx: HostContext): Promise<Item[]> {
+  const found: { s: SessionRecord; files: string[] }[] = [];
+  for (const s of sessions) {
+    const dirs = bySession.get(s.id.toLowerCase());
+    const files = dirs && s.updatedAt ? finishedTaskOutputs(dirs, s.updatedAt, ctx.uid) : [];
+    if (files.length) found.push({ s, files });
+  }
+  if (!found.length) return [];
+  const held = new Set(
+    (
+      await fileHolders(
+        found.flatMap((f) => f.files),
+        ctx.procRoot,
+      )
+    ).map((h) => h.path),
+  );
+  const items: Item[] = [];
+  for (const { s, files } of found) {
+    const free = files.filter((f) => !held.has(f));
+    if (!free.length) continue;
+    const tree = walkOwned(free, { uid: ctx.uid });
+    items.push({
+      id: `${FINISHED_TASKS_PREFIX}${s.id}`,
+      category: 'temporary',
+      label: `Finished task output · ${s.title}`,
+      subtitle: `${free.length} background task output file${free.length === 1 ? '' : 's'} of a session in use, written before its last activity and open in no process`,
+      paths: free,
+      bytes: tree.bytes,
+      modifiedAt: tree.newestMtime || undefined,
+      risk: 'review',
+      recoverable: false,
+      selectable: !tree.unsafe,
+      blockedReason: tree.unsafe,
+      projectId: s.projectId ?? undefined,
+      metadata: {
+        requiresAgentExit: false,
+        sessionId: s.id,
+        files: free.length,
+        agentLoses: 'the output of finished background tasks: the session can no longer read it back',
+        ...(tree.revision ? { sourceRevision: tree.revision } : {}),
+      },
+    });
+  }
+  return items;
+}
+
+/** Item ids of a running session's finished task output: the prefix and the session id. */
+export const FINISHED_TASKS_PREFIX = 'claude-task-output:';
 
 /**
  * What of Claude's temp roots no session took: task output of sessions whose

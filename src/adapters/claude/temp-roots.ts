@@ -137,3 +137,30 @@ function lstatOrNull(p: string): Stats | null {
     return null;
   }
 }
+
+/**
+ * The finished background-task output in a session's temp folders:
+ * `<dir>/tasks/*.output` regular files of the user's, last written before
+ * `before` (the session's last activity: a task still running writes after
+ * it). lstat only; whether a process holds one open is the caller's check.
+ */
+export function finishedTaskOutputs(dirs: readonly string[], before: number, uid: number): string[] {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    const tasks = join(dir, 'tasks');
+    const st = lstatOrNull(tasks);
+    if (!st?.isDirectory() || st.isSymbolicLink()) continue;
+    let entries: string[];
+    try {
+      entries = readdirSync(tasks).sort();
+    } catch {
+      continue;
+    }
+    for (const n of entries) {
+      if (!n.endsWith('.output')) continue;
+      const f = lstatOrNull(join(tasks, n));
+      if (f?.isFile() && f.nlink === 1 && (uid < 0 || f.uid === uid) && f.mtimeMs < before) out.push(join(tasks, n));
+    }
+  }
+  return out;
+}

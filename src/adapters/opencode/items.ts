@@ -121,10 +121,18 @@ export function cacheItem(
 }
 
 /** Protected entries, the database files, the config dir, and everything not recognized: read-only. */
-export function readOnlyItems(home: string, db: string | null, otherDbs: string[], configDir: string, warnings: ScanWarning[]): Item[] {
+export function readOnlyItems(
+  home: string,
+  db: string | null,
+  otherDbs: string[],
+  configDir: string,
+  warnings: ScanWarning[],
+  carved: ReadonlyMap<string, string[]> = new Map(),
+): Item[] {
   const out = new ReadOnlyItems('OpenCode', warnings);
-  const add = (id: string, label: string, p: string, kind: 'protected' | 'database' | 'known' | 'unknown', subtitle?: string): void =>
-    out.add({
+  const add = (id: string, label: string, p: string, kind: 'protected' | 'database' | 'known' | 'unknown', subtitle?: string): void => {
+    const kept = carved.get(basename(p));
+    const entry = {
       id,
       label,
       path: p,
@@ -146,7 +154,11 @@ export function readOnlyItems(home: string, db: string | null, otherDbs: string[
               ? 'Reported only.'
               : 'Unrecognized entry: read-only.',
       metadata: { protected: kind === 'protected' || kind === 'database' },
-    });
+    };
+    // An entry a leftovers item was carved from lists only what stays in it (leftovers.ts).
+    if (kept && p === join(home, basename(p))) out.addKept(entry, kept);
+    else out.add(entry);
+  };
   for (const name of OPENCODE_PROTECTED) add(`protected:opencode:${name}`, name, join(home, name), 'protected');
   for (const f of [db, ...otherDbs]) {
     if (!f) continue;

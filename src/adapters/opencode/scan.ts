@@ -24,6 +24,7 @@ import { dbRevision } from './db-revision.js';
 import { readProjects, readSessions, readSizesAndUsers, type ProjectRow, type SessionRead } from './db-reader.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { cacheItem, logItem, readOnlyItems, RUNNING_REASON } from './items.js';
+import { findLeftovers } from './leftovers.js';
 import { buildLineage, descendantsOf, type Lineage } from './lineage.js';
 import { chooseDatabase, opencodeCacheRoot, opencodeConfigDir } from './paths.js';
 import { readSchema, type SchemaInfo } from './schema.js';
@@ -116,7 +117,11 @@ export async function scanOpencode(inst: Installation, ctx: HostContext, onProgr
   }
   const cache = cacheItem(opencodeCacheRoot(ctx), home, db, newer ?? running, ctx, warnings);
   if (cache) inv.items.push(cache);
-  if (homeIsDir) inv.items.push(...readOnlyItems(home, db, choice.others, opencodeConfigDir(ctx), warnings));
+  // Which sessions exist is known only from a whole read: a truncated or partly skipped one calls no diff orphaned.
+  const allIds = read && !read.read.truncated && !read.read.skipped ? new Set(read.read.rows.map((r) => r.id)) : null;
+  const leftovers = homeIsDir ? await findLeftovers(home, allIds, newer ?? running ?? homeBlock, ctx) : { items: [], carved: new Map() };
+  inv.items.push(...leftovers.items);
+  if (homeIsDir) inv.items.push(...readOnlyItems(home, db, choice.others, opencodeConfigDir(ctx), warnings, leftovers.carved));
   return inv;
 }
 

@@ -49,4 +49,28 @@ export class ReadOnlyItems {
       metadata: e.metadata,
     });
   }
+
+  /**
+   * An entry of which a part was carved out into a cleanable item: only
+   * `kept` (the paths inside it that stay) is listed, as one read-only item.
+   */
+  addKept(e: ReadOnlyEntry, kept: readonly string[]): void {
+    if (this.listed.has(e.path) || !kept.length) return;
+    this.listed.add(e.path);
+    const tree = walkOwned([...kept], { uid: -1, maxEntries: 200_000 });
+    this.items.push({
+      id: e.id,
+      category: 'protected',
+      label: cleanText(e.label, 200),
+      subtitle: e.subtitle,
+      paths: [...kept],
+      bytes: tree.bytes,
+      modifiedAt: tree.newestMtime || undefined,
+      risk: 'protected',
+      recoverable: false,
+      selectable: false,
+      blockedReason: e.blockedReason,
+      metadata: e.metadata,
+    });
+  }
 }
