@@ -568,6 +568,8 @@ export interface ReadOptions {
 }
 
 const SAFE_SEGMENT = /^(?!\.\.?$)[^/\0]+$/;
+/** A root's label as the engine names them: `<agent>_home`, `<agent>_root<n>` (Claude's temp roots), `<agent>_session_export`. */
+const ROOT_LABEL = /^[a-z_]+[0-9]*$/;
 /** A time in ns as a decimal string, within what a 64-bit timespec holds. */
 const validNs = (v: unknown): v is string => typeof v === 'string' && /^-?[0-9]{1,19}$/.test(v) && BigInt(v) < 2n ** 63n && BigInt(v) > -(2n ** 63n);
 
@@ -578,7 +580,7 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
   if (expectAgent && m.agent !== expectAgent) throw new ArchiveError(`The archive belongs to ${m.agent}, not ${expectAgent}.`);
   const seen = new Set<string>();
   for (const e of m.entries) {
-    if (typeof e.root !== 'string' || !/^[a-z_]+$/.test(e.root) || typeof e.relativePath !== 'string')
+    if (typeof e.root !== 'string' || !ROOT_LABEL.test(e.root) || typeof e.relativePath !== 'string')
       throw new ArchiveError('The manifest names an invalid entry.');
     if (!e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s))) throw new ArchiveError(`The manifest names an unsafe path: ${e.relativePath}`);
     if (!/^[0-9a-f]{64}$/.test(e.sha256) || !Number.isSafeInteger(e.sizeBytes) || e.sizeBytes < 0)
@@ -591,10 +593,7 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
     seen.add(key);
   }
   const safeRef = (e: { root?: unknown; relativePath?: unknown }): boolean =>
-    typeof e.root === 'string' &&
-    /^[a-z_]+$/.test(e.root) &&
-    typeof e.relativePath === 'string' &&
-    e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s));
+    typeof e.root === 'string' && ROOT_LABEL.test(e.root) && typeof e.relativePath === 'string' && e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s));
   if (m.emptyDirs !== undefined) {
     if (!Array.isArray(m.emptyDirs)) throw new ArchiveError('The manifest has an invalid list of empty directories.');
     for (const d of m.emptyDirs) {

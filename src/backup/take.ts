@@ -41,7 +41,7 @@ export const sessionExportRoot = (agent: string): string => `${agent}_session_ex
 async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staging: string | undefined): Promise<TakenBackup> {
   const { store, journal: j } = o;
   const { files, emptyDirs, skipped, dirs } = await collectEntries(
-    o.plan.items.flatMap((i) => i.paths),
+    o.plan.items.filter((i) => i.recoverable).flatMap((i) => i.paths),
     o.roots,
   );
   let revisionAfterExport: string | undefined;
@@ -79,7 +79,7 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
       agent: o.plan.agent,
       operationId: j.operationId,
       id,
-      itemCount: o.plan.items.length,
+      itemCount: o.plan.items.filter((i) => i.recoverable).length,
       retentionDays: o.retentionDays,
       files,
       emptyDirs,
@@ -111,7 +111,7 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     archivePath: join(backupsDir(o.dataDir), `${id}.cxb`),
     archiveBytes: written.archiveBytes,
     originalBytes: written.manifest.originalBytes,
-    itemCount: o.plan.items.length,
+    itemCount: o.plan.items.filter((i) => i.recoverable).length,
     operationId: j.operationId,
     agent: o.plan.agent,
     verifiedAt: now,

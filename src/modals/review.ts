@@ -186,6 +186,7 @@ export class ReviewModal implements Modal {
       tail.push(
         ` ${tr('rv.backup')} ${this.backup ? t.ok(tr('rv.backupOn', { bytes: formatBytes(p.estimatedBackupBytes) })) : tr('rv.backupOff')} ${t.dim(tr('rv.backupToggles'))}`,
       );
+      if (p.backupNotCovered) tail.push(` ${t.dim(braces(p.backupNotCovered))}`);
     } else tail.push(` ${tr('rv.backup')} ${t.dim(braces(tr('rv.backupNotOffered', { why: p.backupWhyNot ?? '' })))}`);
     tail.push(
       archive

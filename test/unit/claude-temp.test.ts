@@ -11,6 +11,7 @@ import { FINISHED_TASKS_PREFIX } from '../../src/adapters/claude/scan.js';
 import { claudeTempRootPaths } from '../../src/adapters/claude/temp-roots.js';
 import { CLAUDE_RUNNING_REASON } from '../../src/adapters/claude/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
+import { backupService } from '../../src/backup/service.js';
 import { buildClaudeFixture, claudeSlug, type ClaudeFixtureManifest } from '../../src/demo/fixtures/claude.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -130,6 +131,33 @@ describe('Claude temp roots through the engine', () => {
     expect(r.status, r.message).toBe('complete');
     expect(treeDiff(before, hashTree(t.env.HOME!, state))).toEqual([`removed ${relative(t.env.HOME!, done)}`]);
     expect(engine.snapshot((await engine.scan('claude')).snapshotId).item(id)).toBeUndefined();
+  });
+
+  it('a mixed plan (a session and the temp item) backs up the session and says what it leaves out; the restore brings the session back (#25)', async () => {
+    const b = build();
+    const engine = new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env));
+    const sum = await engine.scan('claude');
+    const snap = engine.snapshot(sum.snapshotId);
+    const session = snap.forest.nodeById.get(b.sid)!.s;
+    const temp = snap.item('claude-temp')!;
+    const plan = await engine.plan(sum.snapshotId, ['claude-temp', session.itemId]);
+    expect(plan.backupEligible).toBe(true);
+    expect(plan.backupNotCovered).toMatch(/leaves out 1 item/);
+    expect(plan.backupUncoveredIds).toEqual(['claude-temp']);
+    expect(plan.estimatedBackupBytes).toBe(plan.items.find((i) => i.id === session.itemId)!.bytes);
+    const r = await engine.execute(plan.id, { backup: true, passphrase: 'correct horse battery' });
+    expect(r.status, r.message).toBe('complete');
+    expect(r.backupId).toBeTruthy();
+    for (const p of [...temp.paths, ...session.paths]) expect(existsSync(p), p).toBe(false);
+    const restored = await engine.backupRestore(r.backupId!, 'correct horse battery');
+    // Only the session's files were in the backup: they are back, the temp item's are not.
+    for (const p of session.paths) expect(existsSync(p), p).toBe(true);
+    for (const p of restored.paths)
+      expect(
+        temp.paths.some((q) => p === q || p.startsWith(`${q}/`)),
+        p,
+      ).toBe(false);
+    for (const p of temp.paths) expect(existsSync(p), p).toBe(false);
   });
 
   it('is blocked while a Claude Code process lives', async () => {

@@ -54,7 +54,12 @@ describe('engine sentences in Chinese', () => {
     const plan = buildPlan(snap(), ['session:a', 'cache:x'], { readOnly: true, routeAvailable: false, officialSessions: true });
     expect(plan.blockers).toEqual(['只读模式：不提供清理途径。', '此版本的 cleanerx 尚不支持清理 pi 的数据。']);
     expect(plan.routeNotes).toEqual(['会话通过 pi 自己的删除途径删除（1 个根会话；其下层会话一并删除）。']);
-    expect(plan.backupWhyNot).toMatch(/^此计划中有些条目无法恢复/);
+    // A mixed plan backs up what can be restored and names what it leaves out.
+    expect(plan.backupWhyNot).toBeUndefined();
+    expect(plan.backupNotCovered).toBe('备份不包含 1 项无法恢复的条目（缓存、临时数据、由代理自身调用处理的条目）。');
+    expect(buildPlan(snap(), ['cache:x'], { readOnly: false, routeAvailable: true }).backupWhyNot).toBe(
+      '此计划中没有可从备份恢复的条目（缓存、临时数据或没有恢复途径的条目）。',
+    );
     const archive = buildPlan(snap(), ['session:a'], { readOnly: false, routeAvailable: true, action: 'archive' });
     expect(archive.blockers).toEqual(['pi 在此版本中没有官方归档途径。']);
     expect(archive.backupWhyNot).toBe('归档不改动任何数据且可撤销：无需备份。');
@@ -80,8 +85,11 @@ describe('engine sentences in English are unchanged', () => {
     expect(field(d, 'Agent loses')).toBe('the history of this session and resuming it');
     const plan = buildPlan(snap(), ['session:a', 'cache:x'], { readOnly: true, routeAvailable: false, officialSessions: true });
     expect(plan.blockers).toEqual(['Read-only mode: no cleanup route is offered.', 'Cleanup of pi data is not available in this version of cleanerx.']);
-    expect(plan.backupWhyNot).toBe(
-      'Some items in this plan cannot be restored (caches, temporary data, or items without a restore route); split the selection to back up the rest.',
+    expect(plan.backupNotCovered).toBe(
+      "The backup leaves out 1 item(s) nothing could restore (caches, temporary data, items changed by the agent's own call).",
+    );
+    expect(buildPlan(snap(), ['cache:x'], { readOnly: false, routeAvailable: true }).backupWhyNot).toBe(
+      'Nothing in this plan could be restored from a backup (caches, temporary data, items without a restore route).',
     );
     expect(passphraseProblem('short')).toBe('Choose a passphrase of at least 8 characters, not counting spaces at its start and end.');
   });

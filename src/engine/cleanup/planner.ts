@@ -187,15 +187,21 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   if (opts.readOnly) blockers.push(t('plan.readOnly', undefined, lang));
   if (!opts.routeAvailable) blockers.push(t('plan.noRoute', { agent }, lang));
   const estimatedBytes = items.reduce((a, i) => a + i.bytes, 0);
-  const allRecoverable = items.every((i) => i.recoverable);
-  const sessionsIrreversible = items.some((i) => !i.recoverable && (i.category === 'session' || i.category === 'archivedSession'));
+  // A mixed plan backs up what can be restored; the rest is named as not covered, never a reason to back up nothing.
+  const covered = items.filter((i) => i.recoverable);
+  const uncovered = items.filter((i) => !i.recoverable);
+  const sessionsIrreversible = uncovered.some((i) => i.category === 'session' || i.category === 'archivedSession');
   const backupWhyNot =
     opts.backupUnavailable ??
-    (allRecoverable
+    (covered.length
       ? undefined
       : sessionsIrreversible && items.every((i) => i.category === 'session' || i.category === 'archivedSession')
         ? t('plan.noImport', { agent }, lang)
         : t('plan.someUnrestorable', undefined, lang));
+  const backupNotCovered =
+    backupWhyNot || !uncovered.length
+      ? undefined
+      : t(sessionsIrreversible ? 'plan.notCoveredSessions' : 'plan.notCovered', { n: String(uncovered.length), count: uncovered.length, agent }, lang);
   return {
     id: randomUUID(),
     snapshotId: snap.id,
@@ -206,9 +212,10 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     items,
     operations,
     estimatedBytes,
-    estimatedBackupBytes: backupWhyNot ? 0 : items.filter((i) => i.recoverable).reduce((a, i) => a + i.bytes, 0),
+    estimatedBackupBytes: backupWhyNot ? 0 : covered.reduce((a, i) => a + i.bytes, 0),
     backupEligible: !backupWhyNot,
     backupWhyNot,
+    ...(backupNotCovered ? { backupNotCovered, backupUncoveredIds: uncovered.map((i) => i.id) } : {}),
     irreversible: true,
     routeNotes,
     blockers,

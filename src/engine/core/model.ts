@@ -488,6 +488,10 @@ export interface CleanupPlan {
   estimatedBackupBytes: number;
   backupEligible: boolean;
   backupWhyNot?: string;
+  /** A backup holds only the recoverable items: one sentence on what it leaves out (caches, temp, sessions without an import route). */
+  backupNotCovered?: string;
+  /** …and those items' ids. */
+  backupUncoveredIds?: string[];
   irreversible: boolean;
   /** One plain line per official route the plan uses, shown in the review. */
   routeNotes: string[];

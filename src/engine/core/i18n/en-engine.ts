@@ -97,8 +97,10 @@ export const enEngine = {
   'plan.readOnly': 'Read-only mode: no cleanup route is offered.',
   'plan.noRoute': 'Cleanup of {agent} data is not available in this version of cleanerx.',
   'plan.noImport': '{agent} has no import route, so its deleted sessions cannot be restored from any backup.',
-  'plan.someUnrestorable':
-    'Some items in this plan cannot be restored (caches, temporary data, or items without a restore route); split the selection to back up the rest.',
+  'plan.notCovered': "The backup leaves out {n} item(s) nothing could restore (caches, temporary data, items changed by the agent's own call).",
+  'plan.notCoveredSessions':
+    'The backup leaves out {n} item(s) nothing could restore: {agent} has no import route for its sessions, and caches and temporary data are not kept.',
+  'plan.someUnrestorable': 'Nothing in this plan could be restored from a backup (caches, temporary data, items without a restore route).',
   'plan.noActionRoute.archive': '{agent} has no official archive route in this version.',
   'plan.noActionRoute.unarchive': '{agent} has no official unarchive route in this version.',
   'plan.archiveNote': "Sessions are archived by {agent}'s own route: they stay on disk and can be unarchived.",
