@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executePlan, type ExecutorDeps } from '../../src/engine/cleanup/executor.js';
 import { buildPlan, planBlockers } from '../../src/engine/cleanup/planner.js';
-import type { Installation, Inventory, SessionRecord, Writer } from '../../src/engine/core/model.js';
-import { Snapshot } from '../../src/engine/inventory/snapshot.js';
+import type { SessionRecord, Writer } from '../../src/engine/core/model.js';
+import type { Snapshot } from '../../src/engine/inventory/snapshot.js';
+import { executorDeps, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -30,73 +31,16 @@ afterEach(() => t.cleanup());
 function session(id: string, parentId: string | null, descendants: string[], o: Partial<SessionRecord> = {}): SessionRecord {
   const file = join(home, 'sessions', `${id}.jsonl`);
   writeFileSync(file, `{"id":"${id}"}\n`);
-  return {
-    id,
-    itemId: `session:${id}`,
-    title: `Title ${id}`,
-    named: true,
-    cwd: null,
-    projectId: null,
-    parentId,
-    deletionDescendantIds: descendants,
-    state: 'current',
-    source: 'test',
-    createdAt: 1,
-    updatedAt: 1,
-    bytes: 16,
-    paths: [file],
-    recoverable: false,
-    selectable: true,
-    metadata: {},
-    ...o,
-  };
-}
-
-function snapshotOf(sessions: SessionRecord[]): Snapshot {
-  const inst: Installation = {
-    agent: 'opencode',
-    displayName: 'OpenCode',
-    memoryNotice: '',
-    state: 'installed',
-    home,
-    homeSource: 'env',
-    executable: '/bin/true',
-    version: '1',
-    warnings: [],
-  };
-  const inv: Inventory = { sessions, items: [], projects: [], warnings: [], writers: [] };
-  return new Snapshot('opencode', inst, inv, Date.now(), 0);
+  return sessionRecord(id, [file], { parentId, deletionDescendantIds: descendants, ...o });
 }
 
 /** r → k → g (the route removes k and g with r), and a sibling root s with nothing below it. */
 function tree(k: Partial<SessionRecord>, g: Partial<SessionRecord> = {}): Snapshot {
-  return snapshotOf([session('r', null, ['k', 'g']), session('k', 'r', ['g'], k), session('g', 'k', [], g), session('s', null, [])]);
+  return snapshotOf(home, [session('r', null, ['k', 'g']), session('k', 'r', ['g'], k), session('g', 'k', [], g), session('s', null, [])]);
 }
 
 const OPTS = { readOnly: false, routeAvailable: true };
-
-/** The executor's view: the plan's snapshot, and a rescan that lists the sessions whose files are still there. */
-function deps(snap: Snapshot, writers: Writer[] = []): ExecutorDeps {
-  const snaps = new Map([[snap.id, snap]]);
-  let latest = snap.id;
-  return {
-    ctx: t.ctx,
-    stateDir: state,
-    snapshot: (id) => snaps.get(id)!,
-    latestSnapshotId: () => latest,
-    mutationRoots: () => [home],
-    writers: async () => writers,
-    rescan: async () => {
-      const left = snap.forest.nodes.map((n) => n.s).filter((x) => x.paths.every((p) => existsSync(p)));
-      const kept = new Set(left.map((x) => x.id));
-      const next = snapshotOf(left.map((x) => ({ ...x, deletionDescendantIds: x.deletionDescendantIds.filter((d) => kept.has(d)) })));
-      snaps.set(next.id, next);
-      latest = next.id;
-      return next.summary();
-    },
-    stopRequested: () => false,
-  };
-}
+const deps = (snap: Snapshot, writers: Writer[] = []): ExecutorDeps => executorDeps(t, { home, stateDir: state, snap, writers });
 
 const BLOCKED = { selectable: false, blockedReason: 'Open in another OpenCode window.' };
 const BUSY = { metadata: { requiresAgentExit: true } };

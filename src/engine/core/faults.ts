@@ -2,9 +2,19 @@
 // tests: CLEANERX_CRASH_AT=<point> kills the whole process (SIGKILL, no
 // cleanup) when execution reaches that point; CLEANERX_FAULT=<tag>:ENOSPC
 // makes the tagged atomic write fail as a full disk would. Unset, both are
-// a single string comparison.
+// a single string comparison. In-process tests can also run a function of
+// their own at every crash point (atCrashPoints): a race made exact, such as
+// a target swapped between its last check and its removal.
+
+let onPoint: ((name: string) => void) | null = null;
+
+/** Tests only: `f` runs at every crash point this process passes, before any CLEANERX_CRASH_AT kill; null removes it. */
+export function atCrashPoints(f: ((name: string) => void) | null): void {
+  onPoint = f;
+}
 
 export function crashPoint(name: string): void {
+  if (onPoint) onPoint(name);
   if (process.env.CLEANERX_CRASH_AT === name) process.kill(process.pid, 'SIGKILL');
 }
 

@@ -1,0 +1,76 @@
+// The executor on a hand-made store: sessions (files or directories under a
+// temp home) as a snapshot, and the executor's dependencies around it, with
+// a rescan that lists the sessions whose paths are all still there. For
+// tests of the path transaction itself, without an agent's scanner.
+
+import { existsSync } from 'node:fs';
+import type { ExecutorDeps } from '../../src/engine/cleanup/executor.js';
+import type { AgentKind, Installation, Inventory, SessionRecord, Writer } from '../../src/engine/core/model.js';
+import { Snapshot } from '../../src/engine/inventory/snapshot.js';
+import type { TempEnv } from './temp-env.js';
+
+export function sessionRecord(id: string, paths: string[], o: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    id,
+    itemId: `session:${id}`,
+    title: `Title ${id}`,
+    named: true,
+    cwd: null,
+    projectId: null,
+    parentId: null,
+    deletionDescendantIds: [],
+    state: 'current',
+    source: 'test',
+    createdAt: 1,
+    updatedAt: 1,
+    bytes: 16,
+    paths,
+    recoverable: false,
+    selectable: true,
+    metadata: {},
+    ...o,
+  };
+}
+
+export function snapshotOf(home: string, sessions: SessionRecord[], agent: AgentKind = 'opencode'): Snapshot {
+  const inst: Installation = {
+    agent,
+    displayName: agent,
+    memoryNotice: '',
+    state: 'installed',
+    home,
+    homeSource: 'env',
+    executable: '/bin/true',
+    version: '1',
+    warnings: [],
+  };
+  const inv: Inventory = { sessions, items: [], projects: [], warnings: [], writers: [] };
+  return new Snapshot(agent, inst, inv, Date.now(), 0);
+}
+
+/** The executor's view: the plan's snapshot, and a rescan that lists the sessions whose paths are all still there. */
+export function executorDeps(t: TempEnv, o: { home: string; stateDir: string; snap: Snapshot; writers?: Writer[] }): ExecutorDeps {
+  const snaps = new Map([[o.snap.id, o.snap]]);
+  let latest = o.snap.id;
+  return {
+    ctx: t.ctx,
+    stateDir: o.stateDir,
+    snapshot: (id) => snaps.get(id)!,
+    latestSnapshotId: () => latest,
+    mutationRoots: () => [o.home],
+    writers: async () => o.writers ?? [],
+    rescan: async () => {
+      const left = o.snap.forest.nodes.map((n) => n.s).filter((x) => x.paths.every((p) => existsSync(p)));
+      const kept = new Set(left.map((x) => x.id));
+      const next = snapshotOf(
+        o.home,
+        left.map((x) => ({ ...x, deletionDescendantIds: x.deletionDescendantIds.filter((d) => kept.has(d)) })),
+        o.snap.agent,
+      );
+      snaps.set(next.id, next);
+      latest = next.id;
+      return next.summary();
+    },
+    stopRequested: () => false,
+  };
+}
