@@ -50,8 +50,8 @@ export function snapshotOf(home: string, sessions: SessionRecord[], agent: Agent
 
 /** The executor's view: the plan's snapshot, and a rescan that lists the sessions whose paths are all still there. */
 export function executorDeps(t: TempEnv, o: { home: string; stateDir: string; snap: Snapshot; writers?: Writer[] }): ExecutorDeps {
-  const snaps = new Map([[o.snap.id, o.snap]]);
-  let latest = o.snap.id;
+  const snaps = new Map<string, Snapshot>([[o.snap.id, o.snap]]);
+  let latest: string = o.snap.id;
   return {
     ctx: t.ctx,
     stateDir: o.stateDir,
