@@ -191,7 +191,7 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   const todos = listTodos(home);
   for (const [key, paths] of todos.bySession) perSession.set(key, [...(perSession.get(key) ?? []), ...paths]);
 
-  const { transcripts, memoryDirs, orphanDirs } = listProjects(home, warnings);
+  const { transcripts, memoryDirs, orphanDirs, incomplete, linkedIds } = listProjects(home, warnings);
   // Temp folders named by a transcript's id go with its session (lstat only: task output can be terabytes).
   const temp = listClaudeTemp(ctx, new Set(transcripts.map((t) => t.id.toLowerCase())), warnings);
   inv.attributionRoots = temp.roots;
@@ -343,9 +343,25 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   // (the orphan item below, as Claude's own deleteSession leaves it), so todos/ keeps only the rest.
   const overrides = new Map<string, string[]>();
   if (todos.files.length) overrides.set('todos', todos.other);
-  inv.items.push(...orphanItems(perSession, owned, orphanDirs, blockAll, ctx, log));
+  // A failed read is never evidence of absence (#25): an entry whose transcript is there but could not be read, or any
+  // entry at all when the listing itself is incomplete, is unknown, not orphaned: read-only.
+  const onDisk = new Set([...transcripts.map((x) => x.id.toLowerCase()), ...linkedIds.map((x) => x.toLowerCase())]);
+  const gone = (id: string): boolean => !incomplete && !owned.has(id) && !onDisk.has(id);
+  const unknown: string[] = [];
+  const orphanable = new Map<string, string[]>();
+  for (const [id, paths] of perSession) {
+    if (owned.has(id)) continue;
+    if (gone(id)) orphanable.set(id, paths);
+    else unknown.push(...paths);
+  }
+  inv.items.push(...orphanItems(orphanable, owned, orphanDirs, blockAll, ctx, log));
   inv.items.push(...combinedItems(home, blockAll, ctx, warnings, overrides, log));
-  for (const [id, paths] of temp.bySession) if (!owned.has(id)) temp.rest.push(...paths);
+  for (const [id, paths] of temp.bySession) {
+    if (owned.has(id)) continue;
+    if (gone(id)) temp.rest.push(...paths);
+    else unknown.push(...paths);
+  }
+  if (unknown.length) inv.items.push(unknownSessionItem(unknown, incomplete));
   const tempItem = claudeTempItem(temp.rest, blockAll, ctx, log);
   if (tempItem) inv.items.push(tempItem);
   if (live.writers.length && !homeReadOnly) inv.items.push(...(await finishedTaskItems(inv.sessions, temp.bySession, ctx)));
@@ -397,31 +413,47 @@ function keepNewestOfEachId(inv: Inventory, warnings: ScanWarning[]): Item[] {
 function listProjects(
   home: string,
   warnings: ScanWarning[],
-): { transcripts: Transcript[]; memoryDirs: { dir: string; bucket: string; bucketKey: string }[]; orphanDirs: string[] } {
+): {
+  transcripts: Transcript[];
+  memoryDirs: { dir: string; bucket: string; bucketKey: string }[];
+  orphanDirs: string[];
+  /** Why the listing may miss transcripts (a directory that could not be read): then no session is called gone. */
+  incomplete?: string;
+  /** Session ids of transcripts in linked project directories (not listed, not followed; their names only). */
+  linkedIds: string[];
+} {
   // Joined once; below, a name from a listing (no separator, never . or ..) is simply appended, as join would.
   const root = join(home, 'projects');
   const transcripts: Transcript[] = [];
   const memoryDirs: { dir: string; bucket: string; bucketKey: string }[] = [];
   /** `projects/<bucket>/<id>/` session dirs (subagents, tool results) with no `<id>.jsonl` beside them. */
   const orphanDirs: string[] = [];
-  const rootUnreadable = (code: string): void =>
-    void warnings.push({ path: root, reason: `Could not read Claude's projects directory (${code}): no session is listed; check its permissions.` });
+  let incomplete: string | undefined;
+  const linkedIds: string[] = [];
+  const rootUnreadable = (code: string): void => {
+    incomplete ??= `Claude's projects directory could not be read (${code})`;
+    warnings.push({ path: root, reason: `Could not read Claude's projects directory (${code}): no session is listed; check its permissions.` });
+  };
   for (const b of listDirSorted(root, rootUnreadable)) {
     const bucket = `${root}/${b.name}`;
     if (b.isSymbolicLink()) {
       warnings.push({ path: bucket, reason: 'Skipped symlinked Claude project directory.' });
+      // Its sessions are not listed, but their ids are still known (names only): their data is not called orphaned.
+      const linked = listDirSorted(bucket, (code) => {
+        incomplete ??= `the linked Claude project directory ${cleanText(b.name, 200)} could not be read (${code})`;
+      });
+      for (const e of linked) if (e.name.endsWith('.jsonl') && UUID.test(e.name.slice(0, -6))) linkedIds.push(e.name.slice(0, -6));
       continue;
     }
     if (!b.isDirectory()) continue;
     const bucketKey = canonicalPath(bucket);
-    const entries = listDirSorted(
-      bucket,
-      (code) =>
-        void warnings.push({
-          path: bucket,
-          reason: `Could not read this Claude project directory (${code}): its sessions are not listed; check its permissions.`,
-        }),
-    );
+    const entries = listDirSorted(bucket, (code) => {
+      incomplete ??= `the Claude project directory ${cleanText(b.name, 200)} could not be read (${code})`;
+      warnings.push({
+        path: bucket,
+        reason: `Could not read this Claude project directory (${code}): its sessions are not listed; check its permissions.`,
+      });
+    });
     const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
     const names = new Set(entries.map((e) => e.name));
     for (const e of entries) {
@@ -444,7 +476,7 @@ function listProjects(
       transcripts.push({ id: stem, file: p, bucket, bucketKey, sessionDir: dirs.has(stem) });
     }
   }
-  return { transcripts, memoryDirs, orphanDirs };
+  return { transcripts, memoryDirs, orphanDirs, incomplete, linkedIds };
 }
 
 /** Per-session entries whose transcript is gone (Claude's own sweep leaves such debris too). */
@@ -612,6 +644,25 @@ async function finishedTaskItems(sessions: readonly SessionRecord[], bySession: 
     });
   }
   return items;
+}
+
+/** The per-session entries of sessions whose existence could not be read: listed, never offered. */
+function unknownSessionItem(paths: string[], incomplete: string | undefined): Item {
+  const tree = walkOwned(paths, { uid: -1, maxEntries: 200_000 });
+  return {
+    id: 'protected:claude:session-data-unknown',
+    category: 'protected',
+    label: 'Session data whose transcript could not be read',
+    subtitle: `${paths.length} per-session entries; whether their sessions still exist is unknown`,
+    paths,
+    bytes: tree.bytes,
+    modifiedAt: tree.newestMtime || undefined,
+    risk: 'protected',
+    recoverable: false,
+    selectable: false,
+    blockedReason: `${incomplete ? `The session list is incomplete: ${incomplete}` : 'Their transcripts are on disk but could not be read'}; a failed read is never taken for a deleted session.`,
+    metadata: { protected: false },
+  };
 }
 
 /** Item ids of a running session's finished task output: the prefix and the session id. */
