@@ -22,7 +22,7 @@ import { COMPACT_CRASH_POINTS } from '../../src/engine/cleanup/compact.js';
 import { listCompactions } from '../../src/engine/cleanup/compact-journal.js';
 import { readDbSpace } from '../../src/engine/host/db-space.js';
 import type { FreedBytes } from '../../src/engine/core/model.js';
-import { buildStore, CODEX_BIN, codexHome, codexNoise, installation } from '../helpers/codex.js';
+import { buildStore, CODEX_BIN, codexHome, codexNoise, installation, rawClient, serverListing } from '../helpers/codex.js';
 import { CLI, ROOT } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
@@ -178,6 +178,8 @@ describe('a kill at each crash point of the compaction, then cleanerx recovery',
     it(`${point}: recovery settles it; the original or the verified copy, never a broken file`, async () => {
       const { t, db, env } = await home(2500, 600);
       const before = newerRows(db);
+      const threads = (await codexAdapter.scan(installation(t), t.ctx, () => undefined)).sessions.map((s) => s.id).sort();
+      expect(threads.length).toBeGreaterThan(0);
       const picture = outside(t);
       const r = cli(env, ['clean', '--agent', 'codex', '--id', LOGS_ITEM, '--id', COMPACT_ITEM, '--yes'], { CLEANERX_CRASH_AT: point });
       expect(r.signal, r.stderr).toBe('SIGKILL');
@@ -202,6 +204,14 @@ describe('a kill at each crash point of the compaction, then cleanerx recovery',
       const done = cli(env, ['recovery', forward.has(point) ? 'accept' : 'close', op!]);
       expect(done.status, done.stderr + done.stdout).toBe(0);
       expect(done.stdout).toContain('No interrupted cleanup.');
+      // Right after, before Codex runs again (#25.1): cleanerx and Codex's own App Server list every thread.
+      expect((await codexAdapter.scan(installation(t), t.ctx, () => undefined)).sessions.map((s) => s.id).sort()).toEqual(threads);
+      const c = await rawClient(t);
+      try {
+        expect((await serverListing(c)).map((x) => x.id).sort()).toEqual(threads);
+      } finally {
+        await c.close();
+      }
     }, 300_000);
   }
 
