@@ -156,7 +156,13 @@ export class Engine implements EngineApi {
       for (const x of inventory.sessions) x.selectable = false;
       for (const x of inventory.items) x.selectable = false;
     }
-    if (inst.state !== 'notFound') await (await import('../inventory/attribution.js')).attributeInventory(inst, inventory);
+    let deletedOpen: ScanSummary['deletedOpen'];
+    if (inst.state !== 'notFound') {
+      await (await import('../inventory/attribution.js')).attributeInventory(inst, inventory);
+      // After attribution: these rows have no path on disk, only bytes a process holds.
+      const roots = [inst.home, ...(adapter.fileRoute?.roots(inst, this.ctx) ?? []), ...(inventory.attributionRoots ?? [])];
+      deletedOpen = await (await import('../inventory/deleted-open-items.js')).addDeletedOpen(inventory, roots, this.ctx.procRoot);
+    }
     // The old snapshot goes first (nothing runs between here and the new one's
     // publication: the build is synchronous), so it can be collected during the build.
     const old = this.latestByAgent.get(agent);
@@ -170,6 +176,7 @@ export class Engine implements EngineApi {
     const summary = snap.summary(Boolean(this.opts.compactSelection));
     summary.readOnly = this.opts.readOnly;
     summary.attribution = inventory.attribution;
+    if (deletedOpen?.files) summary.deletedOpen = deletedOpen;
     if (inst.state !== 'notFound') await this.addGrowth(summary);
     return summary;
   }

@@ -319,6 +319,8 @@ export interface ScanSummary {
   growth?: GrowthSummary;
   /** What of the agent's disk use the rows account for (absent for provisional views and agents not found). */
   attribution?: Attribution;
+  /** Files of the agent's store deleted but still held open by a process (deleted-open.ts): space only that process can free. */
+  deletedOpen?: { files: number; bytes: number };
 }
 
 export interface ScanProgress {

@@ -47,7 +47,7 @@ function rootSpellings(roots: readonly string[]): string[] {
 
 /** The user name of a uid from /etc/passwd (bounded), else the number. */
 const userNames = new Map<number, string>();
-async function userName(uid: number): Promise<string> {
+export async function userName(uid: number): Promise<string> {
   const known = userNames.get(uid);
   if (known) return known;
   let name = String(uid);

@@ -97,6 +97,9 @@ export const enEngine = {
   'plan.readOnly': 'Read-only mode: no cleanup route is offered.',
   'plan.noRoute': 'Cleanup of {agent} data is not available in this version of cleanerx.',
   'plan.noImport': '{agent} has no import route, so its deleted sessions cannot be restored from any backup.',
+  'deleted.holder': 'pid {pid} ({name}, {user})',
+  'deleted.subtitle': 'Deleted, but pid {pid} ({name}) still holds it open: quit it to free {bytes}',
+  'deleted.reason': 'The file is already deleted; {holders} keeps its {bytes} until it closes the file or exits. Nothing else can free it.',
   'plan.notCovered': "The backup leaves out {n} item(s) nothing could restore (caches, temporary data, items changed by the agent's own call).",
   'plan.notCoveredSessions':
     'The backup leaves out {n} item(s) nothing could restore: {agent} has no import route for its sessions, and caches and temporary data are not kept.',
