@@ -13,6 +13,8 @@ export interface TextInputOptions {
   maxLength?: number;
   /** Show • for each character (passphrases). */
   mask?: boolean;
+  /** Shown in a box above while the input is open: why a prompt asks again. */
+  note?: { title: string; text: string };
   onChange?(value: string): void;
   onSubmit(value: string): void;
   onCancel(): void;
