@@ -166,8 +166,8 @@ export function makeContext(st: AppState, svc: ContextServices): AppContext {
       close();
       if (opts.note) {
         const width = Math.max(20, Math.min(64, ((st.screen.width as number) || 80) - 8));
-        const lines = wrapWords(opts.note.text, width).map((l) => braces(l));
-        st.inputNote = new Dialog(st.screen, st.theme, opts.note.title, lines, t('pass.noteFooter'));
+        const lines = wrapWords(opts.note.text, width).map((l) => ` ${braces(l)}`);
+        st.inputNote = new Dialog(st.screen, st.theme, opts.note.title, lines, opts.note.footer ?? t('pass.noteFooter'));
       }
       st.input = new TextInput({
         ...opts,

@@ -3,9 +3,9 @@
 // that breaks the rule (passphrase-rule, the engine's own) or a repeat that
 // differs, and a passphrase that does not unlock the key (the caller's `use`
 // says `wrong`), each bring the prompt back at once with a box saying why —
-// three tries in all, then it gives up and the status line says so. The
-// prompt is open again before the next key is read, so nothing typed as the
-// retry reaches the screen behind it.
+// three tries in all, then it gives up: the status line says so and keeps
+// the keys until Enter or Esc. The prompt is open again before the next key
+// is read, so nothing typed as the retry reaches the screen behind it.
 
 import { t } from '../engine/core/i18n/index.js';
 import { passphraseProblem } from '../engine/core/passphrase-rule.js';
@@ -27,9 +27,21 @@ export function promptPassphrase(host: Pick<AppContext, 'openInput' | 'message'>
     void use('');
     return;
   }
-  const cancel = (refused: boolean): void => {
-    host.message(refused ? t('pass.gaveUp', { n: PASSPHRASE_TRIES, cancelled: req.cancelled }) : req.cancelled, refused ? 'error' : 'info');
+  const cancelled = (): void => {
+    host.message(req.cancelled);
     req.onCancel?.();
+  };
+  /**
+   * The third refusal: the status line says the prompt gave up, and holds the
+   * keys until Enter or Esc, so a retry typed ahead goes nowhere either.
+   */
+  const gaveUp = (last: Refusal): void => {
+    const said = t('pass.gaveUp', { n: PASSPHRASE_TRIES, cancelled: req.cancelled });
+    const end = (): void => {
+      host.message(said, 'error');
+      req.onCancel?.();
+    };
+    host.openInput({ label: `${said} ${t('pass.gaveUpKeys')}`, maxLength: 0, note: { ...last, footer: t('pass.gaveUpFooter') }, onSubmit: end, onCancel: end });
   };
   /** The label of try `n`: the second and third say which they are. */
   const labelOf = (label: string, n: number): string => (n > 1 ? t('pass.again', { label: label.replace(/[:：]\s*$/, ''), n, max: PASSPHRASE_TRIES }) : label);
@@ -40,11 +52,11 @@ export function promptPassphrase(host: Pick<AppContext, 'openInput' | 'message'>
       maxLength: 1024,
       note: refusal ? { title: refusal.title, text: `${refusal.text} ${t('pass.tryAgain')}` } : undefined,
       onSubmit: done,
-      onCancel: () => cancel(false),
+      onCancel: cancelled,
     });
   /** Try `n` refused: the next one, or the end. */
   const refuse = (n: number, refusal: Refusal): void => {
-    if (n >= PASSPHRASE_TRIES) return cancel(true);
+    if (n >= PASSPHRASE_TRIES) return gaveUp(refusal);
     attempt(n + 1, refusal);
   };
   const hand = (n: number, passphrase: string): void => {

@@ -12,6 +12,8 @@ import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
 import { bar } from '../widgets/bars.js';
 import type { KeyContext } from '../widgets/bindings.js';
+import { wrapWords } from '../widgets/detail-pane.js';
+import { SPIN_MS, SPINNER } from '../widgets/spinner.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { BusyState } from '../screens/screen.js';
@@ -24,9 +26,9 @@ import type { Modal } from './modal.js';
  */
 export type BusyCancel = { kind: 'now'; run(): void } | { kind: 'ask'; run(): void } | { kind: 'never'; why: string };
 
-/** The spinner's frames, one every SPIN_MS. */
-export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const SPIN_MS = 120;
+const HINT_LINES = 2;
+/** The phase, the bar, the bytes, the item, the hint, and the border: the box never changes size. */
+const BOX_HEIGHT = 4 + HINT_LINES + 2;
 
 export class BusyModal implements Modal {
   readonly box: blessed.Widgets.BoxElement;
@@ -50,7 +52,7 @@ export class BusyModal implements Modal {
       parent: screen,
       top: 'center',
       left: 'center',
-      height: 7,
+      height: BOX_HEIGHT,
       tags: true,
       border: { type: 'line' },
       label: ` ${title} `,
@@ -77,7 +79,7 @@ export class BusyModal implements Modal {
     const sh = (this.screen.height as number) || 24;
     const W = Math.min(80, Math.max(30, sw - 4));
     this.box.width = W;
-    this.box.top = Math.max(1, Math.floor((sh - 2 - 7) / 2));
+    this.box.top = Math.max(1, Math.floor((sh - 2 - BOX_HEIGHT) / 2));
     const inner = W - 4;
     const s = this.state;
     const elapsed = Math.floor((Date.now() - this.started) / 1000);
@@ -89,14 +91,16 @@ export class BusyModal implements Modal {
     const [value, max] = total > 0 ? [s.done ?? 0, total] : [s.bytesDone ?? 0, bytesTotal];
     const barLine = max > 0 ? `${th.accent(bar(value, max, Math.max(4, inner - counts.length - 2)))}${counts ? ` ${counts}` : ''}` : '';
     const bytesLine = bytesTotal > 0 ? t('pg.bytes', { done: formatBytes(s.bytesDone ?? 0), total: formatBytes(bytesTotal) }) : '';
-    const hint = this.note || this.hint();
+    // The hint is a sentence: two lines of it, whole at 80 columns in either language.
+    const hint = wrapWords(this.note || this.hint(), inner).slice(0, HINT_LINES);
+    while (hint.length < HINT_LINES) hint.push('');
     this.box.setContent(
       [
         `${th.accent(spin)} ${th.bold(braces(s.phase))} ${th.dim(`· ${t('busy.elapsed', { s: elapsed })}`)}`,
         barLine,
         bytesLine,
         s.current ? cell(s.current, inner) : '',
-        th.dim(braces(hint)),
+        ...hint.map((l) => th.dim(braces(l))),
       ]
         .map((l) => fitTagged(` ${l}`, W - 2))
         .join('\n'),

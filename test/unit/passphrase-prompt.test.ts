@@ -64,7 +64,7 @@ describe('promptPassphrase', () => {
     const h = host([null]);
     let hooked = 0;
     expect(run(h, { onCancel: () => hooked++ })).toEqual([]);
-    expect(h.messages).toEqual([['Cancelled.', 'info']]);
+    expect(h.messages).toEqual([['Cancelled.', undefined]]);
     expect(hooked).toBe(1);
   });
 
@@ -88,22 +88,34 @@ describe('promptPassphrase', () => {
     expect(a.messages).toEqual([]);
   });
 
-  it('gives up after three refusals and says so on the status line', () => {
+  it('gives up after three refusals: the status line says so and holds the keys until Enter or Esc', () => {
     const h = host(['short', 'a long passphrase', 'different one!', 'tiny']);
     let hooked = 0;
     expect(run(h, { newKey, cancelled: 'Cleanup cancelled; nothing was removed.', onCancel: () => hooked++ })).toEqual([]);
-    expect(h.asked).toHaveLength(PASSPHRASE_TRIES + 1);
-    expect(h.open()).toBeNull();
+    expect(h.asked).toHaveLength(PASSPHRASE_TRIES + 2);
+    // The line that gave up is open: it takes no characters (a retry typed ahead goes nowhere), Enter or Esc closes it.
+    const last = h.open()!;
+    expect(last.label).toBe('Refused 3 times. Cleanup cancelled; nothing was removed. (Enter or Esc)');
+    expect(last.maxLength).toBe(0);
+    expect(last.note?.title).toBe('Passphrase refused');
+    expect(h.messages).toEqual([]);
+    expect(hooked).toBe(0);
+    last.onSubmit('');
     expect(h.messages).toEqual([['Refused 3 times. Cleanup cancelled; nothing was removed.', 'error']]);
     expect(hooked).toBe(1);
   });
 
   it('a wrong passphrase (the caller’s verdict) asks again, then gives up after the third', async () => {
-    const h = host(['one', 'two', 'three']);
+    const h = host(['one', 'two', 'three', null]);
     const got = run(h, {}, async (): Promise<PassphraseVerdict> => 'wrong');
-    await flush();
+    for (let i = 0; i < 4; i++) await flush();
     expect(got).toEqual(['one', 'two', 'three']);
-    expect(h.asked.map((o) => o.label)).toEqual(['Passphrase:', 'Passphrase · try 2 of 3:', 'Passphrase · try 3 of 3:']);
+    expect(h.asked.map((o) => o.label)).toEqual([
+      'Passphrase:',
+      'Passphrase · try 2 of 3:',
+      'Passphrase · try 3 of 3:',
+      'Refused 3 times. Cancelled. (Enter or Esc)',
+    ]);
     expect(h.asked[1]!.note?.title).toBe('Wrong passphrase');
     expect(h.asked[1]!.note?.text).toBe('This passphrase does not unlock the backup key. Type it again, or Esc to cancel.');
     expect(h.messages).toEqual([['Refused 3 times. Cancelled.', 'error']]);

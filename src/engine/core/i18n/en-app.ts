@@ -145,6 +145,8 @@ export const enApp = {
   'pass.differ': 'The two passphrases differ.',
   'pass.gaveUp': 'Refused {n} times. {cancelled}',
   'pass.noteFooter': 'Enter submits · Esc cancels',
+  'pass.gaveUpKeys': '(Enter or Esc)',
+  'pass.gaveUpFooter': 'Enter or Esc closes',
 
   // ---- the busy state (src/modals/busy.ts) ----
   'busy.elapsed': '{s} s',

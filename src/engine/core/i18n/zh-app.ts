@@ -146,6 +146,8 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'pass.differ': '两次输入的口令不一致。',
   'pass.gaveUp': '已拒绝 {n} 次。{cancelled}',
   'pass.noteFooter': 'Enter 提交 · Esc 取消',
+  'pass.gaveUpKeys': '（按 Enter 或 Esc）',
+  'pass.gaveUpFooter': '按 Enter 或 Esc 关闭',
 
   // ---- 忙碌状态（src/modals/busy.ts）----
   'busy.elapsed': '{s} 秒',
