@@ -170,9 +170,8 @@ it("a cleanup with a backup runs in the busy box: the key's making is said in wo
   }
 });
 
-it('a verify (a wrong passphrase first, asked again) and a restore run in the busy box; keys typed meanwhile do nothing', { timeout: 150_000 }, async () => {
-  // scrypt at 2^17 (still below a real key's 2^18): each unlock takes a second or more, long enough to type into.
-  const env = { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '17' };
+/** A backup made by the command line (the key made at 2^17: each unlock takes a second or more, long enough to type into). */
+function cliBackup(env: Record<string, string>): PiFixtureManifest['sessions'][number] {
   const victim = manifest.sessions.find((x) => x.kind === 'root' && !manifest.sessions.some((y) => y.parentId === x.id))!;
   const clean = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--backup', '--yes', '--id', victim.id], {
     env,
@@ -182,6 +181,15 @@ it('a verify (a wrong passphrase first, asked again) and a restore run in the bu
   });
   expect(clean.status, clean.stderr).toBe(0);
   expect(existsSync(victim.file)).toBe(false);
+  return victim;
+}
+
+/** scrypt at 2^17, still below a real key's 2^18. */
+const slowKey = (): Record<string, string> => ({ ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '17' });
+
+it('a verify with a wrong passphrase asks again (never "failed verification"); keys typed during the verify do nothing', { timeout: 120_000 }, async () => {
+  const env = slowKey();
+  cliBackup(env);
   const s = openTmux({ env, cols: 80, rows: 24 });
   const w = watch(s);
   try {
@@ -193,11 +201,13 @@ it('a verify (a wrong passphrase first, asked again) and a restore run in the bu
     s.press('v');
     await s.waitFor('Passphrase to verify:');
     s.type('not the passphrase\r1v2');
-    await s.waitFor('Passphrase to verify · try 2 of 3:', 30_000);
-    await s.waitFor('Wrong passphrase');
-    expect(s.text().replace(/\s*│\s*/g, ' ')).toContain('This passphrase does not unlock the backup key.');
+    await s.waitFor(/Passphrase to verify · try 2 of 3:|failed verification/, 30_000);
+    await s.waitSettled();
     expect(w.seen('failed verification')).toBeUndefined();
     expect((await s.grab()).currentTab).toMatch(/Backups/);
+    expect(s.text()).toContain('Passphrase to verify · try 2 of 3:');
+    expect(s.text()).toContain('Wrong passphrase');
+    expect(s.text().replace(/\s*│\s*/g, ' ')).toContain('This passphrase does not unlock the backup key.');
     // What was typed during the unlock went nowhere, not even into the prompt asked again.
     expect(inputLine(s)).not.toContain('•');
 
@@ -209,10 +219,28 @@ it('a verify (a wrong passphrase first, asked again) and a restore run in the bu
     await s.waitSettled();
     expect((await s.grab()).currentTab).toMatch(/Backups/);
     expect(s.text()).not.toContain('Passphrase to verify');
+    for (const phase of ['Unlocking the backup key', 'Verifying backup']) expect(w.seen(phase), `${phase} was never on screen`).toBeDefined();
+    expect(w.seen(PASS)).toBeUndefined();
     s.press(KEYS.enter);
     await s.waitForNot('Backup verified');
+    s.press('q');
+    expect(await s.waitExit()).toBe(0);
+  } finally {
+    w.stop();
+  }
+});
 
-    // Restore: its check, then the typed confirm, then the restore; keys typed during each do nothing.
+it("a restore's check and the restore run in the busy box; keys typed during each do nothing", { timeout: 120_000 }, async () => {
+  const env = slowKey();
+  const victim = cliBackup(env);
+  const s = openTmux({ env, cols: 80, rows: 24 });
+  const w = watch(s);
+  try {
+    await s.waitFor('Sessions (', 20_000);
+    s.press('5');
+    await s.waitForLine(/pi\s+1\s+/, 20_000);
+
+    // The check: a tab key and a second v in the same burst as the Enter.
     s.press(KEYS.enter);
     await s.waitFor('Passphrase to restore:');
     s.type(`${PASS}\r1v`);
@@ -221,6 +249,7 @@ it('a verify (a wrong passphrase first, asked again) and a restore run in the bu
     expect((await s.grab()).currentTab).toMatch(/Backups/);
     // Nothing typed during the check went into the confirm.
     expect(inputLine(s)).toMatch(/Type restore:\s*$/);
+    // The restore: keys typed while the box is up, Esc included, do nothing.
     s.type('restore\r');
     await s.waitFor('Restoring backup', 20_000);
     s.type('1v');
@@ -230,8 +259,7 @@ it('a verify (a wrong passphrase first, asked again) and a restore run in the bu
     expect((await s.grab()).currentTab).toMatch(/Backups/);
     expect(s.text()).not.toContain('Passphrase to');
     expect(existsSync(victim.file)).toBe(true);
-    // The busy box said what ran, each time.
-    for (const phase of ['Unlocking the backup key', 'Verifying backup', 'Checking backup', 'Restoring backup'])
+    for (const phase of ['Unlocking the backup key', 'Checking backup', 'Restoring backup'])
       expect(w.seen(phase), `${phase} was never on screen`).toBeDefined();
     expect(w.seen(PASS)).toBeUndefined();
     s.press(KEYS.enter);
