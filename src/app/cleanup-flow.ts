@@ -124,7 +124,7 @@ export class CleanupFlow {
             { needed, label: t('flow.passphrase'), cancelled: t('flow.restoreCancelled'), onCancel: () => reject(new Error(t('flow.restoreCancelled'))) },
             (passphrase) =>
               ctx
-                .busy({ title: t('busy.restoreTitle'), first: { phase: t('busy.unlocking') }, cancel: { never: t('busy.never.restore') } }, () =>
+                .busy({ title: t('busy.restoreTitle'), first: { phase: t('busy.recoveryRestore') }, cancel: { never: t('busy.never.restore') } }, () =>
                   engine.recoveryAction(op.operationId, 'restore', passphrase),
                 )
                 .then(

@@ -163,6 +163,7 @@ export const enApp = {
   'busy.checking': 'Checking every destination',
   'busy.writing': 'Writing the restored files',
   'busy.restoreTitle': 'Restoring',
+  'busy.recoveryRestore': 'Unlocking the backup key, then putting back what the cleanup removed',
 
   // ---- progress (src/modals/progress.ts) ----
   'pg.title': 'Cleaning',

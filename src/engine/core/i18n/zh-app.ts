@@ -164,6 +164,7 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'busy.checking': '正在检查每个目标位置',
   'busy.writing': '正在写入恢复的文件',
   'busy.restoreTitle': '正在恢复',
+  'busy.recoveryRestore': '正在解锁备份密钥，然后放回清理删除的内容',
 
   // ---- progress ----
   'pg.title': '正在清理',
