@@ -14,6 +14,7 @@ import { backupService } from './backup/service.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/api/worker-client.js';
 import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { ScanSummary } from './engine/core/model.js';
+import { isWrongPassphrase } from './engine/core/passphrase-rule.js';
 import { selectionTransfer } from './engine/inventory/selection.js';
 import { parseLanguage, setLanguage } from './engine/core/i18n/index.js';
 import { LANGUAGE_ENV } from './cli/language.js';
@@ -52,7 +53,8 @@ port.on('message', async (m: WorkerRequest) => {
     if (m.method === 'scan') setImmediate(collectGarbage);
   } catch (e) {
     const err = e as Error & { request?: boolean; usage?: boolean };
-    reply({ id: m.id, ok: false, error: err.message, kind: err.request ? 'request' : err.usage ? 'usage' : 'internal' });
+    const kind = isWrongPassphrase(err) ? 'passphrase' : err.request ? 'request' : err.usage ? 'usage' : 'internal';
+    reply({ id: m.id, ok: false, error: err.message, kind });
   }
 });
 

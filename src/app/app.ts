@@ -41,7 +41,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   const cleanup = new CleanupFlow(st, ctx, scan);
   const keys = new KeyDispatch(st, ctx, {
     quit: () => quit(),
-    quitBlocked: () => (st.executing ? t('app.quitBlocked') : undefined),
+    quitBlocked: () => st.busy?.quitBlocked(),
     repaintAll: () => frame.repaintAll(),
     suspend: () => frame.suspend(),
     showTab: (i) => (st.current = i),

@@ -5,11 +5,12 @@
 
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import type { PlanAction } from '../engine/core/model.js';
-import { freedLines, ProgressModal } from '../modals/progress.js';
+import type { ExecuteOptions, ExecuteResult, PlanAction } from '../engine/core/model.js';
+import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
+import { CLEANUP_START, cleanupState, freedLines } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
 import { ReviewModal } from '../modals/review.js';
-import type { AppContext } from '../screens/screen.js';
+import type { AppContext, PassphraseVerdict } from '../screens/screen.js';
 import { braces } from '../widgets/theme.js';
 import type { AgentScan } from './agent-scan.js';
 import type { AppState } from './context.js';
@@ -41,13 +42,14 @@ export class CleanupFlow {
       const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
       st.modal = new ReviewModal(st.screen, st.theme, plan, blockers, (backup) => {
         if (!backup) return void this.runCleanup(plan.id, {}, plan.action);
-        this.askBackupPassphrase((passphrase) => void this.runCleanup(plan.id, { backup: true, passphrase }));
+        // A wrong passphrase asks again: the plan stays (the engine unlocks the key before it takes the plan).
+        this.askBackupPassphrase((passphrase) => this.runCleanup(plan.id, { backup: true, passphrase }));
       });
     });
   }
 
   /** The backup key's passphrase (twice when the key is created now); never stored. */
-  private askBackupPassphrase(then: (passphrase: string) => void): void {
+  private askBackupPassphrase(use: (passphrase: string) => Promise<PassphraseVerdict>): void {
     const ctx = this.ctx;
     ctx.hold(t('flow.readingKey'), this.st.engine.keyInfo(), (k) => {
       if (k.needsPassphrase && k.problem) return ctx.openDialog(t('flow.backupKey'), [braces(k.problem)]);
@@ -55,63 +57,55 @@ export class CleanupFlow {
         {
           needed: k.needsPassphrase,
           label: t('flow.passphrase'),
-          newKey: k.exists
-            ? undefined
-            : {
-                label: t('flow.newPassphrase'),
-                repeat: t('flow.repeat'),
-                problem: (problem) => t('flow.problem', { problem }),
-                differ: t('flow.differ'),
-              },
-          onCancel: () => ctx.message(t('flow.noBackup')),
+          newKey: k.exists ? undefined : { label: t('flow.newPassphrase'), repeat: t('flow.repeat') },
+          cancelled: t('flow.noBackup'),
         },
-        then,
+        use,
       );
     });
   }
 
-  private async runCleanup(planId: string, opts: { backup?: boolean; passphrase?: string }, action: PlanAction = 'delete'): Promise<void> {
+  /** The cleanup in the busy state, then its result; `wrong` when the backup key's passphrase did not unlock it (nothing started). */
+  private async runCleanup(planId: string, opts: ExecuteOptions, action: PlanAction = 'delete'): Promise<PassphraseVerdict> {
     const { st, ctx } = this;
-    const progress = new ProgressModal(st.screen, st.theme, () => void st.engine.stopExecution());
-    st.modal = progress;
-    st.executing = true;
-    st.requestRender();
+    let r: ExecuteResult;
     try {
-      const r = await st.engine.execute(planId, opts, (p) => {
-        progress.progress = p;
-        st.requestRender();
-      });
-      if (r.summary) {
-        st.summary = r.summary;
-        st.marks.rebase(r.summary);
-        st.summaryChanged();
-      }
-      progress.destroy();
-      st.modal = null;
-      if (r.status === 'complete' && action !== 'delete') {
-        ctx.openDialog(t('flow.archiveTitle'), [braces(r.message), '', t(action === 'archive' ? 'flow.archiveConfirmed' : 'flow.unarchiveConfirmed')]);
-        st.summaryChanged();
-      } else if (r.status === 'complete') {
-        ctx.openDialog(t('flow.completeTitle'), [
-          t('flow.removed', { items: t('count.items', { count: r.removedItems }), bytes: formatBytes(r.removedBytes) }),
-          '',
-          t('flow.confirmed'),
-          ...(r.backupId ? ['', braces(t('flow.backupVerified', { id: r.backupId }))] : []),
-          ...(r.freed ? ['', ...freedLines(r.freed)] : []),
-        ]);
-        st.summaryChanged();
-      } else {
-        ctx.openDialog(t('flow.failedTitle'), [braces(r.message), '', t('flow.failedSafe')]);
-        void this.checkRecovery();
-      }
+      r = await ctx.busy(
+        {
+          title: t('pg.title'),
+          first: cleanupState({ ...CLEANUP_START, phase: opts.backup ? 'key' : 'preflight' }),
+          cancel: { stop: () => void st.engine.stopExecution() },
+        },
+        (update) => st.engine.execute(planId, opts, (p) => update(cleanupState(p))),
+      );
     } catch (e) {
-      progress.destroy();
-      st.modal = null;
+      if (opts.backup && isWrongPassphrase(e)) return 'wrong';
       ctx.openDialog(t('flow.notStarted'), [braces((e as Error).message)]);
-    } finally {
-      st.executing = false;
-      st.requestRender();
+      return undefined;
     }
+    if (r.summary) {
+      st.summary = r.summary;
+      st.marks.rebase(r.summary);
+      st.summaryChanged();
+    }
+    if (r.status === 'complete' && action !== 'delete') {
+      ctx.openDialog(t('flow.archiveTitle'), [braces(r.message), '', t(action === 'archive' ? 'flow.archiveConfirmed' : 'flow.unarchiveConfirmed')]);
+      st.summaryChanged();
+    } else if (r.status === 'complete') {
+      ctx.openDialog(t('flow.completeTitle'), [
+        t('flow.removed', { items: t('count.items', { count: r.removedItems }), bytes: formatBytes(r.removedBytes) }),
+        '',
+        t('flow.confirmed'),
+        ...(r.backupId ? ['', braces(t('flow.backupVerified', { id: r.backupId }))] : []),
+        ...(r.freed ? ['', ...freedLines(r.freed)] : []),
+      ]);
+      st.summaryChanged();
+    } else {
+      ctx.openDialog(t('flow.failedTitle'), [braces(r.message), '', t('flow.failedSafe')]);
+      void this.checkRecovery();
+    }
+    st.requestRender();
+    return undefined;
   }
 
   async checkRecovery(): Promise<void> {
@@ -124,10 +118,28 @@ export class CleanupFlow {
       if (action === 'rescan') next = await engine.recoveryList();
       else if (action === 'restore') {
         const needed = (await engine.keyInfo()).needsPassphrase;
-        const passphrase = await new Promise<string>((resolve, reject) =>
-          ctx.askPassphrase({ needed, label: t('flow.passphrase'), onCancel: () => reject(new Error(t('flow.restoreCancelled'))) }, resolve),
+        // Asked again while the passphrase is wrong; the restore runs in the busy state (it writes: it runs to its end).
+        next = await new Promise<typeof next>((resolve, reject) =>
+          ctx.askPassphrase(
+            { needed, label: t('flow.passphrase'), cancelled: t('flow.restoreCancelled'), onCancel: () => reject(new Error(t('flow.restoreCancelled'))) },
+            (passphrase) =>
+              ctx
+                .busy({ title: t('busy.restoreTitle'), first: { phase: t('busy.recoveryRestore') }, cancel: { never: t('busy.never.restore') } }, () =>
+                  engine.recoveryAction(op.operationId, 'restore', passphrase),
+                )
+                .then(
+                  (ops): PassphraseVerdict => {
+                    resolve(ops);
+                    return undefined;
+                  },
+                  (e: unknown): PassphraseVerdict => {
+                    if (isWrongPassphrase(e)) return 'wrong';
+                    reject(e as Error);
+                    return undefined;
+                  },
+                ),
+          ),
         );
-        next = await engine.recoveryAction(op.operationId, 'restore', passphrase);
       } else next = await engine.recoveryAction(op.operationId, action);
       if (op.agent && op.agent === st.agent) this.scan.startScan();
       return next;

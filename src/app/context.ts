@@ -7,12 +7,14 @@ import type { EngineApi } from '../engine/api/api.js';
 import { t } from '../engine/core/i18n/index.js';
 import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.js';
 import type { LoadedSettings } from '../engine/host/settings.js';
+import { BusyModal, type BusyCancel } from '../modals/busy.js';
 import type { Modal } from '../modals/modal.js';
 import { Marks } from '../screens/marks.js';
-import type { AppContext, Screen } from '../screens/screen.js';
+import type { AppContext, BusyOptions, BusyState, Screen } from '../screens/screen.js';
 import { Dialog } from '../widgets/dialog.js';
 import { TextInput, type KeyEvent, type TextInputOptions } from '../widgets/text-input.js';
-import type { Theme } from '../widgets/theme.js';
+import { braces, type Theme } from '../widgets/theme.js';
+import { wrapWords } from '../widgets/detail-pane.js';
 import { deferred } from './deferred-engine.js';
 import type { AppFlags } from './flags.js';
 import { promptPassphrase } from './passphrase-prompt.js';
@@ -50,9 +52,12 @@ export class AppState {
   scanning: { files: number; phase: string } | null = null;
   scanGen = 0;
   input: TextInput | null = null;
+  /** The box over an open input that says why it asks again. */
+  inputNote: Dialog | null = null;
   dialog: Dialog | null = null;
   modal: Modal | null = null;
-  executing = false;
+  /** A long operation under way (busy.ts): it has the keys until it ends. */
+  busy: BusyModal | null = null;
   message: { text: string; kind: 'info' | 'error'; at: number } | null = null;
   selectorFocused = false;
   hold: Hold | null = null;
@@ -69,7 +74,7 @@ export class AppState {
     env: Record<string, string | undefined>,
   ) {
     this.perf = new PerfLog(env.CLEANERX_PERF_LOG);
-    this.settled = new SettledSignal(env.CLEANERX_SETTLED_FILE, () => !this.hold && !this.scanning && !this.renderQueued);
+    this.settled = new SettledSignal(env.CLEANERX_SETTLED_FILE, () => !this.hold && !this.busy && !this.scanning && !this.renderQueued);
     this.engine = this.settled.wrapEngine(this.rawEngine);
   }
 
@@ -152,15 +157,27 @@ export function makeContext(st: AppState, svc: ContextServices): AppContext {
       requestRender();
     },
     openInput: (opts: TextInputOptions) => {
+      // Closed before the owner's answer runs: that answer may open the next input (a prompt asked again).
+      const close = (): void => {
+        st.input = null;
+        st.inputNote?.destroy();
+        st.inputNote = null;
+      };
+      close();
+      if (opts.note) {
+        const width = Math.max(20, Math.min(64, ((st.screen.width as number) || 80) - 8));
+        const lines = wrapWords(opts.note.text, width).map((l) => ` ${braces(l)}`);
+        st.inputNote = new Dialog(st.screen, st.theme, opts.note.title, lines, opts.note.footer ?? t('pass.noteFooter'));
+      }
       st.input = new TextInput({
         ...opts,
         onSubmit: (v) => {
-          st.input = null;
+          close();
           opts.onSubmit(v);
           requestRender();
         },
         onCancel: () => {
-          st.input = null;
+          close();
           opts.onCancel();
           requestRender();
         },
@@ -176,11 +193,63 @@ export function makeContext(st: AppState, svc: ContextServices): AppContext {
       st.dialog = new Dialog(st.screen, st.theme, title, lines, footer);
       requestRender();
     },
-    askPassphrase: (req, then) => promptPassphrase(ctx, req, then),
+    askPassphrase: (req, use) => promptPassphrase(ctx, req, use),
+    busy: (o, run) => runBusy(st, o, run),
     hold: (title, p, then) => svc.hold(title, p, then),
     redetect: (save) => svc.redetect(save),
     rescan: () => svc.rescan(),
     reviewArchive: (ids, action) => svc.reviewArchive(ids, action),
   };
   return ctx;
+}
+
+/** ctx.busy: the busy box has the keys from now until the operation answers (or Esc cancels what may be cancelled). */
+function runBusy<T>(st: AppState, o: BusyOptions, run: (update: (s: BusyState) => void) => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let cancelled = false;
+    const c = o.cancel;
+    const cancel: BusyCancel =
+      'cancelled' in c
+        ? {
+            kind: 'now',
+            run: () => {
+              cancelled = true;
+              close();
+              st.message = { text: c.cancelled, kind: 'info', at: Date.now() };
+            },
+          }
+        : 'stop' in c
+          ? { kind: 'ask', run: () => c.stop() }
+          : { kind: 'never', why: c.never };
+    const b = new BusyModal(st.screen, st.theme, o.title, o.first, cancel);
+    st.busy?.destroy();
+    st.busy = b;
+    function close(): void {
+      b.destroy();
+      if (st.busy === b) st.busy = null;
+      st.requestRender();
+    }
+    st.requestRender();
+    let p: Promise<T>;
+    try {
+      p = run((s) => {
+        b.update(s);
+        st.requestRender();
+      });
+    } catch (e) {
+      p = Promise.reject(e as Error);
+    }
+    p.then(
+      (v) => {
+        if (cancelled) return;
+        close();
+        resolve(v);
+      },
+      (e: unknown) => {
+        if (cancelled) return;
+        close();
+        reject(e as Error);
+      },
+    );
+  });
 }

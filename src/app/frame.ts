@@ -126,6 +126,11 @@ export class Frame {
       st.hold.box.layout();
       st.hold.box.box.setFront();
     }
+    if (st.input && st.inputNote) {
+      st.inputNote.layout();
+      st.inputNote.box.setFront();
+    }
+    if (st.busy) st.busy.paint();
     screen.render();
     st.settled.painted();
     if (st.perf.enabled) {

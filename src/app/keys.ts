@@ -29,6 +29,8 @@ export class KeyDispatch {
   /** What has the keyboard now, first asked first; the footer and help show the same. */
   focusedContexts(): KeyContext[] {
     const st = this.st;
+    // A long operation has every key until it ends: none reaches what is behind it.
+    if (st.busy) return [st.busy.keyContext(), this.always];
     if (st.hold) return [{ ...this.keys.hold, title: st.hold.title }, this.always];
     if (st.input) return [st.input.keyContext(), this.always];
     if (st.modal) return [st.modal.keyContext(), this.always];

@@ -565,6 +565,11 @@ export interface ReadOptions {
    * names and authentication only: a restore's second read after its check.
    */
   reuseVerified?: boolean;
+  /**
+   * After each chunk of payload is checked: entries done (the one under way
+   * counts once it ends) of the manifest's, and bytes read of its original bytes.
+   */
+  onRead?(entriesDone: number, entriesTotal: number, bytesDone: number, bytesTotal: number): void;
 }
 
 const SAFE_SEGMENT = /^(?!\.\.?$)[^/\0]+$/;
@@ -661,6 +666,9 @@ export async function readArchive(
   let manifest: Manifest | null = null;
   const byName = new Map<string, ManifestEntry>();
   const seen = new Set<string>();
+  let bytesRead = 0;
+  let entriesRead = 0;
+  const reported = (): void => opts.onRead?.(entriesRead, manifest?.entries.length ?? 0, bytesRead, manifest?.originalBytes ?? 0);
   const consume = (async () => {
     for await (const entry of extract) {
       const h = entry.header;
@@ -677,6 +685,7 @@ export async function readArchive(
         manifest = validManifest(parseBoundedJson(Buffer.concat(chunks).toString('utf8')), expectAgent);
         for (const e of manifest.entries) byName.set(`payload/${e.root}/${e.relativePath}`, e);
         await handlers.manifest?.(manifest);
+        reported();
         continue;
       }
       const e = byName.get(h.name);
@@ -689,6 +698,8 @@ export async function readArchive(
         transform(c: Buffer, _enc, cb) {
           hash?.update(c);
           size += c.length;
+          bytesRead += c.length;
+          reported();
           cb(null, c);
         },
       });
@@ -697,6 +708,8 @@ export async function readArchive(
       else for await (const _ of checked) void _;
       if (size !== e.sizeBytes || (hash && hash.digest('hex') !== e.sha256))
         throw new ArchiveError(`${h.name} does not match its manifest entry (size or SHA-256).`);
+      entriesRead++;
+      reported();
     }
   })();
   try {

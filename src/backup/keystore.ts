@@ -9,7 +9,7 @@ import { constants, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../engine/host/atomic.js';
 import { readRegularFileAsync } from '../engine/host/bounded-read.js';
-import { passphraseProblem } from '../engine/core/passphrase-rule.js';
+import { passphraseProblem, WrongPassphraseError } from '../engine/core/passphrase-rule.js';
 
 export { MAX_PASSPHRASE, MIN_PASSPHRASE, passphraseProblem } from '../engine/core/passphrase-rule.js';
 
@@ -100,7 +100,7 @@ export async function unlockIdentity(dataDir: string, passphrase: string): Promi
   try {
     text = await d.decrypt(ct, 'text');
   } catch {
-    throw new KeyStoreError('Wrong passphrase for the backup key; try again.');
+    throw new WrongPassphraseError('Wrong passphrase for the backup key; try again.');
   }
   const identity = text.split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'));
   if (!identity) throw new KeyStoreError(`${status.path} does not hold an age identity.`);

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { ensurePrivateDir } from '../engine/host/atomic.js';
 import type { DirHandle } from '../engine/host/anchored-fs.js';
 import { crashPoint, failPoint } from '../engine/core/faults.js';
-import type { AgentKind } from '../engine/core/model.js';
+import type { AgentKind, BackupProgress } from '../engine/core/model.js';
 import { ArchiveError, readArchive, type Manifest, type ManifestDir, type ManifestDirAttrs, type ManifestEntry, type SkippedKind } from './archive.js';
 import { AnchoredTree, commitFile, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, setMtime, uncommit, unlinkAt } from './restore-commit.js';
 import { StagingWriter } from './restore-staging.js';
@@ -67,6 +67,8 @@ export interface RestoreOptions {
    * pass instead of reading the archive twice.
    */
   onPlanned?: (planned: RestoreResult) => void | Promise<void>;
+  /** The archive's read (entries and bytes checked so far), then the destinations' check and the writing. */
+  onProgress?: (p: BackupProgress) => void;
 }
 
 export interface RestoreResult {
@@ -161,8 +163,12 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
       },
       o.agent,
       // The restore a user confirmed after its check: that check hashed this very archive.
-      { reuseVerified: !o.dryRun },
+      {
+        reuseVerified: !o.dryRun,
+        onRead: o.onProgress && ((done, total, bytesDone, bytesTotal) => o.onProgress!({ step: 'reading', done, total, bytesDone, bytesTotal })),
+      },
     );
+    const counted = { done: manifest.entries.length, total: manifest.entries.length, bytesDone: manifest.originalBytes, bytesTotal: manifest.originalBytes };
     await stager.done();
     // Durable before the journal can say "committing" (a resume links these very inodes):
     // every staged file fsync'd at once, overlapped, then the staging dir once, instead
@@ -174,12 +180,14 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
         throw new ArchiveError('The archive mixes session exports with files; cleanerx never writes such an archive.');
       const byPath = new Map(manifest.entries.map((e) => [e.relativePath, join(staging, staged.get(e)!)]));
       const result = (restored: string[]): RestoreResult => ({ manifest, restored, alreadyPresent: [], emptyDirs: [], notInBackup: [] });
+      o.onProgress?.({ step: o.dryRun ? 'checking' : 'writing', ...counted });
       if (!o.dryRun && o.onPlanned) await o.onPlanned(result(await imp.run(byPath, true)));
       return result(await imp.run(byPath, Boolean(o.dryRun)));
     }
     const tree = new AnchoredTree(o.roots, o.uid);
     let stage: DirHandle | null = null;
     try {
+      o.onProgress?.({ step: 'checking', ...counted });
       const entries = manifest.entries.filter(wanted);
       await preflight(entries, (manifest.emptyDirs ?? []).filter(wanted), manifest.dirs ?? [], staged, o, tree, j);
       const restored = j.entries.map((e) => destOf(o.roots, e.root, e.path));
@@ -194,6 +202,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
           `Every destination already exists; a restore never overwrites anything (all ${j.entries.length} files are byte-identical to the backup, so nothing was written).`,
         );
       }
+      o.onProgress?.({ step: 'writing', ...counted });
       j.status = 'committing';
       await saveRestoreJournal(journalDir, j, 'restore:committing');
       stage = openStaging(staging);

@@ -45,9 +45,12 @@ export function backupService(env: Readonly<Record<string, string | undefined>>)
         }))
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
     },
-    async verify(dataDir, r, identity) {
+    async verify(dataDir, r, identity, onProgress) {
       const [{ readArchive }, { archivePathFor }] = await Promise.all([import('./archive.js'), import('./catalog.js')]);
-      const m = await readArchive(archivePathFor(dataDir, r.id), identity, {}, r.agent);
+      const onRead =
+        onProgress &&
+        ((done: number, total: number, bytesDone: number, bytesTotal: number) => onProgress({ step: 'reading', done, total, bytesDone, bytesTotal }));
+      const m = await readArchive(archivePathFor(dataDir, r.id), identity, {}, r.agent, { onRead });
       if (m.id !== r.id || m.operationId !== r.operationId) throw new RequestError('The archive does not belong to this catalog entry.');
       return { entries: m.entries.length, bytes: m.originalBytes };
     },
@@ -85,6 +88,7 @@ export function backupService(env: Readonly<Record<string, string | undefined>>)
         sessionImport,
         onlyPaths: q.onlyPaths,
         onPlanned: onPlanned && ((planned) => onPlanned(summary(planned))),
+        onProgress: q.onProgress,
       });
       return summary(res);
     },

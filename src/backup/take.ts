@@ -94,7 +94,15 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
   await store.transition(j, (x) => (x.backupStatus = 'verifying'), 'backup:verifying');
   o.progress({ phase: 'backup', current: 'reopening and verifying the archive' });
   try {
-    const m = await readArchive(archivePath, o.key.identity, {}, o.plan.agent);
+    // Reported per chunk read: passed on at most every 100 ms (each report crosses the worker).
+    let at = 0;
+    const m = await readArchive(archivePath, o.key.identity, {}, o.plan.agent, {
+      onRead: (_done, _total, bytesDone, bytesTotal) => {
+        if (Date.now() - at < 100) return;
+        at = Date.now();
+        o.progress({ phase: 'backup', bytesDone, bytesTotal, current: 'reopening and verifying the archive' });
+      },
+    });
     if (m.id !== id || m.operationId !== j.operationId || m.entries.length !== written.manifest.entries.length)
       throw new Error('the archive does not match what was written');
   } catch (e) {

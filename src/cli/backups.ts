@@ -127,7 +127,7 @@ async function restoreConfirmed(
 ): Promise<{ r: RestoreSummary; what: string }> {
   const seen: { planned: RestoreSummary | null } = { planned: null };
   try {
-    const r = await engine.backupRestore(id, passphrase, false, (planned) => {
+    const r = await engine.backupRestore(id, passphrase, false, undefined, (planned) => {
       seen.planned = planned;
       showPlan(planned);
     });

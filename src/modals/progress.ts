@@ -1,18 +1,17 @@
-// Progress of a running cleanup: phase, a bar, counts, bytes and the item
-// being removed. It cannot be dismissed: the app waits for the engine.
-// freedLines: the result's disk-space lines (promised, measured, why).
+// A running cleanup in the one busy state (busy.ts): its phase in words, and
+// the counts and bytes that move in it — the items removed, or while the
+// backup is written and read back its bytes; the key's unlock and the checks
+// say what runs (nothing to count). freedLines: the result's disk-space lines
+// (promised, measured, why).
 
-import blessed from 'blessed';
 import { formatBytes } from '../engine/core/format.js';
 import { type MessageKey, t } from '../engine/core/i18n/index.js';
 import type { ExecuteProgress, FreedBytes } from '../engine/core/model.js';
-import { bar } from '../widgets/bars.js';
-import type { KeyContext } from '../widgets/bindings.js';
-import { fitTagged } from '../widgets/tagged.js';
-import { braces, cell, type Theme } from '../widgets/theme.js';
-import type { Modal } from './modal.js';
+import { braces } from '../widgets/theme.js';
+import type { BusyState } from '../screens/screen.js';
 
 const PHASES: Record<ExecuteProgress['phase'], MessageKey> = {
+  key: 'pg.phase.key',
   preflight: 'pg.phase.preflight',
   backup: 'pg.phase.backup',
   deleting: 'pg.phase.deleting',
@@ -20,84 +19,17 @@ const PHASES: Record<ExecuteProgress['phase'], MessageKey> = {
   done: 'pg.phase.done',
 };
 
-export class ProgressModal implements Modal {
-  readonly box: blessed.Widgets.BoxElement;
-  progress: ExecuteProgress = { phase: 'preflight', done: 0, total: 0, bytesDone: 0, bytesTotal: 0 };
-  note = '';
+/** Before the engine's first report: the checks. */
+export const CLEANUP_START: ExecuteProgress = { phase: 'preflight', done: 0, total: 0, bytesDone: 0, bytesTotal: 0 };
 
-  private asking = false;
-  readonly closed = false;
-
-  constructor(
-    private screen: blessed.Widgets.Screen,
-    private theme: Theme,
-    private requestStop: () => void,
-  ) {
-    this.box = blessed.box({
-      parent: screen,
-      top: 'center',
-      left: 'center',
-      height: 8,
-      tags: true,
-      border: { type: 'line' },
-      label: ` ${t('pg.title')} `,
-      wrap: false,
-    });
-  }
-
-  paint(): void {
-    const th = this.theme;
-    const W = Math.min(80, Math.max(40, ((this.screen.width as number) || 80) - 4));
-    this.box.width = W;
-    const p = this.progress;
-    const inner = W - 6;
-    this.box.setContent(
-      [
-        ` ${th.bold(t(PHASES[p.phase]))}`,
-        ` ${th.accent(bar(p.done, Math.max(1, p.total), inner - 12))} ${p.done}/${p.total}`,
-        ` ${t('pg.bytes', { done: formatBytes(p.bytesDone), total: formatBytes(p.bytesTotal) })}`,
-        ` ${p.current ? cell(p.current, inner) : ''}`,
-        ` ${th.dim(this.note || t('pg.journal'))}`,
-      ]
-        .map((l) => fitTagged(l, W - 2))
-        .join('\n'),
-    );
-    this.box.setFront();
-  }
-
-  private context: KeyContext | null = null;
-
-  /** It never closes itself: Esc, q and Ctrl-C ask whether to stop after the current step. */
-  keyContext(): KeyContext {
-    const ask = (): void => {
-      if (this.asking) return this.answer(false);
-      this.asking = true;
-      this.note = t('pg.ask');
-    };
-    this.context ??= {
-      title: t('pg.title'),
-      modal: true,
-      bindings: [
-        { keys: ['escape', 'q', 'C-c'], label: 'Esc q Ctrl-C', does: t('pg.key.ask'), footer: t('pg.footer.stop'), run: ask },
-        { keys: ['y'], does: t('pg.key.stop'), run: () => this.answer(true) },
-      ],
-      text: { does: t('pg.key.other'), run: () => this.answer(false) },
-    };
-    return this.context;
-  }
-
-  private answer(stop: boolean): void {
-    if (!this.asking) return;
-    this.asking = false;
-    if (stop) {
-      this.requestStop();
-      this.note = t('pg.stopping');
-    } else this.note = t('pg.continuing');
-  }
-
-  destroy(): void {
-    this.box.destroy();
-  }
+/** What the busy box shows of a cleanup's progress. */
+export function cleanupState(p: ExecuteProgress): BusyState {
+  const phase = t(PHASES[p.phase]);
+  // Nothing is counted while the key unlocks or the targets are checked: the phase says what runs.
+  if (p.phase === 'key' || p.phase === 'preflight') return { phase };
+  // The backup moves in bytes (written, then read back and hash-checked); the items wait for the delete.
+  if (p.phase === 'backup') return { phase, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, current: p.current };
+  return { phase, done: p.done, total: p.total, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, current: p.current };
 }
 
 /**

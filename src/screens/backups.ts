@@ -1,16 +1,18 @@
 // Backups: the catalog of verified, encrypted archives. v verifies
 // (decrypts and hash-checks everything), Enter restores (preflight first, then a
-// typed confirm), D deletes forever (its own typed confirm).
+// typed confirm), D deletes forever (its own typed confirm). Verify and restore
+// run in the busy state (ctx.busy): the keys typed meanwhile do nothing here.
 
 import blessed from 'blessed';
 import { fitPath, formatBytes, formatDate } from '../engine/core/format.js';
-import { t as tr } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type BackupSummary, type KeyInfo } from '../engine/core/model.js';
+import { type MessageKey, t as tr } from '../engine/core/i18n/index.js';
+import { AGENT_NAMES, type BackupProgress, type BackupSummary, type KeyInfo, type RestoreSummary } from '../engine/core/model.js';
+import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell, esc } from '../widgets/theme.js';
 import { VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
-import type { AppContext, Screen } from './screen.js';
+import type { AppContext, BusyState, PassphraseVerdict, Screen } from './screen.js';
 
 export class BackupsScreen implements Screen {
   readonly title = tr('tab.backups');
@@ -20,8 +22,6 @@ export class BackupsScreen implements Screen {
   private rows: BackupSummary[] = [];
   private key: KeyInfo | null = null;
   private error = '';
-  /** What runs now (verify, restore preflight), shown until it ends, not left in the footer. */
-  private busy = '';
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
@@ -65,11 +65,7 @@ export class BackupsScreen implements Screen {
       : this.key.exists
         ? fitWidth(fitPath(this.key.path, Math.max(12, room - displayWidth(problem))) + problem, room)
         : fitWidth(tr('backups.keyNotCreated'), room);
-    const second = this.busy
-      ? ` ${t.warn(braces(fitWidth(this.busy, W - 1)))}`
-      : this.error
-        ? ` ${t.danger(braces(fitWidth(this.error, W - 1)))}`
-        : ` ${t.dim(braces(fitWidth(tr('backups.readable'), W - 1)))}`;
+    const second = this.error ? ` ${t.danger(braces(fitWidth(this.error, W - 1)))}` : ` ${t.dim(braces(fitWidth(tr('backups.readable'), W - 1)))}`;
     this.head.setContent(
       [
         ` ${t.dim(keyLabel)} ${braces(key)}`,
@@ -107,14 +103,14 @@ export class BackupsScreen implements Screen {
         does: tr('backups.verifyKey'),
         footer: tr('backups.footer.verify'),
         disabled: () => this.noneSelected(),
-        run: () => this.whenIdle(() => this.withPassphrase(tr('backups.passVerify'), (p) => this.verify(this.selected()!, p))),
+        run: () => this.withPassphrase(tr('backups.passVerify'), tr('backups.verifyCancelled'), (p) => this.verify(this.selected()!, p)),
       },
       {
         keys: ['enter'],
         does: tr('backups.restoreKey'),
         footer: tr('backups.footer.restore'),
         disabled: () => this.noneSelected(),
-        run: () => this.whenIdle(() => this.withPassphrase(tr('backups.passRestore'), (p) => this.restore(this.selected()!, p))),
+        run: () => this.withPassphrase(tr('backups.passRestore'), tr('backups.restoreCancelled'), (p) => this.restore(this.selected()!, p)),
       },
       {
         keys: ['D'],
@@ -143,70 +139,81 @@ export class BackupsScreen implements Screen {
     this.app.requestRender();
   }
 
-  /** The key ring (when chosen in Settings) unlocks the key without asking. */
-  private withPassphrase(label: string, then: (p: string) => void): void {
-    this.app.engine.keyInfo().then(
-      (k) => this.app.askPassphrase({ needed: k.needsPassphrase, label, onCancel: () => this.app.message(tr('common.cancelled')) }, then),
-      (e: Error) => this.app.message(e.message, 'error'),
-    );
+  /**
+   * The key ring (when chosen in Settings) unlocks the key without asking.
+   * Keys typed while the key's state is read go to the prompt (hold), and a
+   * wrong passphrase is asked again (`use` says so).
+   */
+  private withPassphrase(label: string, cancelled: string, use: (p: string) => Promise<PassphraseVerdict>): void {
+    this.app.hold(tr('flow.readingKey'), this.app.engine.keyInfo(), (k) => this.app.askPassphrase({ needed: k.needsPassphrase, label, cancelled }, use));
   }
 
-  /** Runs a long call with its state in the header; the footer gets the outcome, never a stale "…ing". */
-  private running<T>(what: string, call: Promise<T>): Promise<T> {
-    this.busy = what;
-    this.app.requestRender();
-    const done = (): void => {
-      this.busy = '';
-      this.app.requestRender();
-    };
-    call.then(done, done);
-    return call;
-  }
-
-  private verify(b: BackupSummary, passphrase: string): void {
+  private verify(b: BackupSummary, passphrase: string): Promise<PassphraseVerdict> {
     const id = b.id.slice(0, 8);
-    this.running(tr('backups.verifying', { id }), this.app.engine.backupVerify(b.id, passphrase)).then(
-      (r) => {
-        this.app.message(tr('backups.verifiedMessage', { id }));
-        this.app.openDialog(tr('backups.verifiedTitle'), [tr('backups.entriesMatch', { count: r.entries, size: formatBytes(r.bytes) })]);
-      },
-      (e: Error) => {
-        this.app.message(tr('backups.verifyFailedMessage', { id }), 'error');
-        this.app.openDialog(tr('backups.verifyFailedTitle'), [esc(e.message)]);
-      },
-    );
+    return this.app
+      .busy({ title: tr('backups.verifyTitle'), first: { phase: tr('busy.unlocking') }, cancel: { cancelled: tr('backups.verifyCancelled') } }, (update) =>
+        this.app.engine.backupVerify(b.id, passphrase, (p) => update(backupState(p))),
+      )
+      .then(
+        (r): PassphraseVerdict => {
+          this.app.message(tr('backups.verifiedMessage', { id }));
+          this.app.openDialog(tr('backups.verifiedTitle'), [tr('backups.entriesMatch', { count: r.entries, size: formatBytes(r.bytes) })]);
+          return undefined;
+        },
+        (e: Error): PassphraseVerdict => {
+          if (isWrongPassphrase(e)) return 'wrong';
+          this.app.message(tr('backups.verifyFailedMessage', { id }), 'error');
+          this.app.openDialog(tr('backups.verifyFailedTitle'), [esc(e.message)]);
+          return undefined;
+        },
+      );
   }
 
-  private restore(b: BackupSummary, passphrase: string): void {
-    const id = b.id.slice(0, 8);
-    this.running(tr('backups.checking', { id }), this.app.engine.backupRestore(b.id, passphrase, true)).then(
-      (dry) => {
-        this.app.openInput({
-          label: tr('backups.restorePrompt', { what: unitCount(dry.restored, dry.unit), size: formatBytes(dry.bytes), agent: AGENT_NAMES[b.agent] }),
-          maxLength: 16,
-          onSubmit: (v) => {
-            if (v.trim().toLowerCase() !== 'restore') return this.app.message(tr('backups.notRestored'));
-            this.running(tr('backups.restoring', { id }), this.app.engine.backupRestore(b.id, passphrase)).then(
-              (r) => {
-                const what = unitCount(r.restored, r.unit);
-                this.app.message(tr('backups.restored', { what }));
-                this.app.openDialog(tr('backups.restoreCompleteTitle'), [tr('backups.back', { what, count: r.restored }), '', tr('backups.rescanFollows')]);
-                this.app.rescan();
-              },
-              (e: Error) => {
-                this.app.message(tr('backups.restoreFailedMessage'), 'error');
-                this.app.openDialog(tr('backups.restoreFailedTitle'), [esc(e.message), '', tr('backups.restoreFailedBody')]);
-              },
-            );
-          },
-          onCancel: () => this.app.message(tr('backups.restoreCancelled')),
-        });
+  /** The check first (it writes nothing: Esc may leave it), then a typed confirm, then the restore (it runs to its end). */
+  private restore(b: BackupSummary, passphrase: string): Promise<PassphraseVerdict> {
+    return this.app
+      .busy({ title: tr('backups.checkTitle'), first: { phase: tr('busy.unlocking') }, cancel: { cancelled: tr('backups.restoreCancelled') } }, (update) =>
+        this.app.engine.backupRestore(b.id, passphrase, true, (p) => update(backupState(p))),
+      )
+      .then(
+        (dry): PassphraseVerdict => {
+          this.confirmRestore(b, passphrase, dry);
+          return undefined;
+        },
+        (e: Error): PassphraseVerdict => {
+          if (isWrongPassphrase(e)) return 'wrong';
+          this.app.message(tr('backups.restoreImpossibleMessage'), 'error');
+          this.app.openDialog(tr('backups.restoreImpossibleTitle'), [esc(e.message), '', tr('backups.nothingWritten')]);
+          return undefined;
+        },
+      );
+  }
+
+  private confirmRestore(b: BackupSummary, passphrase: string, dry: RestoreSummary): void {
+    this.app.openInput({
+      label: tr('backups.restorePrompt', { what: unitCount(dry.restored, dry.unit), size: formatBytes(dry.bytes), agent: AGENT_NAMES[b.agent] }),
+      maxLength: 16,
+      onSubmit: (v) => {
+        if (v.trim().toLowerCase() !== 'restore') return this.app.message(tr('backups.notRestored'));
+        this.app
+          .busy({ title: tr('backups.restoreTitle'), first: { phase: tr('busy.unlocking') }, cancel: { never: tr('busy.never.restore') } }, (update) =>
+            this.app.engine.backupRestore(b.id, passphrase, false, (p) => update(backupState(p))),
+          )
+          .then(
+            (r) => {
+              const what = unitCount(r.restored, r.unit);
+              this.app.message(tr('backups.restored', { what }));
+              this.app.openDialog(tr('backups.restoreCompleteTitle'), [tr('backups.back', { what, count: r.restored }), '', tr('backups.rescanFollows')]);
+              this.app.rescan();
+            },
+            (e: Error) => {
+              this.app.message(tr('backups.restoreFailedMessage'), 'error');
+              this.app.openDialog(tr('backups.restoreFailedTitle'), [esc(e.message), '', tr('backups.restoreFailedBody')]);
+            },
+          );
       },
-      (e: Error) => {
-        this.app.message(tr('backups.restoreImpossibleMessage'), 'error');
-        this.app.openDialog(tr('backups.restoreImpossibleTitle'), [esc(e.message), '', tr('backups.nothingWritten')]);
-      },
-    );
+      onCancel: () => this.app.message(tr('backups.restoreCancelled')),
+    });
   }
 
   private confirmDelete(b: BackupSummary): void {
@@ -231,4 +238,18 @@ export class BackupsScreen implements Screen {
 /** "1 file", "3 sessions": the restore's unit agreeing with its count. */
 function unitCount(n: number, unit: 'files' | 'sessions'): string {
   return tr(unit === 'files' ? 'count.files' : 'count.sessions', { count: n });
+}
+
+const BACKUP_STEPS: Record<BackupProgress['step'], MessageKey> = {
+  unlocking: 'busy.unlocking',
+  reading: 'busy.reading',
+  checking: 'busy.checking',
+  writing: 'busy.writing',
+};
+
+/** A backup's verify or restore in the busy box: the unlock says what runs, the read counts entries and bytes. */
+export function backupState(p: BackupProgress): BusyState {
+  const phase = tr(BACKUP_STEPS[p.step]);
+  if (p.step === 'unlocking') return { phase };
+  return { phase, done: p.done, total: p.total, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal };
 }

@@ -27,8 +27,19 @@ export interface AppContext {
   message(text: string, kind?: 'info' | 'error'): void;
   openInput(opts: TextInputOptions): void;
   openDialog(title: string, lines: string[], footer?: string): void;
-  /** The one passphrase prompt (masked, never stored): see PassphraseRequest. */
-  askPassphrase(req: PassphraseRequest, then: (passphrase: string) => void): void;
+  /**
+   * The one passphrase prompt (masked, never stored): see PassphraseRequest.
+   * `use` gets each answer; when it resolves `wrong` the prompt asks again
+   * (three tries in all), saying why, and then gives up visibly.
+   */
+  askPassphrase(req: PassphraseRequest, use: (passphrase: string) => Promise<PassphraseVerdict>): void;
+  /**
+   * Runs a long operation in the one busy state (a spinner, the phase, the
+   * counts and bytes it reports through `update`): while it runs, keys do
+   * nothing to the screen behind it. See BusyOptions for what Esc does. The
+   * answer is the operation's; after an Esc that cancelled, it never comes.
+   */
+  busy<T>(o: BusyOptions, run: (update: (s: BusyState) => void) => Promise<T>): Promise<T>;
   /**
    * Waits for `p` before opening the dialog it leads to (`then` opens it):
    * keys typed meanwhile are kept and go to that dialog, not to the screen
@@ -42,6 +53,32 @@ export interface AppContext {
   reviewArchive(ids: string[], action: 'archive' | 'unarchive'): void;
 }
 
+/** What the busy state shows: the phase always, counts and bytes when the operation has them. */
+export interface BusyState {
+  phase: string;
+  done?: number;
+  total?: number;
+  bytesDone?: number;
+  bytesTotal?: number;
+  /** The item under way (agent text: shown through `cell`). */
+  current?: string;
+}
+
+export interface BusyOptions {
+  /** The box's title (short: the footer names it). */
+  title: string;
+  first: BusyState;
+  /**
+   * `cancelled`: the operation writes nothing, so Esc leaves it at once and
+   * this line says so; `stop`: Esc asks, y stops after the current step (a
+   * cleanup); `never`: it runs to its end (a restore's writing), this says why.
+   */
+  cancel: { cancelled: string } | { stop(): void } | { never: string };
+}
+
+/** What a passphrase's user found: `wrong` (it does not unlock the key) asks again. */
+export type PassphraseVerdict = 'wrong' | undefined;
+
 /**
  * What a passphrase prompt asks. Every prompt for the backup key's
  * passphrase (a cleanup's backup, a restore, the key's export, the move to
@@ -54,11 +91,14 @@ export interface PassphraseRequest {
   label: string;
   /**
    * The key is made now: its passphrase is typed twice and checked against
-   * the passphrase rule first (the texts for each step and each refusal).
+   * the passphrase rule first (the prompts of the two steps). A refusal
+   * asks again, saying why.
    */
-  newKey?: { label: string; repeat: string; problem(problem: string): string; differ: string };
-  /** Esc at any step. */
-  onCancel(): void;
+  newKey?: { label: string; repeat: string };
+  /** What ends without a passphrase (Esc, or a third refusal), as the status line says it ("Verify cancelled."). */
+  cancelled: string;
+  /** Called after that line is shown. */
+  onCancel?(): void;
 }
 
 export interface Screen {

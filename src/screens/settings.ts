@@ -6,11 +6,12 @@ import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engin
 import { fitPath } from '../engine/core/format.js';
 import { displayWidth, padWidth } from '../engine/core/text.js';
 import { getLanguage, LANGUAGE_NAMES, t as tr, type LanguageSetting } from '../engine/core/i18n/index.js';
+import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { wrapWords } from '../widgets/detail-pane.js';
 import type { Settings } from '../engine/host/settings.js';
 import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
-import type { AppContext, Screen } from './screen.js';
+import type { AppContext, PassphraseVerdict, Screen } from './screen.js';
 
 import { AGENT_STATE } from './overview.js';
 
@@ -180,42 +181,60 @@ export class SettingsScreen implements Screen {
     });
   }
 
-  /** To the key ring: the file's passphrase once (a new key: twice). Back to the file: nothing asked. */
+  /** To the key ring: the file's passphrase once (a new key: twice), asked again while wrong. Back to the file: nothing asked. */
   private switchKeyStore(): void {
     const k = this.key;
     if (!k) return;
     const to = k.store === 'keyring' ? 'file' : 'keyring';
-    const run = (passphrase: string): void => {
-      this.app.message(tr(to === 'keyring' ? 'settings.askingKeyring' : 'settings.removingKeyring'));
-      this.app.engine.keyStoreSet(to, passphrase).then(
-        () => {
-          if (this.draft) this.draft.backupKeyStore = to;
-          this.onSummary();
-          void this.app.redetect();
-          this.app.message(tr(to === 'keyring' ? 'settings.nowKeyring' : 'settings.nowFile'));
-        },
-        (e: Error) => this.app.message(e.message, 'error'),
-      );
-    };
-    if (to === 'file') return run('');
-    const fresh = {
-      label: tr('settings.newPass'),
-      repeat: tr('settings.repeatPass'),
-      problem: (problem: string) => tr('settings.passProblem', { problem }),
-      differ: tr('settings.passDiffer'),
-    };
+    const run = (passphrase: string): Promise<PassphraseVerdict> =>
+      this.app
+        .busy(
+          {
+            title: tr('settings.keyBusyTitle'),
+            first: { phase: tr(to === 'keyring' ? 'settings.askingKeyring' : 'settings.removingKeyring') },
+            cancel: { never: tr('busy.never.key') },
+          },
+          () => this.app.engine.keyStoreSet(to, passphrase),
+        )
+        .then(
+          (): PassphraseVerdict => {
+            if (this.draft) this.draft.backupKeyStore = to;
+            this.onSummary();
+            void this.app.redetect();
+            this.app.message(tr(to === 'keyring' ? 'settings.nowKeyring' : 'settings.nowFile'));
+            return undefined;
+          },
+          (e: Error): PassphraseVerdict => {
+            if (isWrongPassphrase(e)) return 'wrong';
+            this.app.message(e.message, 'error');
+            return undefined;
+          },
+        );
+    if (to === 'file') return void run('');
+    const fresh = { label: tr('settings.newPass'), repeat: tr('settings.repeatPass') };
     this.app.askPassphrase(
-      { needed: true, label: tr('settings.passForKeyring'), newKey: k.exists ? undefined : fresh, onCancel: () => this.app.message(tr('common.cancelled')) },
+      { needed: true, label: tr('settings.passForKeyring'), newKey: k.exists ? undefined : fresh, cancelled: tr('common.cancelled') },
       run,
     );
   }
 
   private exportKey(): void {
-    this.app.askPassphrase({ needed: true, label: tr('settings.passForExport'), onCancel: () => this.app.message(tr('common.cancelled')) }, (p) =>
-      this.app.engine.keyExport(p).then(
-        (text) => this.app.openDialog(tr('settings.exportTitle'), [...text.trim().split('\n'), '', tr('settings.exportHow')]),
-        (e: Error) => this.app.message(e.message, 'error'),
-      ),
+    this.app.askPassphrase({ needed: true, label: tr('settings.passForExport'), cancelled: tr('common.cancelled') }, (p) =>
+      this.app
+        .busy({ title: tr('settings.keyBusyTitle'), first: { phase: tr('busy.unlocking') }, cancel: { cancelled: tr('common.cancelled') } }, () =>
+          this.app.engine.keyExport(p),
+        )
+        .then(
+          (text): PassphraseVerdict => {
+            this.app.openDialog(tr('settings.exportTitle'), [...text.trim().split('\n'), '', tr('settings.exportHow')]);
+            return undefined;
+          },
+          (e: Error): PassphraseVerdict => {
+            if (isWrongPassphrase(e)) return 'wrong';
+            this.app.message(e.message, 'error');
+            return undefined;
+          },
+        ),
     );
   }
 

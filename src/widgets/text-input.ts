@@ -10,9 +10,12 @@ import { t } from '../engine/core/i18n/index.js';
 export interface TextInputOptions {
   label: string;
   value?: string;
+  /** 0: a line that only waits for Enter or Esc (typed characters go nowhere). */
   maxLength?: number;
   /** Show • for each character (passphrases). */
   mask?: boolean;
+  /** Shown in a box above while the input is open: why a prompt asks again. */
+  note?: { title: string; text: string; footer?: string };
   onChange?(value: string): void;
   onSubmit(value: string): void;
   onCancel(): void;

@@ -21,6 +21,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { SPINNER } from '../../src/widgets/spinner.js';
 import { CLI } from './constants.js';
 import { describe as describeProblems, parseTmuxCapture, screenProblems, type Grab } from './screen-invariants.js';
 
@@ -45,8 +46,8 @@ export const KEYS = {
   backspace: '\x7f',
 };
 
-/** The app's placeholders for what is still loading. */
-const PENDING = /Loading details…|Scanning…|Waiting for scan data|Preparing the review|Reading the backup key/;
+/** The app's placeholders for what is still loading, and the busy box's spinner (src/modals/busy.ts): a long operation under way. */
+const PENDING = new RegExp(`Loading details…|Scanning…|Waiting for scan data|Preparing the review|Reading the backup key|[${SPINNER.join('')}]`);
 
 const RESIZE_SETTLE = 600;
 /**
@@ -538,6 +539,15 @@ export class TmuxScreen extends ScreenDriver {
     } catch {
       this.pollExit();
       return Array(this.rows).fill('');
+    }
+  }
+
+  /** Every byte the app wrote to the pane so far (tmux's pipe-pane): each frame it ever drew. */
+  raw(): string {
+    try {
+      return readFileSync(this.outputFile, 'utf8');
+    } catch {
+      return '';
     }
   }
 

@@ -20,7 +20,8 @@ import { restoreArchive } from '../../src/backup/restore.js';
 import { ZstdFrameWriter } from '../../src/backup/zstd-frames.js';
 import { takeBackup } from '../../src/backup/take.js';
 import { JournalStore, type Journal } from '../../src/engine/cleanup/journal.js';
-import type { CleanupPlan } from '../../src/engine/core/model.js';
+import type { BackupProgress, CleanupPlan } from '../../src/engine/core/model.js';
+import { isWrongPassphrase } from '../../src/engine/core/passphrase-rule.js';
 import { createServer } from 'node:net';
 import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { Engine } from '../../src/engine/api/engine.js';
@@ -727,9 +728,19 @@ describe('engine: the catalog entry, the manifest and the target agent must agre
       agent: 'pi',
       verifiedAt: ok.createdAt,
     });
-    expect(await engine.backupVerify(id, pass)).toEqual({ entries: 2, bytes: ok.originalBytes });
-    expect((await engine.backupRestore(id, pass)).restored).toBe(2);
+    // The busy state's progress (#27.2): the unlock first, then entries and bytes as they are checked, then (a restore) its steps.
+    const verified: BackupProgress[] = [];
+    expect(await engine.backupVerify(id, pass, (p) => verified.push({ ...p }))).toEqual({ entries: 2, bytes: ok.originalBytes });
+    expect(verified[0]!.step).toBe('unlocking');
+    expect(verified.at(-1)).toEqual({ step: 'reading', done: 2, total: 2, bytesDone: ok.originalBytes, bytesTotal: ok.originalBytes });
+    const restoring: BackupProgress[] = [];
+    expect((await engine.backupRestore(id, pass, false, (p) => restoring.push({ ...p }))).restored).toBe(2);
+    expect([...new Set(restoring.map((p) => p.step))]).toEqual(['unlocking', 'reading', 'checking', 'writing']);
     for (const p of GOOD) expect(readFileSync(join(piHome, p.relativePath)).equals(p.body)).toBe(true);
+    // A wrong passphrase is its own kind of error: the app's prompt asks again on it.
+    const wrong = await engine.backupVerify(id, 'not the passphrase').catch((e: unknown) => e);
+    expect(isWrongPassphrase(wrong)).toBe(true);
+    expect(isWrongPassphrase(await engine.backupVerify('no-such-id', pass).catch((e: unknown) => e))).toBe(false);
     await engine.close();
   });
 });

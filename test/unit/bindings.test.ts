@@ -15,7 +15,7 @@ import { BackupsScreen } from '../../src/screens/backups.js';
 import { ItemsScreen } from '../../src/screens/items.js';
 import { Marks } from '../../src/screens/marks.js';
 import { OverviewScreen } from '../../src/screens/overview.js';
-import { ProgressModal } from '../../src/modals/progress.js';
+import { BusyModal } from '../../src/modals/busy.js';
 import { RecoveryModal } from '../../src/modals/recovery.js';
 import { ReviewModal } from '../../src/modals/review.js';
 import type { AppContext, Screen } from '../../src/screens/screen.js';
@@ -59,6 +59,7 @@ function appContext(s: blessed.Widgets.Screen, readOnly = false): AppContext {
     openInput: () => undefined,
     openDialog: () => undefined,
     askPassphrase: () => undefined,
+    busy: () => new Promise(() => undefined),
     hold: () => undefined,
     redetect: async () => undefined,
     rescan: () => undefined,
@@ -130,7 +131,16 @@ function everyContext(): Record<string, KeyContext> {
   Object.assign(out, { always: k.always, global: k.global, selector: k.selector, hold: k.hold });
   out.dialog = k.dialog({ title: 'Help', scroll: () => undefined, page: () => 5 }, () => undefined);
   out.review = new ReviewModal(s, makeTheme({}), plan, [], () => undefined).keyContext();
-  out.progress = new ProgressModal(s, makeTheme({}), () => undefined).keyContext();
+  // The busy state with each of its Esc rules: a cleanup's (ask), a read-only operation's (now), a restore's (never).
+  const busy = (cancel: ConstructorParameters<typeof BusyModal>[4]): KeyContext => {
+    const b = new BusyModal(s, makeTheme({}), 'Busy', { phase: 'x' }, cancel);
+    const c = b.keyContext();
+    b.destroy();
+    return c;
+  };
+  out.progress = busy({ kind: 'ask', run: () => undefined });
+  out.busyNow = busy({ kind: 'now', run: () => undefined });
+  out.busyNever = busy({ kind: 'never', why: 'it runs to its end' });
   out.recovery = new RecoveryModal(s, makeTheme({}), [op], async () => []).keyContext();
   out.input = new TextInput({ label: 'Filter:', onSubmit: () => undefined, onCancel: () => undefined }).keyContext();
   return out;

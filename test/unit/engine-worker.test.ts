@@ -10,7 +10,8 @@ import { ENGINE_METHOD_NAMES, ENGINE_METHODS, type EngineApi } from '../../src/e
 import { createWorkerEngine, type WorkerReply } from '../../src/engine/api/worker-client.js';
 import { deferred } from '../../src/app/deferred-engine.js';
 import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
-import type { ScanProgress } from '../../src/engine/core/model.js';
+import type { BackupProgress, ScanProgress } from '../../src/engine/core/model.js';
+import { isWrongPassphrase } from '../../src/engine/core/passphrase-rule.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const WORKER = new URL('../../dist/worker.js', import.meta.url);
@@ -45,7 +46,7 @@ describe('the engine over its worker', () => {
       Object.entries(ENGINE_METHODS)
         .filter(([, v]) => v.progress !== null)
         .map(([k]) => k),
-    ).toEqual(['scan', 'execute']);
+    ).toEqual(['scan', 'execute', 'backupVerify', 'backupRestore']);
   });
 
   it('a scan streams its progress back and answers with the summary; pages follow', async () => {
@@ -76,6 +77,39 @@ describe('the engine over its worker', () => {
   it('is built with the backup service: the key store answers (an engine without one refuses)', async () => {
     const k = await start().keyInfo();
     expect(k).toMatchObject({ exists: false, store: 'file', needsPassphrase: true });
+  });
+
+  it("a wrong passphrase crosses as its own kind (the app asks again on it), and a backup's progress streams back", async () => {
+    // A cheaper scrypt: the key store reads it from the worker's own process.env (a copy of this one's at its start).
+    const saved = { mode: process.env.CLEANERX_TEST_MODE, logN: process.env.CLEANERX_SCRYPT_LOG_N };
+    Object.assign(process.env, { CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '10' });
+    let w: EngineApi;
+    try {
+      w = start();
+    } finally {
+      for (const [k, v] of [
+        ['CLEANERX_TEST_MODE', saved.mode],
+        ['CLEANERX_SCRYPT_LOG_N', saved.logN],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+    const s = await w.scan('pi');
+    const plan = await w.plan(s.snapshotId, [
+      s.selection[0]?.id ?? (await w.page({ snapshotId: s.snapshotId, scope: { view: 'flat' }, filter: {}, sort: 'updated', offset: 0, limit: 1 })).rows[0]!.id,
+    ]);
+    const r = await w.execute(plan.id, { backup: true, passphrase: 'correct horse battery' });
+    expect(r.status, r.message).toBe('complete');
+    const id = r.backupId!;
+    const wrong = await w.backupVerify(id, 'not the passphrase').catch((e: unknown) => e);
+    expect(isWrongPassphrase(wrong)).toBe(true);
+    expect((wrong as Error).message).toMatch(/^Wrong passphrase/);
+    const seen: BackupProgress[] = [];
+    expect((await w.backupVerify(id, 'correct horse battery', (p) => seen.push(p))).entries).toBeGreaterThan(0);
+    expect(seen[0]!.step).toBe('unlocking');
+    expect(seen.at(-1)!.step).toBe('reading');
+    // Any other refusal is not a wrong passphrase.
+    expect(isWrongPassphrase(await w.backupVerify('no-such-id', 'x').catch((e: unknown) => e))).toBe(false);
   });
 
   it('refuses a call outside ENGINE_METHODS, even a public Engine method', async () => {

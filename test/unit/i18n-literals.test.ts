@@ -76,8 +76,10 @@ const ALLOWED = new Set([
     'opencodeDb.readOnly',
     'opencodeLogs.readOnly',
   ],
-  // Language codes (Settings' language cycle) and dispatch result kinds.
-  ...['en', 'zh', 'ran', 'disabled', 'unbound'],
+  // Language codes (Settings' language cycle) and dispatch result kinds; a passphrase's verdict (the prompt asks again).
+  ...['en', 'zh', 'ran', 'disabled', 'unbound', 'wrong'],
+  // The busy state's Esc rules (busy.ts): cancel now, ask first, never.
+  ...['now', 'ask', 'never'],
   // The product's own name, a heading in Settings.
   'cleanerx',
   // Category codes the Logs & caches tab filters on, an id prefix, the internal scan phase before the first progress.

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ItemRoute, SessionRoute } from '../../src/engine/core/adapter.js';
 import { executePlan, type ExecutorDeps } from '../../src/engine/cleanup/executor.js';
-import type { Installation, Inventory, SessionRecord } from '../../src/engine/core/model.js';
+import type { ExecuteProgress, Installation, Inventory, SessionRecord } from '../../src/engine/core/model.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -150,6 +150,30 @@ describe('official session delete in the executor', () => {
     expect(calls).toEqual([{ roots: ['a', 'b'], rev: 'rev-1' }]);
     expect(existsSync(join(home, 'media', 'b.png'))).toBe(false);
     expect(journals().map((j) => j.status)).toEqual(['complete']);
+  });
+
+  it('while the agent deletes session by session, the progress moves in items and bytes (#27.2: not "29/73 · 0 B of 356 KB")', async () => {
+    const st = store();
+    const route: SessionRoute = {
+      async deleteSessions(_i, _c, roots, opts) {
+        roots.forEach((r, n) => {
+          for (const id of [r, ...(st.sessions.get(r)?.deletionDescendantIds ?? [])]) st.sessions.delete(id);
+          opts?.onProgress?.(n + 1, roots.length, r);
+        });
+        return { route: 'cli', roots: [...roots], deleted: ['a', 'a1', 'b'], failed: [], stopped: false, durationMs: 1 };
+      },
+    };
+    const h = harness(st, route);
+    await h.rescan();
+    const plan = buildPlan(h.snap(), ['session:a', 'session:a1', 'session:b'], { readOnly: false, routeAvailable: true, officialSessions: true });
+    const seen: ExecuteProgress[] = [];
+    const r = await executePlan(plan, h.deps, (p) => seen.push(p));
+    expect(r.status, r.message).toBe('complete');
+    const during = seen.filter((p) => p.phase === 'deleting');
+    // Half the roots gone: half the items and half the bytes, before the op ends.
+    expect(during[0]).toMatchObject({ done: 2, total: 3, bytesDone: Math.round(plan.estimatedBytes / 2), bytesTotal: plan.estimatedBytes });
+    expect(during.at(-1)).toMatchObject({ done: 3, bytesDone: plan.estimatedBytes });
+    for (let i = 1; i < during.length; i++) expect(during[i]!.bytesDone).toBeGreaterThanOrEqual(during[i - 1]!.bytesDone);
   });
 
   it('a route that throws before changing anything ends the operation (terminated); leftovers stay', async () => {

@@ -3,6 +3,7 @@
 
 import type {
   AgentKind,
+  BackupProgress,
   BackupSummary,
   CleanupPlan,
   ExecuteOptions,
@@ -47,9 +48,13 @@ export interface EngineApi {
   /** Switches where the backup key is unlocked from; the key ring is probed in a child process killed after 3 s. */
   keyStoreSet(store: 'file' | 'keyring', passphrase: string): Promise<KeyInfo>;
   backupsList(): Promise<BackupSummary[]>;
-  backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }>;
-  /** `unit`: files put back by the path restore, or sessions brought back by the agent's import route. Takes the agent's cleanup lock (not for a dry run). */
-  backupRestore(id: string, passphrase: string, dryRun?: boolean): Promise<RestoreSummary>;
+  /** `onProgress`: the key's unlock, then the entries and bytes decrypted and hash-checked so far. */
+  backupVerify(id: string, passphrase: string, onProgress?: (p: BackupProgress) => void): Promise<{ entries: number; bytes: number }>;
+  /**
+   * `unit`: files put back by the path restore, or sessions brought back by the agent's import route. Takes the agent's cleanup lock (not for a dry run).
+   * `onProgress`: the key's unlock, the archive's read, the destinations' check, the writing.
+   */
+  backupRestore(id: string, passphrase: string, dryRun?: boolean, onProgress?: (p: BackupProgress) => void): Promise<RestoreSummary>;
   backupDelete(id: string): Promise<void>;
   stopExecution(): Promise<void>;
   /** Each operation with what was observed of every path of every planned item. */
@@ -82,8 +87,8 @@ export const ENGINE_METHODS = {
   keyExport: { progress: null },
   keyStoreSet: { progress: null },
   backupsList: { progress: null },
-  backupVerify: { progress: null },
-  backupRestore: { progress: null },
+  backupVerify: { progress: 2 },
+  backupRestore: { progress: 3 },
   backupDelete: { progress: null },
   stopExecution: { progress: null },
   recoveryList: { progress: null },

@@ -15,6 +15,7 @@ import type { BackupRequest, ExecutorDeps } from '../cleanup/executor.js';
 import { NO_BACKUPS, type BackupService } from '../cleanup/backup-service.js';
 import { AGENT_NAMES, describeWriters } from '../core/model.js';
 import type {
+  BackupProgress,
   AgentKind,
   BackupSummary,
   CleanupPlan,
@@ -370,6 +371,8 @@ export class Engine implements EngineApi {
     if (opts.backup) {
       if (!plan.backupEligible) throw new RequestError(plan.backupWhyNot ?? 'This plan cannot be backed up.');
       // A key-store failure stops here, before the journal and before any mutation.
+      // scrypt takes seconds and says nothing meanwhile: the phase tells what runs.
+      onProgress({ phase: 'key', done: 0, total: plan.items.length, bytesDone: 0, bytesTotal: plan.estimatedBytes });
       const key = await this.unlockOrCreateKey(opts.passphrase ?? '');
       const snap = this.snapshot(plan.snapshotId);
       const exp = adapter.sessionRoute?.exportSessions;
@@ -467,10 +470,12 @@ export class Engine implements EngineApi {
     return r;
   }
 
-  async backupVerify(id: string, passphrase: string): Promise<{ entries: number; bytes: number }> {
+  async backupVerify(id: string, passphrase: string, onProgress?: (p: BackupProgress) => void): Promise<{ entries: number; bytes: number }> {
     const r = await this.record(id);
+    const progress = throttledProgress(onProgress);
+    progress({ step: 'unlocking', done: 0, total: 0, bytesDone: 0, bytesTotal: r.originalBytes });
     const key = await this.unlock(passphrase);
-    return this.backups.verify(this.dirs.data, r, key.identity);
+    return this.backups.verify(this.dirs.data, r, key.identity, progress);
   }
 
   /**
@@ -478,8 +483,15 @@ export class Engine implements EngineApi {
    * `onPlanned` (in-process callers only, the CLI's `--yes`; not part of EngineApi) gets what the dry run
    * would return, once the archive is checked and the destinations preflighted, before any is written.
    */
-  async backupRestore(id: string, passphrase: string, dryRun = false, onPlanned?: (planned: RestoreSummary) => void): Promise<RestoreSummary> {
-    if (dryRun) return this.restoreBackup(id, passphrase, true);
+  async backupRestore(
+    id: string,
+    passphrase: string,
+    dryRun = false,
+    onProgress?: (p: BackupProgress) => void,
+    onPlanned?: (planned: RestoreSummary) => void,
+  ): Promise<RestoreSummary> {
+    const progress = throttledProgress(onProgress);
+    if (dryRun) return this.restoreBackup(id, passphrase, true, undefined, undefined, progress);
     const r = await this.record(id);
     // A refused restore leaves cleanerx's state dir as it was: the lock's dirs made here go again once empty.
     const locks = join(this.dirs.state, 'locks');
@@ -487,7 +499,7 @@ export class Engine implements EngineApi {
     try {
       const lock = (await import('../cleanup/agent-lock.js')).acquireAgentLock(this.dirs.state, r.agent);
       try {
-        return await this.restoreBackup(id, passphrase, false, undefined, onPlanned);
+        return await this.restoreBackup(id, passphrase, false, undefined, onPlanned, progress);
       } finally {
         lock.release();
       }
@@ -503,6 +515,7 @@ export class Engine implements EngineApi {
     dryRun: boolean,
     onlyPaths?: readonly string[],
     onPlanned?: (planned: RestoreSummary) => void,
+    progress: (p: BackupProgress) => void = () => undefined,
   ): Promise<RestoreSummary> {
     const r = await this.record(id);
     const adapter = this.adapter(r.agent);
@@ -512,6 +525,7 @@ export class Engine implements EngineApi {
     const inst = await detectOne(adapter, this.ctx, s.homeOverrides[r.agent], false);
     const writers = await route.writers(inst, this.ctx);
     if (writers.length && !dryRun) throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${describeWriters(writers)}).`);
+    progress({ step: 'unlocking', done: 0, total: 0, bytesDone: 0, bytesTotal: r.originalBytes });
     const key = await this.unlock(passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
     const imp = adapter.sessionRoute?.importSessions;
@@ -556,6 +570,7 @@ export class Engine implements EngineApi {
       importSessions,
       onlyPaths,
       onPlanned,
+      onProgress: progress,
     });
   }
 
@@ -646,4 +661,22 @@ export class Engine implements EngineApi {
   async close(): Promise<void> {
     this.snapshots.clear();
   }
+}
+
+/**
+ * A backup's progress as the UI wants it: every change of step at once, the
+ * counts at most every 100 ms (an archive's read reports each chunk, and
+ * across the worker each report is a message).
+ */
+function throttledProgress(onProgress: ((p: BackupProgress) => void) | undefined): (p: BackupProgress) => void {
+  if (!onProgress) return () => undefined;
+  let step = '';
+  let at = 0;
+  return (p) => {
+    const now = Date.now();
+    if (p.step === step && now - at < 100 && p.done < p.total) return;
+    step = p.step;
+    at = now;
+    onProgress(p);
+  };
 }

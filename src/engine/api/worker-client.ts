@@ -3,7 +3,8 @@
 
 import { Worker } from 'node:worker_threads';
 import { ENGINE_METHOD_NAMES, ENGINE_METHODS, type EngineApi, type EngineMethod, type EngineOptions } from './api.js';
-import type { ExecuteProgress, ScanProgress } from '../core/model.js';
+import type { BackupProgress, ExecuteProgress, ScanProgress } from '../core/model.js';
+import { WrongPassphraseError } from '../core/passphrase-rule.js';
 import { RequestError } from '../core/validate.js';
 
 export interface WorkerInit {
@@ -14,8 +15,8 @@ export interface WorkerInit {
 export type WorkerRequest = { id: number; method: EngineMethod; args: unknown[] };
 export type WorkerReply =
   | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: string; kind: 'request' | 'usage' | 'internal' }
-  | { id: number; progress: ScanProgress | ExecuteProgress };
+  | { id: number; ok: false; error: string; kind: 'request' | 'usage' | 'passphrase' | 'internal' }
+  | { id: number; progress: ScanProgress | ExecuteProgress | BackupProgress };
 
 /** Three semi-spaces' worth (V8 sizes the young generation as 3 × the semi-space). */
 const YOUNG_GENERATION_MB = 12;
@@ -38,7 +39,7 @@ export function createWorkerEngine(workerUrl: URL, init: WorkerInit): EngineApi 
     }
     pending.delete(m.id);
     if (m.ok) p.resolve(m.result);
-    else p.reject(m.kind === 'request' ? new RequestError(m.error) : new Error(m.error));
+    else p.reject(m.kind === 'request' ? new RequestError(m.error) : m.kind === 'passphrase' ? new WrongPassphraseError(m.error) : new Error(m.error));
   });
   const fail = (e: Error): void => {
     for (const p of pending.values()) p.reject(e);

@@ -4,7 +4,7 @@
 // one offers no backups (NO_BACKUPS).
 
 import type { SessionExportEntry } from '../core/adapter.js';
-import type { AgentKind, BackupSummary, KeyInfo, RestoreSummary } from '../core/model.js';
+import type { AgentKind, BackupProgress, BackupSummary, KeyInfo, RestoreSummary } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 import type { BackupKey, TakeBackup } from './backup-step.js';
 
@@ -27,6 +27,8 @@ export interface BackupRestoreRequest {
   importSessions?: (exports: SessionExportEntry[], dryRun: boolean) => Promise<string[]>;
   /** A real restore's plan (what its dry run would return), once the archive is checked and the destinations preflighted, before any is written. */
   onPlanned?: (planned: RestoreSummary) => void;
+  /** The archive's read (entries and bytes checked so far), the destinations' check, the writing. */
+  onProgress?: (p: BackupProgress) => void;
 }
 
 export interface SettleRestoresRequest {
@@ -54,7 +56,7 @@ export interface BackupService {
   /** The catalog, newest first. */
   list(dataDir: string): Promise<BackupSummary[]>;
   /** Decrypts the whole archive of a catalog entry and checks it belongs to it. */
-  verify(dataDir: string, backup: BackupSummary, identity: string): Promise<{ entries: number; bytes: number }>;
+  verify(dataDir: string, backup: BackupSummary, identity: string, onProgress?: (p: BackupProgress) => void): Promise<{ entries: number; bytes: number }>;
   restore(r: BackupRestoreRequest): Promise<RestoreSummary>;
   /** Finishes (or rolls back) restores a kill interrupted. */
   settleRestores(r: SettleRestoresRequest): Promise<SettledRestore[]>;

@@ -277,8 +277,16 @@ async function executeSteps(
       res = await route.deleteSessions(snap.installation, deps.ctx, roots, {
         expectedRevision: typeof expectedRevision === 'string' ? expectedRevision : undefined,
         shouldStop: () => deps.stopRequested(),
-        onProgress: (n, total, id) =>
-          progress({ phase: 'deleting', done: Math.round((n / Math.max(1, total)) * op.itemIds.length), bytesDone, current: titleOf.get(`session:${id}`) }),
+        // The agent deletes session by session: its share of the op's items and bytes moves with each.
+        onProgress: (n, total, id) => {
+          const share = n / Math.max(1, total);
+          progress({
+            phase: 'deleting',
+            done: done + Math.round(share * op.itemIds.length),
+            bytesDone: bytesDone + Math.round(share * op.bytes),
+            current: titleOf.get(`session:${id}`),
+          });
+        },
       });
     } catch (e) {
       return failUnsure(`${(e as Error).message} Nothing later was touched.`);

@@ -503,7 +503,8 @@ export interface CleanupPlan {
 }
 
 export interface ExecuteProgress {
-  phase: 'preflight' | 'backup' | 'deleting' | 'verifying' | 'done';
+  /** `key`: the backup key is unlocked (or created) first, scrypt's few seconds before anything else. */
+  phase: 'key' | 'preflight' | 'backup' | 'deleting' | 'verifying' | 'done';
   done: number;
   total: number;
   bytesDone: number;
@@ -511,6 +512,19 @@ export interface ExecuteProgress {
   current?: string;
   /** Bytes an official item route has written for the current item so far (git gc's new pack); moves while done/bytesDone cannot. */
   written?: number;
+}
+
+/**
+ * Progress of a backup's verify or restore: unlocking the key (scrypt: a few
+ * seconds, nothing to count), reading the archive (entries and their bytes
+ * decrypted and hash-checked so far), checking the destinations, writing them.
+ */
+export interface BackupProgress {
+  step: 'unlocking' | 'reading' | 'checking' | 'writing';
+  done: number;
+  total: number;
+  bytesDone: number;
+  bytesTotal: number;
 }
 
 export interface ExecuteResult {

@@ -27,3 +27,18 @@ export function passphraseProblem(p: string): string | null {
   if (Array.from(p).length > MAX_PASSPHRASE) return t('pass.long', { max: MAX_PASSPHRASE });
   return null;
 }
+
+/**
+ * The passphrase does not open the backup key. A usage error (the CLI exits
+ * 2, as before); the app's prompt asks again instead of failing the
+ * operation. It crosses the worker as its own kind (worker-client.ts).
+ */
+export class WrongPassphraseError extends Error {
+  readonly usage = true;
+  readonly wrongPassphrase = true;
+}
+
+/** Whether an error (from the engine, in process or across the worker) is a wrong passphrase. */
+export function isWrongPassphrase(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { wrongPassphrase?: unknown }).wrongPassphrase === true;
+}
