@@ -29,7 +29,9 @@ export function cleanupState(p: ExecuteProgress): BusyState {
   if (p.phase === 'key' || p.phase === 'preflight') return { phase };
   // The backup moves in bytes (written, then read back and hash-checked); the items wait for the delete.
   if (p.phase === 'backup') return { phase, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, current: p.current };
-  return { phase, done: p.done, total: p.total, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, current: p.current };
+  // An official item that runs long (git gc) reports what its tool has written: the line moves while the counts cannot.
+  const current = p.written === undefined ? p.current : t('pg.written', { current: p.current ?? '', bytes: formatBytes(p.written) });
+  return { phase, done: p.done, total: p.total, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, current };
 }
 
 /**

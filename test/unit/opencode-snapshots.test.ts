@@ -13,7 +13,10 @@ import { applyOpencodeItems } from '../../src/adapters/opencode/compact-item-rou
 import { opencodeAdapter } from '../../src/adapters/opencode/index.js';
 import { gcItemId, heldItemId, leakedItemId, repoItemId, SNAPSHOTS_RUNNING_REASON } from '../../src/adapters/opencode/snapshots.js';
 import { KEEP_PREFIX } from '../../src/adapters/opencode/snapshots-gc.js';
-import type { Inventory, Item } from '../../src/engine/core/model.js';
+import type { ExecuteProgress, Inventory, Item } from '../../src/engine/core/model.js';
+import { Engine } from '../../src/engine/api/engine.js';
+import { ADAPTERS } from '../../src/adapters/registry.js';
+import { cleanupState } from '../../src/modals/progress.js';
 import { allocatedBytes, lstatSyncOrNull } from '../../src/engine/host/fsx.js';
 import { buildStore, dataDir, installation, makeTemplate, type Template } from '../helpers/opencode.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -238,6 +241,22 @@ describe('OpenCode snapshot repositories', () => {
     expect(treeDiff(outside, hashTree(t.root, [a.gitdir, shm]))).toEqual([]);
     // Applied means the rescan no longer offers it.
     expect((await scan()).items.some((i) => i.id === id)).toBe(false);
+  }, 120_000);
+
+  it('a gc through the engine moves the progress box: what git has written so far, while the counts cannot move', async () => {
+    const { p1, a } = store();
+    for (const dir of readdirSync(join(a.gitdir, 'objects')).filter((d) => /^[0-9a-f]{2}$/.test(d)))
+      for (const f of readdirSync(join(a.gitdir, 'objects', dir))) age(join(a.gitdir, 'objects', dir, f), 3);
+    const engine = new Engine(ADAPTERS, t.ctx);
+    const sum = await engine.scan('opencode');
+    const plan = await engine.plan(sum.snapshotId, [gcItemId({ projectId: p1.id, hash: a.gitdir.split('/').pop()! })]);
+    const seen: ExecuteProgress[] = [];
+    const r = await engine.execute(plan.id, {}, (p) => seen.push(p));
+    expect(r.status, r.message).toBe('complete');
+    const writing = seen.filter((p) => p.written !== undefined);
+    expect(writing.length).toBeGreaterThan(0);
+    expect(writing.at(-1)!.written).toBeGreaterThan(0);
+    expect(cleanupState(writing.at(-1)!).current).toMatch(/^Compact OpenCode snapshots \(git gc\) · .* · [\d.]+ [KM]?B written so far$/);
   }, 120_000);
 
   it('refuses git gc while OpenCode runs and for an id that is not a repository, changing nothing', async () => {

@@ -174,6 +174,7 @@ export const enApp = {
   'pg.phase.verifying': 'Rescanning to verify',
   'pg.phase.done': 'Done',
   'pg.bytes': '{done} of {total}',
+  'pg.written': '{current} · {bytes} written so far',
   'pg.journal': 'The journal records every step; an interruption is recovered at the next start.',
   'pg.ask': 'Stop after the current step? y stops, any other key continues.',
   'pg.stopping': 'Stopping after the current step…',

@@ -175,6 +175,7 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'pg.phase.verifying': '重新扫描以验证',
   'pg.phase.done': '完成',
   'pg.bytes': '{done} / {total}',
+  'pg.written': '{current} · 已写入 {bytes}',
   'pg.journal': '日志记录每一步；中断会在下次启动时恢复。',
   'pg.ask': '在当前步骤之后停止？按 y 停止，按其他键继续。',
   'pg.stopping': '将在当前步骤之后停止…',
