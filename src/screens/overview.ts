@@ -42,6 +42,9 @@ export class OverviewScreen implements Screen {
       const writers = s.writers.map((w) => tr('overview.writer', { name: w.name, pid: String(w.pid) })).join(tr('list.separator'));
       if (s.writers.length) L.push(' ' + t.warn(braces(fitWidth(tr('overview.running', { writers }), W))));
       if (s.readOnly) L.push(' ' + t.warn(tr('overview.readOnly')));
+      // Space no removal can free: deleted files a process still holds (their rows say which process).
+      const held = deletedOpenLine(s.deletedOpen);
+      if (held) L.push(' ' + t.warn(braces(fitWidth(held, W))));
       // The figures and their tail on one line (the Overview must hold at 80×24): the full
       // wording when it fits, else the short one, else the short one cut.
       const attributed = attributionLine(s.attribution);
@@ -182,6 +185,12 @@ function growthCell(bytes: number, t: Theme): string {
  * not recognized (read-only) · …"] (the tail empty when all is accounted
  * for), or null before a walk.
  */
+/** The Overview's line for space only a process can free, or null when none is held. */
+export function deletedOpenLine(d: { files: number; bytes: number } | undefined): string | null {
+  if (!d?.files) return null;
+  return tr('overview.deletedOpen', { size: formatBytes(d.bytes), files: tr('count.files', { count: d.files }) });
+}
+
 export function attributionLine(a: Attribution | undefined, short = false): [string, string] | null {
   if (!a || a.totalFiles === 0) return null;
   const figures = { accounted: formatBytes(a.accountedBytes), total: formatBytes(a.totalBytes) };

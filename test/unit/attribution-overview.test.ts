@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Attribution } from '../../src/engine/core/model.js';
 import { setLanguage } from '../../src/engine/core/i18n/index.js';
-import { attributionLine } from '../../src/screens/overview.js';
+import { attributionLine, deletedOpenLine } from '../../src/screens/overview.js';
 
 const base: Attribution = {
   measure: 'allocated',
@@ -21,6 +21,16 @@ const base: Attribution = {
 };
 
 afterEach(() => setLanguage('en'));
+
+describe('deletedOpenLine', () => {
+  it('names the space deleted files still hold, and nothing when none is held', () => {
+    expect(deletedOpenLine({ files: 1, bytes: 1_073_741_824 })).toBe(
+      '⚠ 1.1 GB held by 1 file deleted but still open in a process: quit it to free the space (Logs & caches)',
+    );
+    expect(deletedOpenLine(undefined)).toBeNull();
+    expect(deletedOpenLine({ files: 0, bytes: 0 })).toBeNull();
+  });
+});
 
 describe('attributionLine', () => {
   it('says X of Y accounted for, which size, and what is not recognized', () => {

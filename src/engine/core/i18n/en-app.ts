@@ -174,6 +174,7 @@ export const enApp = {
   'pg.phase.verifying': 'Rescanning to verify',
   'pg.phase.done': 'Done',
   'pg.bytes': '{done} of {total}',
+  'overview.deletedOpen': '⚠ {size} held by {files} deleted but still open in a process: quit it to free the space (Logs & caches)',
   'pg.written': '{current} · {bytes} written so far',
   'pg.journal': 'The journal records every step; an interruption is recovered at the next start.',
   'pg.ask': 'Stop after the current step? y stops, any other key continues.',

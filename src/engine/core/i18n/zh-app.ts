@@ -175,6 +175,7 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'pg.phase.verifying': '重新扫描以验证',
   'pg.phase.done': '完成',
   'pg.bytes': '{done} / {total}',
+  'overview.deletedOpen': '⚠ {size} 被 {files} 已删除但仍被进程打开的文件占用：退出该进程即可释放（日志和缓存）',
   'pg.written': '{current} · 已写入 {bytes}',
   'pg.journal': '日志记录每一步；中断会在下次启动时恢复。',
   'pg.ask': '在当前步骤之后停止？按 y 停止，按其他键继续。',
