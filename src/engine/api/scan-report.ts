@@ -36,6 +36,8 @@ export interface AgentReport {
   }[];
   items: { id: string; category: Category; label: string; bytes: number; selectable: boolean; blockedReason: string | null; paths: string[] }[];
   warnings: { path: string; reason: string }[];
+  /** Deleted files of the store a process still holds open (their rows are items `held-deleted:*`); absent when none. */
+  deletedOpen?: { files: number; bytes: number };
 }
 
 export async function buildScanReport(engine: Engine, agents: AgentKind[]): Promise<ScanReport> {
@@ -54,6 +56,7 @@ export async function buildScanReport(engine: Engine, agents: AgentKind[]): Prom
       executable: inst.executable,
       version: inst.version,
       writers: summary.writers.map((w) => ({ pid: w.pid, name: w.name, user: w.user, command: w.command, evidence: w.evidence })),
+      ...(summary.deletedOpen ? { deletedOpen: summary.deletedOpen } : {}),
       totals: { bytes: summary.totals.bytes, items: summary.totals.items, byCategory: summary.byCategory },
       projects: summary.projects
         .filter((p) => p.id !== NO_PROJECT_ID)
