@@ -27,6 +27,8 @@ import { readRegularText } from '../../engine/host/bounded-read.js';
 import { parseObject } from '../shared/jsonl.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, claudeFallbackTitle, readClaudeTranscript } from './transcript-reader.js';
 import { finishedTaskOutputs, listClaudeTemp } from './temp-roots.js';
+import { pluginCacheItems } from './plugin-cache.js';
+import { keptAround } from '../shared/carve.js';
 import { fileHolders } from '../../engine/cleanup/compact-holders.js';
 import { CLAUDE_RUNNING_REASON, findClaudeWriters } from './writers.js';
 
@@ -365,7 +367,9 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   const tempItem = claudeTempItem(temp.rest, blockAll, ctx, log);
   if (tempItem) inv.items.push(tempItem);
   if (live.writers.length && !homeReadOnly) inv.items.push(...(await finishedTaskItems(inv.sessions, temp.bySession, ctx)));
-  inv.items.push(...readOnlyItems(home, ctx, warnings, log));
+  const plugins = pluginCacheItems(home, ctx, blockAll);
+  inv.items.push(...plugins.items);
+  inv.items.push(...readOnlyItems(home, ctx, warnings, log, plugins.offered));
   return inv;
 }
 
@@ -693,7 +697,7 @@ function claudeTempItem(paths: string[], blockAll: string | undefined, ctx: Host
 }
 
 /** Protected configuration and everything not recognized: listed by name, never opened, never selectable. */
-function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[], log: WalkRecorder): Item[] {
+function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[], log: WalkRecorder, offered: readonly string[] = []): Item[] {
   const items: Item[] = [];
   const targeted = new Set(COMBINED.flatMap((c) => c.names));
   const add = (name: string, p: string, kind: 'protected' | 'known' | 'unknown'): void => {
@@ -701,8 +705,16 @@ function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[], 
     if (!st) return;
     const link = st.isSymbolicLink();
     if (link) warnings.push({ path: p, reason: `Claude Code entry ${name} is a symbolic link; not followed.` });
+    // An entry some items were carved out of (the plugin cache) protects the rest of it, not the carved paths.
+    const paths = !link && st.isDirectory() && offered.some((o) => o.startsWith(`${p}/`)) ? keptAround(p, offered) : [p];
     // This lstat is the walk's first (the same fields), and a file's is kept for the attribution walk.
-    const size = link ? 0 : st.isDirectory() ? walkOwned([p], { uid: -1, maxEntries: 200_000, firstStat: st, log }).bytes : st.blocks * 512;
+    const size = link
+      ? 0
+      : paths.length !== 1 || paths[0] !== p
+        ? walkOwned(paths, { uid: -1, maxEntries: 200_000, log }).bytes
+        : st.isDirectory()
+          ? walkOwned([p], { uid: -1, maxEntries: 200_000, firstStat: st, log }).bytes
+          : st.blocks * 512;
     if (link || !st.isDirectory()) log.root(p, st);
     items.push({
       id: `protected:claude:${name}`,
@@ -714,7 +726,7 @@ function readOnlyItems(home: string, ctx: HostContext, warnings: ScanWarning[], 
           : kind === 'known'
             ? 'Claude Code state that cleanerx reports but does not clean'
             : 'Not a recognized Claude Code path; cleanerx never guesses',
-      paths: [p],
+      paths,
       bytes: size,
       modifiedAt: st.mtimeMs,
       risk: 'protected',
