@@ -33,7 +33,7 @@ export function installedPaths(home: string): Set<string> | null {
     return null;
   }
   const doc = v as { version?: unknown; plugins?: unknown };
-  if (!doc || doc.version !== 2 || typeof doc.plugins !== 'object' || doc.plugins === null) return null;
+  if (doc?.version !== 2 || typeof doc.plugins !== 'object' || doc.plugins === null) return null;
   const out = new Set<string>();
   for (const entries of Object.values(doc.plugins as Record<string, unknown>)) {
     if (!Array.isArray(entries)) return null;
