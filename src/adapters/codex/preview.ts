@@ -3,6 +3,7 @@
 // rollout parser as the read-only fallback. Logs: the newest rows of the
 // recognized logs table. At most 200 blocks and 512 KiB of text.
 
+import { tableBytes, tableBytesBlock } from '../../engine/host/db-tables.js';
 import type { HostContext } from '../../engine/core/adapter.js';
 import type { Installation, Preview, PreviewBlock } from '../../engine/core/model.js';
 import { cleanMultiline, cleanText } from '../../engine/core/text.js';
@@ -166,6 +167,9 @@ export function previewCodexLogs(itemId: string, path: string): Preview {
       .prepare(`SELECT ts, level, target, substr(feedback_log_body, 1, 4096) AS body FROM logs ORDER BY id DESC LIMIT ${MAX_BLOCKS}`)
       .all() as Record<string, unknown>[];
     const out = new Blocks();
+    // Where the file's bytes go comes first: the log rows are most of it, and only they have a route (deleted by age, then compacted).
+    const tables = tableBytes(o.db);
+    if (tables) out.blocks.push(tableBytesBlock(tables, { logs: 'old rows: the log item, then Compact' }));
     for (const r of rows) {
       const ts = typeof r.ts === 'number' ? new Date(r.ts * 1000).toISOString() : '';
       out.add({ kind: 'text', title: cleanText(`${ts} ${str(r.level)} ${str(r.target)}`, 200), text: cleanMultiline(str(r.body), 4096) });

@@ -64,10 +64,13 @@ export const opencodeAdapter: AgentAdapter = {
     importSessions: async (inst, ctx, exports, opts) => (await routes()).importOpencodeSessions(inst, ctx, exports, opts),
   },
   async preview(inst, paths, itemId) {
-    const { previewOpencodeLogs, previewOpencodeSession } = await import('./preview.js');
+    const { previewOpencodeLogs, previewOpencodeSession, previewOpencodeTables } = await import('./preview.js');
     if (itemId.startsWith('session:'))
       return previewOpencodeSession(itemId, itemId.slice('session:'.length), (await import('./scan.js')).scannedDatabase.get(inst.home));
     if (itemId === 'logs:opencode' && paths[0]) return previewOpencodeLogs(itemId, paths[0]);
+    // The compaction and the database's own row: where its bytes go, table by table.
+    if (itemId === 'compact:opencode-db' || /^protected:opencode:db:[^/]+\.db$/.test(itemId))
+      return previewOpencodeTables(itemId, (await import('./scan.js')).scannedDatabase.get(inst.home));
     return pendingPreview(itemId);
   },
 };

@@ -153,7 +153,7 @@ export function readOnlyItems(
             : kind === 'known'
               ? 'Reported only.'
               : 'Unrecognized entry: read-only.',
-      metadata: { protected: kind === 'protected' || kind === 'database' },
+      metadata: { protected: kind === 'protected' || kind === 'database', ...(kind === 'database' && p === db ? { structurePreview: true } : {}) },
     };
     // An entry a leftovers item was carved from lists only what stays in it (leftovers.ts).
     if (kept && p === join(home, basename(p))) out.addKept(entry, kept);

@@ -7,6 +7,7 @@ import type { Preview, PreviewBlock } from '../../engine/core/model.js';
 import { cleanMultiline, cleanText } from '../../engine/core/text.js';
 import { describeSqliteError, openReadOnly } from './db-open.js';
 import { readSchema } from './schema.js';
+import { tableBytes, tableBytesBlock } from '../../engine/host/db-tables.js';
 
 const MAX_ROWS = 200;
 const ROW_BYTES = 64 * 1024;
@@ -123,4 +124,36 @@ export async function previewOpencodeLogs(itemId: string, logDir: string): Promi
     blocks,
     warning: 'OpenCode logs can contain prompts, file paths, and tool output.',
   };
+}
+
+/** What OpenCode's own routes do about each table's bytes (the rest has none). */
+const TABLE_NOTES: Record<string, string> = {
+  event: 'no official route to prune',
+  event_sequence: 'no official route to prune',
+  part: "goes with its session (OpenCode's delete)",
+  message: "goes with its session (OpenCode's delete)",
+  session: "OpenCode's delete",
+};
+
+/** The database's bytes per table, read through the quiet view (visits every page: on demand only). */
+export function previewOpencodeTables(itemId: string, db: string | undefined): Preview {
+  if (!db) return notice(itemId, 'opencodeDb.readOnly', 'Rescan OpenCode to see its database by table.');
+  const opened = openReadOnly(db);
+  if (!opened.ok) return notice(itemId, 'opencodeDb.readOnly', opened.reason);
+  try {
+    const tables = tableBytes(opened.db);
+    if (!tables) return notice(itemId, 'opencodeDb.readOnly', 'This SQLite has no dbstat: the bytes per table cannot be told.');
+    return {
+      id: itemId,
+      source: 'opencodeDb.readOnly',
+      truncated: false,
+      bytesRead: 0,
+      blocks: [tableBytesBlock(tables, TABLE_NOTES)],
+      warning: 'Read-only: the database is read through a private view; nothing is changed.',
+    };
+  } catch (e) {
+    return notice(itemId, 'opencodeDb.readOnly', describeSqliteError(e));
+  } finally {
+    opened.close();
+  }
 }

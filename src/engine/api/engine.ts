@@ -268,7 +268,8 @@ export class Engine implements EngineApi {
     const node = snap.session(id);
     const item = node ? undefined : snap.item(id);
     if (!node && !item) throw new RequestError(`unknown item id "${id}" in this snapshot`);
-    if (item?.category === 'protected') {
+    // A database row may show its bytes per table (page counts, never a row's content); every other protected item stays shut.
+    if (item?.category === 'protected' && item.metadata.structurePreview !== true) {
       return { id, source: 'protected', truncated: false, bytesRead: 0, blocks: [{ kind: 'notice', text: 'Protected item: its content is never opened.' }] };
     }
     const paths = node ? node.s.paths : item!.paths;
