@@ -20,6 +20,7 @@ import { checkHome } from '../shared/home.js';
 import { PI_PREFIX_BYTES, PI_TAIL_BYTES, piTitle, readPiSession } from './session-reader.js';
 import { scanPiWriters } from './writers.js';
 import { ReadIndex } from './read-index.js';
+import { attachCheckpoints } from './forward-layouts.js';
 
 export const PI_PROTECTED = [
   'auth.json',
@@ -385,6 +386,7 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
   inv.sessions = sessions;
   inv.projects = [...[...projects.values()].map(({ id, label, roots }) => ({ id, label, roots })), ...linkedProjects];
   inv.items = await otherItems(home, blockAll, warnings);
+  inv.items.push(...attachCheckpoints(home, sessions, ctx.uid));
   inv.items.push(...(await pathItems(home, blockAll)), ...straySessionFiles(home));
   return inv;
 }
