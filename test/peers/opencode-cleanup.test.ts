@@ -93,7 +93,7 @@ describe('cleanerx clean on OpenCode', () => {
       expect(close.status, close.stderr + close.stdout).toBe(0);
     }
     expect(readdirSync(staging)).toEqual([]);
-  });
+  }, 180_000);
 
   it('clean --backup deletes a root with its subtree through OpenCode; backups restore brings the same rows back', async () => {
     t = makeTempEnv();
