@@ -21,7 +21,7 @@ import { promptPassphrase } from './passphrase-prompt.js';
 import { PerfLog } from './perf-log.js';
 import { SettledSignal } from './settled-signal.js';
 
-export interface SelectorEntry {
+interface SelectorEntry {
   agent: AgentKind;
   note?: string;
 }
@@ -129,7 +129,7 @@ export class AppState {
 }
 
 /** What the context delegates to the other parts of the app. */
-export interface ContextServices {
+interface ContextServices {
   hold: AppContext['hold'];
   redetect: AppContext['redetect'];
   rescan(): void;

@@ -31,8 +31,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 
 export const AGE_CHUNK = 64 * 1024;
-export const AGE_TAG = 16;
-export const AGE_SEALED_CHUNK = AGE_CHUNK + AGE_TAG;
+const AGE_TAG = 16;
+const AGE_SEALED_CHUNK = AGE_CHUNK + AGE_TAG;
 const VERSION_LINE = 'age-encryption.org/v1';
 const X25519_INFO = 'age-encryption.org/v1/X25519';
 /** A header larger than this (or with more stanzas) is refused before any key agreement runs. */
@@ -137,7 +137,7 @@ export function parseRecipient(recipient: string): Buffer {
 }
 
 /** An `AGE-SECRET-KEY-1…` identity: its private key and its own public key (the stanza salt needs it). */
-export interface X25519Identity {
+interface X25519Identity {
   privateKey: KeyObject;
   publicKey: Buffer;
 }

@@ -66,14 +66,14 @@ export interface ManifestDirAttrs {
 export type SkippedKind = 'fifo' | 'socket' | 'device';
 
 /** Something under a planned path that is not a regular file or directory: not archived (it holds no data to keep), named here and reported. */
-export interface ManifestSkipped {
+interface ManifestSkipped {
   root: string;
   relativePath: string;
   kind: SkippedKind;
 }
 
 /** 2: files carry mtimeNs, and `dirs` holds every directory's mode and mtime. 1 (still restored): neither. */
-export const MANIFEST_FORMAT = 2;
+const MANIFEST_FORMAT = 2;
 
 export interface Manifest {
   formatVersion: 1 | 2;
@@ -103,7 +103,7 @@ export class ArchiveError extends Error {
   readonly archive = true;
 }
 
-export interface CollectedEntries {
+interface CollectedEntries {
   /** Regular files, archived. */
   files: SourceFile[];
   /** Directories with no regular file below them, recorded in the manifest (parents first). */
@@ -181,7 +181,7 @@ export async function collectFiles(paths: readonly string[], roots: { label: str
   return (await collectEntries(paths, roots)).files;
 }
 
-export interface WriteOptions {
+interface WriteOptions {
   archivePath: string;
   recipient: string;
   agent: AgentKind;
@@ -551,14 +551,14 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
   return { manifest, archiveBytes: st.size };
 }
 
-export interface ReadHandlers {
+interface ReadHandlers {
   /** Called once with the validated manifest, before any payload. */
   manifest?(m: Manifest): void | Promise<void>;
   /** Receives each payload's bytes (already checked against the manifest when the entry ends). */
   payload?(entry: ManifestEntry, stream: Readable): Promise<void>;
 }
 
-export interface ReadOptions {
+interface ReadOptions {
   /**
    * When this process has just read this very archive whole and every
    * payload matched its SHA-256 (./verified-archives.ts), check sizes,

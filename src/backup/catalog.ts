@@ -58,7 +58,7 @@ export async function loadCatalog(dataDir: string): Promise<BackupRecord[]> {
   return (v.records as BackupRecord[]).filter((r) => r && typeof r.id === 'string' && ID.test(r.id));
 }
 
-export async function saveCatalog(dataDir: string, records: BackupRecord[]): Promise<void> {
+async function saveCatalog(dataDir: string, records: BackupRecord[]): Promise<void> {
   await ensurePrivateDir(backupsDir(dataDir));
   await writeFileAtomic(join(backupsDir(dataDir), 'catalog.json'), JSON.stringify({ records }, null, 2) + '\n', 0o600, 'catalog');
 }

@@ -8,11 +8,11 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const KEYRING_TIMEOUT_MS = 3000;
-export const KEYRING_SERVICE = 'cleanerx';
+const KEYRING_TIMEOUT_MS = 3000;
+const KEYRING_SERVICE = 'cleanerx';
 const CHILD = fileURLToPath(new URL('./keyring-child.js', import.meta.url));
 
-export type KeyringAnswer = { ok: true; value?: string | null } | { ok: false; reason: string };
+type KeyringAnswer = { ok: true; value?: string | null } | { ok: false; reason: string };
 
 export type KeyringEnv = Readonly<Record<string, string | undefined>>;
 

@@ -13,7 +13,7 @@ import { passphraseProblem, WrongPassphraseError } from '../engine/core/passphra
 
 export { MAX_PASSPHRASE, MIN_PASSPHRASE, passphraseProblem } from '../engine/core/passphrase-rule.js';
 
-export const IDENTITY_FILE = 'identity.age';
+const IDENTITY_FILE = 'identity.age';
 /** An encrypted identity is ~400 bytes. */
 const MAX_IDENTITY_BYTES = 64 * 1024;
 
@@ -21,7 +21,7 @@ export class KeyStoreError extends Error {
   readonly usage = true;
 }
 
-export interface KeyStatus {
+interface KeyStatus {
   path: string;
   exists: boolean;
   /** Why the file cannot be used as it is, when it cannot. */

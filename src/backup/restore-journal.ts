@@ -16,7 +16,7 @@ import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
 import { parseBoundedJson } from '../engine/core/bounded-json.js';
 
 /** staging: decrypting into staging, nothing written to the agent yet; committing: files going into place; committed: every file in place, staging still to remove; rollingBack: undoing. */
-export type RestoreStatus = 'staging' | 'committing' | 'committed' | 'rollingBack';
+type RestoreStatus = 'staging' | 'committing' | 'committed' | 'rollingBack';
 
 export interface RestoreJournalEntry {
   root: string;
@@ -95,7 +95,7 @@ export async function removeRestoreJournal(dir: string, restoreId: string): Prom
   if (dh) await dh.sync().finally(() => dh.close());
 }
 
-export type RestoreJournalFile = { kind: 'journal'; path: string; journal: RestoreJournal } | { kind: 'unknown'; path: string; reason: string };
+type RestoreJournalFile = { kind: 'journal'; path: string; journal: RestoreJournal } | { kind: 'unknown'; path: string; reason: string };
 
 /** Every restore journal in `dir` (partials of the atomic write are ignored; anything odd is reported, never followed). */
 export async function listRestoreJournals(dir: string): Promise<RestoreJournalFile[]> {

@@ -508,7 +508,7 @@ async function undo(tree: AnchoredTree, committed: Committed[], created: { root:
 
 // ---- settling interrupted restores --------------------------------------------------------
 
-export interface SettleOptions {
+interface SettleOptions {
   journalDir: string;
   stagingParent: string;
   /**
@@ -522,7 +522,7 @@ export interface SettleOptions {
   agent?: AgentKind;
 }
 
-export interface SettleOutcome {
+interface SettleOutcome {
   restoreId: string;
   agent: AgentKind | null;
   backupId: string | null;

@@ -13,7 +13,7 @@ const CHUNK = 8 * 1024 * 1024;
 /** Uncompressed bytes per frame of the archive writer: half of ZstdFrameWriter's 8 MiB costs ~0.5% of archive size and ~100 MB of peak RSS less (buffers in flight, the binding's per-thread allocations). */
 export const FRAME_BYTES = 4 * 1024 * 1024;
 /** Compression level: the reference pipeline's `zstd -3` (level 6 cost 3× the CPU for ~1% on this data). */
-export const LEVEL = 3;
+const LEVEL = 3;
 /** Frames compressed or decompressed at once: the two cores' worth plus one queued. */
 export const FRAMES_IN_FLIGHT = 3;
 const MAGIC = 0xfd2fb528;
@@ -25,7 +25,7 @@ const MAGIC = 0xfd2fb528;
  * compressed block at most 128 KiB. A frame that could expand beyond this,
  * or whose compressed length exceeds it, is refused before inflating.
  */
-export const MAX_FRAME = 64 * 1024 * 1024;
+const MAX_FRAME = 64 * 1024 * 1024;
 const MAX_BLOCK = 128 * 1024;
 
 interface Binding {
@@ -86,7 +86,7 @@ export function rawFramesLength(n: number): number {
  * a function of the data's length alone. Any zstd decoder reads them.
  * The pieces refer to `data` (headers apart): nothing is copied.
  */
-export function rawFrameParts(data: Buffer): Buffer[] {
+function rawFrameParts(data: Buffer): Buffer[] {
   const parts: Buffer[] = [];
   let off = 0;
   do {
@@ -265,7 +265,7 @@ export class ZstdFrameReader extends Transform {
 }
 
 /** Byte length of the complete zstd frame at the start of `b`, or -1 when more input is needed. */
-export function frameEnd(b: Buffer): number {
+function frameEnd(b: Buffer): number {
   if (b.length < 6) return -1;
   if (b.readUInt32LE(0) !== MAGIC) throw new Error('The archive is not zstd data (bad frame magic).');
   const fhd = b[4]!;

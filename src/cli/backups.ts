@@ -30,14 +30,14 @@ export function restoreListLines(dry: Pick<RestoreSummary, 'paths' | 'emptyDirs'
 
 export type BackupsAction = 'list' | 'verify' | 'restore' | 'delete' | 'key-store';
 
-export interface BackupsOptions {
+interface BackupsOptions {
   action: BackupsAction;
   /** The backup id, or file|keyring for key-store. */
   id?: string;
   yes: boolean;
 }
 
-export interface BackupsDeps {
+interface BackupsDeps {
   engine: EngineFactory;
   io: Printer;
   passphrase: PassphraseReader;

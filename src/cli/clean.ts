@@ -13,9 +13,9 @@ import { readNewPassphrase, type PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';
 
-export type CleanTarget = { ids: string[] } | { file: string };
+type CleanTarget = { ids: string[] } | { file: string };
 
-export interface CleanOptions {
+interface CleanOptions {
   /** Required with ids; with a plan file it must match the file's agent. */
   agent?: AgentKind;
   what: CleanTarget;
@@ -41,7 +41,7 @@ export function archiveIds(
   return { ids: id.map(String), action: 'delete' };
 }
 
-export interface CleanDeps {
+interface CleanDeps {
   engine: EngineFactory;
   io: Printer;
   passphrase: PassphraseReader;
@@ -123,7 +123,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
 }
 
 /** `clean --json`: ids, counts and codes only (language-neutral); `freed` as engine/cleanup/freed-bytes.ts measured it. */
-export function cleanReport(r: ExecuteResult): Record<string, unknown> {
+function cleanReport(r: ExecuteResult): Record<string, unknown> {
   return {
     formatVersion: 1,
     operationId: r.operationId,

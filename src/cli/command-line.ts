@@ -14,7 +14,7 @@ import type { RuleArgs } from './plan-rules.js';
 import type { Printer } from './printer.js';
 import type { RecoveryAction } from './recovery.js';
 
-export interface CommandLineDeps {
+interface CommandLineDeps {
   engine: EngineFactory;
   io: Printer;
   passphrase: PassphraseReader;
@@ -25,7 +25,7 @@ export interface CommandLineDeps {
   columns?: number;
 }
 
-export function packageVersion(): string {
+function packageVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
     return pkg.version ?? '0.0.0';

@@ -8,11 +8,11 @@ import type { Printer } from './printer.js';
 import { label, say } from './say.js';
 import { settingsLine, stateLabel, writerList } from './writers.js';
 
-export interface DoctorOptions {
+interface DoctorOptions {
   readOnly: boolean;
 }
 
-export interface DoctorDeps {
+interface DoctorDeps {
   engine: EngineFactory;
   io: Printer;
   /** cleanerx's dirs and whether a desktop session bus is there to offer the key ring. */

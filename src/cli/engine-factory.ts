@@ -9,7 +9,7 @@ import { Engine } from '../engine/api/engine.js';
 import { hostContextFromEnv } from '../engine/host/host-context.js';
 import { ownDirs } from '../engine/host/own-dirs.js';
 
-export interface CliEngineOptions {
+interface CliEngineOptions {
   readOnly: boolean;
 }
 

@@ -7,12 +7,12 @@ import { readNewPassphrase, type PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';
 
-export interface KeyStoreOptions {
+interface KeyStoreOptions {
   /** Absent: say which store unlocks the key. */
   to?: string;
 }
 
-export interface KeyStoreDeps {
+interface KeyStoreDeps {
   engine: EngineFactory;
   io: Printer;
   passphrase: PassphraseReader;

@@ -20,7 +20,7 @@ export interface PlanOptions {
   action?: 'archive' | 'unarchive';
 }
 
-export interface PlanDeps {
+interface PlanDeps {
   engine: EngineFactory;
   io: Printer;
 }

@@ -13,7 +13,7 @@ import { say } from './say.js';
 
 export type RecoveryAction = 'list' | 'accept' | 'close' | 'restore';
 
-export interface RecoveryOptions {
+interface RecoveryOptions {
   action: RecoveryAction;
   /** The operation id (for accept, close and restore). */
   operation?: string;

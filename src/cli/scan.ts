@@ -16,7 +16,7 @@ export interface ScanOptions {
   readOnly: boolean;
 }
 
-export interface ScanDeps {
+interface ScanDeps {
   engine: EngineFactory;
   io: Printer;
 }

@@ -12,7 +12,7 @@ import { buildClaudeFixture } from './fixtures/claude.js';
 import { buildCodexFixture } from './fixtures/codex.js';
 import { buildPiFixture } from './fixtures/pi.js';
 
-export interface DemoAgent {
+interface DemoAgent {
   /** Writes the agent's demo data into the home that `env` (the isolated env) points at. */
   build(env: Readonly<Record<string, string>>, now: number): void;
   /** The package pinned in cleanerx's package.json whose program the demo runs, when there is one. */

@@ -16,7 +16,7 @@ const PINNED: { agent: AgentKind; pkg: string; bin: string }[] = ADAPTERS.flatMa
   return p ? [{ agent: a.kind, ...p }] : [];
 });
 
-export interface DemoTools {
+interface DemoTools {
   /** Directories to put first on the demo's PATH. */
   dirs: string[];
   /** Agents whose pinned program is not installed beside cleanerx, with the package that would provide it. */

@@ -19,17 +19,17 @@ import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { Modal } from './modal.js';
 
 /** The smallest terminal the review is offered on; below it the box says so and refuses to confirm. */
-export const REVIEW_MIN = { cols: 80, rows: 24 } as const;
+const REVIEW_MIN = { cols: 80, rows: 24 } as const;
 export const CONFIRM_WORD = 'delete';
 /** Box title and the lines that must be on screen whenever the review is (the PTY invariants look for them). */
-export const REVIEW_TITLE = (): string => tr('rv.title');
-export const REVIEW_TOO_SMALL = (): string => tr('rv.tooSmall');
+const REVIEW_TITLE = (): string => tr('rv.title');
+const REVIEW_TOO_SMALL = (): string => tr('rv.tooSmall');
 
 /** What an archive plan asks the user to type: the action itself, never `delete` (nothing is removed). */
-export const confirmWordOf = (plan: CleanupPlan): string => (plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : CONFIRM_WORD);
+const confirmWordOf = (plan: CleanupPlan): string => (plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : CONFIRM_WORD);
 
 /** One line of what the plan's items cost (issue #16 part 6): recoverable, regenerable, agent stopped, what the agent loses. */
-export function costLine(plan: CleanupPlan): string {
+function costLine(plan: CleanupPlan): string {
   const items = plan.items;
   const n = (f: (i: PlanItem) => boolean): number => items.filter(f).length;
   const parts: string[] = [];

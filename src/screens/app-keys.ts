@@ -24,7 +24,7 @@ export interface AppActions {
   cancelHold(): void;
 }
 
-export interface ScrollableDialog {
+interface ScrollableDialog {
   readonly title: string;
   scroll(n: number): void;
   page(): number;

@@ -248,7 +248,7 @@ const BACKUP_STEPS: Record<BackupProgress['step'], MessageKey> = {
 };
 
 /** A backup's verify or restore in the busy box: the unlock says what runs, the read counts entries and bytes. */
-export function backupState(p: BackupProgress): BusyState {
+function backupState(p: BackupProgress): BusyState {
   const phase = tr(BACKUP_STEPS[p.step]);
   if (p.step === 'unlocking') return { phase };
   return { phase, done: p.done, total: p.total, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal };

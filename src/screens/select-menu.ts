@@ -14,7 +14,7 @@ import { braces } from '../widgets/theme.js';
 import type { AppContext } from './screen.js';
 
 /** The form's title (a function: the language is set at start-up, after this module loads). */
-export function selectMenuTitle(): string {
+function selectMenuTitle(): string {
   return tr('select.title');
 }
 

@@ -86,11 +86,11 @@ export function bindingLabel(b: Binding): string {
   return b.label ?? b.keys.map(keyLabel).join(' ');
 }
 
-export function findBinding(ctx: KeyContext, id: string): Binding | undefined {
+function findBinding(ctx: KeyContext, id: string): Binding | undefined {
   return ctx.bindings.find((b) => b.keys.includes(id));
 }
 
-export type DispatchResult = { kind: 'ran' } | { kind: 'disabled'; why: string; binding: Binding } | { kind: 'unbound' };
+type DispatchResult = { kind: 'ran' } | { kind: 'disabled'; why: string; binding: Binding } | { kind: 'unbound' };
 
 /** Runs the binding of this key in the first context that binds it (or takes it as text). */
 export function dispatch(contexts: readonly KeyContext[], ch: string | undefined, key: KeyEvent): DispatchResult {
@@ -118,13 +118,13 @@ export function footerHints(contexts: readonly KeyContext[]): [string, string][]
   return out;
 }
 
-export interface HelpRow {
+interface HelpRow {
   keys: string;
   does: string;
   disabled?: string;
 }
 
-export interface HelpSection {
+interface HelpSection {
   title: string;
   rows: HelpRow[];
 }

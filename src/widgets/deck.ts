@@ -14,7 +14,7 @@ export interface DeckAgent {
   note?: string;
 }
 
-export interface DeckState {
+interface DeckState {
   agents: DeckAgent[];
   current: number;
   selectorFocused: boolean;

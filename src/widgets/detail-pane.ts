@@ -88,7 +88,7 @@ const PREVIEW_SOURCES: Record<string, MessageKey> = {
 };
 
 /** Where a preview came from, in words (the engine's source ids are for logs and tests). */
-export function previewSourceLabel(source: string): string {
+function previewSourceLabel(source: string): string {
   return tr(Object.hasOwn(PREVIEW_SOURCES, source) ? PREVIEW_SOURCES[source]! : 'preview.readOnly');
 }
 
@@ -125,7 +125,7 @@ export function wrapWords(s: string, width: number): string[] {
 }
 
 /** Greedy wrap by display width (paths and previews have no spaces to break at). */
-export function wrapText(s: string, width: number): string[] {
+function wrapText(s: string, width: number): string[] {
   if (!s) return [''];
   const out: string[] = [];
   let line = '';

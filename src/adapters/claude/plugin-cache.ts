@@ -24,7 +24,7 @@ const FRESH_MS = 60 * 60 * 1000;
 const MAX_INDEX_BYTES = 4 * 1024 * 1024;
 
 /** Every installPath installed_plugins.json names, resolved; null when it cannot be read or is not a format known here. */
-export function installedPaths(home: string): Set<string> | null {
+function installedPaths(home: string): Set<string> | null {
   const file = join(home, 'plugins', 'installed_plugins.json');
   let v: unknown;
   try {
@@ -50,7 +50,7 @@ const plainDir = (p: string): boolean => {
   return Boolean(st?.isDirectory() && !st.isSymbolicLink());
 };
 
-export interface PluginCacheScan {
+interface PluginCacheScan {
   items: Item[];
   /** The offered paths (the caller keeps the rest of plugins/ protected). */
   offered: string[];

@@ -9,7 +9,7 @@ import { attachSweep, type AgentSweep } from '../../engine/inventory/agent-sweep
 import { BoundedReadError, readRegularTextAsync } from '../../engine/host/bounded-read.js';
 import type { Inventory } from '../../engine/core/model.js';
 
-export const DEFAULT_CLEANUP_PERIOD_DAYS = 30;
+const DEFAULT_CLEANUP_PERIOD_DAYS = 30;
 /** A settings file is a few KB; past this it is not read. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
 

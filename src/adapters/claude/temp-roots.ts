@@ -15,7 +15,7 @@ import { tempDirOf } from '../../engine/host/host-context.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface ClaudeTemp {
+interface ClaudeTemp {
   /** The roots that exist, are real directories and are the user's. */
   roots: string[];
   /** Lower-case session id → its temp paths (`<project>/<session id>/`). */
@@ -25,7 +25,7 @@ export interface ClaudeTemp {
 }
 
 /** Where Claude Code puts its temp roots for this environment. */
-export function claudeTempBase(ctx: HostContext): string {
+function claudeTempBase(ctx: HostContext): string {
   const v = ctx.env.CLAUDE_CODE_TMPDIR;
   return v && isAbsolute(v) ? v : tempDirOf(ctx.env);
 }

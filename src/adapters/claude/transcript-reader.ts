@@ -21,7 +21,7 @@ export const CLAUDE_HEAD_BYTES = 64 * 1024;
 export const CLAUDE_TAIL_BYTES = 64 * 1024;
 const PROMPT_UNITS = 200;
 
-export interface ClaudeTranscriptMeta {
+interface ClaudeTranscriptMeta {
   cwd: string | null;
   entrypoint: string | null;
   createdAt: number | null;

@@ -26,14 +26,14 @@ export function isClaudeProcess(p: ProcessInfo): boolean {
   return false;
 }
 
-export interface ClaudeWriters {
+interface ClaudeWriters {
   writers: Writer[];
   /** Session ids named by a live registry entry. */
   activeSessions: Map<string, number>;
 }
 
 /** What ties a Claude Code process to the config dir `home`: CLAUDE_CONFIG_DIR, else HOME/.claude, or a file of it (or of its temp roots) open. */
-export function claudeTarget(home: string, tempRoots: readonly string[] = []): StoreTarget {
+function claudeTarget(home: string, tempRoots: readonly string[] = []): StoreTarget {
   return { roots: [home, ...tempRoots], envEvidence: (env) => homeEnvEvidence(env, home, 'CLAUDE_CONFIG_DIR', ['.claude']) };
 }
 

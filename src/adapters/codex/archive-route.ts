@@ -12,7 +12,7 @@ import { validateIds } from './delete-route.js';
 import { RpcError } from './rpc-client.js';
 import { loadStore } from './store.js';
 
-export const ARCHIVE_TIMEOUT_MS = 60_000;
+const ARCHIVE_TIMEOUT_MS = 60_000;
 
 export const setCodexArchived: ArchiveRoute['setArchived'] = async (inst, ctx, sessionIds, archived, opts = {}) => {
   const ids = validateIds(sessionIds);

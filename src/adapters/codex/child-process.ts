@@ -31,7 +31,7 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void
   }
 }
 
-export interface CodexChild {
+interface CodexChild {
   proc: ChildProcessWithoutNullStreams;
   stderr(): string;
   /** Resolves once the process has exited (with its code or signal). */

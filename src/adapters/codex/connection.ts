@@ -13,9 +13,9 @@ import { proxyChannel } from './proxy-transport.js';
 import { JsonRpcClient, RpcError, type MessageChannel } from './rpc-client.js';
 import { stdioChannel } from './stdio-transport.js';
 
-export type Transport = 'proxy' | 'stdio';
+type Transport = 'proxy' | 'stdio';
 
-export interface Capabilities {
+interface Capabilities {
   threadDelete: boolean;
   memoryReset: boolean;
   loadedList: boolean;

@@ -25,7 +25,7 @@ import type { JsonRpcClient } from './rpc-client.js';
 type DeleteOpts = NonNullable<Parameters<SessionRoute['deleteSessions']>[3]>;
 type DeleteResult = Awaited<ReturnType<SessionRoute['deleteSessions']>>;
 
-export const DELETE_TIMEOUT_MS = 60_000;
+const DELETE_TIMEOUT_MS = 60_000;
 
 export function validateIds(ids: unknown): string[] {
   if (!Array.isArray(ids) || ids.length === 0) throw new RouteRefused('No Codex thread was given.');

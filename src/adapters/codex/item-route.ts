@@ -96,7 +96,7 @@ export async function applyCodexItems(
 }
 
 /** The permitted write: old rows out of the recognized logs table, then a WAL checkpoint. */
-export function pruneLogs(path: string, nowMs: number): string | null {
+function pruneLogs(path: string, nowMs: number): string | null {
   let db: Database.Database | null = null;
   try {
     db = new Database(path, { fileMustExist: true, timeout: 5000 });
@@ -165,7 +165,7 @@ async function resetMemory(inst: Installation, ctx: HostContext, timeoutMs?: num
 }
 
 /** Memory entries left (files in the memory dirs plus stage-1 rows); 0 when empty. */
-export function memoryLeft(home: string, dbHome: string): number {
+function memoryLeft(home: string, dbHome: string): number {
   let n = 0;
   for (const d of MEMORY_DIRS) n += listDirSorted(join(home, d)).length;
   for (const db of allDbs(dbHome, /^memories(_v\d+)?_\d{1,6}\.sqlite$/)) {

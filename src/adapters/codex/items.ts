@@ -18,12 +18,12 @@ import { ReadOnlyItems } from '../shared/read-only-entry.js';
 import { allDbs, newestDb, THREAD_ID } from './paths.js';
 import { columnsOf, openSnapshot } from './sqlite-read.js';
 
-export const LOG_RETENTION_DAYS = 7;
-export const TEMP_HOURS = 24;
+const LOG_RETENTION_DAYS = 7;
+const TEMP_HOURS = 24;
 /** Log rows this much younger than the retention go too, so the verifying rescan finds none at the edge. */
-export const LOG_MARGIN_S = 300;
+const LOG_MARGIN_S = 300;
 /** Largest log database read from a private copy (above: read-only in place, its -wal/-shm present). */
-export const LOG_COPY_LIMIT = 64 * 1024 * 1024;
+const LOG_COPY_LIMIT = 64 * 1024 * 1024;
 
 export const MEMORY_ITEM = 'memory:global';
 export const LOGS_ITEM = 'logs:database';
@@ -32,13 +32,13 @@ export const COMPACT_ITEM = 'compact:logs';
 /** Less than this to give back is not worth rewriting the file: no Compact item (unless old rows are about to be deleted). */
 export const COMPACT_MIN_BYTES = 1024 * 1024;
 export const MEMORY_DIRS = ['memories', 'memories_v2'];
-export const MEDIA_DIRS = ['attachments', 'generated_images', 'visualizations'] as const;
+const MEDIA_DIRS = ['attachments', 'generated_images', 'visualizations'] as const;
 /** Per-thread entries a thread owns besides its rollout (removed after its official delete). */
 export const OWNED_DIRS = [...MEDIA_DIRS, 'shell_snapshots'] as const;
 
 export const RUNNING_REASON = 'Codex is running; quit it before removing its caches or temporary files.';
 export const MEMORY_RUNNING_REASON = 'Quit Codex before resetting global memory.';
-export const ORPHAN_REASON = "Orphaned media is inspect-only; cleanerx removes session-owned media only after the owning session's deletion succeeds.";
+const ORPHAN_REASON = "Orphaned media is inspect-only; cleanerx removes session-owned media only after the owning session's deletion succeeds.";
 
 const PROTECTED: Record<string, string> = {
   'auth.json': 'Credentials',
@@ -145,7 +145,7 @@ export function memoryItem(home: string, dbHome: string, ctx: HostContext, block
   };
 }
 
-export interface LogRows {
+interface LogRows {
   db: string;
   rows: number;
   bytes: number;
@@ -348,7 +348,7 @@ export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarnin
  * writing, and the databases are files cleanerx only reads): then the
  * 100-byte header, which counts the free pages as of the last checkpoint.
  */
-export function dbSpace(path: string, uid: number): DbSpace {
+function dbSpace(path: string, uid: number): DbSpace {
   const wal = lstatSyncOrNull(`${path}-wal`);
   const shm = lstatSyncOrNull(`${path}-shm`);
   const st = lstatSyncOrNull(path);
@@ -385,7 +385,7 @@ export function dbSpace(path: string, uid: number): DbSpace {
 }
 
 /** File size, WAL size and free pages of one database, as the detail pane says them. */
-export function spaceText(space: DbSpace): string {
+function spaceText(space: DbSpace): string {
   const name = basename(space.path);
   if (space.state !== 'ok' || space.freePages === undefined)
     return t('dbspace.notRead', { name, file: formatBytes(space.fileBytes), reason: space.reason ?? space.state });
@@ -399,7 +399,7 @@ export function spaceText(space: DbSpace): string {
 }
 
 /** The numbers behind spaceText, for `scan --json` readers of the item's metadata. */
-export function spaceMetadata(space: DbSpace): Record<string, string | number> {
+function spaceMetadata(space: DbSpace): Record<string, string | number> {
   return {
     dbState: space.state,
     fileBytes: space.fileBytes,

@@ -44,7 +44,7 @@ function str(v: unknown): string {
 }
 
 /** One thread item as a preview block (null for items without text). */
-export function itemBlock(item: Record<string, unknown>): PreviewBlock | null {
+function itemBlock(item: Record<string, unknown>): PreviewBlock | null {
   const t = (s: string): string => cleanMultiline(s, BLOCK_CHARS);
   switch (item.type) {
     case 'userMessage': {
@@ -88,7 +88,7 @@ export function itemBlock(item: Record<string, unknown>): PreviewBlock | null {
   }
 }
 
-export async function previewCodexThread(inst: Installation, paths: string[], itemId: string): Promise<Preview> {
+async function previewCodexThread(inst: Installation, paths: string[], itemId: string): Promise<Preview> {
   const threadId = itemId.slice('session:'.length).toLowerCase();
   if (!THREAD_ID.test(threadId)) return notice(itemId, 'none', 'Not a Codex thread id.');
   const scan = lastScan.get(inst.home);
@@ -156,7 +156,7 @@ export async function previewCodexThread(inst: Installation, paths: string[], it
   }
 }
 
-export function previewCodexLogs(itemId: string, path: string): Preview {
+function previewCodexLogs(itemId: string, path: string): Preview {
   const o = openSnapshot(path, 'The Codex log database');
   if (!o.ok) return notice(itemId, 'codexLogs.readOnly', o.reason);
   try {

@@ -17,7 +17,7 @@ import { cleanText } from '../../engine/core/text.js';
 const MAX_CONFIG = 1024 * 1024;
 const MAX_DEPTH = 64;
 
-export interface RegistryRoot {
+interface RegistryRoot {
   root: string;
   name: string;
 }

@@ -7,13 +7,13 @@ import { decompress } from '@mongodb-js/zstd';
 import { readPrefix } from '../../engine/host/fsx.js';
 import { THREAD_ID } from './paths.js';
 
-export const META_BYTES = 1024 * 1024;
+const META_BYTES = 1024 * 1024;
 export const PREVIEW_BYTES = 2 * 1024 * 1024;
 /** A compressed rollout larger than this is not decompressed for a preview. */
-export const MAX_ZST_BYTES = 16 * 1024 * 1024;
-export const PREVIEW_LINES = 2000;
+const MAX_ZST_BYTES = 16 * 1024 * 1024;
+const PREVIEW_LINES = 2000;
 
-export interface RolloutText {
+interface RolloutText {
   text: string;
   bytesRead: number;
   truncated: boolean;
@@ -31,7 +31,7 @@ export async function readRolloutText(path: string, max: number): Promise<Rollou
   return { text: p.buf.toString('utf8'), bytesRead: p.buf.length, truncated: p.truncated };
 }
 
-export interface SessionMeta {
+interface SessionMeta {
   id: string | null;
   forkedFromId: string | null;
   /** The thread whose rollout this (paginated) fork still reads its history from. */
@@ -57,7 +57,7 @@ export async function readSessionMeta(path: string): Promise<SessionMeta | null>
   return { id: id(p.id), forkedFromId: id(p.forked_from_id), historyBaseId: base ? id(base.thread_id) : null };
 }
 
-export interface RolloutMessage {
+interface RolloutMessage {
   role: string;
   text: string;
 }

@@ -31,7 +31,7 @@ export const APP_SERVER_START_NOTE =
 export const NO_EXECUTABLE =
   'The codex executable was not found; Codex threads are deleted only through its App Server. Install Codex (npm i -g @openai/codex) and rescan.';
 /** A thread whose deletion scope is larger than this is not offered (its review would be unbounded). */
-export const MAX_SCOPE = 20_000;
+const MAX_SCOPE = 20_000;
 
 /** What the last scan of each home used, for previews (which get no host context) and the item route. */
 export const lastScan = new Map<string, { env: HostContext['env']; logsDb: string | null; logsIno: number | null }>();

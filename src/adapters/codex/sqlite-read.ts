@@ -12,7 +12,7 @@ export { COPY_LIMIT };
 
 export type Db = Database.Database;
 
-export type ReadOpen = { ok: true; db: Db; close(): void } | { ok: false; reason: string };
+type ReadOpen = { ok: true; db: Db; close(): void } | { ok: false; reason: string };
 
 export function describeSqliteError(e: unknown, what: string): string {
   const code = (e as { code?: string }).code ?? '';

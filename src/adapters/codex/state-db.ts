@@ -12,11 +12,11 @@ import { THREAD_ID } from './paths.js';
 import { columnsOf, hasColumns, openSnapshot, describeSqliteError, type Db } from './sqlite-read.js';
 import { PINNED_SECTION_ID, sourceLabel, spawnOf, type ListedThread } from './thread-list.js';
 
-export const FALLBACK_COLUMNS = ['id', 'rollout_path', 'created_at', 'updated_at', 'source', 'cwd', 'title', 'archived'] as const;
+const FALLBACK_COLUMNS = ['id', 'rollout_path', 'created_at', 'updated_at', 'source', 'cwd', 'title', 'archived'] as const;
 const MAX_ROWS = 500_000;
 const TEXT = 2000;
 
-export interface TitleColumns {
+interface TitleColumns {
   name: string | null;
   title: string | null;
   firstUserMessage: string | null;

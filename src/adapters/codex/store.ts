@@ -114,7 +114,7 @@ export async function loadStore(inst: Installation, ctx: HostContext, opts: Conn
 }
 
 /** Paginated forks read their base thread's rollout: base id → fork ids (from each fork's session_meta). */
-export async function forkDependencies(threads: readonly ListedThread[]): Promise<Map<string, string[]>> {
+async function forkDependencies(threads: readonly ListedThread[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   const candidates = threads.filter((t) => t.historyMode !== 'legacy' && t.path);
   for (let i = 0; i < candidates.length; i += 16) {

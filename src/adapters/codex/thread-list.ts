@@ -19,7 +19,7 @@ export const ALL_SOURCE_KINDS = [
   'unknown',
 ] as const;
 
-export const PAGE_SIZE = 200;
+const PAGE_SIZE = 200;
 const MAX_PAGES = 5000;
 /** Longest name or preview kept before titles are chosen (the chosen one is cleaned again). */
 const MAX_TEXT = 2000;
@@ -116,7 +116,7 @@ export function parseThread(raw: unknown, archived: boolean): ListedThread | nul
 /** Codex's built-in "Pinned" thread section. */
 export const PINNED_SECTION_ID = '01984de2-8f74-7c91-a3b2-5c5e937cf318';
 
-export interface ListResult {
+interface ListResult {
   threads: ListedThread[];
   /** Entries the server sent that were not usable threads. */
   skipped: number;

@@ -11,7 +11,7 @@ export const UNTITLED = 'Untitled session';
 export const UNTITLED_ZH = '未命名会话';
 const MAX_TITLE = 200;
 
-export interface TitleSources {
+interface TitleSources {
   serverName?: string | null;
   dbName?: string | null;
   indexName?: string | null;
@@ -20,7 +20,7 @@ export interface TitleSources {
   serverPreview?: string | null;
 }
 
-export function isChineseLocale(env: HostContext['env']): boolean {
+function isChineseLocale(env: HostContext['env']): boolean {
   const v = env.LC_ALL || env.LC_MESSAGES || env.LANG || '';
   return /^zh([_-]|$)/i.test(v);
 }

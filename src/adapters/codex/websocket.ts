@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
-export const MAX_MESSAGE = 64 * 1024 * 1024;
+const MAX_MESSAGE = 64 * 1024 * 1024;
 const MAX_HEADER = 16 * 1024;
 
 export function handshakeRequest(key: string): string {

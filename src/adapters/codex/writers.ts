@@ -6,7 +6,7 @@
 // has open. Nothing is ever signalled.
 
 import { promises as fsp } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { canonicalPath } from '../../engine/host/fsx.js';
 import type { Writer } from '../../engine/core/model.js';
@@ -26,7 +26,7 @@ export interface CodexWriters {
   opaque: Writer[];
 }
 
-export function isCodexProcess(p: ProcessInfo): boolean {
+function isCodexProcess(p: ProcessInfo): boolean {
   const names = ['codex', 'chatgpt'];
   if (nameIs(p.comm, names) || nameIs(p.exe, names) || nameIs(p.argv[0], names)) return true;
   if (/codex app/i.test(p.comm)) return true;
@@ -35,18 +35,8 @@ export function isCodexProcess(p: ProcessInfo): boolean {
 }
 
 /** What ties a Codex process to the store at `home`: CODEX_HOME, else HOME/.codex, or a file of it open. */
-export function codexTarget(home: string): StoreTarget {
+function codexTarget(home: string): StoreTarget {
   return { roots: [home], envEvidence: (env) => homeEnvEvidence(env, home, 'CODEX_HOME', ['.codex']) };
-}
-
-/** Whether a process with this environment uses the store at `home`. */
-export function targetsHome(env: Map<string, string> | null, home: string): boolean {
-  if (!env) return true;
-  const ch = env.get('CODEX_HOME');
-  if (ch) return isAbsolute(ch) ? canonicalPath(ch) === canonicalPath(home) : true;
-  const h = env.get('HOME');
-  if (!h || !isAbsolute(h)) return true;
-  return canonicalPath(join(h, '.codex')) === canonicalPath(home);
 }
 
 /** The thread ids named by the open files of `pid` beneath the home; null when unreadable. */

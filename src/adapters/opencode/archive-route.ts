@@ -22,7 +22,7 @@ import { findOpencodeWriters } from './writers.js';
 export const NO_UNARCHIVE = 'OpenCode 1.18 has no official unarchive (its server keeps a session archived), so cleanerx cannot offer one.';
 
 /** Each id's archive time as the database holds it now (read-only), null when current. */
-export function archiveTimes(db: string, ids: readonly string[]): Map<string, number | null> {
+function archiveTimes(db: string, ids: readonly string[]): Map<string, number | null> {
   const opened = openReadOnly(db);
   if (!opened.ok) throw new RouteRefused(opened.reason);
   try {

@@ -22,7 +22,7 @@ type ExportOpts = NonNullable<Parameters<NonNullable<SessionRoute['exportSession
 type ImportOpts = NonNullable<Parameters<NonNullable<SessionRoute['importSessions']>>[3]>;
 
 /** An export larger than this is not parsed back for verification. */
-export const MAX_EXPORT_BYTES = 512 * 1024 * 1024;
+const MAX_EXPORT_BYTES = 512 * 1024 * 1024;
 
 async function requireOffline(ctx: HostContext, db: string, home: string, what: string): Promise<void> {
   const writers = await findOpencodeWriters(ctx, db, home);

@@ -9,9 +9,7 @@ import { openQuiet } from '../../engine/host/sqlite-quiet.js';
 
 export type Db = Database.Database;
 
-export type OpenResult = { ok: true; db: Db; wal: boolean; close(): void } | { ok: false; reason: string };
-
-export const BUSY_TIMEOUT_MS = 2000;
+type OpenResult = { ok: true; db: Db; wal: boolean; close(): void } | { ok: false; reason: string };
 
 /**
  * Opens the database for reading without changing it, its -wal or its -shm

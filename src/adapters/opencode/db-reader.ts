@@ -6,11 +6,11 @@
 import type { Db } from './db-open.js';
 import type { SchemaInfo, SizeSource } from './schema.js';
 
-export const MAX_SESSIONS = 200_000;
-export const MAX_PROJECTS = 100_000;
+const MAX_SESSIONS = 200_000;
+const MAX_PROJECTS = 100_000;
 const MAX_ID = 128;
 
-export interface SessionRow {
+interface SessionRow {
   id: string;
   title: string | null;
   directory: string | null;
@@ -43,7 +43,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 let octetLength: 'octet_length' | 'length' | null = null;
 /** octet_length (SQLite ≥ 3.43) counts bytes without loading overflow pages; length() is the fallback. */
-export function byteLengthFn(db: Db): 'octet_length' | 'length' {
+function byteLengthFn(db: Db): 'octet_length' | 'length' {
   if (octetLength) return octetLength;
   try {
     db.prepare("SELECT octet_length('x')").get();

@@ -23,7 +23,7 @@ import { findOpencodeWriters, type Endpoint } from './writers.js';
 type DeleteOpts = NonNullable<Parameters<SessionRoute['deleteSessions']>[3]>;
 type DeleteResult = Awaited<ReturnType<SessionRoute['deleteSessions']>>;
 
-export const DEFAULT_BULK_THRESHOLD = 4;
+const DEFAULT_BULK_THRESHOLD = 4;
 export const NO_EXECUTABLE =
   'The opencode executable was not found; OpenCode sessions are deleted only through its official command. Install OpenCode (npm i -g opencode-ai) and rescan.';
 

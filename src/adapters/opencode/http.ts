@@ -8,17 +8,17 @@ import type { Endpoint } from './writers.js';
 
 // Loopback only, but OpenCode starts an instance on the first request for a directory,
 // which takes seconds on a loaded 2-core machine.
-export const HTTP_TIMEOUT_MS = 5000;
+const HTTP_TIMEOUT_MS = 5000;
 const MAX_BODY = 1024 * 1024;
 
-export interface HttpAnswer {
+interface HttpAnswer {
   status: number;
   /** Parsed JSON body, or undefined when the body is not JSON. */
   json: unknown;
   challenged: boolean;
 }
 
-export class HttpError extends Error {}
+class HttpError extends Error {}
 
 export function httpJson(
   ep: Endpoint,

@@ -14,13 +14,13 @@ import { allocatedBytes, listDirSorted, lstatSyncOrNull } from '../../engine/hos
 import { walkOwned } from '../../engine/inventory/revision.js';
 
 /** OpenCode's own retention for truncated tool output. */
-export const TOOL_OUTPUT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const TOOL_OUTPUT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const TOOL_FILE = /^tool_[A-Za-z0-9]{1,128}$/;
 const DIFF_FILE = /^(ses_[A-Za-z0-9]{1,128})\.json$/;
 export const TOOL_OUTPUT_ITEM_ID = 'tool-output:opencode';
 export const SESSION_DIFF_ITEM_ID = 'session-diff:opencode';
 
-export interface Leftovers {
+interface Leftovers {
   items: Item[];
   /** Per top-level entry name ('tool-output', 'storage'): the paths inside it that stay read-only. */
   carved: Map<string, string[]>;

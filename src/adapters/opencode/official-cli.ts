@@ -8,10 +8,10 @@ import type { HostContext } from '../../engine/core/adapter.js';
 import type { Installation } from '../../engine/core/model.js';
 import { spawnTracked } from '../../engine/host/own-children.js';
 
-export const CLI_TIMEOUT_MS = 120_000;
+const CLI_TIMEOUT_MS = 120_000;
 const MAX_CAPTURE = 64 * 1024;
 
-export interface RunResult {
+interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;

@@ -39,7 +39,7 @@ export function opencodeMutationRoots(inst: Installation, ctx: HostContext): str
   return [inst.home, opencodeCacheRoot(ctx)];
 }
 
-export interface DbChoice {
+interface DbChoice {
   /** The database this scan reads and the routes act on; null when none is unambiguous. */
   db: string | null;
   /** Why no database is used (shown as a warning), when db is null and one was expected. */

@@ -11,7 +11,7 @@ import { killGroup, plainMessage } from './official-cli.js';
 import type { Endpoint } from './writers.js';
 import { spawnTracked } from '../../engine/host/own-children.js';
 
-export const SERVER_START_TIMEOUT_MS = 60_000;
+const SERVER_START_TIMEOUT_MS = 60_000;
 const USERNAME = 'cleanerx';
 
 export interface PrivateServer {

@@ -32,10 +32,10 @@ import { probeAccess, type Access } from './server-probe.js';
 import { SESSION_ID } from './store.js';
 import { findOpencodeWriters } from './writers.js';
 
-export const SOURCE = 'official OpenCode SQLite schema';
+const SOURCE = 'official OpenCode SQLite schema';
 export const ACTIVE_REASON = 'OpenCode reports this session as busy or retrying; wait for it to become idle and rescan.';
 /** A session with more descendants than this is not offered (its review would be unbounded). */
-export const MAX_DESCENDANTS = 20_000;
+const MAX_DESCENDANTS = 20_000;
 const DESCENDANT_BUDGET = 2_000_000;
 
 /** The database each scanned home used, for previews (which get no host context). */
@@ -46,7 +46,7 @@ export function opencodeFallbackTitle(id: string): string {
 }
 
 /** OpenCode's own placeholder titles ("New session - <ISO>", "Child session - <ISO>") are not names. */
-export function isDefaultTitle(title: string): boolean {
+function isDefaultTitle(title: string): boolean {
   return /^(New|Child) session - \d{4}-\d{2}-\d{2}T/.test(title);
 }
 

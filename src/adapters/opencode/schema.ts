@@ -42,13 +42,13 @@ export const NEWER_SCHEMA_REASON = 'This OpenCode database has a newer schema: r
 const MAX_NAMED_TABLES = 5;
 
 /** Columns cleanerx needs to list sessions and let OpenCode delete them. */
-export const REQUIRED = {
+const REQUIRED = {
   session: ['id', 'project_id', 'parent_id', 'directory', 'title', 'time_created', 'time_updated', 'time_archived'],
   project: ['id', 'worktree', 'name'],
 } as const;
 
 /** Session-owned rows whose lengths make up a session's logical size: table, owner column, measured columns. */
-export const SIZE_SOURCES = [
+const SIZE_SOURCES = [
   { table: 'message', owner: 'session_id', columns: ['data'] },
   { table: 'part', owner: 'session_id', columns: ['data'] },
   { table: 'session_message', owner: 'session_id', columns: ['data'] },

@@ -9,7 +9,7 @@ import type { Endpoint, OpencodeWriter } from './writers.js';
 
 export const UNVERIFIED_REASON =
   'OpenCode is running without a verified loopback Server API; quit it or relaunch it with an explicit loopback --port before deleting sessions';
-export const MAX_DIRECTORIES = 128;
+const MAX_DIRECTORIES = 128;
 const MAX_ENDPOINTS = 8;
 const PROBE_BUDGET_MS = 15_000;
 
@@ -18,14 +18,14 @@ export type Access =
   | { kind: 'unavailable'; reason: string }
   | { kind: 'verified'; endpoints: Endpoint[]; active: Map<string, 'busy' | 'retry'> };
 
-export interface SessionRef {
+interface SessionRef {
   id: string;
   directory: string | null;
   createdAt: number | null;
 }
 
 /** Distinct endpoints of the writers, or why there can be none. */
-export function writerEndpoints(writers: readonly OpencodeWriter[]): { endpoints: Endpoint[] } | { reason: string } {
+function writerEndpoints(writers: readonly OpencodeWriter[]): { endpoints: Endpoint[] } | { reason: string } {
   const blind = writers.find((w) => !w.endpoint);
   if (blind) return { reason: `${UNVERIFIED_REASON} (${blind.name} pid ${blind.pid}: ${blind.noEndpoint ?? 'no endpoint'}).` };
   const seen = new Map<string, Endpoint>();
@@ -35,7 +35,7 @@ export function writerEndpoints(writers: readonly OpencodeWriter[]): { endpoints
 }
 
 /** GET /global/health → {healthy:true}. */
-export async function checkHealth(ep: Endpoint): Promise<string | null> {
+async function checkHealth(ep: Endpoint): Promise<string | null> {
   try {
     const r = await httpJson(ep, 'GET', '/global/health');
     if (r.challenged) return `the server at ${describeEndpoint(ep)} asks for authentication, and cleanerx never sends credentials`;
@@ -65,7 +65,7 @@ export async function verifySession(ep: Endpoint, s: SessionRef): Promise<string
 }
 
 /** GET /session/status?directory= on every endpoint; busy or retrying sessions are active. */
-export async function readStatus(
+async function readStatus(
   endpoints: readonly Endpoint[],
   directories: readonly string[],
   active: Map<string, 'busy' | 'retry'>,

@@ -90,7 +90,7 @@ const firstLine = (s: string): string =>
     ?.slice(0, 300) ?? '';
 
 /** The repository of a gc item, re-checked on disk: plain directories all the way, no link, ours. */
-export function resolveRepo(home: string, id: string, uid: number): { repo: string; projectId: string } | { reason: string } {
+function resolveRepo(home: string, id: string, uid: number): { repo: string; projectId: string } | { reason: string } {
   const parsed = parseGcItemId(id);
   if (!parsed) return { reason: `${id} is not an OpenCode snapshot item.` };
   const parts = [join(home, SNAPSHOT_DIR), join(home, SNAPSHOT_DIR, parsed.projectId), join(home, SNAPSHOT_DIR, parsed.projectId, parsed.hash)];
@@ -112,7 +112,7 @@ export function resolveRepo(home: string, id: string, uid: number): { repo: stri
 }
 
 /** The snapshot hashes the database's sessions of this project refer to (step snapshots, patches, reverts). */
-export function referencedSnapshots(db: string | null, projectId: string): Set<string> {
+function referencedSnapshots(db: string | null, projectId: string): Set<string> {
   const out = new Set<string>();
   if (!db) return out;
   const opened = openReadOnly(db);
@@ -163,7 +163,7 @@ async function presentSnapshots(
   return { present };
 }
 
-export interface GcOutcome {
+interface GcOutcome {
   id: string;
   ok: boolean;
   reason?: string;
@@ -171,7 +171,7 @@ export interface GcOutcome {
 }
 
 /** Loose objects and git temporaries younger than this stay (the leaked-files item's own age rule). */
-export const GC_PRUNE_EXPIRY = '1.hour.ago';
+const GC_PRUNE_EXPIRY = '1.hour.ago';
 
 /** One gc item: writers re-checked, referenced snapshots pinned, gc --prune=1.hour.ago, pins removed, pins proven present. */
 export async function gcSnapshotRepo(
@@ -214,7 +214,7 @@ export async function gcSnapshotRepo(
 }
 
 /** How often a running gc's progress is read (the pack it writes grows in objects/pack). */
-export const GC_PROGRESS_MS = 1000;
+const GC_PROGRESS_MS = 1000;
 
 /**
  * git gc prints no progress without a terminal, so the progress is read off
@@ -248,7 +248,7 @@ async function unpinAll(git: string, repo: string, timeoutMs: number): Promise<s
   return del.code === 0 ? undefined : `git could not remove its temporary refs in ${repo} (${firstLine(del.stderr)}); they only keep snapshots.`;
 }
 
-export interface GcPromise {
+interface GcPromise {
   /** What the gc is expected to free: object storage now, less what stays (reachable or pinned objects, young loose ones). */
   bytes: number;
   /** Object storage now (loose objects and packs, allocated). */

@@ -21,14 +21,14 @@ import { walkOwned } from '../../engine/inventory/revision.js';
 export const SNAPSHOT_DIR = 'snapshot';
 /** A leaked temporary file or lock younger than this may still belong to a git that runs. */
 export const STALE_MS = 60 * 60 * 1000;
-export const SAFE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+const SAFE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 const LEAKED_PACK = /^(tmp_pack_|tmp_idx_|tmp_rev_|\.tmp-)/;
 const LOOSE_DIR = /^[0-9a-f]{2}$/;
 const MAX_LOCK_DEPTH = 12;
 
 export const SNAPSHOTS_RUNNING_REASON = 'OpenCode is running; quit it before cleaning its snapshot repositories.';
 
-export interface LeakedFile {
+interface LeakedFile {
   path: string;
   bytes: number;
   /** Set when a process holds the file open. */
@@ -118,7 +118,7 @@ function countObjects(repo: string): { looseObjects: number; looseBytes: number;
   return { looseObjects, looseBytes, packs };
 }
 
-export interface SnapshotScan {
+interface SnapshotScan {
   repos: SnapshotRepo[];
   /** Entries of snapshot/ that are not a recognized repository: listed read-only. */
   strays: { path: string; reason: string }[];

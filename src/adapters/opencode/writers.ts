@@ -96,7 +96,7 @@ export function targetsDatabase(env: Map<string, string> | null, db: string): bo
 }
 
 /** What ties an OpenCode process to this store: its database, data dir and cache root (see writer-evidence.ts). */
-export function opencodeTarget(ctx: HostContext, db: string | null, home: string): StoreTarget {
+function opencodeTarget(ctx: HostContext, db: string | null, home: string): StoreTarget {
   const roots = [home, ...(db ? [dirname(db), db] : []), opencodeCacheRoot(ctx)];
   return {
     roots,

@@ -64,7 +64,7 @@ interface ParentRef {
 }
 
 export const PI_LINK_REASON = 'A symbolic link: never followed, never removed.';
-export const PI_DUPLICATE_REASON = 'Another pi session file holds the same session ID: this copy is read-only, never removed.';
+const PI_DUPLICATE_REASON = 'Another pi session file holds the same session ID: this copy is read-only, never removed.';
 
 /** A symbolic link where pi expects a bucket or a session file. */
 interface LinkEntry {

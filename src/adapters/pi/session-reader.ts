@@ -9,11 +9,11 @@ import { parseObject } from '../shared/jsonl.js';
 
 export const PI_PREFIX_BYTES = 2 * 1024 * 1024;
 export const PI_TAIL_BYTES = 256 * 1024;
-export const PI_TITLE_CHARS = 96;
+const PI_TITLE_CHARS = 96;
 /** What pi's lister shows for a session without a user message that has text. */
-export const PI_NO_MESSAGES = '(no messages)';
+const PI_NO_MESSAGES = '(no messages)';
 
-export interface PiHeader {
+interface PiHeader {
   id: string;
   cwd: string | null;
   timestamp: number | null;

@@ -15,8 +15,6 @@ import { homeEnvEvidence, judgeWriter, type StoreTarget } from '../../engine/hos
 import { cleanText } from '../../engine/core/text.js';
 import { isVersionProbe } from '../shared/version-probe.js';
 
-export const PI_RUNNING_REASON = 'pi is running; quit it before deleting local session data.';
-
 const MAX_NAMED = 3;
 const MAX_CMDLINE_CHARS = 120;
 
@@ -30,7 +28,7 @@ export function isPiProcess(p: ProcessInfo): boolean {
   return false;
 }
 
-export interface PiWriterScan {
+interface PiWriterScan {
   writers: Writer[];
   /** The blocker text, naming the processes seen (pid and command line), when pi is running. */
   reason?: string;
@@ -38,7 +36,7 @@ export interface PiWriterScan {
 
 /** The pi processes that may be writing, and the reason text that names them. */
 /** What ties a pi process to the agent dir `home`: PI_CODING_AGENT_DIR, else HOME/.pi/agent, or a file of it open. */
-export function piTarget(home: string): StoreTarget {
+function piTarget(home: string): StoreTarget {
   return { roots: [home], envEvidence: (env) => homeEnvEvidence(env, home, 'PI_CODING_AGENT_DIR', ['.pi', 'agent']) };
 }
 
@@ -63,7 +61,7 @@ export async function findPiWriters(ctx: HostContext, home: string): Promise<Wri
   return (await scanPiWriters(ctx, home)).writers;
 }
 
-export function piRunningReason(procs: ProcessInfo[], writers: readonly Writer[] = []): string {
+function piRunningReason(procs: ProcessInfo[], writers: readonly Writer[] = []): string {
   const named = procs.slice(0, MAX_NAMED).map((p) => {
     const evidence = writers.find((w) => w.pid === p.pid)?.evidence;
     return `pid ${p.pid}: ${cleanText(commandLine(p), MAX_CMDLINE_CHARS) || '?'}${evidence ? ` (${evidence})` : ''}`;

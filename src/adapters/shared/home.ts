@@ -24,7 +24,7 @@ export function resolveAgentHome(ctx: HostContext, envVar: string, defaultParts:
   return { home: join(homeOf(ctx.env), ...defaultParts), source: 'default' };
 }
 
-export type HomeCheck = { ok: false } | { ok: true; readOnly?: string };
+type HomeCheck = { ok: false } | { ok: true; readOnly?: string };
 
 /**
  * The agent home as found: missing (nothing to list), not a directory (a

@@ -12,7 +12,7 @@ export class RouteRefused extends Error {}
 
 type DeleteResult = Awaited<ReturnType<SessionRoute['deleteSessions']>>;
 
-export interface OfficialDeleteLoop {
+interface OfficialDeleteLoop {
   /** The minimal root set, in order. */
   roots: readonly string[];
   /** root → the root and every descendant the agent's delete removes with it. */

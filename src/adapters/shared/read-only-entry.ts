@@ -7,7 +7,7 @@ import type { Item, ScanWarning } from '../../engine/core/model.js';
 import { walkOwned } from '../../engine/inventory/revision.js';
 import { cleanText } from '../../engine/core/text.js';
 
-export interface ReadOnlyEntry {
+interface ReadOnlyEntry {
   id: string;
   label: string;
   path: string;

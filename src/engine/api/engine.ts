@@ -66,7 +66,7 @@ const PROVISIONAL_MIN_MS = 750;
 const PROVISIONAL_COST_FACTOR = 40;
 
 /** What only a composition root can offer the engine. */
-export interface EngineHooks {
+interface EngineHooks {
   /**
    * A full garbage collection, now. The worker calls for one where a scan
    * leaves the most garbage behind (the replaced provisional views, the

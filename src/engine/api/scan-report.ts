@@ -5,12 +5,12 @@ import type { Engine } from './engine.js';
 import { isoOrNull } from '../core/format.js';
 import { NO_PROJECT_ID, type AgentKind, type Category, type CategoryTotal, type Installation } from '../core/model.js';
 
-export interface ScanReport {
+interface ScanReport {
   version: 1;
   agents: AgentReport[];
 }
 
-export interface AgentReport {
+interface AgentReport {
   agent: AgentKind;
   state: Installation['state'];
   home: string;

@@ -12,7 +12,7 @@ import { RequestError } from '../core/validate.js';
 
 const MAX_LOCK_BYTES = 4096;
 
-export interface LockHolder {
+interface LockHolder {
   pid: number;
   /** Process start time in clock ticks since boot (/proc/<pid>/stat field 22), to tell a reused pid. */
   procStart: string | null;

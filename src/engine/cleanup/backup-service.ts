@@ -10,7 +10,7 @@ import type { BackupKey, TakeBackup } from './backup-step.js';
 
 export type KeyStoreKind = 'file' | 'keyring';
 
-export interface BackupRestoreRequest {
+interface BackupRestoreRequest {
   dataDir: string;
   id: string;
   identity: string;
@@ -31,7 +31,7 @@ export interface BackupRestoreRequest {
   onProgress?: (p: BackupProgress) => void;
 }
 
-export interface SettleRestoresRequest {
+interface SettleRestoresRequest {
   journalDir: string;
   stagingParent: string;
   agent?: AgentKind;
@@ -39,7 +39,7 @@ export interface SettleRestoresRequest {
   rootsFor(agent: AgentKind): Promise<Record<string, string> | string>;
 }
 
-export interface SettledRestore {
+interface SettledRestore {
   outcome: 'completed' | 'rolledBack' | 'discarded' | 'pending' | 'unknown';
   message: string;
   backupId: string | null;

@@ -19,8 +19,8 @@ import { parseBoundedJson } from '../core/bounded-json.js';
  * proof and is fsync'd. `swapping`: the rename of the sibling over the
  * database is about to happen (or happened). `swapped`: it did.
  */
-export const COMPACT_STEPS = ['planned', 'checkpointed', 'copying', 'copied', 'verified', 'swapping', 'swapped', 'complete'] as const;
-export type CompactStep = (typeof COMPACT_STEPS)[number] | 'rolledBack' | 'failed';
+const COMPACT_STEPS = ['planned', 'checkpointed', 'copying', 'copied', 'verified', 'swapping', 'swapped', 'complete'] as const;
+type CompactStep = (typeof COMPACT_STEPS)[number] | 'rolledBack' | 'failed';
 export const COMPACT_TERMINAL: readonly CompactStep[] = ['complete', 'rolledBack', 'failed'];
 
 export interface FileIdentity {
@@ -52,8 +52,8 @@ export interface CompactionEntry {
 
 const MAX_BYTES = 1024 * 1024;
 
-export const compactionDir = (stateDir: string): string => join(stateDir, 'compactions');
-export const compactionPath = (stateDir: string, id: string): string => join(compactionDir(stateDir), `${id}.json`);
+const compactionDir = (stateDir: string): string => join(stateDir, 'compactions');
+const compactionPath = (stateDir: string, id: string): string => join(compactionDir(stateDir), `${id}.json`);
 
 export async function saveCompaction(stateDir: string, e: CompactionEntry, point?: string): Promise<void> {
   e.updatedAt = new Date().toISOString();
@@ -61,7 +61,7 @@ export async function saveCompaction(stateDir: string, e: CompactionEntry, point
   crashPoint(point ?? `compact:${e.step}`);
 }
 
-export type CompactionFile = { kind: 'entry'; path: string; entry: CompactionEntry } | { kind: 'unknown'; path: string; reason: string };
+type CompactionFile = { kind: 'entry'; path: string; entry: CompactionEntry } | { kind: 'unknown'; path: string; reason: string };
 
 /** Every committed compaction journal (atomic-write partials are ignored); a malformed one is `unknown`. */
 export async function listCompactions(stateDir: string): Promise<CompactionFile[]> {

@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 
-export interface TableProof {
+interface TableProof {
   name: string;
   rows: number;
   sha256: string;

@@ -24,7 +24,7 @@ import { closeSync, constants, fsyncSync, openSync } from 'node:fs';
 import { COMPACT_TERMINAL, listCompactions, saveCompaction, type CompactionEntry } from './compact-journal.js';
 import { removeSibling, sameIdentity } from './compact.js';
 
-export type CompactRecovery =
+type CompactRecovery =
   | { decision: 'nothingToDo'; reason: string }
   | { decision: 'rolledBack'; reason: string }
   | { decision: 'rolledForward'; reason: string }

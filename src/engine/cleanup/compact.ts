@@ -40,7 +40,7 @@ import { compareWith, MMAP_BYTES, type ComparedTable } from './compact-proof.js'
 
 export class CompactRefused extends Error {}
 
-export interface CompactOptions {
+interface CompactOptions {
   stateDir: string;
   dbPath: string;
   /** The caller's statement that the agent owning the database is not running (checked by its writer detection). */
@@ -52,7 +52,7 @@ export interface CompactOptions {
   operationId?: string;
 }
 
-export interface CompactResult {
+interface CompactResult {
   operationId: string;
   before: { fileBytes: number; walBytes: number; freePages: number; pageSize: number };
   after: { fileBytes: number; walBytes: number; freePages: number };
@@ -63,7 +63,7 @@ export interface CompactResult {
 }
 
 /** Free space beyond the database and its WAL that the check keeps in hand. */
-export const FREE_MARGIN_BYTES = 16 * 1024 * 1024;
+const FREE_MARGIN_BYTES = 16 * 1024 * 1024;
 const BUSY_MS = 2000;
 
 export const identityOf = (st: Stats): FileIdentity => ({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o7777 });
@@ -85,7 +85,7 @@ export const COMPACT_CRASH_POINTS = [
 ] as const;
 
 export const siblingFor = (dbPath: string, operationId: string): string => join(dirname(dbPath), `.${basename(dbPath)}.cleanerx-compact-${operationId}`);
-export const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
+const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
 
 async function statfsFree(dir: string): Promise<number> {
   const s = await fsp.statfs(dir);

@@ -161,7 +161,7 @@ export async function measureBefore(plan: CleanupPlan, inPlace: ReadonlyMap<stri
 
 const beyond = (a: number, b: number): boolean => Math.abs(a - b) > FREED_TOLERANCE * Math.max(Math.abs(a), Math.abs(b), 1);
 
-export interface AfterOptions {
+interface AfterOptions {
   /** The backup written during the run (its archive takes space on its own filesystem). */
   backup?: { path: string; bytes: number };
 }

@@ -11,14 +11,14 @@ import { crashPoint } from '../core/faults.js';
 import type { AgentKind, Category, CleanupPlan } from '../core/model.js';
 import { parseBoundedJson } from '../core/bounded-json.js';
 
-export type OperationStatus = 'planned' | 'backupWritten' | 'deleting' | 'verifying' | 'verified' | 'complete' | 'failed' | 'recovered' | 'terminated';
-export type BackupStatus = 'notRequested' | 'pending' | 'writing' | 'archiveCommitted' | 'verifying' | 'verified' | 'catalogWriting' | 'committed';
+type OperationStatus = 'planned' | 'backupWritten' | 'deleting' | 'verifying' | 'verified' | 'complete' | 'failed' | 'recovered' | 'terminated';
+type BackupStatus = 'notRequested' | 'pending' | 'writing' | 'archiveCommitted' | 'verifying' | 'verified' | 'catalogWriting' | 'committed';
 export type MutationStatus = 'pending' | 'running' | 'applied';
 
 export const TERMINAL: readonly OperationStatus[] = ['complete', 'recovered', 'terminated'];
 const MAX_JOURNAL_BYTES = 8 * 1024 * 1024;
 
-export interface MutationRecord {
+interface MutationRecord {
   index: number;
   kind: string;
   itemIds: string[];
@@ -184,7 +184,7 @@ function deepFreeze(v: unknown): boolean {
   return deep;
 }
 
-export type JournalEntry = { kind: 'journal'; path: string; journal: Journal } | { kind: 'unknown'; path: string; reason: string };
+type JournalEntry = { kind: 'journal'; path: string; journal: Journal } | { kind: 'unknown'; path: string; reason: string };
 
 /**
  * Reads every committed journal. Sibling partials are ignored (creation of

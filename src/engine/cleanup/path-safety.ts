@@ -22,7 +22,7 @@ import {
 } from '../host/anchored-fs.js';
 import { fileRevision, walkOwned } from '../inventory/revision.js';
 
-export class UnsafePathError extends Error {
+class UnsafePathError extends Error {
   readonly unsafe = true;
 }
 

@@ -20,7 +20,7 @@ import { RequestError } from '../core/validate.js';
 import { type Language, t } from '../core/i18n/index.js';
 
 const MAX_SELECTION = 200_000;
-export const OP_BATCH = 64;
+const OP_BATCH = 64;
 
 export interface PlanOptions {
   readOnly: boolean;

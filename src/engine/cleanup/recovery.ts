@@ -31,7 +31,7 @@ export interface RecoveryDeps {
   discardCandidate(backupId: string): Promise<void>;
 }
 
-export interface RestoreScope {
+interface RestoreScope {
   paths: { path: string; state: Exclude<PathState, 'replaced'> }[];
 }
 
@@ -179,7 +179,7 @@ const compactionEntry = (path: string, reason: string): ObservedRecoveryOperatio
  * every agent's lock is taken (a compaction only ever runs inside a cleanup,
  * under its agent's lock). Returns the ones that stay blocked.
  */
-export async function settleCompactions(stateDir: string): Promise<ObservedRecoveryOperation[]> {
+async function settleCompactions(stateDir: string): Promise<ObservedRecoveryOperation[]> {
   const pending = (await listCompactions(stateDir)).filter((f) => f.kind === 'unknown' || !COMPACT_TERMINAL.includes(f.entry.step));
   if (!pending.length) return [];
   const locks: AgentLock[] = [];

@@ -25,7 +25,7 @@ export interface HomeResolution {
  * and the UI get these at runtime (the Engine holds the adapters; the UI reads
  * Installation), so nothing outside the agent's folder spells them.
  */
-export interface AdapterDescriptor {
+interface AdapterDescriptor {
   kind: AgentKind;
   /** The agent's name as the user knows it, in every message and screen. */
   displayName: string;
@@ -116,7 +116,7 @@ export interface ItemRoute {
   ): Promise<{ applied: string[]; failed: { id: string; reason: string }[] }>;
 }
 
-export interface FileRoute {
+interface FileRoute {
   /** The fixed roots every removal must lie beneath. */
   roots(inst: Installation, ctx: HostContext): string[];
   /** Processes that write the store now (re-checked right before mutation). */

@@ -34,21 +34,9 @@ export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
 export const CATEGORIES = ['session', 'archivedSession', 'memory', 'attachment', 'generatedImage', 'log', 'cache', 'temporary', 'protected'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-export const CATEGORY_LABELS: Record<Category, string> = {
-  session: 'Sessions',
-  archivedSession: 'Archived sessions',
-  memory: 'Memory',
-  attachment: 'Attachments',
-  generatedImage: 'Generated images',
-  log: 'Logs',
-  cache: 'Caches',
-  temporary: 'Temporary',
-  protected: 'Protected',
-};
-
 export type Risk = 'safe' | 'review' | 'high' | 'protected';
 
-export type DetectionState = 'installed' | 'dataOnly' | 'notFound';
+type DetectionState = 'installed' | 'dataOnly' | 'notFound';
 
 export interface Writer {
   pid: number;
@@ -247,7 +235,7 @@ export interface CategoryTotal {
   items: number;
 }
 
-export interface ProjectSummary {
+interface ProjectSummary {
   id: string;
   label: string;
   roots: string[];
@@ -359,7 +347,7 @@ export interface ExpansionSpec {
   toggled: string[];
 }
 
-export interface PageScope {
+interface PageScope {
   view: 'tree' | 'flat';
   expansion?: ExpansionSpec;
 }
@@ -411,7 +399,7 @@ export interface PageResult {
   matchedBytes: number;
 }
 
-export interface DetailField {
+interface DetailField {
   label: string;
   value: string;
 }
@@ -609,8 +597,6 @@ export interface KeyInfo {
   /** False when the OS key ring unlocks the key: no passphrase is asked. */
   needsPassphrase: boolean;
 }
-
-export type Observation = 'applied' | 'notApplied' | 'partial' | 'unknown';
 
 export interface RecoveryOperation {
   operationId: string;

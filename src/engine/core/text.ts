@@ -158,11 +158,6 @@ export function joinSafe(parts: readonly SafeText[], sep: SafeText): SafeText {
   return parts.join(sep) as SafeText;
 }
 
-/** padWidth for safe text (it only adds spaces or an ellipsis). */
-export function padSafe(s: SafeText, width: number, align: 'left' | 'right' = 'left'): SafeText {
-  return padWidth(s, width, align) as SafeText;
-}
-
 // JSON keeps the data exact for machine readers; only the encoding changes so
 // that no control, C1, bidi or invisible character reaches a terminal raw.
 const JSON_UNSAFE = /[\x7f-\x9f\u2028\u2029\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cs}]/gu;

@@ -11,7 +11,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, promises as fsp, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
-export type RefusalReason = 'missing' | 'link' | 'notRegular' | 'tooLarge' | 'unreadable';
+type RefusalReason = 'missing' | 'link' | 'notRegular' | 'tooLarge' | 'unreadable';
 
 export class BoundedReadError extends Error {
   /** 'ENOENT' when the file does not exist (as fs errors have it), else undefined. */

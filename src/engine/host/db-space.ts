@@ -29,19 +29,8 @@ import { openQuiet } from './sqlite-quiet.js';
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { lstatSyncOrNull, readAtSync } from './fsx.js';
 
-export type DbSpaceState =
-  | 'ok'
-  | 'missing'
-  | 'link'
-  | 'notRegular'
-  | 'foreignOwned'
-  | 'notDatabase'
-  | 'truncated'
-  | 'locked'
-  | 'corrupt'
-  | 'unreadable'
-  | 'changed';
-export type AutoVacuum = 'none' | 'full' | 'incremental';
+type DbSpaceState = 'ok' | 'missing' | 'link' | 'notRegular' | 'foreignOwned' | 'notDatabase' | 'truncated' | 'locked' | 'corrupt' | 'unreadable' | 'changed';
+type AutoVacuum = 'none' | 'full' | 'incremental';
 
 export interface DbSpace {
   path: string;
@@ -61,7 +50,7 @@ export interface DbSpace {
   readVia?: 'connection' | 'header';
 }
 
-export interface DbHeader {
+interface DbHeader {
   pageSize: number;
   /** From the header when it is valid for this file version, else the file size in pages. */
   pageCount: number;

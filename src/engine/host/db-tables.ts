@@ -9,7 +9,7 @@ import { formatBytes } from '../core/format.js';
 import type { PreviewBlock } from '../core/model.js';
 import { cleanText } from '../core/text.js';
 
-export interface TableBytes {
+interface TableBytes {
   table: string;
   bytes: number;
 }

@@ -15,14 +15,14 @@ import { canonicalPath } from './fsx.js';
 import { processName } from './processes.js';
 import { userName } from './writer-evidence.js';
 
-export interface DeletedHolder {
+interface DeletedHolder {
   pid: number;
   name: string;
   user: string;
   command: string;
 }
 
-export interface DeletedOpenFile {
+interface DeletedOpenFile {
   /** The path the file had (as the kernel reports it, " (deleted)" removed). */
   path: string;
   dev: number;

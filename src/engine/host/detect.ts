@@ -26,7 +26,7 @@ export function resolveHome(adapter: AgentAdapter, ctx: HostContext, override: s
 }
 
 /** PATH first, then the usual per-user package-manager locations. */
-export async function binDirs(adapter: AgentAdapter, ctx: HostContext, home: string): Promise<string[]> {
+async function binDirs(adapter: AgentAdapter, ctx: HostContext, home: string): Promise<string[]> {
   const h = homeOf(ctx.env);
   const dirs = (ctx.env.PATH ?? '').split(delimiter).filter((d) => d && isAbsolute(d));
   dirs.push('/usr/local/bin', '/usr/bin');

@@ -18,7 +18,7 @@ export async function lstatOrNull(p: string): Promise<Stats | null> {
   }
 }
 
-export interface Prefix {
+interface Prefix {
   buf: Buffer;
   stat: Stats;
   truncated: boolean;
@@ -47,7 +47,7 @@ export async function readPrefix(path: string, max: number): Promise<Prefix> {
   }
 }
 
-export interface PrefixSync {
+interface PrefixSync {
   length: number;
   stat: Stats;
   truncated: boolean;

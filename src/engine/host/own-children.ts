@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 const live = new Set<number>();
 
 /** Records a child until it exits. Returns the child, for chaining at the spawn site. */
-export function trackChild<T extends ChildProcess>(child: T): T {
+function trackChild<T extends ChildProcess>(child: T): T {
   const pid = child.pid;
   if (pid === undefined) return child;
   live.add(pid);

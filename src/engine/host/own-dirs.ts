@@ -4,7 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { t } from '../core/i18n/index.js';
 import { cleanText } from '../core/text.js';
 
-export interface OwnDirs {
+interface OwnDirs {
   config: string;
   state: string;
   data: string;

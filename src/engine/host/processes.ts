@@ -115,11 +115,6 @@ export function processName(p: ProcessInfo): string {
   return cleanText(p.comm, 64) || cleanText(p.argv[0] ? basename(p.argv[0]) : '', 64) || String(p.pid);
 }
 
-/** The command line as display text (cleaned, bounded), for naming the writer that was seen. */
-export function processCommandLine(p: ProcessInfo, maxChars = 256): string {
-  return cleanText(p.argv.join(' '), maxChars);
-}
-
 /** Basename equality, case-insensitive, with and without a Windows suffix. */
 export function nameIs(value: string | null | undefined, names: string[]): boolean {
   if (!value) return false;

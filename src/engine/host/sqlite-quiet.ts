@@ -19,7 +19,7 @@ import { systemTempDir } from './host-context.js';
 
 export type Db = Database.Database;
 
-export type QuietOpen = { ok: true; db: Db; wal: boolean; via: 'link' | 'copy' | 'inPlace' | 'plain'; close(): void } | { ok: false; reason: string };
+type QuietOpen = { ok: true; db: Db; wal: boolean; via: 'link' | 'copy' | 'inPlace' | 'plain'; close(): void } | { ok: false; reason: string };
 
 export const COPY_LIMIT = 256 * 1024 * 1024;
 const MAGIC = 'SQLite format 3\0';
@@ -27,7 +27,7 @@ const PREFIX = 'cleanerx-sqlite-';
 /** A private view left by a killed cleanerx is swept once it is this old (it may pin a replaced database's blocks). */
 const STALE_MS = 10 * 60 * 1000;
 
-export interface QuietOptions {
+interface QuietOptions {
   /** What to call the database in sentences ("The OpenCode database"). */
   what: string;
   /** Processes holding the database, its -wal or its -shm open, by pid (cleanerx's own connections excluded). */

@@ -126,7 +126,7 @@ async function heldFile(procRoot: string, pid: number, roots: readonly string[])
   return null;
 }
 
-export type WriterVerdict = { writer: Writer } | { ruledOut: string } | { gone: true };
+type WriterVerdict = { writer: Writer } | { ruledOut: string } | { gone: true };
 
 /**
  * The verdict on one agent process (already known to be the agent, and not
@@ -159,16 +159,6 @@ export async function judgeWriter(ctx: HostContext, p: ProcessInfo, target: Stor
       ? `its environment and open files cannot be read (a process of ${user}, who can write this store)`
       : 'its environment and open files cannot be read (hidepid or a protected process)';
   return { writer: { ...base, evidence: why } };
-}
-
-/** The writers among `procs` for `target`, in pid order. */
-export async function writersOf(ctx: HostContext, procs: readonly ProcessInfo[], target: StoreTarget): Promise<Writer[]> {
-  const out: Writer[] = [];
-  for (const p of procs) {
-    const v = await judgeWriter(ctx, p, target);
-    if ('writer' in v) out.push(v.writer);
-  }
-  return out;
 }
 
 /**

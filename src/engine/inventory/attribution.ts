@@ -32,7 +32,7 @@ const YIELD_EVERY = 8192;
 
 export const UNRECOGNIZED_DEFAULT_WHY = 'cleanerx does not know this path, so it never guesses: listed with its size, never opened or removed.';
 
-export interface AttributeOptions {
+interface AttributeOptions {
   maxEntries?: number;
 }
 
@@ -308,7 +308,7 @@ function gapItems(gaps: Gap[], why: Map<string, string>): Item[] {
 }
 
 /** A read-only row for files cleanerx does not recognize: its size and why, never selectable. */
-export function unrecognizedItem(id: string, label: string, paths: string[], bytes: number, files: number, why: string): Item {
+function unrecognizedItem(id: string, label: string, paths: string[], bytes: number, files: number, why: string): Item {
   return {
     id,
     category: 'protected',

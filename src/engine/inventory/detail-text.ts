@@ -19,7 +19,7 @@ export const CONTEXT_ROW_REASON = 'Ancestor of a filtered result';
 const NO_LABELS: AgentDetailLabels = { sources: {}, metadata: {} };
 
 /** What of a snapshot the detail text reads. */
-export interface DetailSource {
+interface DetailSource {
   readonly agent: AgentKind;
   readonly installation: Installation;
   readonly inventory: Inventory;

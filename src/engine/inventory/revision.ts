@@ -20,7 +20,7 @@ export interface OwnedTree {
   unsafe?: string;
 }
 
-export interface WalkOptions {
+interface WalkOptions {
   /** Effective uid that must own every entry (-1 skips the check). */
   uid: number;
   maxEntries?: number;

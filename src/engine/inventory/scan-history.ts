@@ -34,7 +34,7 @@ interface HomeHistory {
   entries: HistoryEntry[];
 }
 
-export interface HistoryFile {
+interface HistoryFile {
   version: 1;
   agents: Partial<Record<AgentKind, HomeHistory[]>>;
 }
@@ -86,7 +86,7 @@ export function parseHistory(text: string): HistoryFile | null {
  * the entry closest to its newer neighbour goes, so old stretches thin out
  * to fewer, wider-spaced points and the trend still reaches back.
  */
-export function thin(entries: HistoryEntry[]): HistoryEntry[] {
+function thin(entries: HistoryEntry[]): HistoryEntry[] {
   const out = [...entries];
   while (out.length > MAX_ENTRIES) {
     let drop = 1;
@@ -123,7 +123,7 @@ function managedBytes(byCategory: Partial<Record<Category, CategoryTotal>>): num
  * rescan a minute later still compares with yesterday), else the newest
  * earlier one at all; null `since` when there is none.
  */
-export function growthOf(past: readonly HistoryEntry[], now: HistoryEntry): GrowthSummary {
+function growthOf(past: readonly HistoryEntry[], now: HistoryEntry): GrowthSummary {
   const earlier = past.filter((e) => e.at < now.at);
   const base = [...earlier].reverse().find((e) => now.at - e.at >= SLOT_MS) ?? earlier[earlier.length - 1] ?? null;
   const byCategory: Partial<Record<Category, CategoryGrowth>> = {};
@@ -145,7 +145,7 @@ export function growthOf(past: readonly HistoryEntry[], now: HistoryEntry): Grow
 }
 
 /** Reads the history; a missing file is an empty history, anything unusable an empty one with a warning. */
-export async function loadHistory(stateDir: string): Promise<{ history: HistoryFile; warning?: string; replaceable: boolean }> {
+async function loadHistory(stateDir: string): Promise<{ history: HistoryFile; warning?: string; replaceable: boolean }> {
   const path = join(stateDir, HISTORY_FILE);
   let text: string;
   try {

@@ -4,7 +4,7 @@
 import type { Forest, ProjectNode, SessionNode } from './forest.js';
 import type { SortKey } from '../core/model.js';
 
-export interface SortedForest {
+interface SortedForest {
   projects: ProjectNode[];
   /** Per project index: its top-level sessions. */
   top: SessionNode[][];

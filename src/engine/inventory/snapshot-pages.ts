@@ -63,7 +63,7 @@ class ViewColumns {
 }
 
 /** What of a snapshot the pages read. */
-export interface PagesSource {
+interface PagesSource {
   readonly id: string;
   readonly scannedAt: number;
   readonly provisional: boolean;

@@ -19,7 +19,7 @@ import {
 const DAY = 86_400_000;
 
 /** What of a snapshot the summary reads. */
-export interface SummarySource {
+interface SummarySource {
   readonly id: string;
   readonly agent: AgentKind;
   readonly installation: Installation;

@@ -13,12 +13,12 @@ import { RequestError } from '../../core/validate.js';
 import { RULE_KEYS, validateRules, type RetentionRules, type RuleMatch } from './rules.js';
 import { JsonTooDeepError, parseBoundedJson } from '../../core/bounded-json.js';
 
-export const PLAN_FILE_VERSION = 1;
+const PLAN_FILE_VERSION = 1;
 /** ~100k items at ~500 bytes each. */
-export const PLAN_FILE_MAX_BYTES = 64 * 1024 * 1024;
+const PLAN_FILE_MAX_BYTES = 64 * 1024 * 1024;
 const MAX_ITEMS = 200_000;
 
-export interface PlanFileItem {
+interface PlanFileItem {
   id: string;
   title: string;
   bytes: number;
@@ -29,7 +29,7 @@ export interface PlanFileItem {
   removedWith?: string;
 }
 
-export interface PlanFileSkipped {
+interface PlanFileSkipped {
   id: string;
   title: string;
   bytes: number;
@@ -59,7 +59,7 @@ export class PlanRefusedError extends Error {
  * tree walk or file identity the executor checks too) when it has one, else
  * a digest of what the scan recorded (update time, size, paths).
  */
-export function itemRevision(snap: Snapshot, itemId: string): string {
+function itemRevision(snap: Snapshot, itemId: string): string {
   const n = snap.session(itemId);
   const it = n ? undefined : snap.item(itemId);
   const meta = n ? n.s.metadata : it?.metadata;

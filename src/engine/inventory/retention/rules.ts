@@ -28,7 +28,7 @@ export interface RetentionRules {
 
 export const RULE_KEYS = ['olderThanDays', 'largerThanBytes', 'keepLatest', 'empty', 'orphans', 'project', 'source', 'state'] as const;
 
-export interface RuleMatchItem {
+interface RuleMatchItem {
   /** The session's item id. */
   id: string;
   title: string;
