@@ -48,9 +48,7 @@ export function onPath(name, env) {
 
 /** The packages whose executables are missing from PATH, or whose files are missing. */
 export function missingPackages(env, files = SYSTEM_FILES) {
-  return [
-    ...new Set([...SYSTEM_TOOLS.filter(([exe]) => !onPath(exe, env)), ...files.filter(([path]) => !existsSync(path))].map(([, pkg]) => pkg)),
-  ];
+  return [...new Set([...SYSTEM_TOOLS.filter(([exe]) => !onPath(exe, env)), ...files.filter(([path]) => !existsSync(path))].map(([, pkg]) => pkg))];
 }
 
 export function installCommand(pkgs, asRoot) {

@@ -5,7 +5,17 @@
 // is otherwise valid. Written on node:crypto only — it shares no code with
 // src/backup/age-stream.ts, the implementation under test.
 
-import { createCipheriv, createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, scryptSync } from 'node:crypto';
+import {
+  createCipheriv,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  scryptSync,
+} from 'node:crypto';
 
 export const CHUNK = 64 * 1024;
 export const TAG = 16;
@@ -120,7 +130,7 @@ export function x25519Stanza(recipientKey: Buffer, fileKey: Buffer, editShare: (
 }
 
 /** The scrypt stanza wrapping `fileKey` under `passphrase` at work factor 2^logN. */
-export function scryptStanza(passphrase: string, logN: number, fileKey: Buffer, salt = randomBytes(16)): ForgeStanza {
+export function scryptStanza(passphrase: string, logN: number, fileKey: Buffer, salt: Buffer = randomBytes(16)): ForgeStanza {
   const key = scryptSync(passphrase, Buffer.concat([Buffer.from('age-encryption.org/v1/scrypt'), salt]), 32, {
     N: 2 ** logN,
     r: 8,

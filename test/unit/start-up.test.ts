@@ -197,7 +197,9 @@ describe('system tools for the tests', () => {
       'The tests need age, tmux; install them with "sudo apt-get update && sudo apt-get install -y --no-install-recommends age tmux" and run npm test again.',
     );
     rmSync(join(withApt, 'apt-get'));
-    expect(ensureSystemTools({ env: { PATH: withApt }, isRoot: true, run, files: [] })).toMatch(/^The tests need age, tmux \(Debian package names\); install them/);
+    expect(ensureSystemTools({ env: { PATH: withApt }, isRoot: true, run, files: [] })).toMatch(
+      /^The tests need age, tmux \(Debian package names\); install them/,
+    );
     expect(calls).toEqual([]);
   });
 
@@ -209,7 +211,10 @@ describe('system tools for the tests', () => {
     const calls: string[][] = [];
     const run = (_: string, a: string[]): boolean => {
       calls.push(a);
-      if (a.includes('install')) (mkdirSync(dirname(file), { recursive: true }), writeFileSync(file, 'age-encryption.org/v1\n'));
+      if (a.includes('install')) {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, 'age-encryption.org/v1\n');
+      }
       return true;
     };
     expect(ensureSystemTools({ env: { PATH: bin }, isRoot: false, run, files })).toBe(
