@@ -35,8 +35,6 @@ import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { b64, bodyLines, CHUNK, chunksOf, type ForgeChunk, type ForgeKey, forge, newKey, scryptStanza, x25519Stanza } from '../helpers/age-forge.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
-process.env.CLEANERX_TEST_MODE = '1';
-
 const AGE = '/usr/bin/age';
 const ZSTD = '/usr/bin/zstd';
 const TAR = '/usr/bin/tar';
@@ -69,7 +67,7 @@ const fileOf = (b: Buffer): string => {
 
 /** Debian's age: exit status, stdout, stderr. */
 function goDecrypt(file: string, identityFile = keyTxt): { status: number | null; stdout: Buffer; stderr: string } {
-  const r = spawnSync(AGE, ['-d', '-i', identityFile, file], { maxBuffer: 64 << 20, timeout: TOOL_LIMIT_MS, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(AGE, ['-d', '-i', identityFile, file], { env: t.env, maxBuffer: 64 << 20, timeout: TOOL_LIMIT_MS, stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error) throw new Error(`age -d did not finish: ${r.error.message}`);
   return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString() };
 }
@@ -78,7 +76,11 @@ function goEncrypt(data: Buffer, recipients: string[], armor = false): Buffer {
   const plain = join(t.root, `plain${n++}`);
   const out = `${plain}.age`;
   writeFileSync(plain, data);
-  execFileSync(AGE, ['-e', ...(armor ? ['-a'] : []), ...recipients.flatMap((r) => ['-r', r]), '-o', out, plain], { timeout: TOOL_LIMIT_MS, stdio: 'ignore' });
+  execFileSync(AGE, ['-e', ...(armor ? ['-a'] : []), ...recipients.flatMap((r) => ['-r', r]), '-o', out, plain], {
+    env: t.env,
+    timeout: TOOL_LIMIT_MS,
+    stdio: 'ignore',
+  });
   return readFileSync(out);
 }
 
@@ -267,7 +269,12 @@ describe('X25519 files, both ways, at every size', () => {
       expect(go.stderr).toBe('');
       const js = await jsDecrypt(readFileSync(cxb));
       expect(sha(js)).toBe(sha(go.stdout));
-      const list = spawnSync('/bin/bash', ['-o', 'pipefail', '-c', `${ZSTD} -d -q | ${TAR} -t`], { input: js, encoding: 'utf8', timeout: TOOL_LIMIT_MS });
+      const list = spawnSync('/bin/bash', ['-o', 'pipefail', '-c', `${ZSTD} -d -q | ${TAR} -t`], {
+        env: t.env,
+        input: js,
+        encoding: 'utf8',
+        timeout: TOOL_LIMIT_MS,
+      });
       expect(list.status, list.stderr).toBe(0);
       const names = list.stdout.trim().split('\n');
       expect(names[0]).toBe(MANIFEST_NAME);
@@ -298,6 +305,7 @@ describe('X25519 files, both ways, at every size', () => {
       writeFileSync(join(stage, 'payload/pi_home/sessions/s.jsonl'), body);
       const tarZst = execFileSync('/bin/bash', ['-o', 'pipefail', '-c', `${TAR} -cf - ${MANIFEST_NAME} payload/pi_home/sessions/s.jsonl | ${ZSTD} -3 -q -c`], {
         cwd: stage,
+        env: t.env,
         maxBuffer: 64 << 20,
         timeout: TOOL_LIMIT_MS,
       });

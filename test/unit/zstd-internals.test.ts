@@ -70,7 +70,7 @@ async function internalsProblems(from: string): Promise<string[]> {
   const round = await call('decompress(frame)', binding.decompress(fast));
   if (round && !round.equals(text)) problems.push('decompress(compress(data)) is not data');
   // The frames the archive holds: content size declared (compressFrame), raw blocks (the manifest), and the stock `zstd -3`'s (checksum too).
-  const stock = execFileSync(ZSTD, ['-3', '-c', '-q'], { input: text, maxBuffer: 64 << 20 });
+  const stock = execFileSync(ZSTD, ['-3', '-c', '-q'], { input: text, maxBuffer: 64 << 20, timeout: 60_000 });
   for (const [what, frame] of [
     ['a frame that declares its size', Buffer.concat([fast.subarray(0, 4), Buffer.from([0x80, fast[5]!]), u32(text.length), fast.subarray(6)])],
     ['a frame of raw blocks', rawFrames(text.subarray(0, 100_000))],
