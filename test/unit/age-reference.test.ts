@@ -784,13 +784,21 @@ describe('malformed X25519 files from the spec: rejected by age -d, by age-encry
 // ---- the passphrase-protected key file -----------------------------------------------------
 
 /**
- * `age` at a terminal: answers each passphrase prompt with `pass` and
- * resolves with its exit code and everything it printed. Killed (and
- * rejected) if it has not exited within TOOL_LIMIT_MS.
+ * `age` at a terminal (its passphrase prompts go to /dev/tty): answers each
+ * prompt with `pass`, and resolves with its exit code, its stderr (sent to a
+ * file: a PTY may report the exit before the last output) and the screen.
+ * Killed (and rejected) if it has not exited within TOOL_LIMIT_MS.
  */
-function ageAtTerminal(args: string[], pass: string): Promise<{ code: number; screen: string }> {
+function ageAtTerminal(args: string[], pass: string): Promise<{ code: number; stderr: string; screen: string }> {
+  const errFile = join(t.root, `age-stderr-${n++}`);
   return new Promise((resolve, reject) => {
-    const pty = spawn(AGE, args, { name: 'xterm-256color', cols: 200, rows: 30, cwd: t.root, env: { ...t.env, TERM: 'xterm-256color' } });
+    const pty = spawn('/bin/sh', ['-c', 'exec "$0" "$@" 2>"$AGE_STDERR"', AGE, ...args], {
+      name: 'xterm-256color',
+      cols: 200,
+      rows: 30,
+      cwd: t.root,
+      env: { ...t.env, TERM: 'xterm-256color', AGE_STDERR: errFile },
+    });
     let screen = '';
     let answered = 0;
     pty.onData((d) => {
@@ -803,7 +811,7 @@ function ageAtTerminal(args: string[], pass: string): Promise<{ code: number; sc
     }, TOOL_LIMIT_MS);
     pty.onExit(({ exitCode }) => {
       clearTimeout(timer);
-      resolve({ code: exitCode, screen: screen.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '') });
+      resolve({ code: exitCode, stderr: existsSync(errFile) ? readFileSync(errFile, 'utf8') : '', screen });
     });
   });
 }
@@ -934,7 +942,7 @@ describe('the key file identity.age (scrypt): both ways, and malformed ones refu
       writeFileSync(plain, identityText(key));
       const out = join(t.root, 'by-go.age');
       const r = await ageAtTerminal(['-p', '-o', out, plain], PASS);
-      expect(r.code, r.screen).toBe(0);
+      expect(r.code, r.stderr).toBe(0);
       expect(readFileSync(out, 'latin1')).toMatch(/^age-encryption\.org\/v1\n-> scrypt [A-Za-z0-9+/]{22} 18\n/);
       await place(readFileSync(out));
       expect(await unlockIdentity(dataDir, PASS)).toEqual({ identity: key.identity, recipient: key.recipient });
@@ -947,7 +955,7 @@ describe('the key file identity.age (scrypt): both ways, and malformed ones refu
     const bytes = scryptFile(identityText(key));
     const p = await place(bytes);
     const go = await ageAtTerminal(['-d', '-o', join(t.root, 'out.txt'), p], PASS);
-    expect(go.code, go.screen).toBe(0);
+    expect(go.code, go.stderr).toBe(0);
     expect(readFileSync(join(t.root, 'out.txt'), 'utf8')).toBe(identityText(key));
     expect(await jsPassphraseDecrypt(bytes)).toBe(identityText(key));
     expect((await unlockIdentity(dataDir, PASS)).identity).toBe(key.identity);
@@ -959,7 +967,7 @@ describe('the key file identity.age (scrypt): both ways, and malformed ones refu
     const out = join(t.root, 'out.txt');
     const go = await ageAtTerminal(['-d', '-o', out, p], PASS);
     expect(go.code, 'age -d refuses it').not.toBe(0);
-    expect(go.screen).toMatch(m.go);
+    expect(go.stderr).toMatch(m.go);
     await expect(jsPassphraseDecrypt(bytes), 'age-encryption refuses it').rejects.toThrow(m.js);
     // cleanerx: not "wrong passphrase" (it is the right one), the file named, the reason given; no key comes out.
     const err = await unlockIdentity(dataDir, PASS).then(
@@ -976,7 +984,7 @@ describe('the key file identity.age (scrypt): both ways, and malformed ones refu
     const p = await place(scryptFile(identityText(key)));
     const go = await ageAtTerminal(['-d', '-o', join(t.root, 'out.txt'), p], 'another passphrase');
     expect(go.code).not.toBe(0);
-    expect(go.screen).toMatch(/incorrect passphrase/);
+    expect(go.stderr).toMatch(/incorrect passphrase/);
     await expect(jsPassphraseDecrypt(readFileSync(p), 'another passphrase')).rejects.toThrow(/no identity matched/);
     await expect(unlockIdentity(dataDir, 'another passphrase')).rejects.toThrow(/^Wrong passphrase for the backup key; try again\.$/);
   });
