@@ -99,8 +99,12 @@ export async function unlockIdentity(dataDir: string, passphrase: string): Promi
   let text: string;
   try {
     text = await d.decrypt(ct, 'text');
-  } catch {
-    throw new WrongPassphraseError('Wrong passphrase for the backup key; try again.');
+  } catch (e) {
+    // age-encryption says this when the passphrase opens no stanza; any other refusal is about the file, and
+    // asking again would not help (pinned in test/unit/age-reference.test.ts: a second scrypt stanza, a bad MAC, a cut payload…).
+    const why = (e as Error).message;
+    if (/no identity matched/.test(why)) throw new WrongPassphraseError('Wrong passphrase for the backup key; try again.');
+    throw new KeyStoreError(`${status.path} is damaged or not a passphrase-protected age file (${why}); it cannot be unlocked.`);
   }
   const identity = text.split('\n').find((l) => l.startsWith('AGE-SECRET-KEY-1'));
   if (!identity) throw new KeyStoreError(`${status.path} does not hold an age identity.`);

@@ -33,8 +33,13 @@ interface Binding {
   decompress(data: Buffer): Promise<Buffer>;
 }
 
-// The package's index.js drops the level argument; its native binding honours it.
-const binding = createRequire(import.meta.url)('@mongodb-js/zstd/bindings.js') as Binding;
+/**
+ * The package's index.js drops the level argument; its native binding
+ * honours it. What this module relies on in there (the path, promises, the
+ * level, the frame header it writes) is pinned by test/unit/zstd-internals.test.ts.
+ */
+export const BINDING_MODULE = '@mongodb-js/zstd/bindings.js';
+const binding = createRequire(import.meta.url)(BINDING_MODULE) as Binding;
 
 /**
  * One independent zstd frame of `data`, compressed on the thread pool, as

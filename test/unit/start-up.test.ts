@@ -5,7 +5,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -169,7 +169,7 @@ describe('system tools for the tests', () => {
     t = makeTempEnv();
     const calls: string[][] = [];
     const bin = binWith(t.root, [...ALL, 'apt-get']);
-    expect(ensureSystemTools({ env: { PATH: bin }, isRoot: true, run: (_: string, a: string[]) => (calls.push(a), true) })).toBeNull();
+    expect(ensureSystemTools({ env: { PATH: bin }, isRoot: true, run: (_: string, a: string[]) => (calls.push(a), true), files: [] })).toBeNull();
     expect(calls).toEqual([]);
   });
 
@@ -182,7 +182,7 @@ describe('system tools for the tests', () => {
       if (a.includes('install')) for (const n of ['age', 'gnome-keyring-daemon']) binWith(t.root, [n]);
       return true;
     };
-    expect(ensureSystemTools({ env: { PATH: bin }, isRoot: true, run })).toBeNull();
+    expect(ensureSystemTools({ env: { PATH: bin }, isRoot: true, run, files: [] })).toBeNull();
     expect(calls.map((a) => a.filter((x) => !x.startsWith('-') && !x.startsWith('DPkg')))).toEqual([['update'], ['install', 'age', 'gnome-keyring']]);
     expect(calls[1]).toContain('--no-install-recommends');
   });
@@ -192,20 +192,44 @@ describe('system tools for the tests', () => {
     const calls: string[][] = [];
     const run = (_: string, a: string[]): boolean => (calls.push(a), true);
     const withApt = binWith(t.root, ['zstd', 'tar', 'dbus-run-session', 'gnome-keyring-daemon', 'strace', 'apt-get']);
-    const line = ensureSystemTools({ env: { PATH: withApt }, isRoot: false, run }) as string;
+    const line = ensureSystemTools({ env: { PATH: withApt }, isRoot: false, run, files: [] }) as string;
     expect(line).toBe(
       'The tests need age, tmux; install them with "sudo apt-get update && sudo apt-get install -y --no-install-recommends age tmux" and run npm test again.',
     );
     rmSync(join(withApt, 'apt-get'));
-    expect(ensureSystemTools({ env: { PATH: withApt }, isRoot: true, run })).toMatch(/^The tests need age, tmux \(Debian package names\); install them/);
+    expect(ensureSystemTools({ env: { PATH: withApt }, isRoot: true, run, files: [] })).toMatch(
+      /^The tests need age, tmux \(Debian package names\); install them/,
+    );
     expect(calls).toEqual([]);
+  });
+
+  it('a data file the tests read is installed by its package the same way, or named in the one line', () => {
+    t = makeTempEnv();
+    const bin = binWith(t.root, [...ALL, 'apt-get']);
+    const file = join(t.root, 'usr/share/gocode/src/filippo.io/age/testdata/example.age');
+    const files = [[file, 'golang-filippo-age-dev']];
+    const calls: string[][] = [];
+    const run = (_: string, a: string[]): boolean => {
+      calls.push(a);
+      if (a.includes('install')) {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, 'age-encryption.org/v1\n');
+      }
+      return true;
+    };
+    expect(ensureSystemTools({ env: { PATH: bin }, isRoot: false, run, files })).toBe(
+      'The tests need golang-filippo-age-dev; install them with "sudo apt-get update && sudo apt-get install -y --no-install-recommends golang-filippo-age-dev" and run npm test again.',
+    );
+    expect(calls).toEqual([]);
+    expect(ensureSystemTools({ env: { PATH: bin }, isRoot: true, run, files })).toBeNull();
+    expect(calls.map((a) => a.filter((x) => !x.startsWith('-') && !x.startsWith('DPkg')))).toEqual([['update'], ['install', 'golang-filippo-age-dev']]);
   });
 
   it('root whose apt-get fails: one line, at once', () => {
     t = makeTempEnv();
     const bin = binWith(t.root, ['apt-get']);
     symlinkSync('/bin/sh', join(bin, 'sh'));
-    const line = ensureSystemTools({ env: { PATH: bin }, isRoot: true, run: () => false }) as string;
+    const line = ensureSystemTools({ env: { PATH: bin }, isRoot: true, run: () => false, files: [] }) as string;
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toMatch(
       /apt-get could not install them; run "apt-get update && apt-get install -y --no-install-recommends age zstd tar tmux gnome-keyring dbus-daemon strace"/,
