@@ -13,6 +13,7 @@ import type { PassphraseReader } from './passphrase.js';
 import type { RuleArgs } from './plan-rules.js';
 import type { Printer } from './printer.js';
 import type { RecoveryAction } from './recovery.js';
+import { closest, type KnownOptions, unknownFlag } from './suggest.js';
 
 interface CommandLineDeps {
   engine: EngineFactory;
@@ -152,6 +153,18 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
         });
       },
     )
+    // Before yargs' own checks: a mistyped flag or command is named as typed, with the nearest known one.
+    .middleware(((a: { _: (string | number)[] }, y: { getOptions(): KnownOptions }) => {
+      const bad = unknownFlag(argv, y.getOptions());
+      if (bad?.suggestion) throw new UsageError(t('cli.err.didYouMean', { got: bad.flag, suggestion: bad.suggestion }));
+      if (bad) throw new UsageError(t('cli.help.seeHelp', { message: t('cli.err.unknownFlag', { got: bad.flag }) }));
+      const first = a._[0];
+      if (typeof first === 'string' && !commands.includes(first)) {
+        const near = closest(first, commands);
+        if (near) throw new UsageError(t('cli.err.didYouMeanCommand', { got: first.replace(/[^\x20-\x7e]/g, '?').slice(0, 40), suggestion: near }));
+      }
+      // yargs passes its instance as the second argument; its types declare only the first.
+    }) as unknown as (a: unknown) => void, true)
     .strict()
     .help()
     .alias('h', 'help')
@@ -162,6 +175,11 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       if (err) throw err;
       throw new UsageError(t('cli.help.seeHelp', { message: String(msg).replace(/\s+/g, ' ').trim() }));
     });
+  const commands = (parser as unknown as { getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } })
+    .getInternalMethods()
+    .getCommandInstance()
+    .getCommands()
+    .filter((c) => c !== '$0');
   await parser.parseAsync();
   return code;
 }

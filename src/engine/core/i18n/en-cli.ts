@@ -66,6 +66,9 @@ export const enCli = {
   'cli.err.keyStore': 'backups key-store takes "file" or "keyring".',
   'cli.err.operationId': 'recovery {action} needs an operation id (see cleanerx recovery list).',
   'cli.err.cancelled': 'Cancelled.',
+  'cli.err.unknownFlag': 'Unknown argument: {got}',
+  'cli.err.didYouMean': 'Unknown argument: {got}. Did you mean {suggestion}?',
+  'cli.err.didYouMeanCommand': 'Unknown command: {got}. Did you mean {suggestion}?',
 
   // ---- passphrases ----
   'cli.pass.key': 'Backup key passphrase: ',

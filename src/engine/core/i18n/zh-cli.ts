@@ -65,6 +65,9 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.err.keyStore': 'backups key-store 只接受 "file" 或 "keyring"。',
   'cli.err.operationId': 'recovery {action} 需要一个操作 id（见 cleanerx recovery list）。',
   'cli.err.cancelled': '已取消。',
+  'cli.err.unknownFlag': '无法识别的参数：{got}',
+  'cli.err.didYouMean': '无法识别的参数：{got}。你是想用 {suggestion} 吗？',
+  'cli.err.didYouMeanCommand': '未知命令：{got}。你是想用 {suggestion} 吗？',
 
   // ---- passphrases ----
   'cli.pass.key': '备份密钥口令：',
