@@ -1,6 +1,8 @@
 // `cleanerx clean`: the items named by --id, or exactly a reviewed plan file,
 // through the usual transaction. Prints the home and the plan first; without
-// --yes nothing is removed (exit 2).
+// --yes nothing is removed and the exit is 2 (a usage error: the confirmation
+// is missing), whatever the preview found — a plan that would run, one that
+// is blocked, a plan file that is out of date.
 
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
@@ -72,7 +74,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
     try {
       plan = await planFromFile(engine, what.file, opts.agent);
     } catch (e) {
-      if ((e as { refused?: boolean }).refused) return printRefusal(io, e as Error);
+      if ((e as { refused?: boolean }).refused) return printRefusal(io, e as Error, opts.yes ? 1 : 2);
       throw e;
     }
   } else {
@@ -103,7 +105,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
   if (blockers.length) {
     for (const b of blockers) io.err(say('cli.clean.blocked', { reason: safeText(b) }));
-    return 1;
+    return opts.yes ? 1 : 2;
   }
   if (backup && !plan.backupEligible) throw new UsageError(t('cli.err.noBackup', { why: plan.backupWhyNot ?? '' }));
   if (!opts.yes && archive) throw new UsageError(t('cli.err.confirmArchive', { action: t(`cli.action.${archive}`) }));

@@ -154,17 +154,20 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       },
     )
     // Before yargs' own checks: a mistyped flag or command is named as typed, with the nearest known one.
-    .middleware(((a: { _: (string | number)[] }, y: { getOptions(): KnownOptions }) => {
-      const bad = unknownFlag(argv, y.getOptions());
-      if (bad?.suggestion) throw new UsageError(t('cli.err.didYouMean', { got: bad.flag, suggestion: bad.suggestion }));
-      if (bad) throw new UsageError(t('cli.help.seeHelp', { message: t('cli.err.unknownFlag', { got: bad.flag }) }));
-      const first = a._[0];
-      if (typeof first === 'string' && !commands.includes(first)) {
-        const near = closest(first, commands);
-        if (near) throw new UsageError(t('cli.err.didYouMeanCommand', { got: first.replace(/[^\x20-\x7e]/g, '?').slice(0, 40), suggestion: near }));
-      }
-      // yargs passes its instance as the second argument; its types declare only the first.
-    }) as unknown as (a: unknown) => void, true)
+    .middleware(
+      ((a: { _: (string | number)[] }, y: { getOptions(): KnownOptions }) => {
+        const bad = unknownFlag(argv, y.getOptions());
+        if (bad?.suggestion) throw new UsageError(t('cli.err.didYouMean', { got: bad.flag, suggestion: bad.suggestion }));
+        if (bad) throw new UsageError(t('cli.help.seeHelp', { message: t('cli.err.unknownFlag', { got: bad.flag }) }));
+        const first = a._[0];
+        if (typeof first === 'string' && !commands.includes(first)) {
+          const near = closest(first, commands);
+          if (near) throw new UsageError(t('cli.err.didYouMeanCommand', { got: first.replace(/[^\x20-\x7e]/g, '?').slice(0, 40), suggestion: near }));
+        }
+        // yargs passes its instance as the second argument; its types declare only the first.
+      }) as unknown as (a: unknown) => void,
+      true,
+    )
     .strict()
     .help()
     .alias('h', 'help')
