@@ -9,7 +9,7 @@ export const enCli = {
   'cli.help.usage':
     '$0 [--demo [--keep]] [--read-only] [--agent A] [--lang zh|en]\n\nInventory and safely clean the local data of Codex, Claude Code, OpenCode and pi.',
   'cli.help.readOnly': 'Never offer any mutation route',
-  'cli.help.demo': 'Open the app on a generated throw-away home',
+  'cli.help.demo': 'Open the app (or scan, doctor) on a generated throw-away home',
   'cli.help.keep': 'With --demo: keep the demo home on exit',
   'cli.help.lang': 'Interface language: zh or en (default: Settings, then LC_ALL / LC_MESSAGES / LANG)',
   'cli.help.scan': 'Print an inventory of the agents\u2019 local data',
@@ -46,6 +46,8 @@ export const enCli = {
   'cli.err.agent': '--agent needs one of {agents}.',
   'cli.err.agentGot': '--agent needs one of {agents} (got "{got}").',
   'cli.err.keepDemo': '--keep only applies to --demo.',
+  'cli.err.keepApp': "--keep only applies to the app's --demo (cleanerx --demo --keep).",
+  'cli.err.demoOnly': '{command} does not take --demo: it works on your own agent homes (--demo applies to the app, scan and doctor).',
   'cli.err.tty': 'cleanerx needs an interactive terminal; for a report use "cleanerx scan" or "cleanerx scan --json".',
   'cli.err.olderThan': '--older-than needs a duration such as 30d, 2w or 48h (got "{got}").',
   'cli.err.largerThan': '--larger-than needs a size such as 500M, 1.5G or 20KiB (got "{got}").',

@@ -8,7 +8,7 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   // ---- --help (yargs) ----
   'cli.help.usage': '$0 [--demo [--keep]] [--read-only] [--agent A] [--lang zh|en]\n\n盘点并安全清理 Codex、Claude Code、OpenCode 和 pi 的本地数据。',
   'cli.help.readOnly': '只读：不提供任何修改操作',
-  'cli.help.demo': '在生成的临时演示主目录上打开程序',
+  'cli.help.demo': '在生成的临时演示主目录上打开程序（或运行 scan、doctor）',
   'cli.help.keep': '与 --demo 一起使用：退出时保留演示主目录',
   'cli.help.lang': '界面语言：zh 或 en（默认：设置中的选择，其次 LC_ALL / LC_MESSAGES / LANG）',
   'cli.help.scan': '列出各智能体本地数据的清单',
@@ -45,6 +45,8 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.err.agent': '--agent 需要以下之一：{agents}。',
   'cli.err.agentGot': '--agent 需要以下之一：{agents}（收到 "{got}"）。',
   'cli.err.keepDemo': '--keep 只能与 --demo 一起使用。',
+  'cli.err.keepApp': '--keep 只适用于程序本身的 --demo（cleanerx --demo --keep）。',
+  'cli.err.demoOnly': '{command} 不接受 --demo：它只作用于你自己的智能体主目录（--demo 只适用于程序本身、scan 和 doctor）。',
   'cli.err.tty': 'cleanerx 需要交互式终端；要看报告请用 "cleanerx scan" 或 "cleanerx scan --json"。',
   'cli.err.olderThan': '--older-than 需要一个时长，例如 30d、2w 或 48h（收到 "{got}"）。',
   'cli.err.largerThan': '--larger-than 需要一个大小，例如 500M、1.5G 或 20KiB（收到 "{got}"）。',
