@@ -104,7 +104,7 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
   if (!yes) {
     const dry = await engine.backupRestore(id, passphrase, true);
     showPlan(dry);
-    throw new UsageError(t('cli.err.confirmRestore'));
+    throw new UsageError(t('cli.err.confirmRestore', { what: counted(dry.unit, dry.restored) }));
   }
   const { r, what } = await restoreConfirmed(engine, id, passphrase, showPlan);
   io.out(

@@ -64,8 +64,10 @@ export function unknownFlag(argv: readonly string[], o: KnownOptions): { flag: s
   for (const k of Object.keys(o.key)) names.add(k);
   for (const [k, as] of Object.entries(o.alias)) for (const x of [k, ...as]) names.add(x);
   const booleans = new Set(o.boolean.flatMap((b) => [b, ...(o.alias[b] ?? [])]));
-  const known = (name: string): boolean =>
-    names.has(name) || names.has(kebab(name)) || names.has(camel(name)) || (name.startsWith('no-') && booleans.has(name.slice(3)));
+  const known = (name: string): boolean => {
+    const negated = /^no-(.+)$/.exec(name)?.[1];
+    return names.has(name) || names.has(kebab(name)) || names.has(camel(name)) || (negated !== undefined && booleans.has(negated));
+  };
   const long = [...names].filter((n) => n.length > 1 && n === kebab(n));
   for (const a of argv) {
     if (a === '--') break;

@@ -64,12 +64,13 @@ export const enCli = {
   'cli.err.planAgent': 'The plan is for {agent}; drop --agent or pass --agent {kind}.',
   'cli.err.backupId': 'backups {action} needs a backup id (see cleanerx backups list).',
   'cli.err.confirmDelete': 'Nothing was deleted: add --yes to delete this backup forever.',
-  'cli.err.confirmRestore': 'Nothing was restored: add --yes to restore what is listed above.',
+  'cli.err.confirmRestore': 'Nothing was restored: add --yes to restore {what}.',
   'cli.err.confirmRestoreUnseen': 'Nothing was restored: add --yes to restore this backup (given the key passphrase, what it would create is listed first).',
   'cli.err.noPassphrase': 'No key passphrase was given: type it on a terminal, or pipe it as the first line of standard input.',
   'cli.err.keyStore': 'backups key-store takes "file" or "keyring".',
   'cli.err.operationId': 'recovery {action} needs an operation id (see cleanerx recovery list).',
   'cli.err.cancelled': 'Cancelled.',
+  'cli.err.confirmArchiveOneWay': 'Add --yes to {action} these sessions (nothing is removed, but {agent} cannot unarchive them).',
   'cli.err.unknownFlag': 'Unknown argument: {got}',
   'cli.err.didYouMean': 'Unknown argument: {got}. Did you mean {suggestion}?',
   'cli.err.didYouMeanCommand': 'Unknown command: {got}. Did you mean {suggestion}?',
@@ -88,12 +89,13 @@ export const enCli = {
   // ---- scan ----
   'cli.scan.home': 'home',
   'cli.scan.total': 'total',
-  'cli.scan.totalValue': '{bytes} in {items} items, {sessions} sessions',
+  'cli.scan.totalValue': '{bytes} in {items}, {sessions}',
   'cli.scan.running': 'running',
   'cli.scan.largest': 'largest projects',
-  'cli.scan.projectSessions': '{sessions} sessions',
+  // {sessions} is the count padded to a column; the singular keeps the column's width.
+  'cli.scan.projectSessions': { one: '{sessions} session ', other: '{sessions} sessions' },
   'cli.scan.warnings': 'warnings',
-  'cli.scan.warningsValue': '{count} (see --json)',
+  'cli.scan.warningsValue': '{warnings} (see --json)',
 
   // ---- doctor ----
   'cli.doctor.home': 'home',
@@ -119,15 +121,16 @@ export const enCli = {
   'cli.doctor.storeFile': 'the passphrase-protected file (no desktop session bus here)',
 
   // ---- plan ----
-  'cli.plan.totals': 'Plan: {items} items, {bytes}',
-  'cli.plan.totalsSkipped': 'Plan: {items} items, {bytes}; {skipped} skipped',
+  'cli.plan.totals': 'Plan: {items}, {bytes}',
+  'cli.plan.totalsSkipped': 'Plan: {items}, {bytes}; {skipped} skipped',
   'cli.plan.skipped': '  skipped {id}  {title} — {reason}',
   'cli.plan.howToRun':
     'Nothing was removed. To run exactly this plan: cleanerx plan --agent {agent} {flags} --json > plan.json, then cleanerx clean --plan plan.json --yes',
   'cli.plan.none': 'No session matches these rules.',
 
   // ---- clean ----
-  'cli.clean.summary': '{agent}: {items} items, {bytes}',
+  'cli.clean.summary': '{agent}: {items}, {bytes}',
+  'cli.clean.archiveSummaryOneWay': '{agent}: {action} {sessions} — frees 0 B; {agent} cannot unarchive them',
   'cli.clean.blocked': 'blocked: {reason}',
   'cli.clean.removing': 'removing {n}/{total} ',
   'cli.clean.warning': 'warning: {warning}',
@@ -157,6 +160,10 @@ export const enCli = {
 
   // ---- recovery ----
   'cli.recovery.none': 'No interrupted cleanup.',
+  'cli.recovery.restoreCompleted': 'An interrupted restore of backup {backup} was finished: {files} put back.',
+  'cli.recovery.restoreRolledBack': 'An interrupted restore of backup {backup} was rolled back: nothing it wrote is left.',
+  'cli.recovery.restoreDiscarded': 'An interrupted restore of backup {backup} had written nothing yet; its staging was removed.',
+  'cli.recovery.restorePending': 'An interrupted restore is still pending: {message}',
   'cli.recovery.unknownAgent': 'unknown',
   'cli.recovery.recorded': '  recorded: {recorded}',
   'cli.recovery.observed': '  observed: {observed} — {reason}',
