@@ -12,7 +12,6 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { closest, editDistance, unknownFlag } from '../../src/cli/suggest.js';
 import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
 import { CLI, TEST_PASSPHRASE as PASS } from '../helpers/constants.js';
@@ -82,7 +81,8 @@ describe('a mistyped flag or command gets a suggestion, exit 2', () => {
     expect(run(['plan', '--agent', 'pi', '--olderThan', '1d']).status).toBe(0);
   });
 
-  it('the distance and the choice', () => {
+  it('the distance and the choice', async () => {
+    const { closest, editDistance, unknownFlag } = await import('../../src/cli/suggest.js');
     expect(editDistance('sacn', 'scan')).toBe(1);
     expect(editDistance('older-thn', 'older-than')).toBe(1);
     expect(editDistance('', 'abc')).toBe(3);
