@@ -147,8 +147,8 @@ describe('Codex archives and unarchives the subagents a thread spawned', () => {
 
     const preview = run(['clean', '--agent', 'codex', '--archive', root.id], env);
     expect(preview.status, preview.stderr).toBe(2);
-    expect(preview.stdout).toContain('Codex: archive 1 session — frees 0 B, reversible');
     expect(preview.stdout).toContain(`Codex also archives the ${spawned.length} subagent sessions they spawned.`);
+    expect(preview.stdout).toContain('Codex: archive 1 session — frees 0 B, reversible');
     const done = run(['clean', '--agent', 'codex', '--archive', root.id, '--yes', '--json'], env);
     expect(done.status, done.stderr).toBe(0);
     const c = await rawClient(t);

@@ -55,9 +55,9 @@ describe('an OpenCode database compaction', () => {
   it('the plan says what the compaction does, in plain words', () => {
     withFreePages();
     const r = run(['clean', '--agent', 'opencode', '--id', 'compact:opencode-db']);
-    expect(r.stdout).toContain('OpenCode: 1 item, ');
     expect(r.stdout).toContain('The database is compacted: copied without its free pages, proven equal, then swapped in. No data in it is removed.');
     expect(r.stdout).not.toMatch(/item\(s\)|own call|cannot be undone/);
+    expect(r.stdout).toContain('OpenCode: 1 item, ');
   }, 120_000);
 
   it('killed after the compaction completed: recovery list says it completed, not that every path is gone', () => {
