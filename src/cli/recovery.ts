@@ -58,7 +58,7 @@ export async function runRecovery(opts: RecoveryOptions, { engine: makeEngine, i
 }
 
 /** What settling one interrupted restore did, in one line. */
-export function settledLine(s: SettledRestore): SafeText {
+function settledLine(s: SettledRestore): SafeText {
   const backup = safeText(s.backupId ?? s.restoreId);
   if (s.outcome === 'completed') return say('cli.recovery.restoreCompleted', { backup, files: t('count.files', { count: s.restored.length }) });
   if (s.outcome === 'rolledBack') return say('cli.recovery.restoreRolledBack', { backup });

@@ -9,7 +9,7 @@ import { demoMissingValue, findDemoTools } from './demo-tools.js';
 import { bundledOpencodeBinDir, buildDemoOpencodeStore } from './opencode-demo.js';
 import { DEMO_MISSING_ENV } from '../engine/host/detect.js';
 
-export interface OpenedDemo {
+interface OpenedDemo {
   demo: DemoLifetime;
   /** `base` with the demo home's variables and PATH in place. */
   env: Record<string, string | undefined>;
