@@ -107,20 +107,11 @@ async function startApp(request: AppRequest): Promise<number> {
   };
   const openEngineOnce = async (): Promise<EngineApi> => {
     if (flags.demo) {
-      const { DemoLifetime } = await import('./demo/demo-lifetime.js');
-      demo = new DemoLifetime(flags.keep);
-      const home = demo.create();
-      Object.assign(env, home.env);
-      // The pinned agents beside this install, not whatever PATH has (the installed bin runs without npm's node_modules/.bin).
-      const { findDemoTools, demoMissingValue } = await import('./demo/demo-tools.js');
-      const { DEMO_MISSING_ENV } = await import('./engine/host/detect.js');
-      const tools = findDemoTools();
-      // OpenCode's store needs OpenCode itself to create its schema: built in the background when it is installed here.
-      const { bundledOpencodeBinDir, buildDemoOpencodeStore } = await import('./demo/opencode-demo.js');
-      const bin = bundledOpencodeBinDir();
-      env.PATH = [...tools.dirs, ...(bin ? [bin] : []), env.PATH ?? '/usr/bin:/bin'].join(':');
-      if (tools.missing.length) env[DEMO_MISSING_ENV] = demoMissingValue(tools);
-      if (bin) demo.build = buildDemoOpencodeStore(home.root, home.env, bin, Date.now()).catch(() => undefined);
+      // The same demo home `scan --demo` and `doctor --demo` read (src/demo/demo-open.ts).
+      const { openDemoHome } = await import('./demo/demo-open.js');
+      const opened = openDemoHome(env, flags.keep);
+      demo = opened.demo;
+      Object.assign(env, opened.env);
     }
     const { createWorkerEngine } = await import('./engine/api/worker-client.js');
     engine = createWorkerEngine(new URL('./worker.js', import.meta.url), { env, opts: { readOnly: flags.readOnly, demo: flags.demo } });

@@ -17,9 +17,12 @@ const IDENTITY_FILE = 'identity.age';
 /** An encrypted identity is ~400 bytes. */
 const MAX_IDENTITY_BYTES = 64 * 1024;
 
-export class KeyStoreError extends Error {
-  readonly usage = true;
-}
+/**
+ * The key store refused or failed (a wrong passphrase, a new one too short,
+ * the key ring unusable): not a usage error — the command line was right —
+ * so the CLI exits 1 with this one sentence.
+ */
+export class KeyStoreError extends Error {}
 
 interface KeyStatus {
   path: string;

@@ -11,7 +11,7 @@ import type { Engine } from '../engine/api/engine.js';
 import type { RestoreSummary } from '../engine/core/model.js';
 import type { EngineFactory } from './engine-factory.js';
 import { runKeyStore } from './key.js';
-import type { PassphraseReader } from './passphrase.js';
+import { NoPassphraseError, type PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';
 
@@ -57,7 +57,7 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
           id: safeText(b.id),
           agent: AGENT_NAMES[b.agent] ?? safeText(b.agent),
           created: safeText(b.createdAt),
-          items: String(b.itemCount),
+          items: t('count.items', { count: b.itemCount }),
           original: formatBytes(b.originalBytes),
           archive: formatBytes(b.archiveBytes),
           verified: safeText(b.verifiedAt),
@@ -73,18 +73,26 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
     io.out(say('cli.backups.deleted', { id: safeText(id) }));
     return 0;
   }
-  const passphrase = (await engine.keyInfo()).needsPassphrase ? await deps.passphrase.read(say('cli.pass.key')) : '';
+  let passphrase = '';
+  try {
+    if ((await engine.keyInfo()).needsPassphrase) passphrase = await deps.passphrase.read(say('cli.pass.key'));
+  } catch (e) {
+    // Nothing on standard input and no --yes: the missing confirmation is what to say, not the missing passphrase.
+    if (e instanceof NoPassphraseError && action === 'restore' && !yes) throw new UsageError(t('cli.err.confirmRestoreUnseen'));
+    throw e;
+  }
   if (action === 'verify') {
     const r = await engine.backupVerify(id, passphrase);
-    io.out(say('cli.backups.verified', { entries: String(r.entries), bytes: formatBytes(r.bytes) }));
+    io.out(say('cli.backups.verified', { count: r.entries, bytes: formatBytes(r.bytes) }));
     return 0;
   }
   const folders = (n: number): string => t('cli.backups.folders', { count: n });
+  // "3 files", "1 session": the unit with its count, in the catalog's plural.
+  const counted = (unit: RestoreSummary['unit'], n: number): string => t(unit === 'sessions' ? 'count.sessions' : 'count.files', { count: n });
   const showPlan = (dry: RestoreSummary): void => {
     io.out(
       say('cli.backups.wouldCreate', {
-        n: String(dry.restored),
-        what: safeText(dry.unit),
+        what: counted(dry.unit, dry.restored),
         bytes: formatBytes(dry.bytes),
         present: dry.alreadyPresent ? t('cli.backups.wouldPresent', { count: String(dry.alreadyPresent) }) : '',
         dirs: dry.emptyDirs.length ? t('cli.backups.wouldDirs', { folders: folders(dry.emptyDirs.length) }) : '',
@@ -96,13 +104,12 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
   if (!yes) {
     const dry = await engine.backupRestore(id, passphrase, true);
     showPlan(dry);
-    throw new UsageError(t('cli.err.confirmRestore', { what: dry.unit }));
+    throw new UsageError(t('cli.err.confirmRestore', { what: counted(dry.unit, dry.restored) }));
   }
   const { r, what } = await restoreConfirmed(engine, id, passphrase, showPlan);
   io.out(
     say('cli.backups.restored', {
-      n: String(r.restored),
-      what: safeText(what),
+      what: counted(what, r.restored),
       present: r.alreadyPresent ? t('cli.backups.restoredPresent', { count: String(r.alreadyPresent) }) : '',
       dirs: r.emptyDirs.length ? t('cli.backups.restoredDirs', { folders: folders(r.emptyDirs.length) }) : '',
     }),
@@ -124,7 +131,7 @@ async function restoreConfirmed(
   id: string,
   passphrase: string,
   showPlan: (planned: RestoreSummary) => void,
-): Promise<{ r: RestoreSummary; what: string }> {
+): Promise<{ r: RestoreSummary; what: RestoreSummary['unit'] }> {
   const seen: { planned: RestoreSummary | null } = { planned: null };
   try {
     const r = await engine.backupRestore(id, passphrase, false, undefined, (planned) => {

@@ -1,8 +1,10 @@
 // `cleanerx clean`: the items named by --id, or exactly a reviewed plan file,
 // through the usual transaction. Prints the home and the plan first; without
-// --yes nothing is removed (exit 2).
+// --yes nothing is removed and the exit is 2 (a usage error: the confirmation
+// is missing), whatever the preview found — a plan that would run, one that
+// is blocked, a plan file that is out of date.
 
-import { formatBytes, formatCount } from '../engine/core/format.js';
+import { formatBytes } from '../engine/core/format.js';
 import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
@@ -72,15 +74,18 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
     try {
       plan = await planFromFile(engine, what.file, opts.agent);
     } catch (e) {
-      if ((e as { refused?: boolean }).refused) return printRefusal(io, e as Error);
+      if ((e as { refused?: boolean }).refused) return printRefusal(io, e as Error, opts.yes ? 1 : 2);
       throw e;
     }
   } else {
     if (!opts.agent) throw new UsageError(t('cli.err.idNeedsAgent'));
+    // An action the agent has no route for (pi archives nothing) is refused before anything is read.
+    if (opts.action === 'archive' || opts.action === 'unarchive') engine.assertActionRoute(opts.agent, opts.action);
     const summary = await engine.scan(opts.agent);
-    // Bare session ids are accepted as well as item ids.
-    const known = new Set([...summary.selection.map((s) => s.id), ...summary.items.map((i) => i.id)]);
-    const itemIds = what.ids.map((id) => (known.has(id) || id.includes(':') ? id : `session:${id}`));
+    // Bare session ids are accepted as well as item ids; an id that names nothing is passed on (and refused) as it was given.
+    const snap = engine.snapshot(summary.snapshotId);
+    const listed = (id: string): boolean => Boolean(snap.item(id) || snap.session(id));
+    const itemIds = what.ids.map((id) => (!listed(id) && listed(`session:${id}`) ? `session:${id}` : id));
     plan = await engine.plan(summary.snapshotId, itemIds, opts.action);
   }
   const agent = plan.agent;
@@ -90,9 +95,20 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   // The home comes from the environment or a settings override: say which tree this is before anything else.
   io.out(say('cli.home', { agent: AGENT_NAMES[agent], home: safeText(installation.home) }));
   const archive = plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : null;
+  // An archive the agent cannot take back (OpenCode 1.18 has no unarchive) is never called reversible.
+  const oneWay = archive === 'archive' && plan.irreversible;
   if (archive)
-    io.out(say('cli.clean.archiveSummary', { agent: AGENT_NAMES[agent], action: t(`cli.action.${archive}`), items: formatCount(plan.items.length) }));
-  else io.out(say('cli.clean.summary', { agent: AGENT_NAMES[agent], items: formatCount(plan.items.length), bytes: formatBytes(plan.estimatedBytes) }));
+    io.out(
+      say(oneWay ? 'cli.clean.archiveSummaryOneWay' : 'cli.clean.archiveSummary', {
+        agent: AGENT_NAMES[agent],
+        action: t(`cli.action.${archive}`),
+        sessions: t('count.sessions', { count: plan.items.length }),
+      }),
+    );
+  else
+    io.out(
+      say('cli.clean.summary', { agent: AGENT_NAMES[agent], items: t('count.items', { count: plan.items.length }), bytes: formatBytes(plan.estimatedBytes) }),
+    );
   // The list in writes of up to 1,000 lines: a pipe or a file takes each write as a system call (and a spread of 100k arguments would overflow the stack).
   const lines = plan.items.map(
     (i) =>
@@ -103,10 +119,13 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
   if (blockers.length) {
     for (const b of blockers) io.err(say('cli.clean.blocked', { reason: safeText(b) }));
-    return 1;
+    return opts.yes ? 1 : 2;
   }
   if (backup && !plan.backupEligible) throw new UsageError(t('cli.err.noBackup', { why: plan.backupWhyNot ?? '' }));
-  if (!opts.yes && archive) throw new UsageError(t('cli.err.confirmArchive', { action: t(`cli.action.${archive}`) }));
+  if (!opts.yes && archive)
+    throw new UsageError(
+      t(oneWay ? 'cli.err.confirmArchiveOneWay' : 'cli.err.confirmArchive', { action: t(`cli.action.${archive}`), agent: AGENT_NAMES[agent] }),
+    );
   if (!opts.yes) throw new UsageError(t(backup ? 'cli.err.confirmClean' : 'cli.err.confirmCleanIrreversible'));
   let passphrase: string | undefined;
   if (backup && (await engine.keyInfo()).needsPassphrase) {

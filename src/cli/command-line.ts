@@ -13,6 +13,7 @@ import type { PassphraseReader } from './passphrase.js';
 import type { RuleArgs } from './plan-rules.js';
 import type { Printer } from './printer.js';
 import type { RecoveryAction } from './recovery.js';
+import { closest, type KnownOptions, unknownFlag } from './suggest.js';
 
 interface CommandLineDeps {
   engine: EngineFactory;
@@ -32,6 +33,32 @@ function packageVersion(): string {
   } catch {
     return '0.0.0';
   }
+}
+
+/** Runs a command on the app's throw-away demo home (scan --demo, doctor --demo), removed when it ends. */
+async function onDemoHome(
+  base: Readonly<Record<string, string | undefined>>,
+  run: (engine: EngineFactory, env: Readonly<Record<string, string | undefined>>) => Promise<number>,
+): Promise<number> {
+  const { withDemoHome } = await import('./demo-run.js');
+  return withDemoHome(base, run);
+}
+
+interface DemoFlags {
+  _: (string | number)[];
+  demo?: unknown;
+  keep?: unknown;
+}
+
+/** scan and doctor read the demo home with --demo; --keep is the app's alone (a kept home is announced on stdout, where --json goes). */
+function demoAllowed(a: DemoFlags): void {
+  if (a.keep) throw new UsageError(t('cli.err.keepApp'));
+}
+
+/** A command that changes or plans against the user's own homes is refused with --demo, never silently run on them. */
+function ownHomesOnly(a: DemoFlags): void {
+  if (a.demo) throw new UsageError(t('cli.err.demoOnly', { command: String(a._[0]) }));
+  demoAllowed(a);
 }
 
 export async function runCommandLine(argv: string[], deps: CommandLineDeps): Promise<number> {
@@ -54,8 +81,10 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.scanAgent') })
           .option('json', { type: 'boolean', default: false, describe: t('cli.help.scanJson') }),
       async (a) => {
+        demoAllowed(a);
         const { runScan } = await import('./scan.js');
-        code = await runScan({ agent: a.agent as AgentKind | undefined, json: a.json, readOnly: a['read-only'] }, { engine, io });
+        const opts = { agent: a.agent as AgentKind | undefined, json: a.json, readOnly: a['read-only'] };
+        code = a.demo ? await onDemoHome(deps.env, (demoEngine) => runScan(opts, { engine: demoEngine, io })) : await runScan(opts, { engine, io });
       },
     )
     .command(
@@ -77,6 +106,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .option('unarchive', { type: 'boolean', describe: t('cli.help.planUnarchive') })
           .conflicts('archive', 'unarchive'),
       async (a) => {
+        ownHomesOnly(a);
         const [{ runPlan }, { rulesFromArgs }] = await Promise.all([import('./plan.js'), import('./plan-rules.js')]);
         const rules = rulesFromArgs(a as RuleArgs);
         const action = a.archive ? 'archive' : a.unarchive ? 'unarchive' : undefined;
@@ -97,6 +127,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .option('backup', { type: 'boolean', default: false, describe: t('cli.help.cleanBackup') })
           .option('json', { type: 'boolean', default: false, describe: t('cli.help.cleanJson') }),
       async (a) => {
+        ownHomesOnly(a);
         const { archiveIds, cleanTarget, runClean } = await import('./clean.js');
         const agent = a.agent as AgentKind | undefined;
         const { ids, action } = archiveIds(a.id as string[] | undefined, a.archive as string[] | undefined, a.unarchive as string[] | undefined);
@@ -115,6 +146,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .positional('action', { choices: ['list', 'accept', 'close', 'restore'], default: 'list' })
           .positional('operation', { type: 'string', describe: t('cli.help.recoveryOperation') }),
       async (a) => {
+        ownHomesOnly(a);
         const { runRecovery } = await import('./recovery.js');
         code = await runRecovery(
           { action: String(a.action) as RecoveryAction, operation: a.operation ? String(a.operation) : undefined },
@@ -131,13 +163,18 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .positional('id', { type: 'string', describe: t('cli.help.backupsId') })
           .option('yes', { type: 'boolean', default: false, describe: t('cli.help.backupsYes') }),
       async (a) => {
+        ownHomesOnly(a);
         const { runBackups } = await import('./backups.js');
         code = await runBackups({ action: String(a.action) as BackupsAction, id: a.id ? String(a.id) : undefined, yes: a.yes }, { engine, io, passphrase });
       },
     )
     .command('doctor', t('cli.help.doctor'), {}, async (a) => {
+      demoAllowed(a);
       const { runDoctor } = await import('./doctor.js');
-      code = await runDoctor({ readOnly: Boolean(a['read-only']) }, { engine, io, env: deps.env });
+      const opts = { readOnly: Boolean(a['read-only']) };
+      code = a.demo
+        ? await onDemoHome(deps.env, (demoEngine, env) => runDoctor(opts, { engine: demoEngine, io, env }))
+        : await runDoctor(opts, { engine, io, env: deps.env });
     })
     .command(
       '$0',
@@ -152,6 +189,21 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
         });
       },
     )
+    // Before yargs' own checks: a mistyped flag or command is named as typed, with the nearest known one.
+    .middleware(
+      ((a: { _: (string | number)[] }, y: { getOptions(): KnownOptions }) => {
+        const bad = unknownFlag(argv, y.getOptions());
+        if (bad?.suggestion) throw new UsageError(t('cli.err.didYouMean', { got: bad.flag, suggestion: bad.suggestion }));
+        if (bad) throw new UsageError(t('cli.help.seeHelp', { message: t('cli.err.unknownFlag', { got: bad.flag }) }));
+        const first = a._[0];
+        if (typeof first === 'string' && !commands.includes(first)) {
+          const near = closest(first, commands);
+          if (near) throw new UsageError(t('cli.err.didYouMeanCommand', { got: first.replace(/[^\x20-\x7e]/g, '?').slice(0, 40), suggestion: near }));
+        }
+        // yargs passes its instance as the second argument; its types declare only the first.
+      }) as unknown as (a: unknown) => void,
+      true,
+    )
     .strict()
     .help()
     .alias('h', 'help')
@@ -162,6 +214,11 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       if (err) throw err;
       throw new UsageError(t('cli.help.seeHelp', { message: String(msg).replace(/\s+/g, ' ').trim() }));
     });
+  const commands = (parser as unknown as { getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } })
+    .getInternalMethods()
+    .getCommandInstance()
+    .getCommands()
+    .filter((c) => c !== '$0');
   await parser.parseAsync();
   return code;
 }

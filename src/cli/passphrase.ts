@@ -14,6 +14,13 @@ export interface PassphraseReader {
   read(prompt: SafeText): Promise<string>;
 }
 
+/** Standard input ended before a line (`< /dev/null`, an empty pipe): no passphrase was given at all, which is not an empty one. */
+export class NoPassphraseError extends UsageError {
+  constructor() {
+    super(t('cli.err.noPassphrase'));
+  }
+}
+
 /** Reads a new passphrase, asking again on a terminal; `differs` is the refusal when the two differ. */
 export async function readNewPassphrase(reader: PassphraseReader, exists: boolean, differs: string): Promise<string> {
   const passphrase = await reader.read(say(exists ? 'cli.pass.key' : 'cli.pass.new'));
@@ -37,6 +44,7 @@ async function readFrom(stdin: NodeJS.ReadStream, io: Printer, prompt: SafeText)
       data += String(chunk);
       if (data.includes('\n')) break;
     }
+    if (!data) throw new NoPassphraseError();
     return data.split('\n')[0]!.replace(/\r$/, '');
   }
   io.prompt(prompt);

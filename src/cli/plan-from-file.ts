@@ -17,8 +17,8 @@ export async function planFromFile(engine: Engine, path: string, agent: AgentKin
   return engine.planFromFile(summary.snapshotId, file);
 }
 
-/** A refusal is one line on stderr and exit 1 (not a usage error). */
-export function printRefusal(io: Printer, e: Error): number {
+/** A refusal is one line on stderr; exit 1 (not a usage error), or `code` (2 for a clean without --yes, which never runs). */
+export function printRefusal(io: Printer, e: Error, code = 1): number {
   io.err(safe`cleanerx: ${safeText(e.message)}`);
-  return 1;
+  return code;
 }

@@ -10,6 +10,7 @@ import type { EngineFactory } from './engine-factory.js';
 import { ruleFlags } from './plan-rules.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';
+import { t } from '../engine/core/i18n/index.js';
 
 export interface PlanOptions {
   agent: AgentKind;
@@ -27,6 +28,8 @@ interface PlanDeps {
 
 export async function runPlan(opts: PlanOptions, { engine: makeEngine, io }: PlanDeps): Promise<number> {
   const engine = await makeEngine({ readOnly: opts.readOnly });
+  // pi has no archive route: refused in one sentence (exit 2) before a plan that could never run is written.
+  if (opts.action) engine.assertActionRoute(opts.agent, opts.action);
   const summary = await engine.scan(opts.agent);
   const { file } = await engine.retentionPlan(summary.snapshotId, opts.rules, opts.action);
   if (opts.json) {
@@ -40,14 +43,16 @@ export async function runPlan(opts: PlanOptions, { engine: makeEngine, io }: Pla
 function planLines(file: PlanFile): SafeText[] {
   const out: SafeText[] = [];
   out.push(say('cli.home', { agent: AGENT_NAMES[file.agent], home: safeText(file.snapshot.home) }));
-  const totals = { items: formatCount(file.totals.items), bytes: formatBytes(file.totals.bytes), skipped: formatCount(file.totals.skipped) };
+  const totals = { items: t('count.items', { count: file.totals.items }), bytes: formatBytes(file.totals.bytes), skipped: formatCount(file.totals.skipped) };
   out.push(say(file.totals.skipped ? 'cli.plan.totalsSkipped' : 'cli.plan.totals', totals));
   for (const i of file.items) {
     out.push(safe`  ${i.removedWith ? '  └ ' : ''}${safeText(i.id)}  ${formatBytes(i.bytes)}  ${safeText(i.title, 200)} — ${safeText(i.reason, 200)}`);
   }
   for (const s of file.skipped) out.push(say('cli.plan.skipped', { id: safeText(s.id), title: safeText(s.title, 200), reason: safeText(s.reason, 300) }));
   for (const n of file.notes) out.push(safeText(n));
-  if (file.items.length) out.push(say('cli.plan.howToRun', { agent: file.agent, flags: safeText(ruleFlags(file.rules)) }));
+  // Every flag that shaped the plan, so that following the hint makes this very plan (an archive plan stays an archive plan).
+  const flags = [ruleFlags(file.rules), ...(file.action ? [`--${file.action}`] : [])].join(' ');
+  if (file.items.length) out.push(say('cli.plan.howToRun', { agent: file.agent, flags: safeText(flags) }));
   else out.push(say('cli.plan.none'));
   return out;
 }

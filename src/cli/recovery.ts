@@ -1,6 +1,7 @@
 // `cleanerx recovery [list|accept|close|restore] [operation]`: interrupted
 // cleanups, each with what its journal recorded and what is there now.
 
+import type { SettledRestore } from '../engine/cleanup/backup-service.js';
 import type { ItemObservation } from '../engine/cleanup/recovery.js';
 import { AGENT_NAMES } from '../engine/core/model.js';
 import { t } from '../engine/core/i18n/index.js';
@@ -35,6 +36,8 @@ export async function runRecovery(opts: RecoveryOptions, { engine: makeEngine, i
     await engine.recoveryAction(operation, action, passphrase);
   }
   const ops = await engine.recoveryList();
+  // An interrupted restore is settled first (finished or rolled back): what happened to it is said, not only that no cleanup is interrupted.
+  for (const s of engine.takeSettledRestores()) io.out(settledLine(s));
   if (!ops.length) io.out(say('cli.recovery.none'));
   for (const o of ops) {
     io.out(
@@ -52,6 +55,15 @@ export async function runRecovery(opts: RecoveryOptions, { engine: makeEngine, i
     );
   }
   return 0;
+}
+
+/** What settling one interrupted restore did, in one line. */
+function settledLine(s: SettledRestore): SafeText {
+  const backup = safeText(s.backupId ?? s.restoreId);
+  if (s.outcome === 'completed') return say('cli.recovery.restoreCompleted', { backup, files: t('count.files', { count: s.restored.length }) });
+  if (s.outcome === 'rolledBack') return say('cli.recovery.restoreRolledBack', { backup });
+  if (s.outcome === 'discarded') return say('cli.recovery.restoreDiscarded', { backup });
+  return say('cli.recovery.restorePending', { message: safeText(s.message) });
 }
 
 /** Paths listed per partly removed item; the rest is counted. */

@@ -42,7 +42,7 @@ export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: Sca
       continue;
     }
     out.push(
-      safe`  ${label('cli.scan.total', 10)}${say('cli.scan.totalValue', { bytes: formatBytes(a.totals.bytes), items: formatCount(a.totals.items), sessions: formatCount(a.sessions.length) })}`,
+      safe`  ${label('cli.scan.total', 10)}${say('cli.scan.totalValue', { bytes: formatBytes(a.totals.bytes), items: t('count.items', { count: a.totals.items }), sessions: t('count.sessions', { count: a.sessions.length }) })}`,
     );
     for (const [cat, c] of Object.entries(a.totals.byCategory)) {
       out.push(safe`    ${padWidth(t(`category.${cat as Category}`), 18)} ${formatBytes(c.bytes).padStart(9)}  ${formatCount(c.items)}`);
@@ -52,9 +52,10 @@ export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: Sca
     if (top.length) out.push(safe`  ${say('cli.scan.largest')}`);
     for (const p of top)
       out.push(
-        safe`    ${formatBytes(p.bytes).padStart(9)}  ${say('cli.scan.projectSessions', { sessions: String(p.sessions).padStart(5) })}  ${safeText(p.label)}`,
+        safe`    ${formatBytes(p.bytes).padStart(9)}  ${say('cli.scan.projectSessions', { count: p.sessions, sessions: String(p.sessions).padStart(5) })}  ${safeText(p.label)}`,
       );
-    if (a.warnings.length) out.push(safe`  ${label('cli.scan.warnings', 10)}${say('cli.scan.warningsValue', { count: String(a.warnings.length) })}`);
+    if (a.warnings.length)
+      out.push(safe`  ${label('cli.scan.warnings', 10)}${say('cli.scan.warningsValue', { warnings: t('count.warnings', { count: a.warnings.length }) })}`);
     out.push(safe``);
   }
   // The last agent's blank line ends the output.

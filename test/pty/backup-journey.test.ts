@@ -182,12 +182,13 @@ describe('the same without the screen', () => {
     expect(clean.stdout).toContain(id);
     expect(lines[0]).toMatch(/ pi .* 2 items /);
 
+    // A wrong passphrase is a refusal, not a usage error (#27.6).
     const wrong = run(['backups', 'verify', id], 'not the passphrase\n');
-    expect(wrong.status).toBe(2);
+    expect(wrong.status).toBe(1);
     expect(wrong.stderr).toMatch(/^cleanerx: Wrong passphrase/);
     expect(wrong.stderr.trim().split('\n')).toHaveLength(1);
     const wrongRestore = run(['backups', 'restore', id, '--yes'], 'not the passphrase\n');
-    expect(wrongRestore.status).toBe(2);
+    expect(wrongRestore.status).toBe(1);
     expect(wrongRestore.stderr).toMatch(/Wrong passphrase/);
     for (const s of victims) expect(existsSync(s.file)).toBe(false);
 

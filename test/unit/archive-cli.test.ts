@@ -36,7 +36,7 @@ it('clean --archive and --unarchive go through the plan, say the action in JSON,
 
   const r = run(['clean', '--agent', 'claude', '--archive', s.id, '--yes', '--json']);
   expect(r.status, r.stderr).toBe(0);
-  expect(r.stderr).toMatch(/archive 1 session\(s\) — frees 0 B, reversible/);
+  expect(r.stderr).toMatch(/archive 1 session — frees 0 B, reversible/);
   const json = JSON.parse(r.stdout) as Record<string, unknown>;
   expect(json).toMatchObject({ status: 'complete', action: 'archive', removedItems: 0, removedBytes: 0 });
   expect(JSON.parse(readFileSync(markOf(s.id), 'utf8')).archived).toBe(true);

@@ -42,7 +42,22 @@ describe('scan --json', () => {
     expect(pi.sessions).toHaveLength(m.sessions.length);
     const s = pi.sessions[0];
     expect(Object.keys(s).sort()).toEqual(
-      ['blockedReason', 'bytes', 'createdAt', 'cwd', 'id', 'parentId', 'paths', 'projectId', 'selectable', 'source', 'state', 'title', 'updatedAt'].sort(),
+      [
+        'blockedReason',
+        'bytes',
+        'createdAt',
+        'cwd',
+        'id',
+        'parentId',
+        'paths',
+        'projectId',
+        'recordedParentId',
+        'selectable',
+        'source',
+        'state',
+        'title',
+        'updatedAt',
+      ].sort(),
     );
     expect(s.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const forks = m.sessions.filter((x) => x.parentId);

@@ -192,7 +192,7 @@ describe('clean', () => {
     );
     expect(r).toEqual({ code: 2, message: 'Nothing was removed: add --yes to confirm this irreversible cleanup.' });
     expect(io.stdout[0]).toBe(`pi home: ${agentDir()}`);
-    expect(io.stdout[1]).toMatch(/^pi: 1 items, /);
+    expect(io.stdout[1]).toMatch(/^pi: 1 item, /);
     expect(io.stdout[2]).toMatch(new RegExp(`^  session:${id}  `));
     expect(treeDiff(before, wholeTree())).toEqual([]);
   });
@@ -294,7 +294,7 @@ describe('backups and the key store', () => {
     io.stdout = [];
     const dry = await failure(runBackups({ action: 'restore', id, yes: false }, { engine, io, passphrase: answers([PASS]) }));
     expect(dry.code).toBe(2);
-    expect(dry.message).toMatch(/^Nothing was restored: add --yes to restore these /);
+    expect(dry.message).toBe('Nothing was restored: add --yes to restore 2 files.');
     expect(io.stdout[0]).toMatch(/^Restore would create 2 .*:$/);
     expect(io.stdout).toHaveLength(3);
     expect(treeDiff(before, hashTree(agentDir())).sort()).toEqual(
@@ -364,7 +364,10 @@ describe('the command line to Options', () => {
   });
 
   it('an unknown argument is one usage line', async () => {
-    expect(await failure(runCommandLine(['scan', '--frobnicate'], deps()))).toEqual({ code: 2, message: 'Unknown argument: frobnicate (see cleanerx --help)' });
+    expect(await failure(runCommandLine(['scan', '--frobnicate'], deps()))).toEqual({
+      code: 2,
+      message: 'Unknown argument: --frobnicate (see cleanerx --help)',
+    });
   });
 
   it('the bare app through yargs (an unusual spelling) hands the app its request and returns its code', async () => {

@@ -96,13 +96,18 @@ describe('--help in both languages', () => {
     expect(run([...(cmd as string[]), '--help', '--lang', 'en'], ZH).stdout).toBe(en.stdout);
   });
 
-  it('a usage error from yargs is one line in the chosen language, exit 2', () => {
+  it('a usage error is one line in the chosen language, exit 2', () => {
     const en = run(['scan', '--frobnicate']);
     const zh = run(['scan', '--frobnicate'], ZH);
     expect(en.status).toBe(2);
     expect(zh.status).toBe(2);
-    expect(en.stderr).toBe('cleanerx: Unknown argument: frobnicate (see cleanerx --help)\n');
-    expect(zh.stderr).toMatch(/^cleanerx: 无法识别的选项：frobnicate（见 cleanerx --help）\n$/);
+    expect(en.stderr).toBe('cleanerx: Unknown argument: --frobnicate (see cleanerx --help)\n');
+    expect(zh.stderr).toMatch(/^cleanerx: 无法识别的选项：--frobnicate（见 cleanerx --help）\n$/);
+    // yargs' own checks speak it too.
+    const bad = run(['scan', '--agent', 'cursor'], ZH);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/cursor.*（见 cleanerx --help）/);
   });
 
   it('our own usage errors follow the language', () => {

@@ -62,7 +62,7 @@ describe('engine sentences in Chinese', () => {
     );
     const archive = buildPlan(snap(), ['session:a'], { readOnly: false, routeAvailable: true, action: 'archive' });
     expect(archive.blockers).toEqual(['pi 在此版本中没有官方归档途径。']);
-    expect(archive.backupWhyNot).toBe('归档不改动任何数据且可撤销：无需备份。');
+    expect(archive.backupWhyNot).toBe('归档不删除任何数据（会话仍在磁盘上）：无需备份。');
   });
 
   it('a plan asked for in English (the plan file) stays English under a Chinese UI', () => {
@@ -85,9 +85,7 @@ describe('engine sentences in English are unchanged', () => {
     expect(field(d, 'Agent loses')).toBe('the history of this session and resuming it');
     const plan = buildPlan(snap(), ['session:a', 'cache:x'], { readOnly: true, routeAvailable: false, officialSessions: true });
     expect(plan.blockers).toEqual(['Read-only mode: no cleanup route is offered.', 'Cleanup of pi data is not available in this version of cleanerx.']);
-    expect(plan.backupNotCovered).toBe(
-      "The backup leaves out 1 item(s) nothing could restore (caches, temporary data, items changed by the agent's own call).",
-    );
+    expect(plan.backupNotCovered).toBe("The backup leaves out 1 item nothing could restore (caches, temporary data, items changed by the agent's own call).");
     expect(buildPlan(snap(), ['cache:x'], { readOnly: false, routeAvailable: true }).backupWhyNot).toBe(
       'Nothing in this plan could be restored from a backup (caches, temporary data, items without a restore route).',
     );

@@ -113,7 +113,12 @@ function journalStatus(): string {
 async function cliLines(deps: RecoveryDeps): Promise<string[]> {
   const lines: string[] = [];
   const io: Printer = { out: (...l) => lines.push(...l), err: (...l) => lines.push(...l), prompt: () => undefined, progress: () => undefined };
-  const engine = { recoveryList: () => listRecovery(deps), recoveryAction: async () => [], keyInfo: async () => ({ needsPassphrase: false }) };
+  const engine = {
+    recoveryList: () => listRecovery(deps),
+    recoveryAction: async () => [],
+    keyInfo: async () => ({ needsPassphrase: false }),
+    takeSettledRestores: () => [],
+  };
   const code = await runRecovery({ action: 'list' }, { engine: async () => engine as never, io, passphrase: { read: async () => '' } as never });
   expect(code).toBe(0);
   return lines;

@@ -26,7 +26,8 @@ export const codexAdapter: AgentAdapter = {
     // A thread started from the desktop app or an IDE extension; `source` metadata names the listing (App Server or state DB).
     sources: { vscode: 'Desktop / IDE' },
     metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },
-    archive: { archive: true, unarchive: true },
+    // thread/archive and thread/unarchive move the thread's spawned subagent threads with it, and unarchive sets updatedAt to now (Codex 0.171).
+    archive: { archive: true, unarchive: true, spawned: true, unarchiveTouches: true },
   },
   archiveRoute: { unarchive: true, setArchived: async (...a) => (await import('./archive-route.js')).setCodexArchived(...a) },
   binaryNames: ['codex'],

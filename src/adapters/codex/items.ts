@@ -200,7 +200,7 @@ export function logsItem(rows: LogRows | null, block: string | undefined): Item 
     recoverable: false,
     selectable: !block,
     blockedReason: block,
-    metadata: { route: 'official', retentionDays: LOG_RETENTION_DAYS, rows: rows.rows, requiresAgentExit: false, dbPath: rows.db },
+    metadata: { route: 'official', officialKind: 'rows', retentionDays: LOG_RETENTION_DAYS, rows: rows.rows, requiresAgentExit: false, dbPath: rows.db },
   };
 }
 
@@ -484,6 +484,6 @@ export async function compactItem(
     recoverable: false,
     selectable: !blocked,
     blockedReason: blocked,
-    metadata: { route: 'official', requiresAgentExit: true, afterLogRows: withRows, dbPath: db, ...spaceMetadata(space) },
+    metadata: { route: 'official', officialKind: 'compact', requiresAgentExit: true, afterLogRows: withRows, dbPath: db, ...spaceMetadata(space) },
   };
 }

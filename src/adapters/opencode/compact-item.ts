@@ -39,6 +39,7 @@ export function compactItem(db: string | null, ctx: HostContext, block: string |
       blockedReason: block,
       metadata: {
         route: 'official',
+        officialKind: 'compact',
         requiresAgentExit: true,
         databasePath: db,
         fileBytes: space.fileBytes,

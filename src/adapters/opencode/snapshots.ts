@@ -323,7 +323,7 @@ export function snapshotItems(scan: SnapshotScan, inv: Inventory, block: string 
         selectable: !gcBlock,
         blockedReason: gcBlock,
         ...common,
-        metadata: { ...meta, route: 'official', looseObjects: r.looseObjects, packs: r.packs, agentLoses: 'nothing it still refers to' },
+        metadata: { ...meta, route: 'official', officialKind: 'gc', looseObjects: r.looseObjects, packs: r.packs, agentLoses: 'nothing it still refers to' },
       });
     }
   }

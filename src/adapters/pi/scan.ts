@@ -364,7 +364,12 @@ export async function scanPi(inst: Installation, ctx: HostContext, onProgress: (
     if (parent && byId.get(parent.id) === parent && parent.id !== session.id) session.parentId = parent.id;
     // A fork whose parent file no longer exists is the leftover of a deleted session (retention's --orphans).
     // A parent that exists but is no session here (unreadable, another user's) is not gone.
-    else if (!found && parentFileGone(abs)) session.metadata.missingParentId = cleanText(basename(abs), 256) || '?';
+    else if (!found && parentFileGone(abs)) {
+      session.metadata.missingParentId = cleanText(basename(abs), 256) || '?';
+      // pi names each session's file <time>_<session id>.jsonl: the gone parent's id, for scan --json's recordedParentId.
+      const id = /^[^_/]+_([0-9a-f-]{8,64})\.jsonl$/i.exec(basename(abs))?.[1];
+      if (id) session.metadata.missingParentSessionId = id;
+    }
   }
 
   const linkedProjects: ProjectGroup[] = [];

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 // on first use: a scan (the CLI's `scan --json`, the worker's first answer)
 // never pays for them, nor for age, zstd and tar.
 import type { BackupRequest, ExecutorDeps } from '../cleanup/executor.js';
-import { NO_BACKUPS, type BackupService } from '../cleanup/backup-service.js';
+import { NO_BACKUPS, type BackupService, type SettledRestore } from '../cleanup/backup-service.js';
 import { AGENT_NAMES, describeWriters } from '../core/model.js';
 import type {
   BackupProgress,
@@ -35,7 +35,7 @@ import type {
   ScanSummary,
   SessionFilter,
 } from '../core/model.js';
-import type { Language } from '../core/i18n/index.js';
+import { t, type Language } from '../core/i18n/index.js';
 import type { PlanFile } from '../inventory/retention/plan-file.js';
 import type { RetentionRules } from '../inventory/retention/rules.js';
 import type { ObservedRecoveryOperation, RecoveryDeps } from '../cleanup/recovery.js';
@@ -316,6 +316,17 @@ export class Engine implements EngineApi {
     return plan;
   }
 
+  /**
+   * Refuses (a RequestError: exit 2 on the command line) an archive or
+   * unarchive the agent has no route for — pi archives nothing, OpenCode 1.18
+   * cannot unarchive — in one sentence, before anything is scanned or planned.
+   */
+  assertActionRoute(agent: AgentKind, action: PlanAction): void {
+    if (action !== 'archive' && action !== 'unarchive') return;
+    const support = this.adapter(agent).labels.archive;
+    if (!support?.[action]) throw new RequestError(support?.why ?? t(`plan.noActionRoute.${action}`, { agent: AGENT_NAMES[agent] }));
+  }
+
   // ---- retention rules ----------------------------------------------------
 
   async matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }> {
@@ -327,6 +338,7 @@ export class Engine implements EngineApi {
 
   async retentionPlan(snapshotId: string, rules: RetentionRules, action: PlanAction = 'delete'): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
     const snap = this.snapshot(snapshotId);
+    this.assertActionRoute(snap.agent, action);
     const [{ evaluateRules }, { planFileFrom }] = await Promise.all([import('../inventory/retention/rules.js'), import('../inventory/retention/plan-file.js')]);
     const m = evaluateRules(snap, rules);
     const plan = m.matched.length
@@ -345,6 +357,7 @@ export class Engine implements EngineApi {
     const doc = validatePlanFile(file);
     const snap = this.snapshot(snapshotId);
     if (doc.agent !== snap.agent) throw new RequestError(`The plan is for ${AGENT_NAMES[doc.agent]}, not ${AGENT_NAMES[snap.agent]}.`);
+    this.assertActionRoute(snap.agent, doc.action ?? 'delete');
     let plan: CleanupPlan;
     try {
       plan = await this.plan(snapshotId, selectedIds(doc), doc.action ?? 'delete');
@@ -617,7 +630,7 @@ export class Engine implements EngineApi {
   }
 
   /** Finishes (or rolls back) restores a kill interrupted; a running agent's is left for later. Loads the backup code only when one exists. */
-  private async settleRestores(agent?: AgentKind): Promise<{ outcome: string; message: string; backupId: string | null; restored: string[] }[]> {
+  private async settleRestores(agent?: AgentKind): Promise<SettledRestore[]> {
     const journalDir = join(this.dirs.state, 'restores');
     const stagingParent = join(this.dirs.data, 'restore-staging');
     if (!(await this.restoresPending())) return [];
@@ -644,17 +657,24 @@ export class Engine implements EngineApi {
     return names.some((n) => n.startsWith('restore-'));
   }
 
+  private settledLog: SettledRestore[] = [];
+
+  /** The interrupted restores recoveryList / recoveryAction finished, rolled back or left pending since last asked (the CLI reports them). */
+  takeSettledRestores(): SettledRestore[] {
+    return this.settledLog.splice(0);
+  }
+
   async recoveryList(): Promise<ObservedRecoveryOperation[]> {
     // Plaintext session exports of a killed backup never outlive it.
     await sweepExportStaging(this.dirs.data).catch(() => undefined);
     // An interrupted restore is finished first, so what recovery observes is not a half-restored item.
-    await this.settleRestores().catch(() => undefined);
+    this.settledLog.push(...(await this.settleRestores().catch(() => [])));
     return (await import('../cleanup/recovery.js')).listRecovery(this.recoveryDeps());
   }
 
   async recoveryAction(operationId: string, action: 'accept' | 'close' | 'restore', passphrase?: string): Promise<ObservedRecoveryOperation[]> {
     await sweepExportStaging(this.dirs.data).catch(() => undefined);
-    await this.settleRestores().catch(() => undefined);
+    this.settledLog.push(...(await this.settleRestores().catch(() => [])));
     await (await import('../cleanup/recovery.js')).recoveryAction(this.recoveryDeps(), operationId, action, passphrase);
     return this.recoveryList();
   }

@@ -3,6 +3,7 @@
 
 import type { Engine } from './engine.js';
 import { isoOrNull } from '../core/format.js';
+import type { SessionNode } from '../inventory/forest.js';
 import { NO_PROJECT_ID, type AgentKind, type Category, type CategoryTotal, type Installation } from '../core/model.js';
 
 interface ScanReport {
@@ -24,6 +25,8 @@ interface AgentReport {
     title: string;
     projectId: string | null;
     parentId: string | null;
+    /** The parent the agent records, also when it is not listed (an orphan: parentId is null then). */
+    recordedParentId: string | null;
     cwd: string | null;
     state: string;
     source: string;
@@ -38,6 +41,18 @@ interface AgentReport {
   warnings: { path: string; reason: string }[];
   /** Deleted files of the store a process still holds open (their rows are items `held-deleted:*`); absent when none. */
   deletedOpen?: { files: number; bytes: number };
+}
+
+/**
+ * The parent a session's agent records: the listed parent, else the one it
+ * names that this scan does not list (Codex's and OpenCode's parent id; for
+ * pi, the id in the gone parent file's name), else null.
+ */
+function recordedParent(n: SessionNode): string | null {
+  if (n.parent) return n.parent.s.id;
+  const m = n.s.metadata;
+  for (const v of [m.missingParentSessionId, m.missingParentId, n.s.parentId]) if (typeof v === 'string' && v) return v;
+  return null;
 }
 
 export async function buildScanReport(engine: Engine, agents: AgentKind[]): Promise<ScanReport> {
@@ -66,6 +81,7 @@ export async function buildScanReport(engine: Engine, agents: AgentKind[]): Prom
         title: n.s.title,
         projectId: n.projectKey === NO_PROJECT_ID ? null : n.projectKey,
         parentId: n.parent ? n.parent.s.id : null,
+        recordedParentId: recordedParent(n),
         cwd: n.s.cwd,
         state: n.s.state,
         source: n.s.source,

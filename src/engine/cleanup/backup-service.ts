@@ -39,7 +39,9 @@ interface SettleRestoresRequest {
   rootsFor(agent: AgentKind): Promise<Record<string, string> | string>;
 }
 
-interface SettledRestore {
+export interface SettledRestore {
+  restoreId: string;
+  agent: AgentKind | null;
   outcome: 'completed' | 'rolledBack' | 'discarded' | 'pending' | 'unknown';
   message: string;
   backupId: string | null;

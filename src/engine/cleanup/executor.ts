@@ -434,7 +434,7 @@ async function executeSteps(
     operationId: j.operationId,
     status: 'complete',
     // The count goes in as text: t() groups the digits of numbers, and this line kept them plain.
-    message: backupId ? t('exec.completeBackup', { count: String(done), id: backupId }) : t('exec.complete', { count: String(done) }),
+    message: backupId ? t('exec.completeBackup', { count: done, id: backupId }) : t('exec.complete', { count: done }),
     removedItems: done,
     removedBytes: bytesDone,
     summary,

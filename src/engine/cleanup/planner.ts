@@ -173,7 +173,17 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
     const n = official[0]!.rootSessionIds!.length;
     routeNotes.push(t('plan.officialSessions', { agent, count: n, n: String(n) }, lang));
   }
-  if (officialItems.length) routeNotes.push(t('plan.officialItems', { agent, n: String(officialItems[0]!.itemIds.length) }, lang));
+  // What each official item's call does, by its kind (metadata.officialKind): a compaction or a git gc loses nothing; the rest cannot be undone.
+  const byKind = { call: 0, rows: 0, compact: 0, gc: 0 };
+  for (const op of officialItems)
+    for (const id of op.itemIds) {
+      const kind = snap.item(id)?.metadata.officialKind;
+      byKind[kind === 'rows' || kind === 'compact' || kind === 'gc' ? kind : 'call']++;
+    }
+  if (byKind.call) routeNotes.push(t('plan.officialItems', { agent, count: byKind.call }, lang));
+  if (byKind.rows) routeNotes.push(t('plan.officialRows', undefined, lang));
+  if (byKind.compact) routeNotes.push(t('plan.officialCompact', { count: byKind.compact }, lang));
+  if (byKind.gc) routeNotes.push(t('plan.officialGc', { count: byKind.gc }, lang));
   // What the agent itself does when its route starts (the adapter's words): Codex's App Server prunes and rewrites as it starts.
   const starts = new Set<string>();
   for (const op of [...official, ...officialItems])
@@ -201,7 +211,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   const backupNotCovered =
     backupWhyNot || !uncovered.length
       ? undefined
-      : t(sessionsIrreversible ? 'plan.notCoveredSessions' : 'plan.notCovered', { n: String(uncovered.length), count: uncovered.length, agent }, lang);
+      : t(sessionsIrreversible ? 'plan.notCoveredSessions' : 'plan.notCovered', { count: uncovered.length, agent }, lang);
   return {
     id: randomUUID(),
     snapshotId: snap.id,
@@ -280,9 +290,26 @@ function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: Pla
   const blockers: string[] = [];
   if (opts.readOnly) blockers.push(t('plan.readOnly', undefined, lang));
   const support = opts.archive;
-  if (!support?.[action]) blockers.push(support?.why ?? t(`plan.noActionRoute.${action}`, { agent }, lang));
-  const routeNotes = [t(action === 'archive' ? 'plan.archiveNote' : 'plan.unarchiveNote', { agent }, lang)];
-  if (already) routeNotes.push(t(`plan.already.${want}`, { n: String(already) }, lang));
+  const routed = Boolean(support?.[action]);
+  if (!routed) blockers.push(support?.why ?? t(`plan.noActionRoute.${action}`, { agent }, lang));
+  // What the agent's route does, in its own terms — said only of a route that exists; one without a way back says so.
+  const oneWay = action === 'archive' && !support?.unarchive;
+  const routeNotes: string[] = [];
+  if (routed) {
+    routeNotes.push(t(action === 'unarchive' ? 'plan.unarchiveNote' : oneWay ? 'plan.archiveNoteOneWay' : 'plan.archiveNote', { agent }, lang));
+    if (support?.spawned) {
+      const planned = new Set(op.sessionIds);
+      const spawned = new Set<string>();
+      for (const id of op.sessionIds)
+        for (const d of snap.forest.nodeById.get(id)?.s.deletionDescendantIds ?? []) {
+          const dn = snap.forest.nodeById.get(d);
+          if (dn && !planned.has(d) && dn.s.state !== want) spawned.add(d);
+        }
+      if (spawned.size) routeNotes.push(t(`plan.spawned.${action}`, { agent, count: spawned.size }, lang));
+    }
+    if (action === 'unarchive' && support?.unarchiveTouches) routeNotes.push(t('plan.unarchiveTouches', { agent }, lang));
+  }
+  if (already) routeNotes.push(t(`plan.already.${want}`, { count: already }, lang));
   return {
     id: randomUUID(),
     snapshotId: snap.id,
@@ -296,7 +323,8 @@ function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: Pla
     estimatedBackupBytes: 0,
     backupEligible: false,
     backupWhyNot: t(`plan.noBackup.${action}`, undefined, lang),
-    irreversible: false,
+    // An archive the agent cannot take back (OpenCode 1.18) is one-way, though nothing is removed.
+    irreversible: oneWay && routed,
     routeNotes,
     blockers,
     action,

@@ -113,7 +113,7 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
         closable: true,
         items,
       };
-    return { observed: 'All applied', reason: t('rec.allGone'), closable: true, items };
+    return { observed: 'All applied', reason: allGoneReason(j), closable: true, items };
   }
   if (present === total) {
     if (applied)
@@ -136,7 +136,12 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
   const detail = replaced.length
     ? t('rec.replaced', { path: replaced[0]!.path, more: replaced.length > 1 ? t('rec.replacedMore', { n: String(replaced.length - 1) }) : '' })
     : first
-      ? t('rec.partlyGone', { label: first.label, gone: String(first.paths.filter((p) => p.state !== 'intact').length), total: String(first.paths.length) })
+      ? t('rec.partlyGone', {
+          label: first.label,
+          gone: String(first.paths.filter((p) => p.state !== 'intact').length),
+          total: String(first.paths.length),
+          count: first.paths.length,
+        })
       : '';
   return {
     observed: 'Partially applied',
@@ -144,6 +149,20 @@ async function observe(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, Sna
     closable: true,
     items,
   };
+}
+
+/**
+ * Why "All applied": a planned item with paths is gone when every path is;
+ * one without paths (a database compaction, a memory reset) when the rescan
+ * no longer lists it — that step completed, and is said so, not that its
+ * (absent) paths are gone.
+ */
+function allGoneReason(j: Journal): string {
+  const steps = j.plan.items.filter((i) => !i.paths.length);
+  if (!steps.length) return t('rec.allGone');
+  if (steps.length === j.plan.items.length)
+    return steps.length === 1 ? t('rec.stepDone', { label: steps[0]!.label }) : t('rec.stepsDone', { count: steps.length });
+  return t('rec.allGoneStepsDone', { count: steps.length });
 }
 
 /** Restore fills in what is missing; it cannot work around an entry swapped in by someone else. */

@@ -70,7 +70,11 @@ export interface AgentAdapter extends AdapterDescriptor {
   /**
    * Present when some non-session items are cleaned by an official call, not
    * by removing their paths (Codex memory reset, Codex log-row pruning). Such
-   * items carry `metadata.route === 'official'`.
+   * items carry `metadata.route === 'official'`, and `metadata.officialKind`
+   * says what the call does for the plan's note: 'rows' (old rows deleted
+   * from a kept database), 'compact' (a database compaction: nothing lost),
+   * 'gc' (git gc of a snapshot repository); absent, the agent's own call,
+   * which cannot be undone.
    */
   itemRoute?: ItemRoute;
   /** Present when the agent's pinned version archives sessions by its own route (Codex, Claude Code, OpenCode; not pi). */

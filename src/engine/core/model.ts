@@ -81,6 +81,10 @@ export interface ArchiveSupport {
   unarchive: boolean;
   /** Why an absent direction is absent ("OpenCode 1.18 has no official unarchive"). */
   why?: string;
+  /** The route also archives (and unarchives) every session each one spawned — its deletion descendants (Codex's subagent threads). */
+  spawned?: boolean;
+  /** Unarchiving marks each session as just used: the agent sets its updated time to now (Codex). */
+  unarchiveTouches?: boolean;
 }
 
 /** What a plan does to its sessions: remove them (the default), or mark them archived / current through the agent's route. */

@@ -29,12 +29,12 @@ export function passphraseProblem(p: string): string | null {
 }
 
 /**
- * The passphrase does not open the backup key. A usage error (the CLI exits
- * 2, as before); the app's prompt asks again instead of failing the
- * operation. It crosses the worker as its own kind (worker-client.ts).
+ * The passphrase does not open the backup key. A refusal, not a usage error:
+ * the command line was right, so the CLI exits 1 with this one sentence
+ * (#27.6); the app's prompt asks again instead of failing the operation. It
+ * crosses the worker as its own kind (worker-client.ts).
  */
 export class WrongPassphraseError extends Error {
-  readonly usage = true;
   readonly wrongPassphrase = true;
 }
 

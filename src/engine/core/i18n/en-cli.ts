@@ -9,7 +9,7 @@ export const enCli = {
   'cli.help.usage':
     '$0 [--demo [--keep]] [--read-only] [--agent A] [--lang zh|en]\n\nInventory and safely clean the local data of Codex, Claude Code, OpenCode and pi.',
   'cli.help.readOnly': 'Never offer any mutation route',
-  'cli.help.demo': 'Open the app on a generated throw-away home',
+  'cli.help.demo': 'Open the app (or scan, doctor) on a generated throw-away home',
   'cli.help.keep': 'With --demo: keep the demo home on exit',
   'cli.help.lang': 'Interface language: zh or en (default: Settings, then LC_ALL / LC_MESSAGES / LANG)',
   'cli.help.scan': 'Print an inventory of the agents\u2019 local data',
@@ -46,6 +46,8 @@ export const enCli = {
   'cli.err.agent': '--agent needs one of {agents}.',
   'cli.err.agentGot': '--agent needs one of {agents} (got "{got}").',
   'cli.err.keepDemo': '--keep only applies to --demo.',
+  'cli.err.keepApp': "--keep only applies to the app's --demo (cleanerx --demo --keep).",
+  'cli.err.demoOnly': '{command} does not take --demo: it works on your own agent homes (--demo applies to the app, scan and doctor).',
   'cli.err.tty': 'cleanerx needs an interactive terminal; for a report use "cleanerx scan" or "cleanerx scan --json".',
   'cli.err.olderThan': '--older-than needs a duration such as 30d, 2w or 48h (got "{got}").',
   'cli.err.largerThan': '--larger-than needs a size such as 500M, 1.5G or 20KiB (got "{got}").',
@@ -62,10 +64,16 @@ export const enCli = {
   'cli.err.planAgent': 'The plan is for {agent}; drop --agent or pass --agent {kind}.',
   'cli.err.backupId': 'backups {action} needs a backup id (see cleanerx backups list).',
   'cli.err.confirmDelete': 'Nothing was deleted: add --yes to delete this backup forever.',
-  'cli.err.confirmRestore': 'Nothing was restored: add --yes to restore these {what}.',
+  'cli.err.confirmRestore': 'Nothing was restored: add --yes to restore {what}.',
+  'cli.err.confirmRestoreUnseen': 'Nothing was restored: add --yes to restore this backup (given the key passphrase, what it would create is listed first).',
+  'cli.err.noPassphrase': 'No key passphrase was given: type it on a terminal, or pipe it as the first line of standard input.',
   'cli.err.keyStore': 'backups key-store takes "file" or "keyring".',
   'cli.err.operationId': 'recovery {action} needs an operation id (see cleanerx recovery list).',
   'cli.err.cancelled': 'Cancelled.',
+  'cli.err.confirmArchiveOneWay': 'Add --yes to {action} these sessions (nothing is removed, but {agent} cannot unarchive them).',
+  'cli.err.unknownFlag': 'Unknown argument: {got}',
+  'cli.err.didYouMean': 'Unknown argument: {got}. Did you mean {suggestion}?',
+  'cli.err.didYouMeanCommand': 'Unknown command: {got}. Did you mean {suggestion}?',
 
   // ---- passphrases ----
   'cli.pass.key': 'Backup key passphrase: ',
@@ -81,12 +89,13 @@ export const enCli = {
   // ---- scan ----
   'cli.scan.home': 'home',
   'cli.scan.total': 'total',
-  'cli.scan.totalValue': '{bytes} in {items} items, {sessions} sessions',
+  'cli.scan.totalValue': '{bytes} in {items}, {sessions}',
   'cli.scan.running': 'running',
   'cli.scan.largest': 'largest projects',
-  'cli.scan.projectSessions': '{sessions} sessions',
+  // {sessions} is the count padded to a column; the singular keeps the column's width.
+  'cli.scan.projectSessions': { one: '{sessions} session ', other: '{sessions} sessions' },
   'cli.scan.warnings': 'warnings',
-  'cli.scan.warningsValue': '{count} (see --json)',
+  'cli.scan.warningsValue': '{warnings} (see --json)',
 
   // ---- doctor ----
   'cli.doctor.home': 'home',
@@ -112,15 +121,16 @@ export const enCli = {
   'cli.doctor.storeFile': 'the passphrase-protected file (no desktop session bus here)',
 
   // ---- plan ----
-  'cli.plan.totals': 'Plan: {items} items, {bytes}',
-  'cli.plan.totalsSkipped': 'Plan: {items} items, {bytes}; {skipped} skipped',
+  'cli.plan.totals': 'Plan: {items}, {bytes}',
+  'cli.plan.totalsSkipped': 'Plan: {items}, {bytes}; {skipped} skipped',
   'cli.plan.skipped': '  skipped {id}  {title} — {reason}',
   'cli.plan.howToRun':
     'Nothing was removed. To run exactly this plan: cleanerx plan --agent {agent} {flags} --json > plan.json, then cleanerx clean --plan plan.json --yes',
   'cli.plan.none': 'No session matches these rules.',
 
   // ---- clean ----
-  'cli.clean.summary': '{agent}: {items} items, {bytes}',
+  'cli.clean.summary': '{agent}: {items}, {bytes}',
+  'cli.clean.archiveSummaryOneWay': '{agent}: {action} {sessions} — frees 0 B; {agent} cannot unarchive them',
   'cli.clean.blocked': 'blocked: {reason}',
   'cli.clean.removing': 'removing {n}/{total} ',
   'cli.clean.warning': 'warning: {warning}',
@@ -129,15 +139,18 @@ export const enCli = {
 
   // ---- backups ----
   'cli.backups.none': 'No backups.',
-  'cli.backups.row': '{id}  {agent}  {created}  {items} items  {original} → {archive}  verified {verified}',
+  'cli.backups.row': '{id}  {agent}  {created}  {items}  {original} → {archive}  verified {verified}',
   'cli.backups.deleted': 'Deleted backup {id}.',
-  'cli.backups.verified': 'Verified: all {entries} entries ({bytes}) match the manifest.',
+  'cli.backups.verified': {
+    one: 'Verified: its {count} entry ({bytes}) matches the manifest.',
+    other: 'Verified: all {count} entries ({bytes}) match the manifest.',
+  },
   'cli.backups.folders': { one: '{count} empty folder', other: '{count} empty folders' },
   'cli.backups.andMore': '  … and {n} more',
-  'cli.backups.wouldCreate': 'Restore would create {n} {what} ({bytes}){present}{dirs}:',
+  'cli.backups.wouldCreate': 'Restore would create {what} ({bytes}){present}{dirs}:',
   'cli.backups.wouldPresent': ', {count} of them already in place',
   'cli.backups.wouldDirs': ' and {folders}',
-  'cli.backups.restored': 'Restored {n} {what}{present}{dirs}.',
+  'cli.backups.restored': 'Restored {what}{present}{dirs}.',
   'cli.backups.restoredPresent': ' ({count} already in place)',
   'cli.backups.restoredDirs': ', {folders} recreated',
   'cli.key.keyring': 'The OS key ring unlocks the backup key.',
@@ -147,6 +160,10 @@ export const enCli = {
 
   // ---- recovery ----
   'cli.recovery.none': 'No interrupted cleanup.',
+  'cli.recovery.restoreCompleted': 'An interrupted restore of backup {backup} was finished: {files} put back.',
+  'cli.recovery.restoreRolledBack': 'An interrupted restore of backup {backup} was rolled back: nothing it wrote is left.',
+  'cli.recovery.restoreDiscarded': 'An interrupted restore of backup {backup} had written nothing yet; its staging was removed.',
+  'cli.recovery.restorePending': 'An interrupted restore is still pending: {message}',
   'cli.recovery.unknownAgent': 'unknown',
   'cli.recovery.recorded': '  recorded: {recorded}',
   'cli.recovery.observed': '  observed: {observed} — {reason}',

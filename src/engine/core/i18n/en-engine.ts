@@ -93,30 +93,75 @@ export const enEngine = {
     one: "Sessions are deleted by {agent}'s own delete route ({n} root; their descendant sessions go with them).",
     other: "Sessions are deleted by {agent}'s own delete route ({n} roots; their descendant sessions go with them).",
   },
-  'plan.officialItems': "{n} item(s) are cleaned by {agent}'s own call, which cannot be undone.",
+  'plan.officialItems': {
+    one: "{count} item is cleaned by {agent}'s own call, which cannot be undone.",
+    other: "{count} items are cleaned by {agent}'s own call, which cannot be undone.",
+  },
+  'plan.officialRows': 'The old log entries are deleted from the database, which itself is kept; they cannot be brought back.',
+  'plan.officialCompact': {
+    one: 'The database is compacted: copied without its free pages, proven equal, then swapped in. No data in it is removed.',
+    other: 'The {count} databases are compacted: each copied without its free pages, proven equal, then swapped in. No data in them is removed.',
+  },
+  'plan.officialGc': {
+    one: 'git gc packs {count} snapshot repository: every snapshot a session still refers to is kept.',
+    other: 'git gc packs {count} snapshot repositories: every snapshot a session still refers to is kept.',
+  },
   'plan.readOnly': 'Read-only mode: no cleanup route is offered.',
   'plan.noRoute': 'Cleanup of {agent} data is not available in this version of cleanerx.',
   'plan.noImport': '{agent} has no import route, so its deleted sessions cannot be restored from any backup.',
   'deleted.holder': 'pid {pid} ({name}, {user})',
   'deleted.subtitle': 'Deleted, but pid {pid} ({name}) still holds it open: quit it to free {bytes}',
   'deleted.reason': 'The file is already deleted; {holders} keeps its {bytes} until it closes the file or exits. Nothing else can free it.',
-  'plan.notCovered': "The backup leaves out {n} item(s) nothing could restore (caches, temporary data, items changed by the agent's own call).",
-  'plan.notCoveredSessions':
-    'The backup leaves out {n} item(s) nothing could restore: {agent} has no import route for its sessions, and caches and temporary data are not kept.',
+  'plan.notCovered': {
+    one: "The backup leaves out {count} item nothing could restore (caches, temporary data, items changed by the agent's own call).",
+    other: "The backup leaves out {count} items nothing could restore (caches, temporary data, items changed by the agent's own call).",
+  },
+  'plan.notCoveredSessions': {
+    one: 'The backup leaves out {count} item nothing could restore: {agent} has no import route for its sessions, and caches and temporary data are not kept.',
+    other:
+      'The backup leaves out {count} items nothing could restore: {agent} has no import route for its sessions, and caches and temporary data are not kept.',
+  },
   'plan.someUnrestorable': 'Nothing in this plan could be restored from a backup (caches, temporary data, items without a restore route).',
   'plan.noActionRoute.archive': '{agent} has no official archive route in this version.',
   'plan.noActionRoute.unarchive': '{agent} has no official unarchive route in this version.',
   'plan.archiveNote': "Sessions are archived by {agent}'s own route: they stay on disk and can be unarchived.",
+  'plan.archiveNoteOneWay':
+    "Sessions are archived by {agent}'s own route: they stay on disk, but {agent} has no unarchive, so they cannot be brought back into its list.",
   'plan.unarchiveNote': "Sessions are unarchived by {agent}'s own route.",
-  'plan.already.archived': '{n} marked session(s) are already archived and are left as they are.',
-  'plan.already.current': '{n} marked session(s) are already current and are left as they are.',
-  'plan.noBackup.archive': 'Archiving changes no data and is reversible: no backup is needed.',
+  'plan.spawned.archive': {
+    one: '{agent} also archives the {count} subagent session they spawned.',
+    other: '{agent} also archives the {count} subagent sessions they spawned.',
+  },
+  'plan.spawned.unarchive': {
+    one: '{agent} also unarchives the {count} subagent session they spawned.',
+    other: '{agent} also unarchives the {count} subagent sessions they spawned.',
+  },
+  'plan.unarchiveTouches':
+    '{agent} marks every session it unarchives as just used (its updated time becomes now), so each looks freshly used: --older-than will not select it until it ages again.',
+  'plan.already.archived': {
+    one: '{count} marked session is already archived and is left as it is.',
+    other: '{count} marked sessions are already archived and are left as they are.',
+  },
+  'plan.already.current': {
+    one: '{count} marked session is already current and is left as it is.',
+    other: '{count} marked sessions are already current and are left as they are.',
+  },
+  'plan.noBackup.archive': 'Archiving removes no data (the sessions stay on disk): no backup is needed.',
   'plan.noBackup.unarchive': 'Unarchiving changes no data and is reversible: no backup is needed.',
   // ---- engine/cleanup/recovery.ts: what recovery observed, and why ----
   'rec.rescanFailed': 'The rescan failed: {message}',
   'rec.cannotLook': 'A planned path cannot be looked at: {message}',
   'rec.goneNotStarted': 'Every planned item is gone, yet the journal records no removal started; something else changed this data.',
   'rec.allGone': 'No planned item is present any more: every path is gone.',
+  'rec.stepDone': '{label} completed: the rescan no longer lists it.',
+  'rec.stepsDone': {
+    one: 'The planned step completed: the rescan no longer lists it.',
+    other: 'All {count} planned steps completed: the rescan lists none of them any more.',
+  },
+  'rec.allGoneStepsDone': {
+    one: 'No planned item is present any more: every path is gone, and the step without files completed.',
+    other: 'No planned item is present any more: every path is gone, and the {count} steps without files completed.',
+  },
   'rec.appliedYetPresent': {
     one: 'The journal records {n} mutation as applied, yet every planned item is still present.',
     other: 'The journal records {n} mutations as applied, yet every planned item is still present.',
@@ -132,7 +177,7 @@ export const enEngine = {
   },
   'rec.replaced': ' {path} is no longer the entry the cleanup saw (replaced, or a link on the way to it){more}: inspect it; it is never restored over.',
   'rec.replacedMore': ', and {n} more',
-  'rec.partlyGone': ' {label}: {gone} of {total} paths gone or changed.',
+  'rec.partlyGone': { one: ' {label}: {gone} of {total} path gone or changed.', other: ' {label}: {gone} of {total} paths gone or changed.' },
   'rec.badJournal': '{reason} cleanerx cannot prove what it did, so all cleanup stays blocked; inspect the file and move it out of {dir} to unblock.',
   'rec.running': 'A {agent} cleanup is running now (pid {pid}, started {started}); look again when it has finished.',
   // ---- engine/core/passphrase-rule.ts ----
@@ -143,6 +188,6 @@ export const enEngine = {
   // ---- The executor's one-line result (the CLI's `complete:` line, the app's result box) ----
   'exec.archived': 'Archived {sessions} · 0 B freed',
   'exec.unarchived': 'Unarchived {sessions} · 0 B freed',
-  'exec.complete': 'Cleanup complete · {count} items',
-  'exec.completeBackup': 'Cleanup complete · {count} items · backup {id}',
+  'exec.complete': { one: 'Cleanup complete · {count} item', other: 'Cleanup complete · {count} items' },
+  'exec.completeBackup': { one: 'Cleanup complete · {count} item · backup {id}', other: 'Cleanup complete · {count} items · backup {id}' },
 };

@@ -8,7 +8,7 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   // ---- --help (yargs) ----
   'cli.help.usage': '$0 [--demo [--keep]] [--read-only] [--agent A] [--lang zh|en]\n\n盘点并安全清理 Codex、Claude Code、OpenCode 和 pi 的本地数据。',
   'cli.help.readOnly': '只读：不提供任何修改操作',
-  'cli.help.demo': '在生成的临时演示主目录上打开程序',
+  'cli.help.demo': '在生成的临时演示主目录上打开程序（或运行 scan、doctor）',
   'cli.help.keep': '与 --demo 一起使用：退出时保留演示主目录',
   'cli.help.lang': '界面语言：zh 或 en（默认：设置中的选择，其次 LC_ALL / LC_MESSAGES / LANG）',
   'cli.help.scan': '列出各智能体本地数据的清单',
@@ -45,6 +45,8 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.err.agent': '--agent 需要以下之一：{agents}。',
   'cli.err.agentGot': '--agent 需要以下之一：{agents}（收到 "{got}"）。',
   'cli.err.keepDemo': '--keep 只能与 --demo 一起使用。',
+  'cli.err.keepApp': '--keep 只适用于程序本身的 --demo（cleanerx --demo --keep）。',
+  'cli.err.demoOnly': '{command} 不接受 --demo：它只作用于你自己的智能体主目录（--demo 只适用于程序本身、scan 和 doctor）。',
   'cli.err.tty': 'cleanerx 需要交互式终端；要看报告请用 "cleanerx scan" 或 "cleanerx scan --json"。',
   'cli.err.olderThan': '--older-than 需要一个时长，例如 30d、2w 或 48h（收到 "{got}"）。',
   'cli.err.largerThan': '--larger-than 需要一个大小，例如 500M、1.5G 或 20KiB（收到 "{got}"）。',
@@ -61,10 +63,16 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.err.planAgent': '该计划属于 {agent}；去掉 --agent 或改为 --agent {kind}。',
   'cli.err.backupId': 'backups {action} 需要一个备份 id（见 cleanerx backups list）。',
   'cli.err.confirmDelete': '未删除任何东西：加上 --yes 永久删除这份备份。',
-  'cli.err.confirmRestore': '未恢复任何东西：加上 --yes 恢复这些{what}。',
+  'cli.err.confirmRestore': '未恢复任何东西：加上 --yes 以恢复{what}。',
+  'cli.err.confirmRestoreUnseen': '未恢复任何东西：加上 --yes 以恢复这份备份（给出密钥口令时会先列出将创建的内容）。',
+  'cli.err.noPassphrase': '没有给出密钥口令：请在终端中输入，或将其作为标准输入的第一行传入。',
   'cli.err.keyStore': 'backups key-store 只接受 "file" 或 "keyring"。',
   'cli.err.operationId': 'recovery {action} 需要一个操作 id（见 cleanerx recovery list）。',
   'cli.err.cancelled': '已取消。',
+  'cli.err.confirmArchiveOneWay': '加上 --yes 以{action}这些会话（不删除任何内容，但 {agent} 无法取消归档）。',
+  'cli.err.unknownFlag': '无法识别的选项：{got}',
+  'cli.err.didYouMean': '无法识别的选项：{got}。你是想用 {suggestion} 吗？',
+  'cli.err.didYouMeanCommand': '未知命令：{got}。你是想用 {suggestion} 吗？',
 
   // ---- passphrases ----
   'cli.pass.key': '备份密钥口令：',
@@ -80,12 +88,12 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   // ---- scan ----
   'cli.scan.home': '主目录',
   'cli.scan.total': '合计',
-  'cli.scan.totalValue': '{bytes}，共 {items} 项，{sessions} 个会话',
+  'cli.scan.totalValue': '{bytes}，共 {items}，{sessions}',
   'cli.scan.running': '运行中',
   'cli.scan.largest': '最大的项目',
-  'cli.scan.projectSessions': '{sessions} 个会话',
+  'cli.scan.projectSessions': { other: '{sessions} 个会话' },
   'cli.scan.warnings': '警告',
-  'cli.scan.warningsValue': '{count}（见 --json）',
+  'cli.scan.warningsValue': '{warnings}（见 --json）',
 
   // ---- doctor ----
   'cli.doctor.home': '主目录',
@@ -110,15 +118,16 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.doctor.storeFile': '受口令保护的文件（这里没有桌面会话总线）',
 
   // ---- plan ----
-  'cli.plan.totals': '计划：{items} 项，{bytes}',
-  'cli.plan.totalsSkipped': '计划：{items} 项，{bytes}；跳过 {skipped} 项',
+  'cli.plan.totals': '计划：{items}，{bytes}',
+  'cli.plan.totalsSkipped': '计划：{items}，{bytes}；跳过 {skipped} 项',
   'cli.plan.skipped': '  跳过 {id}  {title} — {reason}',
   'cli.plan.howToRun':
     '未删除任何东西。要严格执行这份计划：cleanerx plan --agent {agent} {flags} --json > plan.json，然后 cleanerx clean --plan plan.json --yes',
   'cli.plan.none': '没有会话符合这些规则。',
 
   // ---- clean ----
-  'cli.clean.summary': '{agent}：{items} 项，{bytes}',
+  'cli.clean.summary': '{agent}：{items}，{bytes}',
+  'cli.clean.archiveSummaryOneWay': '{agent}：{action} {sessions} — 释放 0 B；{agent} 无法取消归档',
   'cli.clean.blocked': '已阻止：{reason}',
   'cli.clean.removing': '正在删除 {n}/{total} ',
   'cli.clean.warning': '警告：{warning}',
@@ -127,15 +136,15 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
 
   // ---- backups ----
   'cli.backups.none': '没有备份。',
-  'cli.backups.row': '{id}  {agent}  {created}  {items} 项  {original} → {archive}  校验于 {verified}',
+  'cli.backups.row': '{id}  {agent}  {created}  {items}  {original} → {archive}  校验于 {verified}',
   'cli.backups.deleted': '已删除备份 {id}。',
-  'cli.backups.verified': '已校验：全部 {entries} 个条目（{bytes}）与清单一致。',
+  'cli.backups.verified': { other: '已校验：全部 {count} 个条目（{bytes}）与清单一致。' },
   'cli.backups.folders': { other: '{count} 个空文件夹' },
   'cli.backups.andMore': '  …… 另有 {n} 项',
-  'cli.backups.wouldCreate': '恢复将创建 {n} 个{what}（{bytes}）{present}{dirs}：',
+  'cli.backups.wouldCreate': '恢复将创建 {what}（{bytes}）{present}{dirs}：',
   'cli.backups.wouldPresent': '，其中 {count} 个已存在',
   'cli.backups.wouldDirs': '以及 {folders}',
-  'cli.backups.restored': '已恢复 {n} 个{what}{present}{dirs}。',
+  'cli.backups.restored': '已恢复 {what}{present}{dirs}。',
   'cli.backups.restoredPresent': '（{count} 个已存在）',
   'cli.backups.restoredDirs': '，重建 {folders}',
   'cli.key.keyring': '由系统密钥环解锁备份密钥。',
@@ -145,6 +154,10 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
 
   // ---- recovery ----
   'cli.recovery.none': '没有中断的清理。',
+  'cli.recovery.restoreCompleted': '备份 {backup} 的一次中断的恢复已完成：放回了 {files}。',
+  'cli.recovery.restoreRolledBack': '备份 {backup} 的一次中断的恢复已回滚：它写入的内容都已撤除。',
+  'cli.recovery.restoreDiscarded': '备份 {backup} 的一次中断的恢复尚未写入任何内容；其暂存目录已删除。',
+  'cli.recovery.restorePending': '一次中断的恢复仍未完成：{message}',
   'cli.recovery.unknownAgent': '未知',
   'cli.recovery.recorded': '  记录：{recorded}',
   'cli.recovery.observed': '  观察：{observed} — {reason}',
