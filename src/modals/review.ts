@@ -173,7 +173,7 @@ export class ReviewModal implements Modal {
     const inner = Math.max(8, ((this.box.width as number) || 80) - 2);
     const archive = this.word !== CONFIRM_WORD;
     const total = archive
-      ? ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${tr('count.sessions', { count: p.items.length })} · ${t.bold(tr(p.action === 'unarchive' ? 'review.unarchiveSummary' : 'review.archiveSummary'))}`
+      ? ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${tr('count.sessions', { count: p.items.length })} · ${t.bold(tr(p.action === 'unarchive' ? 'review.unarchiveSummary' : p.irreversible ? 'review.archiveSummaryOneWay' : 'review.archiveSummary'))}`
       : ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${tr('rv.totals', { items: tr('count.items', { count: p.items.length }), bytes: formatBytes(p.estimatedBytes) })}`;
     const tail: string[] = [];
     const blockerLines: string[] = [];
@@ -190,7 +190,9 @@ export class ReviewModal implements Modal {
     } else tail.push(` ${tr('rv.backup')} ${t.dim(braces(tr('rv.backupNotOffered', { why: p.backupWhyNot ?? '' })))}`);
     tail.push(
       archive
-        ? ` ${t.ok(braces(tr(p.action === 'unarchive' ? 'review.unarchiveUndo' : 'review.archiveUndo', { agent: AGENT_NAMES[p.agent] })))}`
+        ? p.action !== 'unarchive' && p.irreversible
+          ? ` ${t.warn(`⚠ ${braces(tr('review.archiveOneWay', { agent: AGENT_NAMES[p.agent] }))}`)}`
+          : ` ${t.ok(braces(tr(p.action === 'unarchive' ? 'review.unarchiveUndo' : 'review.archiveUndo', { agent: AGENT_NAMES[p.agent] })))}`
         : this.backup
           ? ` ${t.warn('⚠')} ${braces(tr('rv.onlyBackup', { agent: AGENT_NAMES[p.agent] }))}`
           : ` ${t.warn(`⚠ ${tr('rv.irreversible')}`)} ${tr('rv.irreversibleRest')}`,

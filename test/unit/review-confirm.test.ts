@@ -92,3 +92,22 @@ describe('the typed confirmation', () => {
       expect(typeAndEnter(planOf(action), typed), `${action}: ${typed}`).toEqual({ confirmed: 0, closed: false });
   });
 });
+
+describe('what an archive review promises', () => {
+  const text = (plan: CleanupPlan): string => {
+    const review = new ReviewModal(headless(), makeTheme({}), plan, [], () => undefined);
+    review.paint();
+    const out = review.box.getContent();
+    screen?.destroy();
+    screen = null;
+    return out;
+  };
+
+  it('an archive the agent can undo says reversible; a one-way archive (OpenCode 1.18) never does (#27)', () => {
+    expect(text(planOf('archive'))).toMatch(/Reversible: unarchive brings them back/);
+    const oneWay = text({ ...planOf('archive'), agent: 'opencode', irreversible: true });
+    expect(oneWay).toMatch(/frees 0 B, one-way/);
+    expect(oneWay).toMatch(/OpenCode has no unarchive in this version/);
+    expect(oneWay).not.toMatch(/[Rr]eversible/);
+  });
+});

@@ -482,6 +482,8 @@ export const en = {
   'review.unarchiveSummary': 'unarchive — frees 0 B, reversible',
   'review.archiveNoBackup': 'Backup: not needed — nothing is removed, the sessions stay on disk.',
   'review.archiveUndo': 'Reversible: unarchive brings them back into the list of {agent}.',
+  'review.archiveSummaryOneWay': 'archive — frees 0 B, one-way',
+  'review.archiveOneWay': '{agent} has no unarchive in this version: the sessions stay on disk but leave its list for good.',
   'review.unarchiveUndo': 'Reversible: archive them again at any time.',
   'review.cost.reversible': '{n} reversible',
   'review.cost.backup': '{n} recoverable from a backup',

@@ -441,6 +441,8 @@ export const zh: Catalog = {
   'review.unarchiveSummary': '取消归档 — 释放 0 B，可撤销',
   'review.archiveNoBackup': '备份：不需要 — 不删除任何内容，会话仍在磁盘上。',
   'review.archiveUndo': '可撤销：取消归档即可让它们回到 {agent} 的列表。',
+  'review.archiveSummaryOneWay': '归档 — 释放 0 B，不可撤销',
+  'review.archiveOneWay': '{agent} 此版本没有取消归档：会话仍在磁盘上，但将永久离开其列表。',
   'review.unarchiveUndo': '可撤销：随时可以再次归档。',
   'review.cost.reversible': '{n} 项可撤销',
   'review.cost.backup': '{n} 项可由备份恢复',
