@@ -1,5 +1,5 @@
 // `cleanerx scan --json`: a stable, versioned contract (documented in the
-// README). Fields are only ever added, never renamed.
+// docs/json.md). Fields are only ever added, never renamed.
 
 import type { Engine } from './engine.js';
 import { isoOrNull } from '../core/format.js';

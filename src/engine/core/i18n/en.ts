@@ -474,7 +474,7 @@ export const en = {
   'freed.why.backup': 'The backup was written to the same filesystem.',
   'freed.why.incomplete': 'Not everything in the plan was removed.',
   'freed.why.estimate': "The agent's size estimate differs from the space its data took on disk.",
-  'cli.help.cleanJson': 'The result as JSON, with the promised and the measured freed bytes (see README)',
+  'cli.help.cleanJson': 'The result as JSON, with the promised and the measured freed bytes (see docs/json.md)',
   // archive (issue #17 part 7) and what an item costs (issue #16 part 6)
   'review.archiveTitle': 'Review archive',
   'review.archiveEnter': 'run, once {word} is typed (on an empty line: cancel)',

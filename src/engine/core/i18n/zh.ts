@@ -433,7 +433,7 @@ export const zh: Catalog = {
   'freed.why.backup': '备份写入了同一个文件系统。',
   'freed.why.incomplete': '计划中的内容未全部删除。',
   'freed.why.estimate': '智能体的大小估计与其数据实际占用的磁盘空间不同。',
-  'cli.help.cleanJson': '以 JSON 输出结果，含预计与实测释放的字节数（见 README）',
+  'cli.help.cleanJson': '以 JSON 输出结果，含预计与实测释放的字节数（见 docs/json.md）',
   // archive (issue #17 part 7) and what an item costs (issue #16 part 6)
   'review.archiveTitle': '审阅归档',
   'review.archiveEnter': '输入 {word} 后执行（空行：取消）',
