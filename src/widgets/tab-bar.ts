@@ -11,7 +11,7 @@ export class TabBar {
     parent: blessed.Widgets.Node,
     private theme: Theme,
   ) {
-    this.box = blessed.box({ parent, top: 0, left: 0, width: '100%', height: 1, tags: true });
+    this.box = blessed.box({ parent, top: 0, left: 0, width: '100%', height: 1, tags: true, wrap: false }); // fitTabs lets the last cell's closing pad fall off the edge: cut, never wrapped
   }
 
   paint(names: string[], current: number, right: string): void {
@@ -23,12 +23,17 @@ export class TabBar {
       return i === current ? this.theme.inverse(this.theme.bold(label)) : label;
     });
     // The right side's badges are whole words or nothing ("read-onl" read as a typo): the first ones go first.
-    // blessed's {|} keeps at least 3 columns before the right side and cuts that side's end when short of room.
-    const used = tabs.reduce((w, t, i) => w + displayWidth(` ${i + 1} ${t} `), 0);
+    // Padded by hand, not with blessed's {|}: with a column or two to spare, {|} drew a stray "{" after the last tab.
+    const used = Math.min(
+      width,
+      tabs.reduce((w, t, i) => w + displayWidth(` ${i + 1} ${t} `), 0),
+    );
     const words = right ? right.split(' ') : [];
     const plain = (x: string): number => displayWidth(x.replace(/\{[^{}]*\}/g, ''));
     while (words.length && used + 3 + words.reduce((w, x) => w + plain(x) + 1, 0) > width) words.shift();
-    this.box.setContent(`${parts.join('')}{|}${words.join(' ')} `);
+    const rightText = words.length ? `${words.join(' ')} ` : '';
+    const gap = Math.max(0, width - used - plain(rightText));
+    this.box.setContent(`${parts.join('')}${rightText ? ' '.repeat(gap) + rightText : ''}`);
   }
 }
 

@@ -1,5 +1,6 @@
 // The tab bar's right-hand badges are whole words or absent, never cut
-// mid-word ("read-onl"), whatever the terminal width.
+// mid-word ("read-onl"), whatever the terminal width; and nothing of
+// blessed's markup shows when the tabs leave a column or two (a stray "{").
 
 import blessed from 'blessed';
 import { PassThrough } from 'node:stream';
@@ -13,13 +14,13 @@ afterEach(() => {
   screen = null;
 });
 
-function rendered(width: number): string {
+function rendered(width: number, sessions = 'Sessions (431)', badges?: string): string {
   const output = Object.assign(new PassThrough(), { isTTY: true, columns: width, rows: 5 });
   const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => undefined });
   screen = blessed.screen({ input: input as never, output: output as never, terminal: 'xterm-256color', warnings: false, fullUnicode: true });
   const theme = makeTheme({});
   const bar = new TabBar(screen, theme);
-  bar.paint(['Overview', 'Sessions (431)', 'Memory', 'Logs & caches', 'Backups', 'Settings'], 1, theme.dim('cleanerx') + ' ' + theme.warn('read-only'));
+  bar.paint(['Overview', sessions, 'Memory', 'Logs & caches', 'Backups', 'Settings'], 5, badges ?? `${theme.dim('cleanerx')} ${theme.warn('read-only')}`);
   screen.render();
   const line = (screen as unknown as { lines: [number, string][][] }).lines[0]!;
   return line
@@ -36,4 +37,15 @@ describe('tab bar badges', () => {
       if (width >= 100) expect(line).toMatch(/read-only$/);
     });
   }
+});
+
+describe('tab bar without badges', () => {
+  for (const sessions of ['Sessions (5)', 'Sessions (53)', 'Sessions (96)', 'Sessions (127)', 'Sessions (1,234)'])
+    for (const width of [78, 79, 80, 81]) {
+      it(`draws no markup with "${sessions}" at ${width} columns`, () => {
+        const line = rendered(width, sessions, '');
+        expect(line).not.toMatch(/[{}]/);
+        expect(line, JSON.stringify(line)).toMatch(/ 6 Se/);
+      });
+    }
 });
