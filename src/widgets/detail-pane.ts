@@ -27,7 +27,9 @@ export class DetailPane {
     const t = this.theme;
     const w = Math.max(10, ((this.box.width as number) || 40) - 1);
     const lines: string[] = [t.bold(braces(fitWidth(cleanText(d.title), w)))];
-    const labelW = 14;
+    // The label column fits the widest label and a space ("Deleted with it" ran into its value at a fixed 14), up to half the pane.
+    const labels = [...d.sections.flatMap((sec) => sec.fields.map((f) => f.label)), tr('detail.marked')];
+    const labelW = Math.min(Math.max(14, ...labels.map((l) => displayWidth(l) + 1)), Math.floor(w / 2));
     // The whole reason, wrapped, first: it names the writer seen (pid, command line) so the user can check it.
     if (d.blockedReason) lines.push(...wrapWords(tr('detail.blocked', { reason: cleanText(d.blockedReason, 8192) }), w).map((l) => t.warn(braces(l))));
     for (const sec of d.sections) {
@@ -67,8 +69,8 @@ export class DetailPane {
   private field(label: string, value: string, labelW: number, w: number): string[] {
     const room = Math.max(4, w - labelW);
     const parts = wrapWords(cleanText(value), room);
-    // Padded by display width but never cut (as padEnd did): a label longer than the column pushes its value right.
-    const head = (l: string): string => l + ' '.repeat(Math.max(0, labelW - displayWidth(l)));
+    // Padded by display width but never cut (as padEnd did): a label longer than the column pushes its value right, after a space.
+    const head = (l: string): string => l + ' '.repeat(Math.max(l ? 1 : 0, labelW - displayWidth(l)));
     return parts.map((p, i) => `${this.theme.dim(head(i === 0 ? label : ''))}${braces(p)}`);
   }
 }

@@ -28,7 +28,7 @@ function shown(p: DetailPane): string[] {
   return p.box
     .getContent()
     .split('\n')
-    .map((l) => l.replace(/\{\/?[a-z-]+\}/g, ''));
+    .map((l) => l.replace(/\{\/?[a-z-]+\}/g, '').replace(/\x03/g, ''));
 }
 
 const detail = (over: Partial<Detail> = {}): Detail => ({
@@ -86,5 +86,30 @@ describe('wrapWords', () => {
     expect(wrapWords('see /a/very/long/path/x.jsonl now', 10)).toEqual(['see', '/a/very/lo', 'ng/path/x.', 'jsonl now']);
     expect(wrapWords('', 5)).toEqual(['']);
     for (const l of wrapWords('重构数据库 迁移脚本 🚀🚀🚀 x', 6)) expect(displayWidth(l)).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('detail pane labels', () => {
+  it('keeps a space between every label and its value, in both languages', () => {
+    const fields = [
+      { label: 'Deleted with it', value: 'nothing else (forks are kept)' },
+      { label: 'Agent stopped', value: 'needed' },
+      { label: '停止智能体后才能删除', value: '需要' },
+    ];
+    for (const width of [40, 60, 80]) {
+      const p = pane(width);
+      p.show(detail({ sections: [{ heading: 'If removed', fields }] }), false, null);
+      const lines = shown(p);
+      for (const f of fields) {
+        const line = lines.find((l) => l.startsWith(f.label));
+        expect({ width, line }).toEqual({ width, line: expect.stringMatching(new RegExp(`^${f.label} +${f.value.split(' ')[0]!.replace(/[()]/g, '\\$&')}`)) });
+      }
+      // Values line up in one column (a label wider than half the pane pushes its own value right).
+      if (width < 60) continue;
+      const starts = fields.map((f) =>
+        displayWidth(lines.find((l) => l.startsWith(f.label))!.slice(0, lines.find((l) => l.startsWith(f.label))!.indexOf(f.value.split(' ')[0]!))),
+      );
+      expect(new Set(starts).size, String(starts)).toBe(1);
+    }
   });
 });
