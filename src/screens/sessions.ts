@@ -461,6 +461,8 @@ export class SessionsScreen implements Screen {
       { keys: ['down', 'j'], label: '↓ j', does: tr('key.scrollDown'), run: () => this.scrollPane(1) },
       { keys: ['pageup'], does: tr('key.scrollPageUp'), run: () => this.scrollPane(-10) },
       { keys: ['pagedown'], does: tr('key.scrollPageDown'), run: () => this.scrollPane(10) },
+      // The pane itself says "p: load a bounded, read-only preview"; it works where it is read.
+      { keys: ['p'], does: tr('sessions.previewKey'), footer: tr('footer.preview'), run: () => void this.loadPreview() },
       {
         keys: ['escape'],
         does: tr('sessions.backToList'),

@@ -6,6 +6,7 @@
 // and rescan).
 
 import { afterEach, describe, expect, it } from 'vitest';
+import { setLanguage, t } from '../../src/engine/core/i18n/index.js';
 import { ItemsScreen } from '../../src/screens/items.js';
 import { bindingLabel, dispatch, duplicateKeys, footerHints, helpSections, keyId } from '../../src/widgets/bindings.js';
 import type { KeyEvent } from '../../src/widgets/text-input.js';
@@ -30,6 +31,17 @@ describe('key tables', () => {
         expect({ name, keys, found: ctx.bindings.some((b) => bindingLabel(b).startsWith(keys) && b.footer === does) }).toEqual({ name, keys, found: true });
       if (ctx.text) expect(section!.rows.some((r) => r.does === ctx.text!.does)).toBe(true);
     }
+  });
+
+  it('bind, in the Sessions detail pane, the key the pane tells the user to press', () => {
+    const pane = everyContext()['screen Sessions, second focus']!;
+    for (const lang of ['en', 'zh'] as const) {
+      setLanguage(lang);
+      const key = /^(\S)[:：]/.exec(t('detail.previewHint'))?.[1];
+      expect(key).toBeDefined();
+      expect(pane.bindings.some((b) => b.keys.includes(key!))).toBe(true);
+    }
+    setLanguage('en');
   });
 
   it('never let a screen take a key the app binds everywhere', () => {
