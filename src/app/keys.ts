@@ -5,7 +5,7 @@
 import { t } from '../engine/core/i18n/index.js';
 import { appKeys, type AppActions, type AppKeys } from '../screens/app-keys.js';
 import type { AppContext } from '../screens/screen.js';
-import { dispatch, keyId, type KeyContext } from '../widgets/bindings.js';
+import { dispatch, keyId, typedKeys, type KeyContext } from '../widgets/bindings.js';
 import { Dialog } from '../widgets/dialog.js';
 import type { KeyEvent } from '../widgets/text-input.js';
 import { braces } from '../widgets/theme.js';
@@ -76,6 +76,11 @@ export class KeyDispatch {
   }
 
   onKey(ch: string | undefined, k: KeyEvent): void {
+    const typed = typedKeys(ch, k);
+    if (typed.length > 1) {
+      for (const [c, key] of typed) this.onKey(c, key);
+      return;
+    }
     const st = this.st;
     // blessed reports "\r" twice, as "enter" and then "return": act on "enter" only.
     if (k.name === 'return') return;

@@ -570,8 +570,9 @@ export class SessionsScreen implements Screen {
         keys: ['escape'],
         does: tr('sessions.clearFilter'),
         disabled: () => (this.filter.text || this.filter.updated || this.filter.state ? undefined : tr('sessions.noFilter')),
+        // One layer per Esc: the typed filter first (the age and state filters stay in the header), then the rest.
         run: () => {
-          this.filter = {};
+          this.filter = this.filter.text ? { ...this.filter, text: undefined } : {};
           this.changed(true);
         },
       },

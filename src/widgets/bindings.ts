@@ -74,6 +74,30 @@ export function keyId(ch: string | undefined, key: KeyEvent): string {
   return key.full ?? name ?? ch ?? '';
 }
 
+/**
+ * The keys a user typed, from one blessed event. blessed reads an Esc followed
+ * at once by another key ("Esc Esc", "Esc x" typed fast, or over a slow link
+ * in one packet) as Alt+key; no table binds Alt, so it is the Esc and then the key.
+ */
+export function typedKeys(ch: string | undefined, key: KeyEvent): [string | undefined, KeyEvent][] {
+  const seq = (key as { sequence?: string }).sequence;
+  // An arrow after Esc ("\x1b\x1b[A") comes without the meta flag; a terminal's own Alt+arrow ("\x1b[1;3A") is left alone.
+  const escFirst = typeof seq === 'string' && (seq.startsWith('\x1b\x1b') || (key.meta === true && seq.startsWith('\x1b') && [...seq].length === 2));
+  if (!escFirst || key.ctrl || !key.name) return [[ch, key]];
+  const rest = seq!.slice(1);
+  const escape: KeyEvent = { name: 'escape', full: 'escape' };
+  if (key.name === 'escape')
+    return [
+      [undefined, escape],
+      [undefined, escape],
+    ];
+  const restCh = [...rest].length === 1 ? rest : undefined;
+  return [
+    [undefined, escape],
+    [restCh, { name: key.name, full: key.shift && key.name.length > 1 ? `S-${key.name}` : key.name, shift: key.shift }],
+  ];
+}
+
 /** How a key is written for people: ↑, PgDn, Ctrl-L. */
 export function keyLabel(id: string): string {
   if (NAMED[id]) return NAMED[id]!;

@@ -32,7 +32,7 @@ const styled = (): string => s.styled();
 const waitFor = (pattern: RegExp, timeout = 15_000): Promise<string> => s.waitFor(pattern, timeout);
 const waitForNot = (pattern: RegExp, timeout = 15_000): Promise<void> => s.waitForNot(pattern, timeout);
 
-/** Escape alone (a key right behind it would read as Alt-key), then the dialog gone. */
+/** Escape, then the dialog gone. */
 async function closeDialog(): Promise<void> {
   s.press(KEYS.esc);
   await waitForNot(/Warnings \(\d+\)/);

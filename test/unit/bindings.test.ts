@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setLanguage, t } from '../../src/engine/core/i18n/index.js';
 import { ItemsScreen } from '../../src/screens/items.js';
-import { bindingLabel, dispatch, duplicateKeys, footerHints, helpSections, keyId } from '../../src/widgets/bindings.js';
+import { bindingLabel, dispatch, duplicateKeys, footerHints, helpSections, keyId, typedKeys } from '../../src/widgets/bindings.js';
 import type { KeyEvent } from '../../src/widgets/text-input.js';
 import { appContext, closeHeadless, everyContext, headless } from '../helpers/key-tables.js';
 
@@ -98,6 +98,18 @@ describe('keyId', () => {
     for (const [bytes, id] of cases) {
       const events = (await parse(bytes)).filter(([, k]) => k.name !== 'return');
       expect({ bytes, ids: events.map(([ch, k]) => keyId(ch, k)) }).toEqual({ bytes, ids: [id] });
+    }
+    // Esc and the next key in one burst (typed fast, or one packet over SSH) are both keys, never an Alt chord no table binds.
+    const bursts: [string, string[]][] = [
+      ['\x1b\x1b', ['escape', 'escape']],
+      ['\x1bx', ['escape', 'x']],
+      ['\x1bG', ['escape', 'G']],
+      ['\x1b\x1b[A', ['escape', 'up']],
+      ['\x1b[1;3A', ['M-up']],
+    ];
+    for (const [bytes, ids] of bursts) {
+      const typed = (await parse(bytes)).flatMap(([ch, k]) => typedKeys(ch, k));
+      expect({ bytes, ids: typed.map(([ch, k]) => keyId(ch, k)) }).toEqual({ bytes, ids });
     }
     // blessed reports Enter twice, as "enter" and as "return"; the app acts on "enter" alone.
     const enter = (await parse('\r')).map(([ch, k]) => keyId(ch, k));

@@ -251,7 +251,7 @@ export const en = {
   'sessions.footer.tree': 'tree/flat',
   'sessions.expandAllKey': 'expand all / collapse all',
   'sessions.previewKey': 'bounded read-only preview',
-  'sessions.clearFilter': 'clear the filter',
+  'sessions.clearFilter': 'clear the typed filter, then the age and state filters',
   'sessions.noFilter': 'no filter is set',
   'sessions.noScan': 'No scan yet: nothing to select.',
   'sessions.stillScanning': 'Still scanning: marks are available when the scan finishes.',

@@ -234,7 +234,7 @@ export const zh: Catalog = {
   'sessions.footer.tree': '树状/平铺',
   'sessions.expandAllKey': '全部展开 / 全部折叠',
   'sessions.previewKey': '有限的只读预览',
-  'sessions.clearFilter': '清除筛选',
+  'sessions.clearFilter': '先清除输入的筛选，再清除时间和状态筛选',
   'sessions.noFilter': '未设置筛选',
   'sessions.noScan': '尚未扫描：没有可选择的内容。',
   'sessions.stillScanning': '仍在扫描：扫描完成后才能标记。',
