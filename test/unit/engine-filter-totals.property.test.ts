@@ -93,6 +93,8 @@ describe('filtered totals (brute force)', () => {
             expect(r.matchedSessions).toBe(mine.length);
             expect(r.matchedBytes).toBe(mine.reduce((a, n) => a + n.s.bytes, 0));
             expect(mine.length).toBeGreaterThan(0);
+            // "Updated" is the latest of the matches, not of the whole project (#27.6).
+            expect(r.updatedAt).toBe(Math.max(0, ...mine.map((n) => n.s.updatedAt ?? 0)) || null);
           } else {
             expect(r.matchedSessions).toBeUndefined();
             expect(r.childCount).toBe(mine.length);

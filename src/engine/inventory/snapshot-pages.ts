@@ -21,7 +21,8 @@ interface FlatView {
   matched: number;
   matchedBytes: number;
   /** Per project index, in a filtered view: matching sessions and their bytes. */
-  projectMatched?: { count: Uint32Array; bytes: Float64Array };
+  /** Per project: its matching sessions, their size and their latest update (what its row shows under a filter). */
+  projectMatched?: { count: Uint32Array; bytes: Float64Array; latest: Float64Array };
 }
 
 /**
@@ -271,7 +272,8 @@ export class SnapshotPages {
       const match = this.matcher(f);
       const count = new Uint32Array(this.forest.projects.length);
       const bytes = new Float64Array(this.forest.projects.length);
-      projectMatched = { count, bytes };
+      const latest = new Float64Array(this.forest.projects.length);
+      projectMatched = { count, bytes, latest };
       for (const n of nodes) {
         if (!match(n)) continue;
         if (pid === undefined || n.projectKey === pid) {
@@ -279,6 +281,7 @@ export class SnapshotPages {
           if (p) {
             count[p.idx]!++;
             bytes[p.idx]! += n.s.bytes;
+            latest[p.idx] = Math.max(latest[p.idx]!, n.s.updatedAt ?? 0);
           }
           matched++;
           matchedBytes += n.s.bytes;
@@ -360,7 +363,7 @@ export class SnapshotPages {
         projectLabel: p.label,
         source: p.virtual ? '' : (p.roots[0] ?? ''),
         state: '',
-        updatedAt: p.latest || null,
+        updatedAt: (v.projectMatched ? v.projectMatched.latest[p.idx] : p.latest) || null,
         bytes: p.bytes,
         childCount: p.sessions,
         expandable: true,
