@@ -176,6 +176,18 @@ class PagedRows implements RowSource {
   }
 }
 
+interface ViewSettings {
+  view: 'tree' | 'flat';
+  filter: SessionFilter;
+  sort: SortKey;
+  reverse: boolean;
+  expansion: { base: ExpansionSpec['base']; toggled: Set<string> };
+}
+
+function defaultViewSettings(): ViewSettings {
+  return { view: 'tree', filter: {}, sort: 'updated', reverse: false, expansion: { base: 'default', toggled: new Set() } };
+}
+
 export class SessionsScreen implements Screen {
   readonly title = tr('tab.sessions');
   readonly root: blessed.Widgets.BoxElement;
@@ -196,6 +208,10 @@ export class SessionsScreen implements Screen {
   private menu: SelectMenu | null = null;
   /** The summary the rows were last asked for. */
   private shown: ScanSummary | null = null;
+  /** Each agent's own view, filters and sort (#28.3): the same keys select the same set after a round trip through another agent. */
+  private readonly views = new Map<string, ViewSettings>();
+  /** The agent the current view settings belong to. */
+  private viewAgent: string | null = null;
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
@@ -235,11 +251,27 @@ export class SessionsScreen implements Screen {
     // A running scan's next partial view: same rows, more of them. The final view is a new one (its rows become markable).
     const growing = Boolean(s?.provisional && this.shown?.provisional && s.agent === this.shown.agent);
     this.shown = s;
+    if (s && s.agent !== this.viewAgent) this.switchView(s.agent);
     if (growing) this.rows.refresh();
     else this.rows.reset();
     this.detail = null;
     if (!this.app.summary()) this.rows.clear();
     this.scheduleDetail();
+  }
+
+  /** Keeps the outgoing agent's view settings and takes the incoming one's (a first visit starts from the defaults). */
+  private switchView(agent: string): void {
+    // The first agent's settings are the ones already set (keys pressed before its first scan arrived count).
+    if (this.viewAgent === null) {
+      this.viewAgent = agent;
+      return;
+    }
+    this.views.set(this.viewAgent, { view: this.view, filter: this.filter, sort: this.sort, reverse: this.reverse, expansion: this.expansion });
+    const next = this.views.get(agent) ?? defaultViewSettings();
+    ({ view: this.view, filter: this.filter, sort: this.sort, reverse: this.reverse, expansion: this.expansion } = next);
+    this.viewAgent = agent;
+    this.list.cursor = 0;
+    this.list.top = 0;
   }
 
   private changed(resetCursor: boolean): void {
