@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentKind } from '../engine/core/model.js';
 import { buildClaudeFixture } from './fixtures/claude.js';
+import { buildClaudeTemp } from './fixtures/claude-temp.js';
 import { buildCodexFixture } from './fixtures/codex.js';
 import { buildPiFixture } from './fixtures/pi.js';
 
@@ -39,7 +40,7 @@ export const DEMO_AGENTS: { readonly [K in AgentKind]: DemoAgent } = {
   },
   claude: {
     build(env, now) {
-      buildClaudeFixture({
+      const m = buildClaudeFixture({
         configDir: env.CLAUDE_CONFIG_DIR!,
         projects: 10,
         sessionsPerProject: 8,
@@ -48,6 +49,8 @@ export const DEMO_AGENTS: { readonly [K in AgentKind]: DemoAgent } = {
         cwdRoot: join(env.HOME!, 'code'),
         hostile: true,
       });
+      // Where Claude would put it in this home (the isolated env names CLAUDE_CODE_TMPDIR inside it).
+      buildClaudeTemp({ tmpDir: env.CLAUDE_CODE_TMPDIR ?? env.TMPDIR!, uid: process.getuid?.() ?? -1, sessions: m.sessions, now });
     },
   },
   opencode: {
