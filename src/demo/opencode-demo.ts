@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { addOpencodeHogs } from './opencode-demo-hogs.js';
 import { buildOpencodeFixture, initOpencodeStore, opencodeSandboxEnv, writeNpmGuard } from './fixtures/opencode.js';
 
 /** The directory of the exact-pinned platform binary, when it is installed. */
@@ -27,7 +28,7 @@ export async function buildDemoOpencodeStore(root: string, env: Record<string, s
   writeNpmGuard(configDir);
   const build = join(root, 'opencode-build', 'opencode.db');
   await initOpencodeStore(join(binDir, 'opencode'), opencodeSandboxEnv({ ...env, PATH: `${binDir}:/usr/bin:/bin` }, join(root, 'tmp')), build, 60_000);
-  buildOpencodeFixture({
+  const manifest = buildOpencodeFixture({
     db: build,
     workRoot: join(env.HOME!, 'oc-work'),
     dataDir,
@@ -40,6 +41,7 @@ export async function buildDemoOpencodeStore(root: string, env: Record<string, s
     now,
     edgeCases: true,
   });
+  addOpencodeHogs(build, dataDir, manifest, now);
   const db = env.OPENCODE_DB!;
   mkdirSync(dirname(db), { recursive: true });
   for (const side of ['-wal', '-shm', '']) if (existsSync(build + side)) renameSync(build + side, db + side);

@@ -1,12 +1,15 @@
 // The demo holds the hogs of a real agent server (#28.6), so a newcomer can
 // try reclaiming them in `--demo`: Claude's background task output in its
-// temp root, as the real binary's scan of the demo home reports it.
+// temp root, OpenCode's snapshot repository and database space, as the real
+// binary's scan of the demo home reports them.
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createDemoHome } from '../../src/demo/demo-home.js';
+import { hasGit } from '../../src/demo/fixtures/opencode-snapshots.js';
+import { buildDemoOpencodeStore, bundledOpencodeBinDir } from '../../src/demo/opencode-demo.js';
 import { CLI } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -40,3 +43,32 @@ it.runIf(typeof process.getuid === 'function')("offers Claude's leaked task outp
   // A session's own temp folder goes with that session.
   expect(agent.sessions.some((s) => s.bytes > 1_000_000)).toBe(true);
 });
+
+it.runIf(bundledOpencodeBinDir() !== null && hasGit())(
+  "holds OpenCode's hogs: unreachable snapshots for gc, a stale leaked pack (the fresh one left alone), free database pages",
+  async () => {
+    t = makeTempEnv();
+    const tmp = join(t.root, 'tmp');
+    mkdirSync(tmp);
+    const demo = createDemoHome(Date.now(), undefined, tmp);
+    await buildDemoOpencodeStore(demo.root, demo.env, bundledOpencodeBinDir()!, Date.now());
+    const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'opencode', '--json'], {
+      env: { PATH: process.env.PATH, ...demo.env },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const items = (JSON.parse(r.stdout).agents[0] as { items: ScanItem[] }).items;
+    const one = (prefix: string): ScanItem => {
+      const found = items.filter((i) => i.id.startsWith(prefix));
+      expect(found.map((i) => i.id)).toHaveLength(1);
+      return found[0]!;
+    };
+    expect(one('snapshot-gc:opencode:').bytes).toBeGreaterThan(1_000_000);
+    const leaked = one('snapshot-tmp:opencode:');
+    expect(leaked.paths.map((p) => p.split('/').pop())).toEqual(['tmp_pack_Q7dmo1']);
+    expect(one('compact:opencode-db').bytes).toBeGreaterThan(1_500_000);
+    for (const i of [leaked, one('snapshot-gc:opencode:'), one('compact:opencode-db')]) expect(i.selectable).toBe(true);
+  },
+  180_000,
+);
