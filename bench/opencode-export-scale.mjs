@@ -94,6 +94,7 @@ process.stdout.write(String(r.exports.length));
 /** The bare script: the same server command, the same parallelism, the two GETs and the file. */
 const BARE = `${header}
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 const { freeLoopbackPort } = await import(${JSON.stringify(join(DIST, 'adapters', 'opencode', 'private-server.js'))});
@@ -105,17 +106,27 @@ const env = { ...opencodeEnv(inst, ctx, process.env.OPENCODE_DB), OPENCODE_SERVE
 const child = spawn(inst.executable, ['--pure', 'serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: '/', env, stdio: 'ignore', detached: true });
 const exited = new Promise((r) => child.once('exit', r));
 const authorization = 'Basic ' + Buffer.from('bench:' + password).toString('base64');
-const base = 'http://127.0.0.1:' + port;
+// Plain node:http, one connection per request (as cleanerx's client): fetch's pooled connections are not what is measured.
+const get = (p) => new Promise((resolve, reject) => {
+  const req = request({ host: '127.0.0.1', port, path: p, headers: { authorization, connection: 'close' }, agent: false }, (res) => {
+    const chunks = [];
+    res.on('data', (c) => chunks.push(c));
+    res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(p + ' ' + res.statusCode))));
+    res.on('error', reject);
+  });
+  req.on('error', reject);
+  req.end();
+});
 for (;;) {
-  try { if ((await fetch(base + '/global/health', { headers: { authorization } })).status === 200) break; } catch {}
+  try { await get('/global/health'); break; } catch {}
   await new Promise((r) => setTimeout(r, 150));
 }
 let next = 0;
-const get = async (p) => { const r = await fetch(base + p, { headers: { authorization } }); if (r.status !== 200) throw new Error(p + ' ' + r.status); return r.text(); };
 const worker = async () => { while (next < order.length) { const id = order[next++]; const [i, m] = await Promise.all([get('/session/' + id), get('/session/' + id + '/message')]); writeFileSync(join(stage, id + '.json'), '{"info":' + i + ',"messages":' + m + '}\\n', { mode: 0o600, flag: 'wx' }); } };
 await Promise.all(Array.from({ length: ${PARALLEL} }, worker));
+// Stopped as cleanerx stops its server: TERM, then KILL after 3 s.
 process.kill(-child.pid, 'SIGTERM');
-await exited;
+if (!(await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 3000))]))) { process.kill(-child.pid, 'SIGKILL'); await exited; }
 process.stdout.write(String(order.length));
 `;
 
