@@ -1,5 +1,5 @@
 // opencode-export-scale: the exports a backed-up OpenCode clean writes before
-// anything is removed, for ~430 sessions (215 roots with a child each), on a
+// anything is removed, for 325 sessions (215 roots, 110 of them with a child), on a
 // real OpenCode 1.18.33 database (made by `opencode db path`, filled by the
 // fixture builder, generated once under bench/.stores/opencode-export).
 // cleanerx's side is its export route as the backup calls it: the store's
@@ -107,18 +107,20 @@ const child = spawn(inst.executable, ['--pure', 'serve', '--hostname', '127.0.0.
 const exited = new Promise((r) => child.once('exit', r));
 const authorization = 'Basic ' + Buffer.from('bench:' + password).toString('base64');
 // Plain node:http, one connection per request (as cleanerx's client): fetch's pooled connections are not what is measured.
-const get = (p) => new Promise((resolve, reject) => {
-  const req = request({ host: '127.0.0.1', port, path: p, headers: { authorization, connection: 'close' }, agent: false }, (res) => {
+// A server still starting may take a request and never answer it: each has a deadline, as cleanerx's do.
+const get = (p, timeout = 120000) => new Promise((resolve, reject) => {
+  const req = request({ host: '127.0.0.1', port, path: p, headers: { authorization, connection: 'close' }, agent: false, timeout }, (res) => {
     const chunks = [];
     res.on('data', (c) => chunks.push(c));
     res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(p + ' ' + res.statusCode))));
     res.on('error', reject);
   });
   req.on('error', reject);
+  req.on('timeout', () => req.destroy(new Error(p + ' timed out')));
   req.end();
 });
 for (;;) {
-  try { await get('/global/health'); break; } catch {}
+  try { await get('/global/health', 1000); break; } catch {}
   await new Promise((r) => setTimeout(r, 150));
 }
 let next = 0;
