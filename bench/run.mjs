@@ -24,8 +24,23 @@ import * as opencode5k from './opencode-5k.mjs';
 import * as codexScan from './codex-scan-2k.mjs';
 import * as compact1g from './compact-1g.mjs';
 import * as cliCodexShare from './cli-codex-share.mjs';
+import * as codexDeleteScale from './codex-delete-scale.mjs';
+import * as opencodeExportScale from './opencode-export-scale.mjs';
 
-const BENCHES = [piScan, coldStart, piDelete, tui100k, claudeScan, backup1g, opencode5k, codexScan, compact1g, cliCodexShare];
+const BENCHES = [
+  piScan,
+  coldStart,
+  piDelete,
+  tui100k,
+  claudeScan,
+  backup1g,
+  opencode5k,
+  codexScan,
+  compact1g,
+  cliCodexShare,
+  codexDeleteScale,
+  opencodeExportScale,
+];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !BENCHES.some((b) => b.name === w));

@@ -94,3 +94,44 @@ export function fixedCostLine(ours, reference, empty) {
   const inventory = Math.max(0, ours - empty);
   return `fixed cost: the same command on an empty home takes ${empty.toFixed(0)} ms (module loading, detection, report); the inventory itself ≈ ${inventory.toFixed(0)} ms = ${(inventory / reference).toFixed(2)}× the reference`;
 }
+
+/**
+ * timeNode plus the CPU time (user + sys, ms) of the whole process tree:
+ * `/usr/bin/time` reports the node process with every child it waited for
+ * (an agent's server included), so a route's work in the agent's own process
+ * counts as well as ours.
+ */
+export async function timeNodeTree(args, { env, cwd, capture = false, timeoutMs = 900_000 }) {
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'cleanerx-bench-time-'));
+  const out = join(dir, 'time.txt');
+  try {
+    const r = await new Promise((resolve, reject) => {
+      const devnull = capture ? null : openSync('/dev/null', 'w');
+      const started = process.hrtime.bigint();
+      const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', out, process.execPath, ...args], {
+        env,
+        cwd,
+        stdio: ['ignore', capture ? 'pipe' : devnull, 'pipe'],
+      });
+      const chunks = [];
+      let err = '';
+      child.stdout?.on('data', (d) => chunks.push(d));
+      child.stderr.on('data', (d) => (err += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        clearTimeout(timer);
+        if (devnull !== null) closeSync(devnull);
+        if (code !== 0) reject(new Error(`node ${args.join(' ').slice(0, 300)} exited ${code ?? signal}: ${err.trim().slice(0, 500)}`));
+        else resolve({ ms, stdout: capture ? Buffer.concat(chunks).toString('utf8') : '' });
+      });
+    });
+    const [user, sys] = readFileSync(out, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+    return { ...r, cpuMs: (user + sys) * 1000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

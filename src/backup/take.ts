@@ -11,6 +11,9 @@ import { ensurePrivateDir } from '../engine/host/atomic.js';
 import { promises as fsp } from 'node:fs';
 import { exportStagingParent, newExportStaging } from '../engine/host/export-staging.js';
 import { crashPoint } from '../engine/core/faults.js';
+import { t } from '../engine/core/i18n/index.js';
+import { AGENT_NAMES } from '../engine/core/model.js';
+import { type StepClock, stepClock } from '../engine/core/step-clock.js';
 
 export type { TakeBackupOptions, TakenBackup };
 
@@ -47,12 +50,21 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
   let revisionAfterExport: string | undefined;
   if (staging && o.exportSessions) {
     await ensurePrivateDir(exportStagingParent(o.dataDir));
-    o.progress({ phase: 'backup', current: `exporting sessions through ${o.plan.agent}` });
+    const agent = AGENT_NAMES[o.plan.agent];
+    // Hundreds of exports take minutes: the count, and an estimate from their pace, move at least every second.
+    let clock: StepClock | undefined;
+    const onExport = (done: number, total: number): void => {
+      clock ??= stepClock(total, (r) => o.progress({ phase: 'backup', current: t('pg.exporting', { agent, done: r.done, total: r.total }), etaMs: r.etaMs }));
+      clock.step(done);
+    };
+    o.progress({ phase: 'backup', current: t('pg.exporting', { agent, done: 0, total: '…' }) });
     let exported: SessionExportEntry[];
     try {
-      ({ exports: exported, revision: revisionAfterExport } = await o.exportSessions(staging));
+      ({ exports: exported, revision: revisionAfterExport } = await o.exportSessions(staging, onExport));
     } catch (e) {
       throw new Error(`The sessions could not be exported for the backup: ${(e as Error).message}`);
+    } finally {
+      clock?.stop();
     }
     // The plaintext exports are staged: a kill here must leave nothing behind for long (export-staging.ts sweeps it).
     crashPoint('backup:exported');

@@ -28,10 +28,17 @@ export function cleanupState(p: ExecuteProgress): BusyState {
   // Nothing is counted while the key unlocks or the targets are checked: the phase says what runs.
   if (p.phase === 'key' || p.phase === 'preflight') return { phase };
   // The backup moves in bytes (written, then read back and hash-checked); the items wait for the delete.
-  if (p.phase === 'backup') return { phase, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, current: p.current };
+  if (p.phase === 'backup') return { phase, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, current: withEta(p.current, p.etaMs) };
   // An official item that runs long (git gc) reports what its tool has written: the line moves while the counts cannot.
-  const current = p.written === undefined ? p.current : t('pg.written', { current: p.current ?? '', bytes: formatBytes(p.written) });
+  const current = withEta(p.written === undefined ? p.current : t('pg.written', { current: p.current ?? '', bytes: formatBytes(p.written) }), p.etaMs);
   return { phase, done: p.done, total: p.total, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, current };
+}
+
+/** The current line with the estimate of what is left (whole seconds, whole minutes from two on). */
+function withEta(current: string | undefined, etaMs: number | undefined): string | undefined {
+  if (etaMs === undefined) return current;
+  const s = Math.ceil(etaMs / 1000);
+  return s >= 120 ? t('pg.eta.min', { current: current ?? '', n: Math.round(s / 60) }) : t('pg.eta.s', { current: current ?? '', n: s });
 }
 
 /**

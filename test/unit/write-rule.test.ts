@@ -176,6 +176,8 @@ const ALLOWED: Record<string, string> = {
   'engine/host/export-staging.ts': 'removes only its own <data>/export-staging/<pid>-<start>-<uuid> dirs (0700) whose run is gone',
   'adapters/opencode/backup-route.ts':
     'writes only the session exports into the 0700 staging dir it checks (not a link, this user, mode 0700), each file O_EXCL|O_NOFOLLOW; removes only those',
+  'adapters/opencode/server-export.ts':
+    'writes each session export O_EXCL|O_NOFOLLOW (0600) into the staging dir backup-route.ts checked; the caller removes them on failure',
   'backup/restore-staging.ts': "stages restored payloads O_EXCL|O_NOFOLLOW inside the restore's private 0700 staging dir",
   'backup/take.ts': "writes the export index O_EXCL into the backup's private 0700 staging dir and removes that dir; unlinks only its own unverified archive",
 

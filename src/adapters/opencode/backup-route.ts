@@ -1,19 +1,23 @@
-// SessionRoute.exportSessions / importSessions for OpenCode: the documented
-// `opencode export <id>` and `opencode import <file>`, offline only (every
-// OpenCode writer must have exited). An export copies one session, so a root
-// is exported together with its whole subtree, parents first. Import re-homes
+// SessionRoute.exportSessions / importSessions for OpenCode, offline only
+// (every OpenCode writer must have exited). Exports are what `opencode export
+// <id>` prints, read from one private `opencode serve` with as many requests
+// in flight as there are cores (server-export.ts); import is the documented
+// `opencode import <file>`. An export copies one session, so a root is
+// exported together with its whole subtree, parents first. Import re-homes
 // a session to the project of the directory it runs in, so each one runs from
 // the session's recorded directory.
 
 import { createHash } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { isAbsolute } from 'node:path';
 import type { HostContext, SessionExportEntry, SessionRoute } from '../../engine/core/adapter.js';
 import { describeWriters, type Installation } from '../../engine/core/model.js';
 import { closeQuietly } from './db-open.js';
 import { NO_EXECUTABLE } from './delete-route.js';
 import { descendantsOf, minimalRoots } from './lineage.js';
 import { opencodeEnv, plainMessage, runOpencode } from './official-cli.js';
+import { exportThroughServer } from './server-export.js';
 import { RouteRefused } from '../shared/official-delete.js';
 import { loadStore, openForCheck, requireKnown, requireRevision, SESSION_ID, stillPresent, validateIds } from './store.js';
 import { findOpencodeWriters } from './writers.js';
@@ -77,6 +81,26 @@ function readExport(file: string, id: string): { json: ExportJson; bytes: number
   return { json: j as ExportJson, bytes: buf.length, sha256: createHash('sha256').update(buf).digest('hex') };
 }
 
+/** The export file of `id`, read back and checked to be that session's JSON (as `opencode import` will read it). */
+function verifiedEntry(id: string, file: string): SessionExportEntry {
+  let checked;
+  try {
+    checked = readExport(file, id);
+  } catch (e) {
+    throw new RouteRefused(`OpenCode export of ${id} is not usable: ${(e as Error).message}.`);
+  }
+  const info = checked.json.info;
+  return {
+    id,
+    file,
+    directory: info.directory,
+    parentId: typeof info.parentID === 'string' ? info.parentID : null,
+    title: typeof info.title === 'string' ? info.title.slice(0, 2000) : '',
+    bytes: checked.bytes,
+    sha256: checked.sha256,
+  };
+}
+
 export async function exportOpencodeSessions(
   inst: Installation,
   ctx: HostContext,
@@ -97,46 +121,26 @@ export async function exportOpencodeSessions(
   requireKnown(store, order);
   const env = opencodeEnv(inst, ctx, store.db);
   const written: string[] = [];
-  const out: SessionExportEntry[] = [];
+  const checked = new Map<string, SessionExportEntry>();
+  opts.onProgress?.(0, order.length, '');
   try {
-    for (const id of order) {
-      const file = join(stagingDir, `${id}.json`);
-      let fd: number;
-      try {
-        fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      } catch (e) {
-        throw new RouteRefused(`Cannot create ${file} (${(e as NodeJS.ErrnoException).code}).`);
-      }
-      written.push(file);
-      let r;
-      try {
-        r = await runOpencode(exe, ['export', id], { cwd: '/', env, timeoutMs: opts.timeoutMs, stdoutFd: fd });
-      } finally {
-        closeSync(fd);
-      }
-      if (r.timedOut) throw new RouteRefused(`OpenCode export of ${id} did not finish in time.`);
-      if (r.code !== 0) throw new RouteRefused(`OpenCode export of ${id} failed: ${plainMessage(r.stderr) || `exit ${r.code ?? r.signal}`}`);
-      let checked;
-      try {
-        checked = readExport(file, id);
-      } catch (e) {
-        throw new RouteRefused(`OpenCode export of ${id} is not usable: ${(e as Error).message}.`);
-      }
-      const info = checked.json.info;
-      out.push({
-        id,
-        file,
-        directory: info.directory,
-        parentId: typeof info.parentID === 'string' ? info.parentID : null,
-        title: typeof info.title === 'string' ? info.title.slice(0, 2000) : '',
-        bytes: checked.bytes,
-        sha256: checked.sha256,
-      });
-    }
+    await exportThroughServer({
+      exe,
+      env,
+      stagingDir,
+      order,
+      parallel: opts.parallel ?? availableParallelism(),
+      maxBytes: MAX_EXPORT_BYTES,
+      timeoutMs: opts.timeoutMs,
+      written,
+      onProgress: opts.onProgress,
+      check: (id, file) => checked.set(id, verifiedEntry(id, file)),
+    });
   } catch (e) {
     for (const f of written) rmQuiet(f);
     throw e;
   }
+  const out = order.map((id) => checked.get(id)!);
   // `opencode export` itself moves the database's revision (its WAL); what a
   // following delete may expect is the store as it is now, with the same scope.
   const after = loadStore(inst, ctx);

@@ -1,5 +1,5 @@
 // A deliberately small HTTP client for OpenCode's loopback server: loopback
-// addresses only, short timeouts, a 1 MiB response cap, no redirects, no
+// addresses only, short timeouts, a 1 MiB response cap (more only when asked), no redirects, no
 // keep-alive. Credentials are sent only to the private server cleanerx
 // started itself (its random password), never taken from the environment.
 
@@ -16,6 +16,8 @@ interface HttpAnswer {
   /** Parsed JSON body, or undefined when the body is not JSON. */
   json: unknown;
   challenged: boolean;
+  /** The body as text, when asked for (`raw`). */
+  raw?: string;
 }
 
 class HttpError extends Error {}
@@ -24,11 +26,12 @@ export function httpJson(
   ep: Endpoint,
   method: 'GET' | 'DELETE' | 'PATCH',
   path: string,
-  opts: { timeoutMs?: number; basicAuth?: string; body?: unknown } = {},
+  opts: { timeoutMs?: number; basicAuth?: string; body?: unknown; maxBytes?: number; raw?: boolean } = {},
 ): Promise<HttpAnswer> {
   if (ep.host !== '127.0.0.1' && ep.host !== '::1') return Promise.reject(new HttpError('refusing a non-loopback address'));
   if (!path.startsWith('/')) return Promise.reject(new HttpError('bad path'));
   const timeout = opts.timeoutMs ?? HTTP_TIMEOUT_MS;
+  const maxBody = opts.maxBytes ?? MAX_BODY;
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { accept: 'application/json', connection: 'close' };
     if (opts.basicAuth) headers.authorization = `Basic ${Buffer.from(opts.basicAuth).toString('base64')}`;
@@ -46,8 +49,8 @@ export function httpJson(
       let size = 0;
       res.on('data', (c: Buffer) => {
         size += c.length;
-        if (size > MAX_BODY) {
-          req.destroy(new HttpError('answer larger than 1 MiB'));
+        if (size > maxBody) {
+          req.destroy(new HttpError(`answer larger than ${Math.round(maxBody / 1024 / 1024)} MiB`));
           return;
         }
         chunks.push(c);
@@ -61,11 +64,13 @@ export function httpJson(
         const body = Buffer.concat(chunks).toString('utf8');
         let json: unknown;
         try {
-          json = body ? JSON.parse(body) : undefined;
+          // A raw 200 answer is parsed once, by its reader (an export is checked from its file).
+          json = body && !(opts.raw && res.statusCode === 200) ? JSON.parse(body) : undefined;
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, json, challenged: res.statusCode === 401 || Boolean(res.headers['www-authenticate']) });
+        const challenged = res.statusCode === 401 || Boolean(res.headers['www-authenticate']);
+        resolve({ status: res.statusCode ?? 0, json, challenged, ...(opts.raw ? { raw: body } : {}) });
       });
     });
     req.end(body);

@@ -399,7 +399,8 @@ export class Engine implements EngineApi {
         roots: this.backupRoots(plan.agent, snap.installation),
         retentionDays: (await this.settings()).retention.backupDays,
         exportSessions: exp
-          ? (roots, dir) => exp(snap.installation, this.ctx, roots, dir, { expectedRevision: typeof rev === 'string' ? rev : undefined })
+          ? (roots, dir, onExport) =>
+              exp(snap.installation, this.ctx, roots, dir, { expectedRevision: typeof rev === 'string' ? rev : undefined, onProgress: onExport })
           : undefined,
       };
     }

@@ -20,9 +20,12 @@ export interface TakeBackupOptions {
   roots: { label: string; dir: string }[];
   retentionDays: number;
   /** Official exports (OpenCode sessions) written into a private staging dir and archived under `<agent>_session_export`. */
-  exportSessions?: (stagingDir: string) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
+  exportSessions?: (stagingDir: string, onProgress?: ExportProgress) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
   progress(p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>): void;
 }
+
+/** After each verified session export: how many of how many, and which. */
+export type ExportProgress = (done: number, total: number, currentId: string) => void;
 
 export interface TakenBackup {
   id: string;

@@ -24,7 +24,8 @@ import {
 import { captureIdentity, ParentHandles, removeAnchored, revalidate, type CaptureMemo, type FileIdentity, type SafetyContext } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { walkOwned } from '../inventory/revision.js';
-import type { BackupKey, TakeBackup } from './backup-step.js';
+import { stepClock } from '../core/step-clock.js';
+import type { BackupKey, ExportProgress, TakeBackup } from './backup-step.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
 import { t } from '../core/i18n/index.js';
@@ -75,7 +76,11 @@ export interface BackupRequest {
   roots: { label: string; dir: string }[];
   retentionDays: number;
   /** Writes the official exports of these session roots into a private dir (OpenCode). */
-  exportSessions?: (rootIds: readonly string[], stagingDir: string) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
+  exportSessions?: (
+    rootIds: readonly string[],
+    stagingDir: string,
+    onProgress?: ExportProgress,
+  ) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
 }
 
 export async function executePlan(
@@ -235,7 +240,8 @@ async function executeSteps(
   if (backup) {
     try {
       const roots = plan.operations.flatMap((o) => (o.kind === 'officialDelete' ? (o.rootSessionIds ?? []) : []));
-      const exportSessions = roots.length && backup.exportSessions ? (dir: string) => backup.exportSessions!(roots, dir) : undefined;
+      const exportSessions =
+        roots.length && backup.exportSessions ? (dir: string, onProgress?: ExportProgress) => backup.exportSessions!(roots, dir, onProgress) : undefined;
       const taken = await backup.take({
         plan,
         journal: j,
@@ -273,23 +279,28 @@ async function executeSteps(
     const expectedRevision = revisionAfterExport ?? snap.session(`session:${roots[0]}`)?.s.metadata.routeRevision;
     crashPoint(`official:${op.index}:before`);
     let res: Awaited<ReturnType<SessionRoute['deleteSessions']>>;
+    // The agent deletes root by root (Codex: about a second each on a large store): its share of the
+    // op's items and bytes moves with each, repeated every second with the estimate from the pace so far.
+    const clock = stepClock(roots.length, (r) => {
+      const share = r.done / Math.max(1, r.total);
+      progress({
+        phase: 'deleting',
+        done: done + Math.round(share * op.itemIds.length),
+        bytesDone: bytesDone + Math.round(share * op.bytes),
+        current: r.current,
+        etaMs: r.etaMs,
+      });
+    });
     try {
       res = await route.deleteSessions(snap.installation, deps.ctx, roots, {
         expectedRevision: typeof expectedRevision === 'string' ? expectedRevision : undefined,
         shouldStop: () => deps.stopRequested(),
-        // The agent deletes session by session: its share of the op's items and bytes moves with each.
-        onProgress: (n, total, id) => {
-          const share = n / Math.max(1, total);
-          progress({
-            phase: 'deleting',
-            done: done + Math.round(share * op.itemIds.length),
-            bytesDone: bytesDone + Math.round(share * op.bytes),
-            current: titleOf.get(`session:${id}`),
-          });
-        },
+        onProgress: (n, _total, id) => clock.step(n, titleOf.get(`session:${id}`)),
       });
     } catch (e) {
       return failUnsure(`${(e as Error).message} Nothing later was touched.`);
+    } finally {
+      clock.stop();
     }
     mutated ||= res.deleted.length > 0;
     crashPoint(`official:${op.index}:after`);

@@ -190,7 +190,14 @@ export interface SessionRoute {
     ctx: HostContext,
     rootIds: readonly string[],
     stagingDir: string,
-    opts?: { expectedRevision?: string; timeoutMs?: number },
+    opts?: {
+      expectedRevision?: string;
+      timeoutMs?: number;
+      /** Exports in flight at once (default: the cores). */
+      parallel?: number;
+      /** After each verified export file. */
+      onProgress?: (done: number, total: number, currentId: string) => void;
+    },
   ): Promise<{ exports: SessionExportEntry[]; revision: string }>;
   /**
    * Offline only: preflights every export (plain file, matching id, no

@@ -504,6 +504,8 @@ export interface ExecuteProgress {
   current?: string;
   /** Bytes an official item route has written for the current item so far (git gc's new pack); moves while done/bytesDone cannot. */
   written?: number;
+  /** Estimated milliseconds left of a long counted step (exports, deletes), from its pace so far. */
+  etaMs?: number;
 }
 
 /**
