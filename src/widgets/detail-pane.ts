@@ -4,6 +4,7 @@
 import blessed from 'blessed';
 import type { Detail, Preview } from '../engine/core/model.js';
 import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
+import { fitPath } from '../engine/core/format.js';
 import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
 import { braces, esc, type Theme } from './theme.js';
 
@@ -38,8 +39,13 @@ export class DetailPane {
       lines.push(...this.field(tr('detail.marked'), tr(d.selectable ? (marked ? 'detail.yes' : 'detail.no') : 'detail.notSelectable'), labelW, w));
     if (d.paths.length) {
       lines.push(t.accent(tr('detail.paths')));
-      for (const p of d.paths.slice(0, 20)) lines.push(...wrapText(cleanText(p), w).map(braces));
+      // One path per line, never broken across lines: a copied line is a whole path or visibly shortened (…),
+      // never a fragment that looks whole. blessed positions every cell itself, so the terminal's own soft
+      // wrap (which a copy would join) is not available; the whole path is one `scan --json` away.
+      const shown = d.paths.slice(0, 20).map((p) => cleanText(p));
+      for (const p of shown) lines.push(braces(fitPath(p, w)));
       if (d.paths.length > 20) lines.push(t.dim(tr('detail.morePaths', { count: d.paths.length - 20 })));
+      if (shown.some((p) => displayWidth(p) > w)) lines.push(...wrapWords(tr('detail.pathsShortened'), w).map((l) => t.dim(braces(l))));
     }
     let previewAt = -1;
     if (preview) {
