@@ -6,7 +6,7 @@
 import blessed from 'blessed';
 import { formatAgo, formatBytes, formatCount } from '../engine/core/format.js';
 import { getLanguage, t } from '../engine/core/i18n/index.js';
-import { fitWidth, padWidth } from '../engine/core/text.js';
+import { padWidth } from '../engine/core/text.js';
 import { BackupsScreen } from '../screens/backups.js';
 import { ItemsScreen } from '../screens/items.js';
 import { OverviewScreen } from '../screens/overview.js';
@@ -17,6 +17,7 @@ import { footerHints, helpSections, type KeyContext } from '../widgets/bindings.
 import { Deck, type DeckAgent } from '../widgets/deck.js';
 import { TabBar } from '../widgets/tab-bar.js';
 import { braces } from '../widgets/theme.js';
+import { type Field, ranked, wrapTagged } from '../widgets/wrap.js';
 import type { AppState } from './context.js';
 
 export function createScreen(): blessed.Widgets.Screen {
@@ -111,7 +112,7 @@ export class Frame {
       ),
       selectorFocused: st.selectorFocused,
       status: this.deckStatus(),
-      marks: st.marks.count ? t('app.marks', { count: formatCount(st.marks.count), size: formatBytes(st.marks.bytes) }) : '',
+      marks: st.marks.count ? ranked(t('app.marks', { count: formatCount(st.marks.count), size: formatBytes(st.marks.bytes) })) : [],
       focus: focused[0]!.title,
       hints: footerHints(focused),
       message: st.message ? { text: st.message.text, kind: st.message.kind } : undefined,
@@ -140,21 +141,23 @@ export class Frame {
     if (st.message?.kind === 'info') setTimeout(() => st.requestRender(), 6100).unref();
   }
 
-  private deckStatus(): string {
+  /** The status line's fields; the deck drops whole ones, highest rank first, when the line is short. */
+  private deckStatus(): Field[] {
     const { scanning, summary, agent } = this.st;
     if (scanning) {
       const files = t('count.files', { count: scanning.files });
-      return t(summary?.provisional ? 'app.deck.scanningPartial' : 'app.deck.scanning', { files });
+      return ranked(t(summary?.provisional ? 'app.deck.scanningPartial' : 'app.deck.scanning', { files }));
     }
-    if (!summary) return t(agent ? 'common.waitingForScan' : this.st.detected ? 'app.deck.noAgent' : 'app.deck.detecting');
-    const warn = summary.warnings.length ? ` · ${t('count.warnings', { count: summary.warnings.length })}` : '';
+    if (!summary) return ranked(t(agent ? 'common.waitingForScan' : this.st.detected ? 'app.deck.noAgent' : 'app.deck.detecting'));
+    // What blocks a cleanup and what needs a look go last; when the scan ran matters least.
     const ro = this.st.flags.readOnly ? t('app.deck.readOnly') : summary.writers.length ? t('app.deck.running', { agent: this.st.nameOf(summary.agent) }) : '';
-    return t('app.deck.lastScan', {
-      ago: formatAgo(summary.scannedAt, Date.now()),
-      items: t('count.items', { count: summary.totals.items }),
-      bytes: formatBytes(summary.totals.bytes),
-      tail: ro + warn,
-    });
+    return [
+      { text: t('app.deck.lastScan', { ago: formatAgo(summary.scannedAt, Date.now()) }), rank: 4 },
+      { text: t('count.items', { count: summary.totals.items }), rank: 3 },
+      { text: t('app.deck.onDisk', { bytes: formatBytes(summary.totals.bytes) }), rank: 2 },
+      { text: ro, rank: 0 },
+      { text: summary.warnings.length ? t('count.warnings', { count: summary.warnings.length }) : '', rank: 1 },
+    ];
   }
 
   repaintAll(): void {
@@ -180,15 +183,16 @@ export class Frame {
   openHelp(): void {
     const theme = this.st.theme;
     const sections = helpSections(this.focused());
-    const W = Math.max(30, ((this.st.screen.width as number) || 80) - 10);
+    // The dialog's widest text line at this size (its border and right margin off): rows wrap under their text, whole.
+    const W = Math.max(30, ((this.st.screen.width as number) || 80) - 5);
     const lines: string[] = [];
     for (const sec of sections) {
       if (lines.length) lines.push('');
       lines.push(theme.accent(braces(sec.title)));
       for (const r of sec.rows) {
         const why = r.disabled ? t('app.helpUnavailable', { why: r.disabled }) : '';
-        const does = fitWidth(`${r.does}${why}`, Math.max(10, W - 18));
-        lines.push(`  ${theme.bold(braces(padWidth(r.keys, 16)))}${r.disabled ? theme.dim(braces(does)) : braces(does)}`);
+        const does = `${r.does}${why}`;
+        lines.push(...wrapTagged(`  ${theme.bold(braces(padWidth(r.keys, 16)))}${r.disabled ? theme.dim(braces(does)) : braces(does)}`, W, 18));
       }
     }
     this.ctx.openDialog(t('app.helpTitle'), lines, t('app.helpFooter'));

@@ -17,6 +17,8 @@ export interface BackupRecord {
   archivePath: string;
   archiveBytes: number;
   originalBytes: number;
+  /** The backed-up items' size on disk (allocated, as the scan and the review measure it); absent in records before it was kept. */
+  onDiskBytes?: number;
   itemCount: number;
   operationId: string;
   agent: AgentKind;

@@ -38,6 +38,7 @@ export function backupService(env: Readonly<Record<string, string | undefined>>)
           expiresAt: r.expiresAt,
           itemCount: r.itemCount,
           originalBytes: r.originalBytes,
+          onDiskBytes: typeof r.onDiskBytes === 'number' && Number.isFinite(r.onDiskBytes) ? r.onDiskBytes : null,
           archiveBytes: r.archiveBytes,
           verifiedAt: r.verifiedAt,
           operationId: r.operationId,

@@ -131,6 +131,8 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     archivePath: join(backupsDir(o.dataDir), `${id}.cxb`),
     archiveBytes: written.archiveBytes,
     originalBytes: written.manifest.originalBytes,
+    // The number the review showed for this backup (the plan's estimatedBackupBytes): one thing, one size (docs/sizes.md).
+    onDiskBytes: o.plan.items.filter((i) => i.recoverable).reduce((a, i) => a + i.bytes, 0),
     itemCount: o.plan.items.filter((i) => i.recoverable).length,
     operationId: j.operationId,
     agent: o.plan.agent,

@@ -58,6 +58,7 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
           agent: AGENT_NAMES[b.agent] ?? safeText(b.agent),
           created: safeText(b.createdAt),
           items: t('count.items', { count: b.itemCount }),
+          onDisk: b.onDiskBytes === null ? '—' : formatBytes(b.onDiskBytes),
           original: formatBytes(b.originalBytes),
           archive: formatBytes(b.archiveBytes),
           verified: safeText(b.verifiedAt),

@@ -9,6 +9,7 @@ import { AGENT_NAMES, type RecoveryOperation } from '../engine/core/model.js';
 import { displayWidth, padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
+import { wrapTagged } from '../widgets/wrap.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { Modal } from './modal.js';
 
@@ -43,6 +44,12 @@ export class RecoveryModal implements Modal {
     const inner = W - 6;
     const op = this.ops[0];
     const L: string[] = [];
+    // Lines whose continuation hangs under their text rather than their first column (the choices, the observed state).
+    const hangs = new Map<number, number>();
+    const hung = (line: string, hang: number): void => {
+      hangs.set(L.length, hang);
+      L.push(line);
+    };
     if (!op) {
       L.push(` ${tr('recovery.nothing')}`, '', th.dim(` ${tr('recovery.escCloses')}`));
     } else {
@@ -55,22 +62,24 @@ export class RecoveryModal implements Modal {
       const lab = (k: 'recovery.operation' | 'recovery.journal' | 'recovery.observed'): string => th.dim(padWidth(tr(k), lw));
       L.push(` ${lab('recovery.operation')}  ${cell(op.operationId, inner - lw - 2)}`);
       L.push(` ${lab('recovery.journal')}  ${cell(`${op.status} · ${op.recorded}`, inner - lw - 2)}`);
-      L.push(` ${lab('recovery.observed')}  ${th.bold(op.observed)} — ${cell(op.reason, Math.max(10, inner - lw - 5 - op.observed.length))}`);
-      if (op.unknown) L.push(` ${th.warn(cell(op.reason, inner))}`);
+      hung(` ${lab('recovery.observed')}  ${th.bold(braces(op.observed))} — ${op.unknown ? th.warn(braces(op.reason)) : braces(op.reason)}`, lw + 3);
       L.push('');
-      L.push(
+      hung(
         `  ${th.bold('Esc')} ${tr('recovery.continue')} ${th.dim(op.agent ? tr('recovery.agentBlocked', { agent: AGENT_NAMES[op.agent] }) : tr('recovery.allBlocked'))}`,
+        6,
       );
-      L.push(`  ${op.canAccept ? th.bold('a') : th.dim('a')} ${tr('recovery.accept')}${op.canAccept ? '' : th.dim(tr('recovery.acceptWhyNot'))}`);
-      L.push(`  ${op.canRestore ? th.bold('r') : th.dim('r')} ${tr('recovery.restore')}${op.canRestore ? '' : th.dim(braces(` — ${op.restoreWhyNot}`))}`);
-      L.push(`  ${op.canClose ? th.bold('s') : th.dim('s')} ${tr('recovery.close')}${th.dim(tr('recovery.closeNote'))}`);
-      L.push(`  ${op.unknown ? th.dim('R') : th.bold('R')} ${tr('recovery.rescan')}`);
+      hung(`  ${op.canAccept ? th.bold('a') : th.dim('a')} ${tr('recovery.accept')}${op.canAccept ? '' : th.dim(tr('recovery.acceptWhyNot'))}`, 4);
+      hung(`  ${op.canRestore ? th.bold('r') : th.dim('r')} ${tr('recovery.restore')}${op.canRestore ? '' : th.dim(braces(` — ${op.restoreWhyNot}`))}`, 4);
+      hung(`  ${op.canClose ? th.bold('s') : th.dim('s')} ${tr('recovery.close')}${th.dim(tr('recovery.closeNote'))}`, 4);
+      hung(`  ${op.unknown ? th.dim('R') : th.bold('R')} ${tr('recovery.rescan')}`, 4);
     }
     if (this.note) L.push('', ` ${th.warn(braces(this.note))}`);
     const sh = (this.screen.height as number) || 24;
-    this.box.height = Math.min(Math.max(3, sh - 3), L.length + 2);
+    // Every sentence whole: wrapped (one column of margin), the identifiers above cut to their one line.
+    const lines = L.flatMap((l, i) => wrapTagged(l, W - 3, hangs.get(i)));
+    this.box.height = Math.min(Math.max(3, sh - 3), lines.length + 2);
     this.box.top = Math.max(1, Math.floor((sh - 2 - (this.box.height as number)) / 2));
-    this.box.setContent(L.map((l) => fitTagged(l, W - 2)).join('\n'));
+    this.box.setContent(lines.map((l) => fitTagged(l, W - 2)).join('\n'));
     this.box.setFront();
   }
 

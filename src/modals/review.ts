@@ -5,7 +5,8 @@
 //
 // The warning, the backup line, the totals and the confirmation line are
 // laid out first and never scroll away; the item list gets the rows left
-// and scrolls inside the box. No line wraps (each is cut with an ellipsis),
+// and scrolls inside the box. Sentences are word-wrapped, never cut (the
+// backup line, what the agent loses); item rows are cut to one line each,
 // so what the user types is always on screen before Enter runs anything.
 
 import blessed from 'blessed';
@@ -16,6 +17,7 @@ import { padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
+import { wrapTagged } from '../widgets/wrap.js';
 import type { Modal } from './modal.js';
 
 /** The smallest terminal the review is offered on; below it the box says so and refuses to confirm. */
@@ -205,22 +207,30 @@ export class ReviewModal implements Modal {
       );
       tail.push(` > ${braces(this.typed)}${t.inverse(' ')}${this.note ? `  ${t.warn(braces(this.note))}` : ''}`);
     }
+    // Each sentence whole on as many lines as it needs (one column of margin, as a cut line had).
+    const wrap = (l: string): string[] => wrapTagged(l, inner - 1);
+    const totals = wrap(total);
+    const tailHead = tail.slice(0, 2).flatMap(wrap);
+    const tailRest = tail.slice(2).flatMap(wrap);
     // Fixed: totals, the list's header, the tail; then what fits of notes, blockers and spacing, list rows first.
-    const fixed = 1 + 1 + tail.length;
+    const fixed = totals.length + 1 + tailHead.length + tailRest.length;
     let spare = maxLines - fixed - 3;
-    const take = <T>(xs: T[], n: number): T[] => xs.slice(0, Math.max(0, Math.min(xs.length, n)));
-    const fitList = (xs: string[], more: (n: number) => string): string[] => {
-      if (xs.length <= spare) {
-        spare -= xs.length;
-        return xs;
+    // Whole entries (a note of three lines is shown on three lines or not at all), then how many did not fit.
+    const fitList = (xs: string[][], more: (n: number) => string): string[] => {
+      const lineCount = xs.reduce((a, x) => a + x.length, 0);
+      if (lineCount <= spare) {
+        spare -= lineCount;
+        return xs.flat();
       }
-      const kept = take(xs, spare - 1);
+      const kept: string[] = [];
+      let n = 0;
+      while (n < xs.length && kept.length + xs[n]!.length <= spare - 1) kept.push(...xs[n++]!);
       spare -= kept.length + 1;
-      return [...kept, more(xs.length - kept.length)];
+      return [...kept, more(xs.length - n)];
     };
-    const blockersShown = blockerLines.length ? fitList(blockerLines, (n) => t.danger(tr('rv.moreBlockers', { n }))) : [];
+    const blockersShown = blockerLines.length ? fitList(blockerLines.map(wrap), (n) => t.danger(tr('rv.moreBlockers', { n }))) : [];
     const notes = fitList(
-      [...p.routeNotes, costLine(p)].map((n) => ` ${t.dim(braces(n))}`),
+      [...p.routeNotes, costLine(p)].map((n) => wrap(` ${t.dim(braces(n))}`)),
       (n) => t.dim(tr('rv.moreNotes', { n })),
     );
     const gapBefore = spare > 0 ? (spare--, ['']) : [];
@@ -234,7 +244,7 @@ export class ReviewModal implements Modal {
         ? ` ${tr('rv.range', { from: String(this.scroll + 1), to: String(this.scroll + rows.length), count: formatCount(p.items.length) })} ${t.dim(tr('rv.scrollHint'))}`
         : '';
     const header = ` ${t.dim(tr('rv.items'))}${range}`;
-    return [total, ...notes, header, ...rows, ...gapBefore, ...blockersShown, ...tail.slice(0, 2), ...gapAfter, ...tail.slice(2)];
+    return [...totals, ...notes, header, ...rows, ...gapBefore, ...blockersShown, ...tailHead, ...gapAfter, ...tailRest];
   }
 
   /** One plan item: forks and their parents share titles, so sessions show their date and id too. */

@@ -10,6 +10,7 @@ import { AGENT_NAMES, type BackupProgress, type BackupSummary, type KeyInfo, typ
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell, esc } from '../widgets/theme.js';
+import { wrapTagged } from '../widgets/wrap.js';
 import { VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, BusyState, PassphraseVerdict, Screen } from './screen.js';
@@ -65,11 +66,13 @@ export class BackupsScreen implements Screen {
       : this.key.exists
         ? fitWidth(fitPath(this.key.path, Math.max(12, room - displayWidth(problem))) + problem, room)
         : fitWidth(tr('backups.keyNotCreated'), room);
-    const second = this.error ? ` ${t.danger(braces(fitWidth(this.error, W - 1)))}` : ` ${t.dim(braces(fitWidth(tr('backups.readable'), W - 1)))}`;
+    const second = this.error ? wrapTagged(` ${t.danger(braces(this.error))}`, W - 1).slice(0, 4) : this.readable(W - 1);
+    this.head.height = second.length + 2;
+    this.list.box.top = second.length + 2;
     this.head.setContent(
       [
         ` ${t.dim(keyLabel)} ${braces(key)}`,
-        second,
+        ...second,
         t.dim(
           `    ${padWidth(tr('backups.col.created'), 17)}${padWidth(tr('backups.col.agent'), 12)}${padWidth(tr('backups.col.items'), 7, 'right')}` +
             `${padWidth(tr('backups.col.original'), 11, 'right')}${padWidth(tr('backups.col.archive'), 11, 'right')}  ${tr('backups.col.id')}`,
@@ -80,13 +83,22 @@ export class BackupsScreen implements Screen {
     this.list.paint();
   }
 
+  /** How to read an archive without cleanerx: the command a user copies is always whole on one line of its own. */
+  private readable(width: number): string[] {
+    const t = this.app.theme;
+    const label = tr('backups.readable');
+    const command = tr('backups.readableCommand');
+    if (displayWidth(label) + 1 + displayWidth(command) + 1 <= width) return [` ${t.dim(braces(label))} ${braces(command)}`];
+    return [` ${t.dim(braces(label))}`, `   ${braces(command)}`];
+  }
+
   private line(b: BackupSummary, width: number, selected: boolean): string {
     const text =
       '    ' +
       padWidth(formatDate(Date.parse(b.createdAt)), 17) +
       padWidth(AGENT_NAMES[b.agent], 12) +
       padWidth(String(b.itemCount), 7, 'right') +
-      padWidth(formatBytes(b.originalBytes), 11, 'right') +
+      padWidth(b.onDiskBytes === null ? '—' : formatBytes(b.onDiskBytes), 11, 'right') +
       padWidth(formatBytes(b.archiveBytes), 11, 'right') +
       '  ' +
       cell(b.id, Math.max(8, width - 62));

@@ -1,13 +1,15 @@
 // The bottom deck on every screen: the Agent selector at its left, the scan
 // state, the marks, then the focused widget's name and its keys (or the open
-// text input, or a one-line message). Neither line ever wraps: each is cut
-// to the terminal's width with an ellipsis, so the input line stays on screen.
+// text input, or a one-line message). Neither line ever wraps, so the input
+// line stays on screen: the status and the marks drop whole fields when the
+// line is short (never "3 war…"), the other parts are cut with an ellipsis.
 
 import blessed from 'blessed';
 import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
 import { t as tr } from '../engine/core/i18n/index.js';
 import { fitTagged } from './tagged.js';
 import { braces, type Theme } from './theme.js';
+import { dropFields, FIELD_SEP, type Field } from './wrap.js';
 
 export interface DeckAgent {
   label: string;
@@ -18,8 +20,8 @@ interface DeckState {
   agents: DeckAgent[];
   current: number;
   selectorFocused: boolean;
-  status: string;
-  marks: string;
+  status: Field[];
+  marks: Field[];
   /** The focused widget's name; the hints after it are its keys. */
   focus: string;
   hints: [string, string][];
@@ -46,9 +48,10 @@ export class Deck {
     const agentLabel = ` ${tr('deck.agent')} `;
     const left = `${agentLabel}${sel}`;
     const leftWidth = displayWidth(agentLabel) + displayWidth(name) + (s.selectorFocused ? 6 : 2);
-    const right = fitWidth(s.marks ? `${s.marks} ` : '', Math.max(0, width - leftWidth - 4));
+    const marks = dropFields(s.marks, Math.max(0, width - leftWidth - 5), FIELD_SEP);
+    const right = marks ? `${marks} ` : '';
     const room = Math.max(0, width - leftWidth - displayWidth(right) - 3);
-    const status = fitWidth(s.status, room);
+    const status = dropFields(s.status, room, FIELD_SEP);
     const line1 = `${left}  ${t.dim(braces(status))}${' '.repeat(Math.max(0, room - displayWidth(status)))} ${t.bold(braces(right))}`;
     let line2: string;
     if (s.inputLine !== undefined) {

@@ -4,6 +4,7 @@
 import blessed from 'blessed';
 import type { Detail, Preview } from '../engine/core/model.js';
 import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
+import { fitPath } from '../engine/core/format.js';
 import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
 import { braces, esc, type Theme } from './theme.js';
 
@@ -40,8 +41,13 @@ export class DetailPane {
       lines.push(...this.field(tr('detail.marked'), tr(d.selectable ? (marked ? 'detail.yes' : 'detail.no') : 'detail.notSelectable'), labelW, w));
     if (d.paths.length) {
       lines.push(t.accent(tr('detail.paths')));
-      for (const p of d.paths.slice(0, 20)) lines.push(...wrapText(cleanText(p), w).map(braces));
+      // One path per line, never broken across lines: a copied line is a whole path or visibly shortened (…),
+      // never a fragment that looks whole. blessed positions every cell itself, so the terminal's own soft
+      // wrap (which a copy would join) is not available; the whole path is one `scan --json` away.
+      const shown = d.paths.slice(0, 20).map((p) => cleanText(p));
+      for (const p of shown) lines.push(braces(pathLine(p, w)));
       if (d.paths.length > 20) lines.push(t.dim(tr('detail.morePaths', { count: d.paths.length - 20 })));
+      if (shown.some((p) => displayWidth(p) > w)) lines.push(...wrapWords(tr('detail.pathsShortened'), w).map((l) => t.dim(braces(l))));
     }
     let previewAt = -1;
     if (preview) {
@@ -92,6 +98,24 @@ const PREVIEW_SOURCES: Record<string, MessageKey> = {
 /** Where a preview came from, in words (the engine's source ids are for logs and tests). */
 function previewSourceLabel(source: string): string {
   return tr(Object.hasOwn(PREVIEW_SOURCES, source) ? PREVIEW_SOURCES[source]! : 'preview.readOnly');
+}
+
+/** A path on one line: whole when it fits, else its start and its whole last name around "…/" (the file a user looks for). */
+function pathLine(p: string, width: number): string {
+  if (displayWidth(p) <= width) return p;
+  const slash = p.lastIndexOf('/', p.length - 2);
+  const base = slash >= 0 ? p.slice(slash + 1) : p;
+  const room = width - displayWidth(base) - 2;
+  if (slash < 0 || room < 8) return fitPath(p, width);
+  let head = '';
+  let hw = 0;
+  for (const ch of p.slice(0, slash)) {
+    const cw = displayWidth(ch);
+    if (hw + cw > room) break;
+    head += ch;
+    hw += cw;
+  }
+  return `${head}…/${base}`;
 }
 
 /**

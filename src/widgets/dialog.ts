@@ -1,12 +1,14 @@
 // A centred modal box: a title, lines of text, and the keys that close it.
-// While open it takes the keyboard (the app routes keys to it first). Lines
-// never wrap (each is cut with an ellipsis) and the text scrolls inside the
-// box, so a long help is never cut off at the bottom of a small terminal.
+// While open it takes the keyboard (the app routes keys to it first). Its
+// sentences are word-wrapped to the box (CJK by display width, continuation
+// lines under the line's own indent), never cut, and the text scrolls inside
+// the box, so a long help is never cut off at the bottom of a small terminal.
 
 import blessed from 'blessed';
 import { t } from '../engine/core/i18n/index.js';
 import { displayWidth } from '../engine/core/text.js';
 import { fitTagged, taggedWidth } from './tagged.js';
+import { wrapTagged } from './wrap.js';
 import type { Theme } from './theme.js';
 
 export class Dialog {
@@ -47,19 +49,21 @@ export class Dialog {
   layout(): void {
     const sw = (this.parent.width as number) || 80;
     const sh = (this.parent.height as number) || 24;
-    const visible = taggedWidth;
-    const width = Math.max(10, Math.min(Math.max(40, ...this.lines.map((l) => visible(l) + 4), displayWidth(this.title) + 6), sw - 2));
+    const widest = this.lines.reduce((w, l) => Math.max(w, taggedWidth(l)), 0);
+    const width = Math.max(10, Math.min(Math.max(40, widest + 4, displayWidth(this.title) + 6), sw - 2));
+    const inner = width - 2;
+    // One column of margin on the right, as the unwrapped lines have.
+    const lines = this.lines.flatMap((l) => (taggedWidth(l) <= inner - 1 ? [l] : wrapTagged(l, inner - 1)));
     // The tab bar and the deck (its footer names this dialog's keys) stay visible around it.
-    const height = Math.max(4, Math.min(this.lines.length + 4, sh - 3));
+    const height = Math.max(4, Math.min(lines.length + 4, sh - 3));
     this.box.width = width;
     this.box.height = height;
     this.box.top = Math.max(1, Math.floor((sh - 2 - height) / 2));
-    const inner = width - 2;
     const room = height - 3;
-    const max = Math.max(0, this.lines.length - room);
+    const max = Math.max(0, lines.length - room);
     this.offset = Math.max(0, Math.min(this.offset, max));
-    const shown = this.lines.slice(this.offset, this.offset + room);
-    const more = max > 0 ? t('dialog.position', { from: this.offset + 1, to: this.offset + shown.length, total: this.lines.length }) : '';
+    const shown = lines.slice(this.offset, this.offset + room);
+    const more = max > 0 ? t('dialog.position', { from: this.offset + 1, to: this.offset + shown.length, total: lines.length }) : '';
     const foot = this.theme.dim(fitTagged(`${this.footer}${more}`, inner));
     this.box.setContent([...shown.map((l) => fitTagged(l, inner)), ...Array(room - shown.length).fill(''), foot].join('\n'));
   }

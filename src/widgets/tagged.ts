@@ -4,7 +4,8 @@
 
 import { displayWidth } from '../engine/core/text.js';
 
-const TAG = /\{(?:\/?[a-z0-9-]*|open|close|\|)\}/g;
+/** A blessed tag: `{bold}`, `{/bold}`, `{/}`, `{open}` (a brace), `{|}`. */
+export const TAG = /\{(?:\/?[a-z0-9-]*|open|close|\|)\}/g;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 // Made on the first cut of text that is not printable ASCII: building a grapheme
 // segmenter loads ICU's break data (~17 ms of CPU), which every start paid before its first frame.

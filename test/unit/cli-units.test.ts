@@ -266,7 +266,7 @@ describe('backups and the key store', () => {
     io.stdout = [];
     expect(await runBackups({ action: 'list', yes: false }, { engine, io, passphrase: answers([]) })).toBe(0);
     expect(io.stdout).toHaveLength(1);
-    expect(io.stdout[0]).toMatch(/^\S+ {2}pi {2}\S+ {2}2 items {2}.* → .* {2}verified \S+$/);
+    expect(io.stdout[0]).toMatch(/^\S+ {2}pi {2}\S+ {2}2 items {2}[\d.]+ [KM]?B on disk \(content [\d.]+ [KM]?B, archive [\d.]+ [KM]?B\) {2}verified \S+$/);
     const id = io.stdout[0]!.split(' ')[0]!;
     io.stdout = [];
     return { id, before };

@@ -53,7 +53,7 @@ describe('detail pane', () => {
     expect(start).toBeGreaterThanOrEqual(0);
     // Right below the title, before the facts: visible without scrolling.
     expect(start).toBe(1);
-    const end = lines.findIndex((l, i) => i > start && l === 'Facts');
+    const end = lines.findIndex((l, i) => i > start && l.includes('Facts'));
     const text = lines.slice(start, end).join(' ').replace(/\s+/g, ' ');
     expect(text.replace(/ /g, '')).toContain(`Blocked:${reason}`.replace(/ /g, ''));
     expect(text).toContain('pid 48213');
@@ -69,14 +69,26 @@ describe('detail pane', () => {
     expect(text).not.toMatch(/readOnly|piSession/);
   });
 
-  it('wraps field values at spaces, and long paths whole', () => {
+  it('wraps field values at spaces', () => {
     const p = pane(40);
     p.show(detail(), false, null);
     const lines = shown(p);
     const dir = lines.filter((l, i) => i > 0 && (l.startsWith('Working dir') || (l.startsWith(' '.repeat(14)) && !l.trim().startsWith('/'))));
     for (const l of dir) expect(l.trimEnd().endsWith('-')).toBe(false);
     expect(dir.map((l) => l.slice(14).trim()).join(' ')).toBe('the directory where this long-running session was started by the user');
-    expect(lines.join('')).toContain('2026-11-29T12-00-00_abc.jsonl');
+  });
+
+  it('shows each path on one line, never split: whole when it fits, else its start and its file name around …/', () => {
+    const p = pane(40);
+    const short = '/home/me/.pi/agent/settings.json';
+    p.show(detail({ paths: [...detail().paths, short] }), false, null);
+    const lines = shown(p);
+    const at = lines.findIndex((l) => l.includes('Paths'));
+    expect(lines[at + 1]).toBe('/home/me…/2026-11-29T12-00-00_abc.jsonl');
+    expect(displayWidth(lines[at + 1]!)).toBeLessThanOrEqual(39);
+    expect(lines[at + 2]).toBe(short);
+    // Where the whole path is, said once, because one was shortened.
+    expect(lines.slice(at + 3).join(' ')).toContain('scan --json');
   });
 });
 

@@ -12,7 +12,7 @@ it('the invariants read the English and the Chinese screen alike', () => {
   expect(screenProblems(mk([' 1', ' x', ' Agentx', ' 会话 › a'], ' 2 会话（12） ')).length).toBe(1);
   const review = [
     '┌─ 审阅清理 ───┐',
-    '│ pi · 3 项 · 预计释放 1 KB │',
+    '│ pi · 3 项 · 预计释放磁盘占用 1 KB │',
     '│ 备份：关 │',
     '│ ⚠ 不可撤销：没有备份，删除的数据无法找回。 │',
     '│ 输入 delete 并按 Enter 清理 · Esc 取消 │',

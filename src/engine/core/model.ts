@@ -587,7 +587,11 @@ export interface BackupSummary {
   createdAt: string;
   expiresAt: string;
   itemCount: number;
+  /** Content: the apparent size of the files inside the archive. */
   originalBytes: number;
+  /** On disk: what the backed-up items took on disk when backed up (the review's number); null in older catalogs. */
+  onDiskBytes: number | null;
+  /** The archive file's own size. */
   archiveBytes: number;
   verifiedAt: string;
   operationId: string;

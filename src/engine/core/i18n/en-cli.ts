@@ -89,7 +89,7 @@ export const enCli = {
   // ---- scan ----
   'cli.scan.home': 'home',
   'cli.scan.total': 'total',
-  'cli.scan.totalValue': '{bytes} in {items}, {sessions}',
+  'cli.scan.totalValue': '{bytes} on disk in {items}, {sessions}',
   'cli.scan.running': 'running',
   'cli.scan.largest': 'largest projects',
   // {sessions} is the count padded to a column; the singular keeps the column's width.
@@ -121,15 +121,15 @@ export const enCli = {
   'cli.doctor.storeFile': 'the passphrase-protected file (no desktop session bus here)',
 
   // ---- plan ----
-  'cli.plan.totals': 'Plan: {items}, {bytes}',
-  'cli.plan.totalsSkipped': 'Plan: {items}, {bytes}; {skipped} skipped',
+  'cli.plan.totals': 'Plan: {items}, {bytes} on disk',
+  'cli.plan.totalsSkipped': 'Plan: {items}, {bytes} on disk; {skipped} skipped',
   'cli.plan.skipped': '  skipped {id}  {title} — {reason}',
   'cli.plan.howToRun':
     'Nothing was removed. To run exactly this plan: cleanerx plan --agent {agent} {flags} --json > plan.json, then cleanerx clean --plan plan.json --yes',
   'cli.plan.none': 'No session matches these rules.',
 
   // ---- clean ----
-  'cli.clean.summary': '{agent}: {items}, {bytes}',
+  'cli.clean.summary': '{agent}: {items}, {bytes} on disk',
   'cli.clean.archiveSummaryOneWay': '{agent}: {action} {sessions} — frees 0 B; {agent} cannot unarchive them',
   'cli.clean.blocked': 'blocked: {reason}',
   'cli.clean.removing': 'removing {n}/{total} ',
@@ -139,15 +139,15 @@ export const enCli = {
 
   // ---- backups ----
   'cli.backups.none': 'No backups.',
-  'cli.backups.row': '{id}  {agent}  {created}  {items}  {original} → {archive}  verified {verified}',
+  'cli.backups.row': '{id}  {agent}  {created}  {items}  {onDisk} on disk (content {original}, archive {archive})  verified {verified}',
   'cli.backups.deleted': 'Deleted backup {id}.',
   'cli.backups.verified': {
-    one: 'Verified: its {count} entry ({bytes}) matches the manifest.',
-    other: 'Verified: all {count} entries ({bytes}) match the manifest.',
+    one: 'Verified: its {count} entry (content {bytes}) matches the manifest.',
+    other: 'Verified: all {count} entries (content {bytes}) match the manifest.',
   },
   'cli.backups.folders': { one: '{count} empty folder', other: '{count} empty folders' },
   'cli.backups.andMore': '  … and {n} more',
-  'cli.backups.wouldCreate': 'Restore would create {what} ({bytes}){present}{dirs}:',
+  'cli.backups.wouldCreate': 'Restore would create {what} (content {bytes}){present}{dirs}:',
   'cli.backups.wouldPresent': ', {count} of them already in place',
   'cli.backups.wouldDirs': ' and {folders}',
   'cli.backups.restored': 'Restored {what}{present}{dirs}.',

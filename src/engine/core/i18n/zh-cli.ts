@@ -88,7 +88,7 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   // ---- scan ----
   'cli.scan.home': '主目录',
   'cli.scan.total': '合计',
-  'cli.scan.totalValue': '{bytes}，共 {items}，{sessions}',
+  'cli.scan.totalValue': '磁盘占用 {bytes}，共 {items}，{sessions}',
   'cli.scan.running': '运行中',
   'cli.scan.largest': '最大的项目',
   'cli.scan.projectSessions': { other: '{sessions} 个会话' },
@@ -118,15 +118,15 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.doctor.storeFile': '受口令保护的文件（这里没有桌面会话总线）',
 
   // ---- plan ----
-  'cli.plan.totals': '计划：{items}，{bytes}',
-  'cli.plan.totalsSkipped': '计划：{items}，{bytes}；跳过 {skipped} 项',
+  'cli.plan.totals': '计划：{items}，磁盘占用 {bytes}',
+  'cli.plan.totalsSkipped': '计划：{items}，磁盘占用 {bytes}；跳过 {skipped} 项',
   'cli.plan.skipped': '  跳过 {id}  {title} — {reason}',
   'cli.plan.howToRun':
     '未删除任何东西。要严格执行这份计划：cleanerx plan --agent {agent} {flags} --json > plan.json，然后 cleanerx clean --plan plan.json --yes',
   'cli.plan.none': '没有会话符合这些规则。',
 
   // ---- clean ----
-  'cli.clean.summary': '{agent}：{items}，{bytes}',
+  'cli.clean.summary': '{agent}：{items}，磁盘占用 {bytes}',
   'cli.clean.archiveSummaryOneWay': '{agent}：{action} {sessions} — 释放 0 B；{agent} 无法取消归档',
   'cli.clean.blocked': '已阻止：{reason}',
   'cli.clean.removing': '正在删除 {n}/{total} ',
@@ -136,12 +136,12 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
 
   // ---- backups ----
   'cli.backups.none': '没有备份。',
-  'cli.backups.row': '{id}  {agent}  {created}  {items}  {original} → {archive}  校验于 {verified}',
+  'cli.backups.row': '{id}  {agent}  {created}  {items}  磁盘占用 {onDisk}（内容 {original}，归档 {archive}）  校验于 {verified}',
   'cli.backups.deleted': '已删除备份 {id}。',
-  'cli.backups.verified': { other: '已校验：全部 {count} 个条目（{bytes}）与清单一致。' },
+  'cli.backups.verified': { other: '已校验：全部 {count} 个条目（内容 {bytes}）与清单一致。' },
   'cli.backups.folders': { other: '{count} 个空文件夹' },
   'cli.backups.andMore': '  …… 另有 {n} 项',
-  'cli.backups.wouldCreate': '恢复将创建 {what}（{bytes}）{present}{dirs}：',
+  'cli.backups.wouldCreate': '恢复将创建 {what}（内容 {bytes}）{present}{dirs}：',
   'cli.backups.wouldPresent': '，其中 {count} 个已存在',
   'cli.backups.wouldDirs': '以及 {folders}',
   'cli.backups.restored': '已恢复 {what}{present}{dirs}。',
