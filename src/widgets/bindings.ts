@@ -85,15 +85,15 @@ export function typedKeys(ch: string | undefined, key: KeyEvent): [string | unde
   const escFirst = typeof seq === 'string' && (seq.startsWith('\x1b\x1b') || (key.meta === true && seq.startsWith('\x1b') && [...seq].length === 2));
   if (!escFirst || key.ctrl || !key.name) return [[ch, key]];
   const rest = seq!.slice(1);
-  const escape: KeyEvent = { name: 'escape', full: 'escape' };
+  const escKey: KeyEvent = { name: 'escape', full: 'escape' };
   if (key.name === 'escape')
     return [
-      [undefined, escape],
-      [undefined, escape],
+      [undefined, escKey],
+      [undefined, escKey],
     ];
   const restCh = [...rest].length === 1 ? rest : undefined;
   return [
-    [undefined, escape],
+    [undefined, escKey],
     [restCh, { name: key.name, full: key.shift && key.name.length > 1 ? `S-${key.name}` : key.name, shift: key.shift }],
   ];
 }
