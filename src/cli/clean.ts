@@ -6,6 +6,7 @@
 
 import { formatBytes } from '../engine/core/format.js';
 import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
+import { residueSentences } from '../engine/core/residue-text.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
@@ -137,6 +138,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   });
   for (const w of r.warnings ?? []) io.out(say('cli.clean.warning', { warning: safeText(w) }));
   io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
+  for (const line of residueSentences(r.residue)) io.out(safeText(line));
   if (opts.json) json(safeJson({ ...cleanReport(r), action: plan.action ?? 'delete' }));
   return r.status === 'complete' ? 0 : 1;
 }
@@ -151,5 +153,7 @@ function cleanReport(r: ExecuteResult): Record<string, unknown> {
     removedBytes: r.removedBytes,
     backupId: r.backupId ?? null,
     freed: r.freed ?? null,
+    // docs/residue.md: per removed item, complete or the surfaces where something of it survives.
+    residue: r.residue?.map(({ id, verdict, surfaces }) => ({ id, verdict, surfaces })) ?? null,
   };
 }
