@@ -543,7 +543,7 @@ export interface ExecuteResult {
  * `listed` — the agent still lists it; `unreadable` — the surface could not
  * be read, so its absence is not proven.
  */
-export type ResidueWhy = 'followUp' | 'noRoute' | 'listed' | 'unreadable';
+type ResidueWhy = 'followUp' | 'noRoute' | 'listed' | 'unreadable';
 
 /** One place where something of a removed item survives. `surface` is a stable code (docs/residue.md). */
 export interface ResidueSurface {
