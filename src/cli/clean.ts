@@ -137,8 +137,9 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
     if (p.phase === 'deleting' && p.current) io.progress(say('cli.clean.removing', { n: String(p.done + 1), total: String(p.total) }));
   });
   for (const w of r.warnings ?? []) io.out(say('cli.clean.warning', { warning: safeText(w) }));
-  io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
+  // The verdict line stays last: scripts read it.
   for (const line of residueSentences(r.residue)) io.out(safeText(line));
+  io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
   if (opts.json) json(safeJson({ ...cleanReport(r), action: plan.action ?? 'delete' }));
   return r.status === 'complete' ? 0 : 1;
 }
