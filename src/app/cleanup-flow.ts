@@ -7,7 +7,7 @@ import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
 import type { ExecuteOptions, ExecuteResult, PlanAction } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
-import { CLEANUP_START, cleanupState, freedLines } from '../modals/progress.js';
+import { CLEANUP_START, cleanupState, freedLines, residueLines } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
 import { ReviewModal } from '../modals/review.js';
 import type { AppContext, PassphraseVerdict } from '../screens/screen.js';
@@ -98,10 +98,11 @@ export class CleanupFlow {
         t('flow.confirmed'),
         ...(r.backupId ? ['', braces(t('flow.backupVerified', { id: r.backupId }))] : []),
         ...(r.freed ? ['', ...freedLines(r.freed)] : []),
+        ...residueLines(r.residue),
       ]);
       st.summaryChanged();
     } else {
-      ctx.openDialog(t('flow.failedTitle'), [braces(r.message), '', t('flow.failedSafe')]);
+      ctx.openDialog(t('flow.failedTitle'), [braces(r.message), '', t('flow.failedSafe'), ...residueLines(r.residue)]);
       void this.checkRecovery();
     }
     st.requestRender();

@@ -6,6 +6,7 @@
 
 import { formatBytes } from '../engine/core/format.js';
 import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
+import { residueSentences } from '../engine/core/residue-text.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
@@ -136,6 +137,8 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
     if (p.phase === 'deleting' && p.current) io.progress(say('cli.clean.removing', { n: String(p.done + 1), total: String(p.total) }));
   });
   for (const w of r.warnings ?? []) io.out(say('cli.clean.warning', { warning: safeText(w) }));
+  // The verdict line stays last: scripts read it.
+  for (const line of residueSentences(r.residue)) io.out(safeText(line));
   io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
   if (opts.json) json(safeJson({ ...cleanReport(r), action: plan.action ?? 'delete' }));
   return r.status === 'complete' ? 0 : 1;
@@ -151,5 +154,7 @@ function cleanReport(r: ExecuteResult): Record<string, unknown> {
     removedBytes: r.removedBytes,
     backupId: r.backupId ?? null,
     freed: r.freed ?? null,
+    // docs/residue.md: per removed item, complete or the surfaces where something of it survives.
+    residue: r.residue?.map(({ id, verdict, surfaces }) => ({ id, verdict, surfaces })) ?? null,
   };
 }

@@ -6,7 +6,9 @@
 
 import { formatBytes } from '../engine/core/format.js';
 import { type MessageKey, t } from '../engine/core/i18n/index.js';
-import type { ExecuteProgress, FreedBytes } from '../engine/core/model.js';
+import type { ExecuteProgress, FreedBytes, ItemResidue } from '../engine/core/model.js';
+import { residueSentences } from '../engine/core/residue-text.js';
+import { wrapWords } from '../widgets/detail-pane.js';
 import { braces } from '../widgets/theme.js';
 import type { BusyState } from '../screens/screen.js';
 
@@ -59,5 +61,17 @@ export function freedLines(f: FreedBytes | undefined): string[] {
       );
   }
   for (const why of f.explanations) out.push(`  ${t(`freed.why.${why}`)}`);
+  return out;
+}
+
+/** Width the result's residue lines wrap at: the dialog's text at 80 columns. */
+const RESIDUE_WIDTH = 72;
+
+/** COMPLETE / PARTIAL per item, wrapped for the result dialog (a blank line first); tag-safe. */
+export function residueLines(r: readonly ItemResidue[] | undefined): string[] {
+  const [summary, ...partial] = residueSentences(r);
+  if (!summary) return [];
+  const out = ['', ...wrapWords(summary, RESIDUE_WIDTH).map(braces)];
+  for (const p of partial) out.push(...wrapWords(p, RESIDUE_WIDTH - 4).map((w, k) => braces(`${k ? '    ' : '  '}${w}`)));
   return out;
 }

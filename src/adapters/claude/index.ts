@@ -41,6 +41,7 @@ export const claudeAdapter: AgentAdapter = {
     const [{ scanClaude }, { withClaudeSweep }] = await Promise.all([import('./scan.js'), import('./sweep.js')]);
     return withClaudeSweep(await scanClaude(inst, ctx, report), inst.home);
   },
+  residue: { sessions: async (inst, ctx, targets) => (await import('./residue.js')).claudeResidue(inst, ctx, targets) },
   fileRoute: {
     // The temp roots are removal roots only while they are the user's real directories (temp-roots.ts lists them so).
     roots: (inst, ctx) => [inst.home, ...claudeTempRoots(ctx, [])],

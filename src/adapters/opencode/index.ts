@@ -58,6 +58,7 @@ export const opencodeAdapter: AgentAdapter = {
     roots: opencodeMutationRoots,
     writers: async (inst, ctx) => (await import('./writers.js')).findOpencodeWriters(ctx, chooseDatabase(inst, ctx).db, inst.home),
   },
+  residue: { sessions: async (inst, ctx, targets) => (await import('./residue.js')).opencodeResidue(inst, ctx, targets) },
   sessionRoute: {
     deleteSessions: async (inst, ctx, roots, opts) => (await import('./delete-route.js')).deleteOpencodeSessions(inst, ctx, roots, opts),
     exportSessions: async (inst, ctx, roots, dir, opts) => (await routes()).exportOpencodeSessions(inst, ctx, roots, dir, opts),

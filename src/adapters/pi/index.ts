@@ -40,6 +40,7 @@ export const piAdapter: AgentAdapter = {
   // `pi --version` starts a Node process (over its 3 s limit on a loaded machine); npm's manifest says it for nothing.
   installedVersion: async (exe) => (await import('../shared/version-probe.js')).manifestVersion(exe, PI_PACKAGE),
   scan: async (inst, ctx, onProgress) => (await import('./scan.js')).scanPi(inst, ctx, onProgress),
+  residue: { sessions: async (inst, _ctx, targets) => (await import('./residue.js')).piResidue(inst, targets) },
   fileRoute: {
     roots: (inst) => [inst.home],
     writers: async (inst, ctx) => (await import('./writers.js')).findPiWriters(ctx, inst.home),

@@ -599,6 +599,7 @@ export class Engine implements EngineApi {
       sessionRoute: adapter.sessionRoute,
       itemRoute: adapter.itemRoute,
       archiveRoute: adapter.archiveRoute,
+      residue: adapter.residue,
       ctx: this.ctx,
       stateDir: this.dirs.state,
       snapshot: (id) => this.snapshot(id),

@@ -4,7 +4,7 @@
 // order and none is skipped; a final rescan is the only proof of success.
 
 import { randomUUID } from 'node:crypto';
-import type { ArchiveRoute, HostContext, ItemRoute, SessionExportEntry, SessionRoute } from '../core/adapter.js';
+import type { ArchiveRoute, HostContext, ItemRoute, ResidueProbe, SessionExportEntry, SessionRoute } from '../core/adapter.js';
 import { acquireAgentLock, AgentLockError, liveLockHolder } from './agent-lock.js';
 import { assertAnchoredSupported } from '../host/anchored-fs.js';
 import { crashPoint } from '../core/faults.js';
@@ -23,6 +23,7 @@ import {
 } from '../core/model.js';
 import { captureIdentity, ParentHandles, removeAnchored, revalidate, type CaptureMemo, type FileIdentity, type SafetyContext } from './path-safety.js';
 import { planBlockers } from './planner.js';
+import { proveResidue } from './residue.js';
 import { walkOwned } from '../inventory/revision.js';
 import { stepClock } from '../core/step-clock.js';
 import type { BackupKey, ExportProgress, TakeBackup } from './backup-step.js';
@@ -44,6 +45,8 @@ export interface ExecutorDeps {
   sessionRoute?: SessionRoute;
   itemRoute?: ItemRoute;
   archiveRoute?: ArchiveRoute;
+  /** The agent's own surfaces of a session, probed in the verify step. */
+  residue?: ResidueProbe;
 }
 
 /**
@@ -419,6 +422,8 @@ async function executeSteps(
   const remaining = archiveWant
     ? plan.items.filter((i) => after.session(i.id)?.s.state !== archiveWant)
     : plan.items.filter((i) => after.session(i.id) || after.item(i.id));
+  // What survives of each removed item, on every surface the agent keeps: read only, after the mutation.
+  const residue = archiveWant ? undefined : await proveResidue(plan, after, deps.ctx, deps.residue);
   if (remaining.length) {
     const more = remaining.length > 1 ? ` and ${remaining.length - 1} more` : '';
     const message = archiveWant
@@ -432,7 +437,15 @@ async function executeSteps(
       },
       'journal:failed',
     );
-    return { operationId: j.operationId, status: 'failed', message, removedItems: plan.items.length - remaining.length, removedBytes: bytesDone, summary };
+    return {
+      operationId: j.operationId,
+      status: 'failed',
+      message,
+      removedItems: plan.items.length - remaining.length,
+      removedBytes: bytesDone,
+      summary,
+      residue,
+    };
   }
   await store.transition(j, (x) => (x.status = 'verified'), 'journal:verified');
   await store.transition(j, (x) => (x.status = 'complete'), 'journal:complete');
@@ -450,5 +463,6 @@ async function executeSteps(
     removedBytes: bytesDone,
     summary,
     backupId,
+    residue,
   };
 }

@@ -2,7 +2,7 @@
 // this interface; concrete adapters are handed to it by the composition root
 // (src/adapters/registry.ts), so the engine never imports an agent.
 
-import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ScanProgress, Writer } from './model.js';
+import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ResidueSurface, ScanProgress, Writer } from './model.js';
 
 /** Everything outside the process that an adapter may consult. Tests build one. */
 export interface HostContext {
@@ -79,6 +79,25 @@ export interface AgentAdapter extends AdapterDescriptor {
   itemRoute?: ItemRoute;
   /** Present when the agent's pinned version archives sessions by its own route (Codex, Claude Code, OpenCode; not pi). */
   archiveRoute?: ArchiveRoute;
+  /** Every surface the pinned agent keeps for a session, probed after a cleanup (`src/adapters/<agent>/residue.ts`). */
+  residue?: ResidueProbe;
+}
+
+/** A removed session as the residue probe sees it: the agent's id and the paths the scan gave it. */
+export interface ResidueTarget {
+  id: string;
+  paths: readonly string[];
+}
+
+/**
+ * Read-only and bounded: for each removed session, every surface of the agent
+ * (files, database rows, index lines) that still holds something of it. The
+ * agent's own list is the engine's rescan and is not probed here. A surface
+ * that cannot be read is reported `unreadable`, never thrown; SQLite is read
+ * through engine/host/sqlite-quiet.ts only.
+ */
+export interface ResidueProbe {
+  sessions(inst: Installation, ctx: HostContext, targets: readonly ResidueTarget[]): Promise<Map<string, ResidueSurface[]>>;
 }
 
 /**

@@ -534,6 +534,35 @@ export interface ExecuteResult {
   warnings?: string[];
   /** The disk space the plan promised and what the filesystems gave back, measured (engine/cleanup/freed-bytes.ts). */
   freed?: FreedBytes;
+  /** Per removed item: gone from every surface the agent keeps, or what survives where (engine/cleanup/residue.ts). */
+  residue?: ItemResidue[];
+}
+
+/**
+ * Why a surface still holds something of a removed item: `followUp` — the
+ * next scan offers it as the item `followUpId`; `noRoute` — no documented
+ * route removes it (cleanerx never rewrites the agent's own file or rows);
+ * `listed` — the agent still lists it; `unreadable` — the surface could not
+ * be read, so its absence is not proven.
+ */
+type ResidueWhy = 'followUp' | 'noRoute' | 'listed' | 'unreadable';
+
+/** One place where something of a removed item survives. `surface` is a stable code (docs/residue.md). */
+export interface ResidueSurface {
+  surface: string;
+  path?: string;
+  why: ResidueWhy;
+  followUpId?: string;
+  /** Rows or lines, where the surface counts them. */
+  count?: number;
+}
+
+export interface ItemResidue {
+  id: string;
+  /** The plan's label, for the result's sentences (`clean --json` leaves it out: ids and codes only). */
+  label: string;
+  verdict: 'complete' | 'partial';
+  surfaces: ResidueSurface[];
 }
 
 /** Why the space freed differs from the promise by more than 5% (the result screen says each in a sentence). */
