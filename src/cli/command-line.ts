@@ -139,6 +139,20 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       },
     )
     .command(
+      'explain <id>',
+      t('cli.help.explain'),
+      (y) =>
+        y
+          .positional('id', { type: 'string', describe: t('cli.help.explainId') })
+          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: t('cli.help.explainAgent') })
+          .option('json', { type: 'boolean', default: false, describe: t('cli.help.explainJson') }),
+      async (a) => {
+        ownHomesOnly(a);
+        const { runExplain } = await import('./explain.js');
+        code = await runExplain({ agent: a.agent as AgentKind, id: String(a.id), json: a.json }, { engine, io });
+      },
+    )
+    .command(
       'recovery [action] [operation]',
       t('cli.help.recovery'),
       (y) =>

@@ -51,4 +51,5 @@ export const claudeAdapter: AgentAdapter = {
     if (itemId.startsWith('memory:')) return (await import('./preview.js')).previewMemory(itemId, paths[0]!);
     return pendingPreview(itemId);
   },
+  explain: async (_inst, paths, itemId) => (await import('./explain.js')).explainClaude(paths, itemId),
 };

@@ -4,6 +4,7 @@
 
 import type { AgentAdapter, HostContext, SessionExportEntry } from '../core/adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
+import type { SessionExplain } from '../core/explain.js';
 import { detectOne } from '../host/detect.js';
 import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -285,6 +286,15 @@ export class Engine implements EngineApi {
         blocks: [{ kind: 'notice', text: code === 'ENOENT' ? 'The file is gone since the scan; rescan (r).' : `Cannot read a preview (${code ?? 'error'}).` }],
       };
     }
+  }
+
+  async explain(snapshotId: string, id: string): Promise<SessionExplain> {
+    const snap = this.viewable(snapshotId);
+    const node = snap.session(id);
+    if (!node) throw new RequestError(t('explain.onSession'));
+    const adapter = this.adapter(snap.agent);
+    if (!adapter.explain) throw new RequestError(t('explain.notOffered', { agent: AGENT_NAMES[snap.agent] }));
+    return adapter.explain(snap.installation, node.s.paths, id);
   }
 
   // ---- cleanup ----------------------------------------------------------
