@@ -39,7 +39,9 @@ export const claudeAdapter: AgentAdapter = {
       .trim(),
   scan: async (inst, ctx, report) => {
     const [{ scanClaude }, { withClaudeSweep }] = await Promise.all([import('./scan.js'), import('./sweep.js')]);
-    return withClaudeSweep(await scanClaude(inst, ctx, report), inst.home);
+    // Project settings are those of the folder cleanerx runs in (PWD): where the user is likely to start Claude.
+    const managedDir = ctx.env.CLEANERX_CLAUDE_MANAGED_DIR ?? (ctx.platform === 'darwin' ? '/Library/Application Support/ClaudeCode' : '/etc/claude-code');
+    return withClaudeSweep(await scanClaude(inst, ctx, report), inst.home, { cwd: ctx.env.PWD ?? null, managedDir });
   },
   fileRoute: {
     // The temp roots are removal roots only while they are the user's real directories (temp-roots.ts lists them so).

@@ -392,7 +392,8 @@ export class Engine implements EngineApi {
     if (!adapter.fileRoute && !adapter.sessionRoute) throw new RequestError('This agent has no cleanup route in this version.');
     await sweepExportStaging(this.dirs.data).catch(() => undefined);
     let backup: BackupRequest | undefined;
-    if (opts.backup) {
+    // Back up only is the backup step alone: it always takes one.
+    if (opts.backup || plan.action === 'backupOnly') {
       if (!plan.backupEligible) throw new RequestError(plan.backupWhyNot ?? 'This plan cannot be backed up.');
       // A key-store failure stops here, before the journal and before any mutation.
       // scrypt takes seconds and says nothing meanwhile: the phase tells what runs.
@@ -416,7 +417,7 @@ export class Engine implements EngineApi {
     this.plans.delete(planId);
     this.stop = false;
     const { executePlan } = await import('../cleanup/executor.js');
-    const freed = await this.freedBaseline(plan);
+    const freed = plan.action === 'backupOnly' ? null : await this.freedBaseline(plan);
     const r = await executePlan(plan, this.executorDeps(adapter), onProgress, backup);
     if (freed) r.freed = await this.freedAfter(freed, r);
     return r;
