@@ -33,7 +33,13 @@ function claudeSession(home: string, project: string, lines: number): string {
   const dir = join(home, 'projects', project);
   mkdirSync(join(dir, id, 'subagents'), { recursive: true });
   const rows = Array.from({ length: lines }, (_, i) =>
-    JSON.stringify({ type: i % 2 ? 'assistant' : 'user', sessionId: id, cwd: '/work/app', uuid: randomUUID(), message: { role: 'user', content: `line ${i} é` } }),
+    JSON.stringify({
+      type: i % 2 ? 'assistant' : 'user',
+      sessionId: id,
+      cwd: '/work/app',
+      uuid: randomUUID(),
+      message: { role: 'user', content: `line ${i} é` },
+    }),
   );
   writeFileSync(join(dir, `${id}.jsonl`), rows.join('\n') + '\n');
   writeFileSync(join(dir, id, 'subagents', 'agent-1.jsonl'), rows.slice(0, 3).join('\n') + '\n');
@@ -72,9 +78,7 @@ describe('clean --backup-only', () => {
     const after = hashTree(home);
     for (const [rel, hash] of wanted) expect(after.get(rel), rel).toBe(hash);
     // Only the backed-up sessions came back (and the folders that hold them).
-    expect([...after.keys()].filter((rel) => after.get(rel) !== 'dir').sort()).toEqual(
-      [...wanted.keys()].filter((rel) => wanted.get(rel) !== 'dir').sort(),
-    );
+    expect([...after.keys()].filter((rel) => after.get(rel) !== 'dir').sort()).toEqual([...wanted.keys()].filter((rel) => wanted.get(rel) !== 'dir').sort());
     expect([...after.keys()].some((rel) => rel.includes(keep))).toBe(false);
   }, 180_000);
 

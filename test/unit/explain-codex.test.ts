@@ -36,7 +36,10 @@ describe('explain --agent codex', () => {
     const output = 'x'.repeat(40_000) + '\u001b]52;c;ZXZpbA==\u0007';
     for (let i = 0; i < 30; i++) {
       const callId = `call_${i}`;
-      lines.push({ kind: 'rest', text: rec(100 + i, 'response_item', { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: callId }) });
+      lines.push({
+        kind: 'rest',
+        text: rec(100 + i, 'response_item', { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: callId }),
+      });
       lines.push({ kind: 'commandOutput', text: rec(100 + i, 'response_item', { type: 'function_call_output', call_id: callId, output }) });
       lines.push({
         kind: 'commandOutputEvents',
@@ -51,8 +54,14 @@ describe('explain --agent codex', () => {
       text: rec(201, 'compacted', { message: 'summary', replacement_history: [{ type: 'message', role: 'user', content: [image] }] }),
     });
     // Past the 8 MiB head bound: told by its head alone, its bytes still counted.
-    lines.push({ kind: 'commandOutput', text: rec(202, 'response_item', { type: 'function_call_output', call_id: 'big', output: 'y'.repeat(9 * 1024 * 1024) }) });
-    lines.push({ kind: 'unreadable', text: '{"timestamp":"2026-11-20T10:03:00Z","type":"response_item","payload":{"type":"function_call_output","output":"cut' });
+    lines.push({
+      kind: 'commandOutput',
+      text: rec(202, 'response_item', { type: 'function_call_output', call_id: 'big', output: 'y'.repeat(9 * 1024 * 1024) }),
+    });
+    lines.push({
+      kind: 'unreadable',
+      text: '{"timestamp":"2026-11-20T10:03:00Z","type":"response_item","payload":{"type":"function_call_output","output":"cut',
+    });
     lines.push({ kind: 'unreadable', text: 'not json \u001b[2J at all' });
     writeFileSync(thread.rollout, lines.map((l) => `${l.text}\n`).join(''));
 

@@ -27,11 +27,11 @@ import { join } from 'node:path';
 import { BoundedReadError, readRegularTextAsync } from '../../engine/host/bounded-read.js';
 import { cleanText } from '../../engine/core/text.js';
 
-export const DEFAULT_CLEANUP_PERIOD_DAYS = 30;
+const DEFAULT_CLEANUP_PERIOD_DAYS = 30;
 /** A settings file is a few KB; past this it is not read. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
 
-export type SettingsSource = 'user' | 'project' | 'local' | 'managed';
+type SettingsSource = 'user' | 'project' | 'local' | 'managed';
 
 interface SourceFile {
   source: SettingsSource;
@@ -41,7 +41,7 @@ interface SourceFile {
 }
 
 /** One file that says something about cleanupPeriodDays. */
-export interface WrittenValue {
+interface WrittenValue {
   source: SettingsSource;
   path: string;
   label: string;
@@ -51,7 +51,7 @@ export interface WrittenValue {
   ignored?: 'invalid' | 'notJson' | 'overridden';
 }
 
-export type CleanupPeriod =
+type CleanupPeriod =
   | { known: true; days: number; source: SettingsSource | 'default'; label: string; written: WrittenValue[] }
   /** A file cleanerx cannot read (a link, a FIFO, too large, no permission): what Claude sees is not known. */
   | { known: false; why: string; path: string; written: WrittenValue[] };

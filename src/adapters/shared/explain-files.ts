@@ -12,7 +12,7 @@ import { forEachBoundedLine } from '../../engine/host/line-reader.js';
 import { parseObject } from './jsonl.js';
 
 /** A line's head is parsed whole up to this; past it only its start is matched (a 2 GB line never sits in memory). */
-export const MAX_LINE = 8 * 1024 * 1024;
+const MAX_LINE = 8 * 1024 * 1024;
 /** Entries of a session's side dirs visited at most. */
 const MAX_SIDE_ENTRIES = 100_000;
 
@@ -20,7 +20,7 @@ const MAX_SIDE_ENTRIES = 100_000;
  * One record's kind: `rec` is the parsed line (null when the line is longer
  * than MAX_LINE: then `head` is its start); null means unreadable.
  */
-export type Classify = (rec: Record<string, unknown> | null, head: string) => ExplainKind | null;
+type Classify = (rec: Record<string, unknown> | null, head: string) => ExplainKind | null;
 
 /** The `"type": "…"` values in a line's head, in order: a cut line's record type without parsing it. */
 export function headTypes(head: string, max = 3): string[] {
@@ -33,7 +33,7 @@ export function headTypes(head: string, max = 3): string[] {
 }
 
 /** Streams one transcript into `tally`. */
-export async function explainJsonl(path: string, classify: Classify, tally: ExplainTally): Promise<void> {
+async function explainJsonl(path: string, classify: Classify, tally: ExplainTally): Promise<void> {
   let unreadable = 0;
   await forEachBoundedLine(path, MAX_LINE, (line) => {
     const blank = line.whole && !line.head.trim();

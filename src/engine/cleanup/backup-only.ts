@@ -12,8 +12,7 @@ export function asBackupOnly(plan: CleanupPlan, lang?: Language): CleanupPlan {
   const agent = AGENT_NAMES[plan.agent];
   const blockers = [...plan.blockers];
   if (!plan.backupEligible) blockers.push(t('backupOnly.notEligible', { why: plan.backupWhyNot ?? '' }, lang));
-  else
-    for (const i of plan.items.filter((x) => !x.recoverable)) blockers.push(t('backupOnly.unrestorable', { label: i.label, agent }, lang));
+  else for (const i of plan.items.filter((x) => !x.recoverable)) blockers.push(t('backupOnly.unrestorable', { label: i.label, agent }, lang));
   return {
     ...plan,
     action: 'backupOnly',

@@ -6,7 +6,7 @@ import { formatBytes } from './format.js';
 import { type MessageKey, t } from './i18n/index.js';
 import type { AgentKind, PreviewBlock } from './model.js';
 
-export const EXPLAIN_KINDS = [
+const EXPLAIN_KINDS = [
   'commandOutput',
   'commandOutputEvents',
   'compaction',
@@ -29,7 +29,7 @@ export const EXPLAIN_KINDS = [
 ] as const;
 export type ExplainKind = (typeof EXPLAIN_KINDS)[number];
 
-export interface ExplainBucket {
+interface ExplainBucket {
   kind: ExplainKind;
   bytes: number;
   records: number;

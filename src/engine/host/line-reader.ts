@@ -6,7 +6,7 @@
 
 import { openRegularFileAsync } from './bounded-read.js';
 
-export interface BoundedLine {
+interface BoundedLine {
   /** The line's bytes, its newline included. */
   bytes: number;
   /** Its first `maxLine` bytes as UTF-8 (a cut character decodes to U+FFFD). */

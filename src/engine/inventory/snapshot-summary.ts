@@ -114,7 +114,15 @@ export function snapshotSummary(snap: SummarySource, order: SnapshotOrder, compa
     })),
     ageHistogram: ages.map(({ label, sessions, bytes }) => ({ label, sessions, bytes })),
     ...(typeof sweepDays === 'number'
-      ? { sweepForecast: { agentName: sweep!.agentName, days: sweepDays, rule: sweep!.sessionRule, ...forecast, ...(sweep!.written ? { written: sweep!.written } : {}) } }
+      ? {
+          sweepForecast: {
+            agentName: sweep!.agentName,
+            days: sweepDays,
+            rule: sweep!.sessionRule,
+            ...forecast,
+            ...(sweep!.written ? { written: sweep!.written } : {}),
+          },
+        }
       : {}),
     items: snap.provisional
       ? []
