@@ -125,17 +125,36 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .option('plan', { type: 'string', describe: t('cli.help.cleanPlan') })
           .option('yes', { type: 'boolean', default: false, describe: t('cli.help.cleanYes') })
           .option('backup', { type: 'boolean', default: false, describe: t('cli.help.cleanBackup') })
+          .option('backup-only', { type: 'boolean', default: false, describe: t('cli.help.cleanBackupOnly') })
           .option('json', { type: 'boolean', default: false, describe: t('cli.help.cleanJson') }),
       async (a) => {
         ownHomesOnly(a);
         const { archiveIds, cleanTarget, runClean } = await import('./clean.js');
         const agent = a.agent as AgentKind | undefined;
-        const { ids, action } = archiveIds(a.id as string[] | undefined, a.archive as string[] | undefined, a.unarchive as string[] | undefined);
+        const { ids, action: given } = archiveIds(a.id as string[] | undefined, a.archive as string[] | undefined, a.unarchive as string[] | undefined);
         const what = cleanTarget(ids, a.plan === undefined ? undefined : String(a.plan), agent);
+        // Back up only: the usual plan of the ids, its backup step alone (nothing removed).
+        const backupOnly = Boolean(a['backup-only']);
+        if (backupOnly && (given !== 'delete' || a.plan !== undefined)) throw new UsageError(t('cli.err.backupOnlyWith'));
+        const action = backupOnly ? 'backupOnly' : given;
         code = await runClean(
-          { agent, what, action, yes: a.yes, readOnly: Boolean(a['read-only']), backup: a.backup, json: a.json },
+          { agent, what, action, yes: a.yes, readOnly: Boolean(a['read-only']), backup: a.backup || backupOnly, json: a.json },
           { engine, io, passphrase },
         );
+      },
+    )
+    .command(
+      'explain <id>',
+      t('cli.help.explain'),
+      (y) =>
+        y
+          .positional('id', { type: 'string', describe: t('cli.help.explainId') })
+          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: t('cli.help.explainAgent') })
+          .option('json', { type: 'boolean', default: false, describe: t('cli.help.explainJson') }),
+      async (a) => {
+        ownHomesOnly(a);
+        const { runExplain } = await import('./explain.js');
+        code = await runExplain({ agent: a.agent as AgentKind, id: String(a.id), json: a.json }, { engine, io });
       },
     )
     .command(

@@ -12,6 +12,7 @@ import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 import { openWarnings } from './warnings.js';
+import { sweepForecastLine } from './sweep-line.js';
 
 export class OverviewScreen implements Screen {
   readonly title = tr('tab.overview');
@@ -45,6 +46,8 @@ export class OverviewScreen implements Screen {
       // Space no removal can free: deleted files a process still holds (their rows say which process).
       const held = deletedOpenLine(s.deletedOpen);
       if (held) L.push(' ' + t.warn(braces(fitWidth(held, W))));
+      const sweep = sweepForecastLine(s.sweepForecast);
+      if (sweep) L.push(' ' + t.warn(braces(fitWidth(sweep, W))));
       // The figures and their tail on one line (the Overview must hold at 80×24): the full
       // wording when it fits, else the short one, else the short one cut.
       const attributed = attributionLine(s.attribution);

@@ -23,6 +23,7 @@ const UPDATED_LABEL: Record<UpdatedFilter, MessageKey> = {
   within30: 'sessions.updated.within30',
   older30: 'sessions.updated.older30',
   older90: 'sessions.updated.older90',
+  agentSweep: 'sessions.updated.agentSweep',
 };
 const SORTS: SortKey[] = ['updated', 'size', 'title'];
 /** Each key's order in plain words, [default, reversed]. */
@@ -337,7 +338,9 @@ export class SessionsScreen implements Screen {
     const parts = [
       tr(this.view === 'tree' ? 'sessions.tree' : 'sessions.list'),
       tr(SORT_LABEL[this.sort][this.reverse ? 1 : 0]),
-      tr(UPDATED_LABEL[this.filter.updated ?? 'all']),
+      this.filter.updated === 'agentSweep' && s?.sweepForecast
+        ? tr('sweep.forecast.filter', { agent: s.sweepForecast.agentName, count: s.sweepForecast.sessions })
+        : tr(UPDATED_LABEL[this.filter.updated ?? 'all']),
     ];
     if (s?.provisional) parts.unshift(tr('sessions.partial'));
     if (this.filter.state) parts.push(tr(this.filter.state === 'archived' ? 'sessions.state.archivedOnly' : 'sessions.state.currentOnly'));
@@ -542,8 +545,10 @@ export class SessionsScreen implements Screen {
         does: tr('sessions.updatedKey'),
         footer: tr('sessions.footer.updated'),
         run: () => {
-          const i = UPDATED_CYCLE.indexOf(this.filter.updated ?? 'all');
-          const next = UPDATED_CYCLE[(i + 1) % UPDATED_CYCLE.length]!;
+          // The agent's own sweep joins the cycle where it has one (Claude: the sessions it deletes at its next start).
+          const cycle: UpdatedFilter[] = this.app.summary()?.sweepForecast ? [...UPDATED_CYCLE, 'agentSweep'] : UPDATED_CYCLE;
+          const i = cycle.indexOf(this.filter.updated ?? 'all');
+          const next = cycle[(i + 1) % cycle.length]!;
           this.filter = { ...this.filter, updated: next === 'all' ? undefined : next };
           this.changed(true);
         },

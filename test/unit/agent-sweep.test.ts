@@ -64,13 +64,14 @@ describe("Claude's cleanupPeriodDays", () => {
     expect(statSync(p).mode).toBe(before.mode);
   });
 
-  it('0 turns the sweep off; a value that is not a whole number of days is unknown', async () => {
-    expect((await claudeSweep(claudeHome('{"cleanupPeriodDays":0}').home)).sessionDays).toBe('never');
-    for (const bad of ['"30"', '-1', '1.5', 'null', '"\\u001b[31mred"']) {
+  it('0 and values that are not a whole number of at least 1 drop the file, as Claude Code 2.1.333 does: the default applies', async () => {
+    // claude-sweep-forecast.test.ts asks the pinned SDK's resolveSettings for the same rule.
+    for (const bad of ['0', '"30"', '-1', '1.5', 'null', '"\\u001b[31mred"']) {
       t?.cleanup();
       const s = await claudeSweep(claudeHome(`{"cleanupPeriodDays":${bad}}`).home);
-      expect(s.sessionDays).toBe('unknown');
-      expect(s.sessionRule).not.toMatch(/\u001b|red/);
+      expect(s.sessionDays).toBe(30);
+      expect(s.written).toMatch(/which Claude rejects/);
+      expect(`${s.sessionRule} ${s.written}`).not.toMatch(/\u001b/);
     }
     t?.cleanup();
     // Not an object at all: the key is absent, the default holds.
@@ -78,8 +79,9 @@ describe("Claude's cleanupPeriodDays", () => {
   });
 
   it('corrupt, huge, FIFO and linked settings.json: a warning, unknown, nothing followed or changed', async () => {
+    // Not JSON: Claude ignores the whole file, so the default applies; the user hears why.
     const corrupt = await claudeSweep(claudeHome('{"cleanupPeriodDays": 3').home);
-    expect(corrupt.sessionDays).toBe('unknown');
+    expect(corrupt.sessionDays).toBe(30);
     expect(corrupt.warning).toMatch(/not valid JSON/);
     t?.cleanup();
 
@@ -123,8 +125,8 @@ describe("Claude's cleanupPeriodDays", () => {
     const engine = new Engine(ADAPTERS, env.ctx);
     const sum = await engine.scan('claude');
     expect(sum.sessionCount).toBe(1);
-    expect(sum.warnings.some((w) => w.path.endsWith('settings.json') && /cleanupPeriodDays is unknown/.test(w.reason))).toBe(true);
-    expect(sweepLine(await engine.detail(sum.snapshotId, sum.selection[0]!.id))).toMatch(/^When Claude deletes this transcript by itself is not known/);
+    expect(sum.warnings.some((w) => w.path.endsWith('settings.json') && /not valid JSON: Claude ignores all of its settings/.test(w.reason))).toBe(true);
+    expect(sweepLine(await engine.detail(sum.snapshotId, sum.selection[0]!.id))).toMatch(/cleanupPeriodDays 30, the default/);
     await engine.close();
   });
 });

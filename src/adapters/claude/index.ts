@@ -39,7 +39,9 @@ export const claudeAdapter: AgentAdapter = {
       .trim(),
   scan: async (inst, ctx, report) => {
     const [{ scanClaude }, { withClaudeSweep }] = await Promise.all([import('./scan.js'), import('./sweep.js')]);
-    return withClaudeSweep(await scanClaude(inst, ctx, report), inst.home);
+    // Project settings are those of the folder cleanerx runs in (PWD): where the user is likely to start Claude.
+    const managedDir = ctx.env.CLEANERX_CLAUDE_MANAGED_DIR ?? (ctx.platform === 'darwin' ? '/Library/Application Support/ClaudeCode' : '/etc/claude-code');
+    return withClaudeSweep(await scanClaude(inst, ctx, report), inst.home, { cwd: ctx.env.PWD ?? null, managedDir });
   },
   residue: { sessions: async (inst, ctx, targets) => (await import('./residue.js')).claudeResidue(inst, ctx, targets) },
   fileRoute: {
@@ -52,4 +54,5 @@ export const claudeAdapter: AgentAdapter = {
     if (itemId.startsWith('memory:')) return (await import('./preview.js')).previewMemory(itemId, paths[0]!);
     return pendingPreview(itemId);
   },
+  explain: async (_inst, paths, itemId) => (await import('./explain.js')).explainClaude(paths, itemId),
 };

@@ -49,6 +49,7 @@ export const codexAdapter: AgentAdapter = {
       .trim() ?? '',
   scan: async (inst, ctx, onProgress) => attachSweep(await (await scanModule()).scanCodex(inst, ctx, onProgress), (await import('./sweep.js')).CODEX_SWEEP),
   preview: async (inst, paths, id) => (await import('./preview.js')).previewCodex(inst, paths, id),
+  explain: async (_inst, paths, id) => (await import('./explain.js')).explainCodex(paths, id),
   sessionRoute: { deleteSessions: async (inst, ctx, roots, opts) => (await import('./delete-route.js')).deleteCodexThreads(inst, ctx, roots, opts) },
   residue: { sessions: async (inst, ctx, targets) => (await import('./residue.js')).codexResidue(inst, ctx, targets) },
   itemRoute: { applyItems: async (inst, ctx, ids, opts) => (await import('./item-route.js')).applyCodexItems(inst, ctx, ids, opts) },

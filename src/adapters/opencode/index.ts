@@ -74,4 +74,8 @@ export const opencodeAdapter: AgentAdapter = {
       return previewOpencodeTables(itemId, (await import('./scan.js')).scannedDatabase.get(inst.home));
     return pendingPreview(itemId);
   },
+  async explain(inst, paths, itemId) {
+    const db = (await import('./scan.js')).scannedDatabase.get(inst.home);
+    return (await import('./explain.js')).explainOpencode(paths, itemId, itemId.slice('session:'.length), db);
+  },
 };

@@ -58,4 +58,5 @@ export const piAdapter: AgentAdapter = {
       };
     return (await import('./preview.js')).previewPiSession(itemId, paths[0]!);
   },
+  explain: async (_inst, paths, itemId) => (await import('./explain.js')).explainPi(paths, itemId),
 };

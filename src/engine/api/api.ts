@@ -21,6 +21,7 @@ import type {
   ScanSummary,
   SessionFilter,
 } from '../core/model.js';
+import type { SessionExplain } from '../core/explain.js';
 import type { ObservedRecoveryOperation } from '../cleanup/recovery.js';
 import type { PlanFile } from '../inventory/retention/plan-file.js';
 import type { RetentionRules } from '../inventory/retention/rules.js';
@@ -34,6 +35,8 @@ export interface EngineApi {
   matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }>;
   detail(snapshotId: string, id: string): Promise<Detail>;
   preview(snapshotId: string, id: string): Promise<Preview>;
+  /** A session's bytes by record type (streams the whole session: on demand), read only. */
+  explain(snapshotId: string, id: string): Promise<SessionExplain>;
   /** `action`: delete (the default), or archive / unarchive through the agent's own route. */
   plan(snapshotId: string, ids: string[], action?: PlanAction): Promise<CleanupPlan>;
   /** The sessions a retention rule set selects (blocked ones only counted): what the Select menu shows before it marks. */
@@ -78,6 +81,7 @@ export const ENGINE_METHODS = {
   matchIds: { progress: null },
   detail: { progress: null },
   preview: { progress: null },
+  explain: { progress: null },
   plan: { progress: null },
   matchRules: { progress: null },
   retentionPlan: { progress: null },

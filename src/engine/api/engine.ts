@@ -4,6 +4,7 @@
 
 import type { AgentAdapter, HostContext, SessionExportEntry } from '../core/adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
+import type { SessionExplain } from '../core/explain.js';
 import { detectOne } from '../host/detect.js';
 import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -287,6 +288,15 @@ export class Engine implements EngineApi {
     }
   }
 
+  async explain(snapshotId: string, id: string): Promise<SessionExplain> {
+    const snap = this.viewable(snapshotId);
+    const node = snap.session(id);
+    if (!node) throw new RequestError(t('explain.onSession'));
+    const adapter = this.adapter(snap.agent);
+    if (!adapter.explain) throw new RequestError(t('explain.notOffered', { agent: AGENT_NAMES[snap.agent] }));
+    return adapter.explain(snap.installation, node.s.paths, id);
+  }
+
   // ---- cleanup ----------------------------------------------------------
 
   private plans = new Map<string, CleanupPlan>();
@@ -382,7 +392,8 @@ export class Engine implements EngineApi {
     if (!adapter.fileRoute && !adapter.sessionRoute) throw new RequestError('This agent has no cleanup route in this version.');
     await sweepExportStaging(this.dirs.data).catch(() => undefined);
     let backup: BackupRequest | undefined;
-    if (opts.backup) {
+    // Back up only is the backup step alone: it always takes one.
+    if (opts.backup || plan.action === 'backupOnly') {
       if (!plan.backupEligible) throw new RequestError(plan.backupWhyNot ?? 'This plan cannot be backed up.');
       // A key-store failure stops here, before the journal and before any mutation.
       // scrypt takes seconds and says nothing meanwhile: the phase tells what runs.
@@ -407,7 +418,7 @@ export class Engine implements EngineApi {
     this.plans.delete(planId);
     this.stop = false;
     const { executePlan } = await import('../cleanup/executor.js');
-    const freed = await this.freedBaseline(plan);
+    const freed = plan.action === 'backupOnly' ? null : await this.freedBaseline(plan);
     const r = await executePlan(plan, this.executorDeps(adapter), onProgress, backup);
     if (freed) r.freed = await this.freedAfter(freed, r);
     return r;

@@ -41,6 +41,11 @@ interface AgentReport {
   warnings: { path: string; reason: string }[];
   /** Deleted files of the store a process still holds open (their rows are items `held-deleted:*`); absent when none. */
   deletedOpen?: { files: number; bytes: number };
+  /**
+   * The agent's own sweep (Claude's cleanupPeriodDays as the pinned Claude Code resolves it): the days in effect,
+   * where they come from, whether that differs from what the user wrote, and the sessions it deletes at its next start.
+   */
+  sweep?: { days: number; source: string; path: string | null; differs: boolean; written: string | null; dueSessionIds: string[] };
 }
 
 /**
@@ -53,6 +58,14 @@ function recordedParent(n: SessionNode): string | null {
   const m = n.s.metadata;
   for (const v of [m.missingParentSessionId, m.missingParentId, n.s.parentId]) if (typeof v === 'string' && v) return v;
   return null;
+}
+
+function sweepReport(snap: ReturnType<Engine['snapshot']>): Pick<AgentReport, 'sweep'> {
+  const sweep = snap.inventory.sweep;
+  if (!sweep?.resolution) return {};
+  const { days, source, path } = sweep.resolution;
+  const dueSessionIds = snap.matchIds({ updated: 'agentSweep' }).ids;
+  return { sweep: { days, source, path, differs: Boolean(sweep.written), written: sweep.written ?? null, dueSessionIds } };
 }
 
 export async function buildScanReport(engine: Engine, agents: AgentKind[]): Promise<ScanReport> {
@@ -72,6 +85,7 @@ export async function buildScanReport(engine: Engine, agents: AgentKind[]): Prom
       version: inst.version,
       writers: summary.writers.map((w) => ({ pid: w.pid, name: w.name, user: w.user, command: w.command, evidence: w.evidence })),
       ...(summary.deletedOpen ? { deletedOpen: summary.deletedOpen } : {}),
+      ...sweepReport(snap),
       totals: { bytes: summary.totals.bytes, items: summary.totals.items, byCategory: summary.byCategory },
       projects: summary.projects
         .filter((p) => p.id !== NO_PROJECT_ID)

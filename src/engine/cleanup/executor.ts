@@ -264,6 +264,22 @@ async function executeSteps(
     }
   }
 
+  // ---- back up only: the verified backup is in the catalog; nothing is removed, so the journal ends here ----
+  if (plan.action === 'backupOnly') {
+    if (!backupId) return fail('Back up only needs the backup step; nothing was removed.', false);
+    await store.transition(j, (x) => (x.status = 'verified'), 'journal:verified');
+    await store.transition(j, (x) => (x.status = 'complete'), 'journal:complete');
+    progress({ phase: 'done', done: total });
+    return {
+      operationId: j.operationId,
+      status: 'complete',
+      message: t('backupOnly.done', { count: total, id: backupId }),
+      removedItems: 0,
+      removedBytes: 0,
+      backupId,
+    };
+  }
+
   // ---- mutate, in order ----
   await store.transition(j, (x) => (x.status = 'deleting'), 'journal:deleting');
   let done = 0;

@@ -18,6 +18,7 @@ import type { Snapshot } from '../inventory/snapshot.js';
 import { itemCost } from '../core/item-cost.js';
 import { RequestError } from '../core/validate.js';
 import { type Language, t } from '../core/i18n/index.js';
+import { asBackupOnly } from './backup-only.js';
 
 const MAX_SELECTION = 200_000;
 const OP_BATCH = 64;
@@ -42,6 +43,7 @@ const ARCHIVE_COST: ItemCost = { recoverable: 'reversible', regenerable: false, 
 
 export function buildPlan(snap: Snapshot, selected: readonly string[], opts: PlanOptions): CleanupPlan {
   if (opts.action === 'archive' || opts.action === 'unarchive') return buildArchivePlan(snap, selected, opts, opts.action);
+  if (opts.action === 'backupOnly') return asBackupOnly(buildPlan(snap, selected, { ...opts, action: 'delete' }), opts.lang);
   if (!Array.isArray(selected) || selected.length === 0) throw new RequestError('Nothing is selected.');
   if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
   const ids = [...new Set(selected)];

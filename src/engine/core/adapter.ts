@@ -2,6 +2,7 @@
 // this interface; concrete adapters are handed to it by the composition root
 // (src/adapters/registry.ts), so the engine never imports an agent.
 
+import type { SessionExplain } from './explain.js';
 import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ResidueSurface, ScanProgress, Writer } from './model.js';
 
 /** Everything outside the process that an adapter may consult. Tests build one. */
@@ -63,6 +64,8 @@ export interface AgentAdapter extends AdapterDescriptor {
   scan(inst: Installation, ctx: HostContext, onProgress: (p: ScanProgress) => void): Promise<Inventory>;
   /** Bounded, read-only preview of one item found by a previous scan. */
   preview(inst: Installation, itemPaths: string[], itemId: string): Promise<Preview>;
+  /** A session's bytes by record type, streamed and bounded, read only (on demand: it reads the whole session). */
+  explain?(inst: Installation, itemPaths: string[], itemId: string): Promise<SessionExplain>;
   /** Present when the agent's items are removed by the path transaction. */
   fileRoute?: FileRoute;
   /** Present when sessions leave through the agent's own official route (OpenCode, Codex). */

@@ -88,7 +88,7 @@ export interface ArchiveSupport {
 }
 
 /** What a plan does to its sessions: remove them (the default), or mark them archived / current through the agent's route. */
-export type PlanAction = 'delete' | 'archive' | 'unarchive';
+export type PlanAction = 'delete' | 'archive' | 'unarchive' | 'backupOnly';
 
 /** What removing (or archiving) one item costs, shown in the detail pane and the review (issue #16 part 6). */
 export interface ItemCost {
@@ -313,6 +313,8 @@ export interface ScanSummary {
   attribution?: Attribution;
   /** Files of the agent's store deleted but still held open by a process (deleted-open.ts): space only that process can free. */
   deletedOpen?: { files: number; bytes: number };
+  /** What the agent's own sweep deletes at its next start (Claude's cleanupPeriodDays), and whether the rule differs from what the user wrote. */
+  sweepForecast?: { agentName: string; days: number; rule: string; sessions: number; bytes: number; written?: string };
 }
 
 export interface ScanProgress {
@@ -332,7 +334,8 @@ export interface ScanProgress {
 
 // ---- paging -------------------------------------------------------------
 
-export type UpdatedFilter = 'all' | 'within7' | 'within30' | 'older30' | 'older90';
+/** agentSweep: the sessions the agent's own sweep deletes at its next start (Claude's cleanupPeriodDays forecast). */
+export type UpdatedFilter = 'all' | 'within7' | 'within30' | 'older30' | 'older90' | 'agentSweep';
 
 export interface SessionFilter {
   text?: string;
@@ -670,6 +673,10 @@ export interface AgentSweep {
   itemRules: { id: string; text: string }[];
   /** One sentence when the agent's settings could not be read (the default is assumed). */
   warning?: string;
+  /** Where the number of days comes from (Claude: the settings file that wins, or the default). */
+  resolution?: { days: number; source: string; path: string | null };
+  /** One sentence when what the user wrote is not what the agent uses (an invalid or overridden value). */
+  written?: string;
 }
 
 export interface CategoryGrowth {

@@ -6,7 +6,7 @@ export class RequestError extends Error {
   readonly request = true;
 }
 
-const UPDATED = ['all', 'within7', 'within30', 'older30', 'older90'];
+const UPDATED = ['all', 'within7', 'within30', 'older30', 'older90', 'agentSweep'];
 const SORTS: SortKey[] = ['updated', 'size', 'title'];
 const MAX_TOGGLED = 200_000;
 

@@ -7,6 +7,7 @@ import type { SnapshotIndex } from './snapshot-index.js';
 import type { SnapshotOrder } from './snapshot-order.js';
 import { CONTEXT_ROW_REASON, PROVISIONAL_REASON } from './detail-text.js';
 import type { PageRequest, PageResult, Row, SessionFilter } from '../core/model.js';
+import type { AgentSweep } from '../core/model.js';
 import { filterActive, RequestError, validateFilter, validatePage } from '../core/validate.js';
 
 const DAY = 86_400_000;
@@ -68,6 +69,7 @@ interface PagesSource {
   readonly id: string;
   readonly scannedAt: number;
   readonly provisional: boolean;
+  readonly inventory?: { readonly sweep?: AgentSweep };
 }
 
 export class SnapshotPages {
@@ -138,10 +140,17 @@ export class SnapshotPages {
       case 'older90':
         hi = now - 90 * DAY;
         break;
+      case 'agentSweep': {
+        // What the agent deletes at its next start: older than its period (Claude compares the file's mtime, our updatedAt).
+        const days = this.snap.inventory?.sweep?.sessionDays;
+        hi = typeof days === 'number' ? now - days * DAY : -Infinity;
+        break;
+      }
       default:
         break;
     }
     const timed = lo !== -Infinity || hi !== Infinity;
+    const exempt = f.updated === 'agentSweep' ? this.snap.inventory?.sweep?.exempt?.sources : undefined;
     return (n) => {
       const s = n.s;
       if (text && !hay[n.idx]!.includes(text)) return false;
@@ -149,6 +158,7 @@ export class SnapshotPages {
         const t = s.updatedAt ?? 0;
         if (t < lo || t >= hi) return false;
       }
+      if (exempt?.includes(s.source)) return false;
       if (f.state && s.state !== f.state) return false;
       if (f.source && s.source !== f.source) return false;
       return true;

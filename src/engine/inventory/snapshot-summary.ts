@@ -43,6 +43,14 @@ export function snapshotSummary(snap: SummarySource, order: SnapshotOrder, compa
   };
   let archived = 0;
   const sources = new Set<string>();
+  // The agent's own sweep at its next start (the 'agentSweep' filter's sessions): older than its period, not exempt.
+  const sweep = snap.inventory.sweep;
+  const sweepDays = sweep?.sessionDays;
+  const due =
+    typeof sweepDays === 'number'
+      ? (s: SessionNode['s']): boolean => s.updatedAt != null && s.updatedAt < snap.scannedAt - sweepDays * DAY && !sweep!.exempt?.sources.includes(s.source)
+      : (): boolean => false;
+  const forecast = { sessions: 0, bytes: 0 };
   const ages = [
     { label: '< 7 days', max: 7, sessions: 0, bytes: 0 },
     { label: '7–30 days', max: 30, sessions: 0, bytes: 0 },
@@ -58,6 +66,10 @@ export function snapshotSummary(snap: SummarySource, order: SnapshotOrder, compa
     const bucket = ages.find((a) => age < a.max) ?? ages[ages.length - 1]!;
     bucket.sessions++;
     bucket.bytes += s.bytes;
+    if (due(s)) {
+      forecast.sessions++;
+      forecast.bytes += s.bytes;
+    }
   }
   for (const it of snap.items) add(it.category, it.bytes);
   const totals: CategoryTotal = { bytes: 0, items: 0 };
@@ -101,6 +113,17 @@ export function snapshotSummary(snap: SummarySource, order: SnapshotOrder, compa
       projectLabel: snap.forest.projectById.get(n.projectKey)?.label ?? '',
     })),
     ageHistogram: ages.map(({ label, sessions, bytes }) => ({ label, sessions, bytes })),
+    ...(typeof sweepDays === 'number'
+      ? {
+          sweepForecast: {
+            agentName: sweep!.agentName,
+            days: sweepDays,
+            rule: sweep!.sessionRule,
+            ...forecast,
+            ...(sweep!.written ? { written: sweep!.written } : {}),
+          },
+        }
+      : {}),
     items: snap.provisional
       ? []
       : snap.items.map((it) => ({
