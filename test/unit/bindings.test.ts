@@ -58,6 +58,7 @@ function appContext(s: blessed.Widgets.Screen, readOnly = false): AppContext {
     message: () => undefined,
     openInput: () => undefined,
     openDialog: () => undefined,
+    copy: () => undefined,
     askPassphrase: () => undefined,
     busy: () => new Promise(() => undefined),
     hold: () => undefined,

@@ -19,6 +19,7 @@ import type {
   RestoreSummary,
   ScanProgress,
   ScanSummary,
+  SessionCopy,
   SessionFilter,
 } from '../core/model.js';
 import type { ObservedRecoveryOperation } from '../cleanup/recovery.js';
@@ -34,6 +35,8 @@ export interface EngineApi {
   matchIds(snapshotId: string, filter: SessionFilter): Promise<{ ids: string[]; bytes: number }>;
   detail(snapshotId: string, id: string): Promise<Detail>;
   preview(snapshotId: string, id: string): Promise<Preview>;
+  /** A session's resume command and its id and file, shell-quoted, for the clipboard. */
+  sessionCopy(snapshotId: string, id: string): Promise<SessionCopy>;
   /** `action`: delete (the default), or archive / unarchive through the agent's own route. */
   plan(snapshotId: string, ids: string[], action?: PlanAction): Promise<CleanupPlan>;
   /** The sessions a retention rule set selects (blocked ones only counted): what the Select menu shows before it marks. */
@@ -78,6 +81,7 @@ export const ENGINE_METHODS = {
   matchIds: { progress: null },
   detail: { progress: null },
   preview: { progress: null },
+  sessionCopy: { progress: null },
   plan: { progress: null },
   matchRules: { progress: null },
   retentionPlan: { progress: null },

@@ -33,6 +33,7 @@ import type {
   RestoreSummary,
   ScanProgress,
   ScanSummary,
+  SessionCopy,
   SessionFilter,
 } from '../core/model.js';
 import { t, type Language } from '../core/i18n/index.js';
@@ -44,6 +45,7 @@ import { walkOwned } from '../inventory/revision.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from '../host/settings.js';
 import { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
+import { referenceLine, resumeLine } from '../core/shell-quote.js';
 import { sweepExportStaging } from '../host/export-staging.js';
 
 /** rmdir from `dir` up to and including `top` while they are empty (another process's lock keeps them). */
@@ -285,6 +287,17 @@ export class Engine implements EngineApi {
         blocks: [{ kind: 'notice', text: code === 'ENOENT' ? 'The file is gone since the scan; rescan (r).' : `Cannot read a preview (${code ?? 'error'}).` }],
       };
     }
+  }
+
+  async sessionCopy(snapshotId: string, id: string): Promise<SessionCopy> {
+    const snap = this.viewable(snapshotId);
+    const node = snap.session(id);
+    if (!node) throw new RequestError(`unknown session id "${id}" in this snapshot`);
+    const s = node.s;
+    const command = this.adapter(snap.agent).resumeCommand(s);
+    const resume = command ? resumeLine(command) : null;
+    const resumeWhy = resume ? undefined : command ? 'unsafe' : 'none';
+    return { resume, reference: referenceLine(s.id, s.paths[0] ?? null), ...(resumeWhy ? { resumeWhy } : {}) };
   }
 
   // ---- cleanup ----------------------------------------------------------

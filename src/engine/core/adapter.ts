@@ -2,7 +2,8 @@
 // this interface; concrete adapters are handed to it by the composition root
 // (src/adapters/registry.ts), so the engine never imports an agent.
 
-import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ScanProgress, Writer } from './model.js';
+import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ScanProgress, SessionRecord, Writer } from './model.js';
+import type { ResumeCommand } from './shell-quote.js';
 
 /** Everything outside the process that an adapter may consult. Tests build one. */
 export interface HostContext {
@@ -44,6 +45,8 @@ interface AdapterDescriptor {
   binaryNames: string[];
   /** Extra directories searched for the executable (beyond the shared list). */
   extraBinDirs(ctx: HostContext, home: string): string[];
+  /** The agent's own command that reopens a session, as its pinned CLI accepts it (`c` copies it); null when it has none for this one. */
+  resumeCommand(session: Pick<SessionRecord, 'id' | 'cwd' | 'paths'>): ResumeCommand | null;
 }
 
 export interface AgentAdapter extends AdapterDescriptor {

@@ -4,11 +4,13 @@
 
 import type { Catalog } from './en.js';
 import { zhApp } from './zh-app.js';
+import { zhCopy } from './zh-copy.js';
 import { zhCli } from './zh-cli.js';
 import { zhEngine } from './zh-engine.js';
 
 export const zh: Catalog = {
   ...zhApp,
+  ...zhCopy,
   ...zhCli,
   ...zhEngine,
   'count.items': { other: '{count} 项' },
