@@ -5,7 +5,7 @@
 // a hostile directory: the agent starts there, with exactly the id.
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -25,7 +25,8 @@ afterEach(() => t.cleanup());
 /** What each shell makes of the quoted words: printf prints each as read, NUL-separated. */
 function echoedBy(shell: string, words: string[]): string[] {
   const script = words.map((w) => `printf '%s\\0' ${shellQuote(w)}`).join('\n');
-  const out = execFileSync(shell, ['-c', script], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: t.env.HOME } });
+  // In the temp dir: a quoting bug must not leave its `touch` behind in the checkout.
+  const out = execFileSync(shell, ['-c', script], { encoding: 'utf8', cwd: t.root, env: { PATH: '/usr/bin:/bin', HOME: t.env.HOME } });
   return out.split('\0').slice(0, -1);
 }
 
@@ -67,6 +68,7 @@ describe('shellQuote', () => {
     for (const shell of ['/bin/sh', '/bin/bash']) {
       expect(echoedBy(shell, HOSTILE_WORDS), shell).toEqual(HOSTILE_WORDS);
     }
+    expect(readdirSync(t.root).filter((n) => n.startsWith('pwned'))).toEqual([]);
   });
 
   it('any pastable string survives the round trip through sh', () => {
