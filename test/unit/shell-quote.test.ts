@@ -34,6 +34,7 @@ const HOSTILE_WORDS = [
   "it's",
   'a b',
   '$HOME',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a hostile word, literal on purpose
   '${PATH}',
   '$(touch pwned)',
   '`touch pwned`',
