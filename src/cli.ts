@@ -97,6 +97,8 @@ async function startApp(request: AppRequest): Promise<number> {
   // The worker's engine words its statuses and errors in the app's language.
   env[LANGUAGE_ENV] = getLanguage();
   if (!flags.demo) ownDirs(env);
+  // One switch for the theme: --no-color is NO_COLOR for the app (and the worker's children).
+  if (flags.noColor) env.NO_COLOR = '1';
   let demo: DemoLifetime | null = null;
   let engine: EngineApi | null = null;
   let opening: Promise<EngineApi> | null = null;

@@ -4,7 +4,7 @@
 
 import type blessed from 'blessed';
 import type { EngineApi } from '../engine/api/api.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t, type MessageKey } from '../engine/core/i18n/index.js';
 import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.js';
 import type { LoadedSettings } from '../engine/host/settings.js';
 import { BusyModal, type BusyCancel } from '../modals/busy.js';
@@ -20,6 +20,10 @@ import type { AppFlags } from './flags.js';
 import { promptPassphrase } from './passphrase-prompt.js';
 import { PerfLog } from './perf-log.js';
 import { SettledSignal } from './settled-signal.js';
+import type { ClipboardRoute } from '../terminal/osc52.js';
+import { printClipboard } from '../terminal/terminal-out.js';
+
+const COPY_ROUTE: Record<ClipboardRoute, MessageKey> = { tmux: 'copy.sentTmux', screen: 'copy.sentScreen', terminal: 'copy.sentTerminal' };
 
 interface SelectorEntry {
   agent: AgentKind;
@@ -71,7 +75,7 @@ export class AppState {
     readonly screen: blessed.Widgets.Screen,
     readonly theme: Theme,
     readonly flags: AppFlags,
-    env: Record<string, string | undefined>,
+    readonly env: Readonly<Record<string, string | undefined>>,
   ) {
     this.perf = new PerfLog(env.CLEANERX_PERF_LOG);
     this.settled = new SettledSignal(env.CLEANERX_SETTLED_FILE, () => !this.hold && !this.busy && !this.scanning && !this.renderQueued);
@@ -192,6 +196,14 @@ export function makeContext(st: AppState, svc: ContextServices): AppContext {
       st.dialog?.destroy();
       st.dialog = new Dialog(st.screen, st.theme, title, lines, footer);
       requestRender();
+    },
+    copy: (title, what, text) => {
+      const route = printClipboard(text, st.env);
+      const width = Math.max(20, ((st.screen.width as number) || 80) - 8);
+      const how = route === null ? 'copy.tooLarge' : COPY_ROUTE[route];
+      const note = [t(how), ...(route === null ? [] : [t('copy.selectIfRefused')])].flatMap((l) => wrapWords(l, width));
+      ctx.openDialog(title, [...wrapWords(text, width).map((l) => ` ${braces(l)}`), '', ...note.map((l) => ` ${st.theme.dim(braces(l))}`)]);
+      if (route !== null) ctx.message(t('copy.status', { what }));
     },
     askPassphrase: (req, use) => promptPassphrase(ctx, req, use),
     busy: (o, run) => runBusy(st, o, run),

@@ -6,6 +6,8 @@ export interface AppFlags {
   demo: boolean;
   keep: boolean;
   readOnly: boolean;
+  /** `--no-color` (NO_COLOR in the env does the same). */
+  noColor?: boolean;
   /** `--agent A`: open on A (else the app picks the agent with the most data). */
   initialAgent?: AgentKind;
 }

@@ -1,5 +1,5 @@
 // The bare app's command line (`cleanerx`, `--demo [--keep]`, `--read-only`,
-// `--agent A`) read without yargs, which costs ~90 ms of start-up.
+// `--no-color`, `--agent A`) read without yargs, which costs ~90 ms of start-up.
 
 import { AGENT_KINDS, type AgentKind, isAgentKind } from '../engine/core/model.js';
 import { t } from '../engine/core/i18n/index.js';
@@ -10,13 +10,15 @@ export interface AppRequest {
   demo: boolean;
   keep: boolean;
   readOnly: boolean;
+  /** `--no-color`: as NO_COLOR does (https://no-color.org). */
+  noColor: boolean;
   initialAgent?: AgentKind;
 }
 
 /** Opens the app; its exit code. */
 export type StartApp = (request: AppRequest) => Promise<number>;
 
-const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only']);
+const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only', '--no-color']);
 
 export function parseAgent(value: unknown): AgentKind {
   if (isAgentKind(value)) return value;
@@ -27,12 +29,13 @@ export function parseAgent(value: unknown): AgentKind {
 
 /** The bare app's request, or null for anything yargs must read. */
 export function appArgs(argv: readonly string[]): AppRequest | null {
-  const flags: AppRequest = { demo: false, keep: false, readOnly: false };
+  const flags: AppRequest = { demo: false, keep: false, readOnly: false, noColor: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (FAST_FLAGS.has(a)) {
       if (a === '--demo') flags.demo = true;
       else if (a === '--keep') flags.keep = true;
+      else if (a === '--no-color') flags.noColor = true;
       else flags.readOnly = true;
     } else if (a === '--agent') flags.initialAgent = parseAgent(argv[++i]);
     else if (a.startsWith('--agent=')) flags.initialAgent = parseAgent(a.slice('--agent='.length));

@@ -73,6 +73,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
     .option('demo', { type: 'boolean', default: false, describe: t('cli.help.demo') })
     .option('keep', { type: 'boolean', default: false, describe: t('cli.help.keep') })
     .option('lang', { type: 'string', describe: t('cli.help.lang') })
+    .option('color', { type: 'boolean', default: true, describe: t('cli.help.color') })
     .command(
       'scan',
       t('cli.help.scan'),
@@ -204,6 +205,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           demo: Boolean(a.demo),
           keep: Boolean(a.keep),
           readOnly: Boolean(a['read-only']),
+          noColor: a.color === false,
           initialAgent: a.agent as AgentKind | undefined,
         });
       },

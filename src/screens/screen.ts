@@ -28,6 +28,12 @@ export interface AppContext {
   openInput(opts: TextInputOptions): void;
   openDialog(title: string, lines: string[], footer?: string): void;
   /**
+   * Puts `text` on the user's clipboard through the terminal (OSC 52, via
+   * tmux or screen) and shows it whole in a dialog titled `title`, for the
+   * terminals that refuse it. `what` names it in the status line.
+   */
+  copy(title: string, what: string, text: string): void;
+  /**
    * The one passphrase prompt (masked, never stored): see PassphraseRequest.
    * `use` gets each answer; when it resolves `wrong` the prompt asks again
    * (three tries in all), saying why, and then gives up visibly.

@@ -498,6 +498,7 @@ export class SessionsScreen implements Screen {
       { keys: ['pagedown'], does: tr('key.scrollPageDown'), run: () => this.scrollPane(10) },
       // The pane itself says "p: load a bounded, read-only preview"; it works where it is read.
       { keys: ['p'], does: tr('sessions.previewKey'), footer: tr('footer.preview'), run: () => void this.loadPreview() },
+      ...this.copyBindings(),
       {
         keys: ['escape'],
         does: tr('sessions.backToList'),
@@ -603,6 +604,7 @@ export class SessionsScreen implements Screen {
         },
       },
       { keys: ['p'], does: tr('sessions.previewKey'), footer: tr('footer.preview'), run: () => void this.loadPreview() },
+      ...this.copyBindings(),
       {
         keys: ['escape'],
         does: tr('sessions.clearFilter'),
@@ -615,6 +617,34 @@ export class SessionsScreen implements Screen {
       },
     ],
   };
+
+  /** c and y: the cursor's session, in the list and in its detail pane alike. */
+  private copyBindings(): KeyContext['bindings'] {
+    return [
+      { keys: ['c'], does: tr('copy.resumeKey'), footer: tr('copy.footer'), run: () => void this.copy('resume') },
+      { keys: ['y'], does: tr('copy.referenceKey'), run: () => void this.copy('reference') },
+    ];
+  }
+
+  /** Asks the engine for the session's text (the screen never builds a command from paths) and hands it to the clipboard. */
+  private async copy(kind: 'resume' | 'reference'): Promise<void> {
+    const s = this.app.summary();
+    const r = this.rows.row(this.list.cursor);
+    if (!s || r?.kind !== 'session') return this.app.message(tr('copy.onSession'));
+    try {
+      const c = await this.app.engine.sessionCopy(s.snapshotId, r.id);
+      const text = kind === 'resume' ? c.resume : c.reference;
+      if (text === null) {
+        const why =
+          kind === 'reference' ? tr('copy.noReference') : c.resumeWhy === 'none' ? tr('copy.none', { agent: s.installation.displayName }) : tr('copy.unsafe');
+        return this.app.message(why, 'error');
+      }
+      if (kind === 'resume') this.app.copy(tr('copy.titleResume'), tr('copy.whatResume'), text);
+      else this.app.copy(tr('copy.titleReference'), tr('copy.whatReference'), text);
+    } catch (e) {
+      this.app.message((e as Error).message, 'error');
+    }
+  }
 
   private openMenu(): void {
     const s = this.app.summary();

@@ -4,6 +4,7 @@
 // file or an error message cannot reach stdout or stderr raw.
 
 import { safe, safeLines, safeText, type SafeText } from '../engine/core/text.js';
+import { type ClipboardRoute, clipboardRoute, osc52Sequence } from './osc52.js';
 
 /** Each line, then a newline, on standard output. */
 export function printOut(...lines: SafeText[]): void {
@@ -23,6 +24,19 @@ export function printPrompt(text: SafeText): void {
 /** Rewrites the current line of standard error (progress), only on a terminal. */
 export function printProgress(text: SafeText): void {
   if (process.stderr.isTTY) process.stderr.write(`\r${text}`);
+}
+
+/**
+ * Asks the user's terminal to put `text` on its clipboard (OSC 52, through
+ * tmux or screen as `env` says). The one write that is not SafeText: the
+ * sequence holds the text as base64 only. Null when it is too large to send.
+ */
+export function printClipboard(text: string, env: Readonly<Record<string, string | undefined>>): ClipboardRoute | null {
+  const route = clipboardRoute(env);
+  const seq = osc52Sequence(text, route);
+  if (seq === null) return null;
+  process.stdout.write(seq);
+  return route;
 }
 
 type CommandError = (Error & { usage?: boolean; request?: boolean }) | undefined;

@@ -56,6 +56,7 @@ export function appContext(s: blessed.Widgets.Screen, readOnly = false): AppCont
     message: () => undefined,
     openInput: () => undefined,
     openDialog: () => undefined,
+    copy: () => undefined,
     askPassphrase: () => undefined,
     busy: () => new Promise(() => undefined),
     hold: () => undefined,

@@ -373,13 +373,14 @@ describe('the command line to Options', () => {
   it('the bare app through yargs (an unusual spelling) hands the app its request and returns its code', async () => {
     started.length = 0;
     expect(await runCommandLine(['--read-only=true', '--agent', 'codex'], deps())).toBe(7);
-    expect(started).toEqual([{ demo: false, keep: false, readOnly: true, initialAgent: 'codex' }]);
+    expect(started).toEqual([{ demo: false, keep: false, readOnly: true, noColor: false, initialAgent: 'codex' }]);
   });
 
   it('the fast path reads the bare app flags without yargs, and leaves the rest to it', () => {
-    expect(appArgs([])).toEqual({ demo: false, keep: false, readOnly: false });
-    expect(appArgs(['--demo', '--keep', '--agent=pi'])).toEqual({ demo: true, keep: true, readOnly: false, initialAgent: 'pi' });
-    expect(appArgs(['--read-only', '--agent', 'claude'])).toEqual({ demo: false, keep: false, readOnly: true, initialAgent: 'claude' });
+    expect(appArgs([])).toEqual({ demo: false, keep: false, readOnly: false, noColor: false });
+    expect(appArgs(['--demo', '--keep', '--agent=pi'])).toEqual({ demo: true, keep: true, readOnly: false, noColor: false, initialAgent: 'pi' });
+    expect(appArgs(['--no-color'])).toEqual({ demo: false, keep: false, readOnly: false, noColor: true });
+    expect(appArgs(['--read-only', '--agent', 'claude'])).toEqual({ demo: false, keep: false, readOnly: true, noColor: false, initialAgent: 'claude' });
     expect(appArgs(['scan'])).toBeNull();
     expect(appArgs(['--demo', '--help'])).toBeNull();
     expect(() => parseAgent('cur\x1bsor')).toThrow('--agent needs one of codex, claude, opencode, pi (got "cur?sor").');

@@ -391,6 +391,7 @@ describe('Engine snapshots', () => {
       labels: { sources: {}, metadata: {} },
       binaryNames: ['cleanerx-test-no-such-binary'],
       extraBinDirs: () => [],
+      resumeCommand: () => null,
       resolveHome: () => ({ home: '/nonexistent/pi-home', source: 'default' }),
       hasData: async () => true,
       cleanVersion: (raw) => raw.trim(),

@@ -90,6 +90,8 @@ const ALLOWED = new Set([
   ...['utf8', 'zh_CN', 'help', 'version', '/usr/bin:/bin', 'cleanerx: '],
   // Cleanup actions (archive is typed to confirm), recovery's actions and the journal's path states: the words its command line takes and prints, in every language.
   ...['archive', 'unarchive', 'accept', 'close', 'restore', 'rescan', 'intact', 'missing', 'changed', 'replaced', 'canAccept', 'canClose', 'canRestore'],
+  // Copy (osc52.ts, sessions.ts): the clipboard's routes, the encoding, tmux's passthrough prefix, what c and y copy.
+  ...['tmux', 'screen', 'terminal', 'base64', 'Ptmux;', 'resume', 'reference'],
 ]);
 
 /** Methods whose first argument is a name in code: yargs' option and command specs, events, perf marks. */

@@ -8,6 +8,7 @@ import { lstatOrNull } from '../../engine/host/fsx.js';
 import { expandTilde, resolveAgentHome } from '../shared/home.js';
 import { pendingPreview } from '../shared/pending.js';
 import { claudeTempRoots } from './temp-roots.js';
+import { claudeResume } from './resume.js';
 
 // The scan, its readers, the sweep, the previews and the writer check load on first use: a command about another agent never pays for them.
 
@@ -27,6 +28,7 @@ export const claudeAdapter: AgentAdapter = {
   archiveRoute: { unarchive: true, setArchived: async (...a) => (await import('./archive-route.js')).setClaudeArchived(...a) },
   binaryNames: ['claude'],
   extraBinDirs: (ctx) => [join(ctx.env.HOME ?? '/nonexistent', '.claude', 'local')],
+  resumeCommand: claudeResume,
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CLAUDE_CONFIG_DIR', ['.claude'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     return Boolean((await lstatOrNull(join(home, 'projects')))?.isDirectory() || (await lstatOrNull(join(home, 'history.jsonl')))?.isFile());

@@ -12,6 +12,7 @@ import { attachSweep } from '../../engine/inventory/agent-sweep.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
 import { expandTilde, resolveAgentHome } from '../shared/home.js';
 import { appSupportRoot } from './paths.js';
+import { codexResume } from './resume.js';
 
 // The App Server client, SQLite readers and routes load on first use: a scan of another agent never pays for them.
 const scanModule = () => import('./scan.js');
@@ -32,6 +33,7 @@ export const codexAdapter: AgentAdapter = {
   archiveRoute: { unarchive: true, setArchived: async (...a) => (await import('./archive-route.js')).setCodexArchived(...a) },
   binaryNames: ['codex'],
   extraBinDirs: (ctx) => (ctx.platform === 'darwin' ? ['/Applications/Codex.app/Contents/Resources', '/Applications/ChatGPT.app/Contents/Resources'] : []),
+  resumeCommand: codexResume,
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CODEX_HOME', ['.codex'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     if ((await lstatOrNull(join(home, 'sessions')))?.isDirectory()) return true;

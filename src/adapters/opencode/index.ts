@@ -12,6 +12,7 @@ import { homeOf } from '../../engine/host/own-dirs.js';
 import { pendingPreview } from '../shared/pending.js';
 import { CHANNEL_DB, chooseDatabase, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
 import { OPENCODE_SWEEP } from './sweep.js';
+import { opencodeResume } from './resume.js';
 
 // The SQLite reader, server probe and routes load on first use: a scan of another agent never pays for them.
 const routes = () => import('./backup-route.js');
@@ -40,6 +41,7 @@ export const opencodeAdapter: AgentAdapter = {
   archiveRoute: { unarchive: false, setArchived: async (...a) => (await import('./archive-route.js')).setOpencodeArchived(...a) },
   binaryNames: ['opencode'],
   extraBinDirs: (ctx) => [join(homeOf(ctx.env), '.opencode', 'bin')],
+  resumeCommand: opencodeResume,
   resolveHome: resolveOpencodeHome,
   async hasData(home) {
     if ((await lstatOrNull(join(home, 'storage')))?.isDirectory()) return true;

@@ -6,6 +6,7 @@ import type { AgentAdapter, HostContext } from '../../engine/core/adapter.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
 import { expandTilde, resolveAgentHome } from '../shared/home.js';
 import { pendingPreview } from '../shared/pending.js';
+import { piResume } from './resume.js';
 
 // The scan, its reader, the preview and the writer check load on first use: a command about another agent never pays for them.
 
@@ -25,6 +26,7 @@ export const piAdapter: AgentAdapter = {
   },
   binaryNames: ['pi'],
   extraBinDirs: () => [],
+  resumeCommand: piResume,
   resolveHome: (ctx: HostContext) => resolveAgentHome(ctx, 'PI_CODING_AGENT_DIR', ['.pi', 'agent'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     const st = await lstatOrNull(join(home, 'sessions'));

@@ -19,6 +19,7 @@ import type {
   RestoreSummary,
   ScanProgress,
   ScanSummary,
+  SessionCopy,
   SessionFilter,
 } from '../core/model.js';
 import type { SessionExplain } from '../core/explain.js';
@@ -37,6 +38,8 @@ export interface EngineApi {
   preview(snapshotId: string, id: string): Promise<Preview>;
   /** A session's bytes by record type (streams the whole session: on demand), read only. */
   explain(snapshotId: string, id: string): Promise<SessionExplain>;
+  /** A session's resume command and its id and file, shell-quoted, for the clipboard. */
+  sessionCopy(snapshotId: string, id: string): Promise<SessionCopy>;
   /** `action`: delete (the default), or archive / unarchive through the agent's own route. */
   plan(snapshotId: string, ids: string[], action?: PlanAction): Promise<CleanupPlan>;
   /** The sessions a retention rule set selects (blocked ones only counted): what the Select menu shows before it marks. */
@@ -82,6 +85,7 @@ export const ENGINE_METHODS = {
   detail: { progress: null },
   preview: { progress: null },
   explain: { progress: null },
+  sessionCopy: { progress: null },
   plan: { progress: null },
   matchRules: { progress: null },
   retentionPlan: { progress: null },

@@ -34,6 +34,7 @@ import type {
   RestoreSummary,
   ScanProgress,
   ScanSummary,
+  SessionCopy,
   SessionFilter,
 } from '../core/model.js';
 import { t, type Language } from '../core/i18n/index.js';
@@ -45,6 +46,7 @@ import { walkOwned } from '../inventory/revision.js';
 import { loadSettings, saveSettings, type LoadedSettings, type Settings } from '../host/settings.js';
 import { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
+import { referenceLine, resumeLine } from '../core/shell-quote.js';
 import { sweepExportStaging } from '../host/export-staging.js';
 
 /** rmdir from `dir` up to and including `top` while they are empty (another process's lock keeps them). */
@@ -295,6 +297,17 @@ export class Engine implements EngineApi {
     const adapter = this.adapter(snap.agent);
     if (!adapter.explain) throw new RequestError(t('explain.notOffered', { agent: AGENT_NAMES[snap.agent] }));
     return adapter.explain(snap.installation, node.s.paths, id);
+  }
+
+  async sessionCopy(snapshotId: string, id: string): Promise<SessionCopy> {
+    const snap = this.viewable(snapshotId);
+    const node = snap.session(id);
+    if (!node) throw new RequestError(`unknown session id "${id}" in this snapshot`);
+    const s = node.s;
+    const command = this.adapter(snap.agent).resumeCommand(s);
+    const resume = command ? resumeLine(command) : null;
+    const resumeWhy = resume ? undefined : command ? 'unsafe' : 'none';
+    return { resume, reference: referenceLine(s.id, s.paths[0] ?? null), ...(resumeWhy ? { resumeWhy } : {}) };
   }
 
   // ---- cleanup ----------------------------------------------------------

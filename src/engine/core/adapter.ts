@@ -3,7 +3,8 @@
 // (src/adapters/registry.ts), so the engine never imports an agent.
 
 import type { SessionExplain } from './explain.js';
-import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ResidueSurface, ScanProgress, Writer } from './model.js';
+import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ResidueSurface, ScanProgress, SessionRecord, Writer } from './model.js';
+import type { ResumeCommand } from './shell-quote.js';
 
 /** Everything outside the process that an adapter may consult. Tests build one. */
 export interface HostContext {
@@ -45,6 +46,8 @@ interface AdapterDescriptor {
   binaryNames: string[];
   /** Extra directories searched for the executable (beyond the shared list). */
   extraBinDirs(ctx: HostContext, home: string): string[];
+  /** The agent's own command that reopens a session, as its pinned CLI accepts it (`c` copies it); null when it has none for this one. */
+  resumeCommand(session: Pick<SessionRecord, 'id' | 'cwd' | 'paths'>): ResumeCommand | null;
 }
 
 export interface AgentAdapter extends AdapterDescriptor {

@@ -421,6 +421,16 @@ export interface Detail {
   selectable: boolean;
 }
 
+/** What `c` and `y` copy of one session: shell-quoted text, or why there is none. */
+export interface SessionCopy {
+  /** The agent's own command that reopens the session (`cd <cwd> && codex resume <id>`). */
+  resume: string | null;
+  /** The session's id and its file (`<id> <path>`; the id alone when it has none). */
+  reference: string | null;
+  /** Why `resume` is null: the agent has no such command for it, or a part holds a character no copied command may carry. */
+  resumeWhy?: 'none' | 'unsafe';
+}
+
 export type PreviewBlock = { kind: 'message'; role: string; text: string } | { kind: 'text'; title: string; text: string } | { kind: 'notice'; text: string };
 
 export interface Preview {

@@ -4,6 +4,7 @@
 // never a catalog entry. JSON output never goes through here.
 
 import { enApp } from './en-app.js';
+import { enCopy } from './en-copy.js';
 import { enCli } from './en-cli.js';
 import { enEngine } from './en-engine.js';
 import { enExplain } from './en-explain.js';
@@ -16,6 +17,7 @@ export interface Plural {
 export const en = {
   // The app's and the command line's blocks live in their own files.
   ...enApp,
+  ...enCopy,
   ...enCli,
   ...enEngine,
   ...enExplain,

@@ -4,12 +4,14 @@
 
 import type { Catalog } from './en.js';
 import { zhApp } from './zh-app.js';
+import { zhCopy } from './zh-copy.js';
 import { zhCli } from './zh-cli.js';
 import { zhEngine } from './zh-engine.js';
 import { zhExplain } from './zh-explain.js';
 
 export const zh: Catalog = {
   ...zhApp,
+  ...zhCopy,
   ...zhCli,
   ...zhEngine,
   ...zhExplain,
