@@ -9,6 +9,7 @@ import { UsageError } from '../engine/host/own-dirs.js';
 import type { StartApp } from './app-args.js';
 import type { BackupsAction } from './backups.js';
 import type { EngineFactory } from './engine-factory.js';
+import type { FleetArgs } from './fleet/fleet-command.js';
 import type { PassphraseReader } from './passphrase.js';
 import type { RuleArgs } from './plan-rules.js';
 import type { Printer } from './printer.js';
@@ -59,6 +60,18 @@ function demoAllowed(a: DemoFlags): void {
 function ownHomesOnly(a: DemoFlags): void {
   if (a.demo) throw new UsageError(t('cli.err.demoOnly', { command: String(a._[0]) }));
   demoAllowed(a);
+}
+
+/** `cleanerx --host H [--read-only] [--agent A] [--lang L]`: H's own app through ssh -t (--demo stays local: it is refused). */
+async function remoteApp(
+  a: DemoFlags & { host?: unknown; agent?: unknown; lang?: unknown; 'read-only'?: unknown; 'ssh-config'?: unknown },
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  if (a._.length) throw new UsageError(t('fleet.err.hostWithCommand'));
+  ownHomesOnly(a);
+  const [{ runRemoteApp }, { sshSettings }] = await Promise.all([import('./fleet/remote-app.js'), import('./fleet/fleet-args.js')]);
+  const lang = a.lang === 'zh' || a.lang === 'en' ? a.lang : undefined;
+  return runRemoteApp({ host: String(a.host), readOnly: Boolean(a['read-only']), agent: a.agent as AgentKind | undefined, lang }, sshSettings(a, env));
 }
 
 export async function runCommandLine(argv: string[], deps: CommandLineDeps): Promise<number> {
@@ -168,6 +181,42 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
         code = await runBackups({ action: String(a.action) as BackupsAction, id: a.id ? String(a.id) : undefined, yes: a.yes }, { engine, io, passphrase });
       },
     )
+    .command(
+      'fleet <action> [hosts..]',
+      t('fleet.help.command'),
+      (y) =>
+        y
+          .positional('action', { choices: ['scan', 'plan', 'clean'], describe: t('fleet.help.action') })
+          .positional('hosts', { type: 'string', array: true, describe: t('fleet.help.hosts') })
+          .option('hosts-file', { type: 'string', describe: t('fleet.help.hostsFile') })
+          .option('agent', { choices: [...AGENT_KINDS], describe: t('fleet.help.agent') })
+          .option('json', { type: 'boolean', default: false, describe: t('fleet.help.json') })
+          .option('out', { type: 'string', describe: t('fleet.help.out') })
+          .option('plans', { type: 'string', describe: t('fleet.help.plans') })
+          .option('yes', { type: 'boolean', default: false, describe: t('fleet.help.yes') })
+          .option('backup', { type: 'boolean', default: false, describe: t('fleet.help.backup') })
+          .option('ssh-config', { type: 'string', describe: t('fleet.help.sshConfig') })
+          .option('timeout', { type: 'string', describe: t('fleet.help.timeout') })
+          .option('parallel', { type: 'string', describe: t('fleet.help.parallel') })
+          .option('older-than', { type: 'string', describe: t('cli.help.olderThan') })
+          .option('larger-than', { type: 'string', describe: t('cli.help.largerThan') })
+          .option('keep-latest', { type: 'string', describe: t('cli.help.keepLatest') })
+          .option('empty', { type: 'boolean', describe: t('cli.help.empty') })
+          .option('orphans', { type: 'boolean', describe: t('cli.help.orphans') })
+          .option('project', { type: 'string', describe: t('cli.help.project') })
+          .option('source', { type: 'string', describe: t('cli.help.source') })
+          .option('state', { choices: ['current', 'archived'], describe: t('cli.help.state') })
+          .option('archive', { type: 'boolean', describe: t('cli.help.planArchive') })
+          .option('unarchive', { type: 'boolean', describe: t('cli.help.planUnarchive') })
+          .conflicts('archive', 'unarchive'),
+      async (a) => {
+        ownHomesOnly(a);
+        const { runFleet } = await import('./fleet/fleet-command.js');
+        // Words after `--` are hosts too, checked like the rest (a leading '-' is refused, never passed to ssh).
+        const hosts = [...((a.hosts as unknown[] | undefined) ?? []), ...a._.slice(1)];
+        code = await runFleet({ ...(a as unknown as FleetArgs), hosts }, { io, passphrase, env: deps.env });
+      },
+    )
     .command('doctor', t('cli.help.doctor'), {}, async (a) => {
       demoAllowed(a);
       const { runDoctor } = await import('./doctor.js');
@@ -179,8 +228,16 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
     .command(
       '$0',
       false,
-      (y) => y.option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.appAgent') }),
+      (y) =>
+        y
+          .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.appAgent') })
+          .option('host', { type: 'string', describe: t('fleet.help.host') })
+          .option('ssh-config', { type: 'string', describe: t('fleet.help.sshConfig') }),
       async (a) => {
+        if (a.host !== undefined) {
+          code = await remoteApp(a, deps.env);
+          return;
+        }
         code = await deps.startApp({
           demo: Boolean(a.demo),
           keep: Boolean(a.keep),

@@ -6,6 +6,7 @@
 import { enApp } from './en-app.js';
 import { enCli } from './en-cli.js';
 import { enEngine } from './en-engine.js';
+import { enFleet } from './en-fleet.js';
 
 export interface Plural {
   one?: string;
@@ -17,6 +18,7 @@ export const en = {
   ...enApp,
   ...enCli,
   ...enEngine,
+  ...enFleet,
   // ---- counts (a noun agreeing with its number) ----
   'count.items': { one: '{count} item', other: '{count} items' },
   'count.sessions': { one: '{count} session', other: '{count} sessions' },

@@ -6,11 +6,13 @@ import type { Catalog } from './en.js';
 import { zhApp } from './zh-app.js';
 import { zhCli } from './zh-cli.js';
 import { zhEngine } from './zh-engine.js';
+import { zhFleet } from './zh-fleet.js';
 
 export const zh: Catalog = {
   ...zhApp,
   ...zhCli,
   ...zhEngine,
+  ...zhFleet,
   'count.items': { other: '{count} 项' },
   'count.sessions': { other: '{count} 个会话' },
   'count.projects': { other: '{count} 个项目' },
