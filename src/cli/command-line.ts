@@ -9,7 +9,6 @@ import { UsageError } from '../engine/host/own-dirs.js';
 import type { StartApp } from './app-args.js';
 import type { BackupsAction } from './backups.js';
 import type { EngineFactory } from './engine-factory.js';
-import type { FleetArgs } from './fleet/fleet-command.js';
 import type { PassphraseReader } from './passphrase.js';
 import type { RuleArgs } from './plan-rules.js';
 import type { Printer } from './printer.js';
@@ -25,6 +24,14 @@ interface CommandLineDeps {
   startApp: StartApp;
   /** The terminal's width for --help (yargs wraps at it, at most 100). */
   columns?: number;
+  /** `fleet` and `--host` (src/cli/fleet/, which builds on this folder's modules: handed in by the composition root). */
+  fleet?: FleetEntry;
+}
+
+/** The fleet commands as the composition root hands them in: the parsed arguments in, the exit code out. */
+interface FleetEntry {
+  run(args: Record<string, unknown>): Promise<number>;
+  remoteApp(args: Record<string, unknown>): Promise<number>;
 }
 
 function packageVersion(): string {
@@ -62,16 +69,10 @@ function ownHomesOnly(a: DemoFlags): void {
   demoAllowed(a);
 }
 
-/** `cleanerx --host H [--read-only] [--agent A] [--lang L]`: H's own app through ssh -t (--demo stays local: it is refused). */
-async function remoteApp(
-  a: DemoFlags & { host?: unknown; agent?: unknown; lang?: unknown; 'read-only'?: unknown; 'ssh-config'?: unknown },
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<number> {
-  if (a._.length) throw new UsageError(t('fleet.err.hostWithCommand'));
-  ownHomesOnly(a);
-  const [{ runRemoteApp }, { sshSettings }] = await Promise.all([import('./fleet/remote-app.js'), import('./fleet/fleet-args.js')]);
-  const lang = a.lang === 'zh' || a.lang === 'en' ? a.lang : undefined;
-  return runRemoteApp({ host: String(a.host), readOnly: Boolean(a['read-only']), agent: a.agent as AgentKind | undefined, lang }, sshSettings(a, env));
+/** Unit tests of other commands build deps without it; the composition root always hands it in. */
+function fleetEntry(deps: CommandLineDeps): FleetEntry {
+  if (!deps.fleet) throw new Error('The fleet commands are not wired into this command line.');
+  return deps.fleet;
 }
 
 export async function runCommandLine(argv: string[], deps: CommandLineDeps): Promise<number> {
@@ -211,10 +212,9 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .conflicts('archive', 'unarchive'),
       async (a) => {
         ownHomesOnly(a);
-        const { runFleet } = await import('./fleet/fleet-command.js');
         // Words after `--` are hosts too, checked like the rest (a leading '-' is refused, never passed to ssh).
         const hosts = [...((a.hosts as unknown[] | undefined) ?? []), ...a._.slice(1)];
-        code = await runFleet({ ...(a as unknown as FleetArgs), hosts }, { io, passphrase, env: deps.env });
+        code = await fleetEntry(deps).run({ ...a, hosts });
       },
     )
     .command('doctor', t('cli.help.doctor'), {}, async (a) => {
@@ -235,7 +235,10 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .option('ssh-config', { type: 'string', describe: t('fleet.help.sshConfig') }),
       async (a) => {
         if (a.host !== undefined) {
-          code = await remoteApp(a, deps.env);
+          // `cleanerx --host H`: H's own app through ssh -t; --demo and --keep stay local (refused).
+          if (a._.length) throw new UsageError(t('fleet.err.hostWithCommand'));
+          ownHomesOnly(a);
+          code = await fleetEntry(deps).remoteApp(a);
           return;
         }
         code = await deps.startApp({

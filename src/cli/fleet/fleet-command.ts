@@ -11,7 +11,7 @@ import type { Printer } from '../printer.js';
 import { type FleetFlags, parallelism, sshSettings } from './fleet-args.js';
 import { fleetHosts } from './fleet-hosts.js';
 
-export interface FleetArgs extends FleetFlags, RuleArgs {
+interface FleetArgs extends FleetFlags, RuleArgs {
   action: 'scan' | 'plan' | 'clean';
   hosts?: unknown[];
   'hosts-file'?: string;
@@ -32,7 +32,18 @@ interface FleetDeps {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-export async function runFleet(a: FleetArgs, { io, passphrase, env }: FleetDeps): Promise<number> {
+/** `cleanerx --host H [--read-only] [--agent A] [--lang L]`: H's own app through ssh -t. */
+export async function runRemote(a: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  const { runRemoteApp } = await import('./remote-app.js');
+  const lang = a.lang === 'zh' || a.lang === 'en' ? a.lang : undefined;
+  return runRemoteApp(
+    { host: String(a.host), readOnly: Boolean(a['read-only']), agent: a.agent as AgentKind | undefined, lang },
+    sshSettings(a as FleetFlags, env),
+  );
+}
+
+export async function runFleet(args: Record<string, unknown>, { io, passphrase, env }: FleetDeps): Promise<number> {
+  const a = args as unknown as FleetArgs;
   const named = (a.hosts ?? []).map(String);
   const ssh = sshSettings(a, env);
   const parallel = parallelism(a);
