@@ -42,7 +42,7 @@ beforeAll(async () => {
     { name: 'bare', cleanerx: false },
     { name: 'hostile', fake: HOSTILE },
     { name: 'newer', fake: NEWER },
-    { name: 'slow', fake: 'sleep 60' },
+    { name: 'slow', fake: 'sleep 120' },
   ]);
   TEN.forEach((name, i) => {
     const h = lab.hosts.get(name)!;
@@ -182,10 +182,11 @@ describe('fleet scan over a real sshd', () => {
     }
   });
 
-  it('a host that accepts and then hangs is a row after --timeout, never a hang', { timeout: 60_000 }, async () => {
-    const r = await run(['fleet', 'scan', 'h02', 'slow', '--timeout', '3', '--ssh-config', lab.config, '--json']);
+  // --timeout 20: long enough for h02's real scan on a loaded machine, far shorter than slow's 120 s.
+  it('a host that accepts and then hangs is a row after --timeout, never a hang', { timeout: 90_000 }, async () => {
+    const r = await run(['fleet', 'scan', 'h02', 'slow', '--timeout', '20', '--ssh-config', lab.config, '--json']);
     const fleet = JSON.parse(r.stdout) as Fleet;
-    expect(fleet.hosts.find((h) => h.host === 'slow')).toMatchObject({ status: 'timeout', reason: 'no answer within 3 s' });
+    expect(fleet.hosts.find((h) => h.host === 'slow')).toMatchObject({ status: 'timeout', reason: 'no answer within 20 s' });
     expect(fleet.hosts.find((h) => h.host === 'h02')!.status).toBe('ok');
     expect(r.code).toBe(1);
   });
