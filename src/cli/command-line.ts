@@ -71,8 +71,7 @@ function ownHomesOnly(a: DemoFlags): void {
 
 /** Unit tests of other commands build deps without it; the composition root always hands it in. */
 function fleetEntry(deps: CommandLineDeps): FleetEntry {
-  if (!deps.fleet) throw new Error('The fleet commands are not wired into this command line.');
-  return deps.fleet;
+  return deps.fleet!;
 }
 
 export async function runCommandLine(argv: string[], deps: CommandLineDeps): Promise<number> {
