@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The Debian tools the tests run for real: age and zstd (backup interop),
 // tmux (the PTY journeys run under it), gnome-keyring and dbus-daemon (the
-// key ring test's private Secret Service); and one data file, the age
+// key ring test's private Secret Service), OpenSSH's client and server (the
+// fleet tests start their own sshd); and one data file, the age
 // reference's own test file (golang-filippo-age-dev, 50 KB, no
 // dependencies) for the age reference corpus. `npm test` calls this first (the
 // vitest global setup): when everything is on PATH it returns at once,
@@ -23,12 +24,16 @@ export const SYSTEM_TOOLS = [
   ['gnome-keyring-daemon', 'gnome-keyring'],
   ['dbus-run-session', 'dbus-daemon'],
   ['strace', 'strace'],
+  ['ssh', 'openssh-client'],
+  ['ssh-keygen', 'openssh-client'],
 ];
 
 /** Files the tests read → the Debian package that ships them. */
 export const SYSTEM_FILES = [
   ['/usr/share/gocode/src/filippo.io/age/testdata/example.age', 'golang-filippo-age-dev'],
   ['/usr/share/gocode/src/filippo.io/age/testdata/example_keys.txt', 'golang-filippo-age-dev'],
+  // The fleet tests start their own sshd; it lives in /usr/sbin, which a non-root PATH often lacks.
+  ['/usr/sbin/sshd', 'openssh-server'],
 ];
 
 export function onPath(name, env) {

@@ -54,6 +54,11 @@ async function main(argv: string[]): Promise<number> {
     env: process.env,
     startApp,
     columns: process.stdout.columns,
+    fleet: {
+      run: async (args) =>
+        (await import('./cli/fleet/fleet-command.js')).runFleet(args, { io: terminalPrinter, passphrase: stdinPassphrase(terminalPrinter), env: process.env }),
+      remoteApp: async (args) => (await import('./cli/fleet/fleet-command.js')).runRemote(args, process.env),
+    },
   });
 }
 

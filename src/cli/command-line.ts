@@ -24,6 +24,14 @@ interface CommandLineDeps {
   startApp: StartApp;
   /** The terminal's width for --help (yargs wraps at it, at most 100). */
   columns?: number;
+  /** `fleet` and `--host` (src/cli/fleet/, which builds on this folder's modules: handed in by the composition root). */
+  fleet?: FleetEntry;
+}
+
+/** The fleet commands as the composition root hands them in: the parsed arguments in, the exit code out. */
+interface FleetEntry {
+  run(args: Record<string, unknown>): Promise<number>;
+  remoteApp(args: Record<string, unknown>): Promise<number>;
 }
 
 function packageVersion(): string {
@@ -59,6 +67,11 @@ function demoAllowed(a: DemoFlags): void {
 function ownHomesOnly(a: DemoFlags): void {
   if (a.demo) throw new UsageError(t('cli.err.demoOnly', { command: String(a._[0]) }));
   demoAllowed(a);
+}
+
+/** Unit tests of other commands build deps without it; the composition root always hands it in. */
+function fleetEntry(deps: CommandLineDeps): FleetEntry {
+  return deps.fleet!;
 }
 
 export async function runCommandLine(argv: string[], deps: CommandLineDeps): Promise<number> {
@@ -188,6 +201,41 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
         code = await runBackups({ action: String(a.action) as BackupsAction, id: a.id ? String(a.id) : undefined, yes: a.yes }, { engine, io, passphrase });
       },
     )
+    .command(
+      'fleet <action> [hosts..]',
+      t('fleet.help.command'),
+      (y) =>
+        y
+          .positional('action', { choices: ['scan', 'plan', 'clean'], describe: t('fleet.help.action') })
+          .positional('hosts', { type: 'string', array: true, describe: t('fleet.help.hosts') })
+          .option('hosts-file', { type: 'string', describe: t('fleet.help.hostsFile') })
+          .option('agent', { choices: [...AGENT_KINDS], describe: t('fleet.help.agent') })
+          .option('json', { type: 'boolean', default: false, describe: t('fleet.help.json') })
+          .option('out', { type: 'string', describe: t('fleet.help.out') })
+          .option('plans', { type: 'string', describe: t('fleet.help.plans') })
+          .option('yes', { type: 'boolean', default: false, describe: t('fleet.help.yes') })
+          .option('backup', { type: 'boolean', default: false, describe: t('fleet.help.backup') })
+          .option('ssh-config', { type: 'string', describe: t('fleet.help.sshConfig') })
+          .option('timeout', { type: 'string', describe: t('fleet.help.timeout') })
+          .option('parallel', { type: 'string', describe: t('fleet.help.parallel') })
+          .option('older-than', { type: 'string', describe: t('cli.help.olderThan') })
+          .option('larger-than', { type: 'string', describe: t('cli.help.largerThan') })
+          .option('keep-latest', { type: 'string', describe: t('cli.help.keepLatest') })
+          .option('empty', { type: 'boolean', describe: t('cli.help.empty') })
+          .option('orphans', { type: 'boolean', describe: t('cli.help.orphans') })
+          .option('project', { type: 'string', describe: t('cli.help.project') })
+          .option('source', { type: 'string', describe: t('cli.help.source') })
+          .option('state', { choices: ['current', 'archived'], describe: t('cli.help.state') })
+          .option('archive', { type: 'boolean', describe: t('cli.help.planArchive') })
+          .option('unarchive', { type: 'boolean', describe: t('cli.help.planUnarchive') })
+          .conflicts('archive', 'unarchive'),
+      async (a) => {
+        ownHomesOnly(a);
+        // Words after `--` are hosts too, checked like the rest (a leading '-' is refused, never passed to ssh).
+        const hosts = [...((a.hosts as unknown[] | undefined) ?? []), ...a._.slice(1)];
+        code = await fleetEntry(deps).run({ ...a, hosts });
+      },
+    )
     .command('doctor', t('cli.help.doctor'), {}, async (a) => {
       demoAllowed(a);
       const { runDoctor } = await import('./doctor.js');
@@ -199,8 +247,19 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
     .command(
       '$0',
       false,
-      (y) => y.option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.appAgent') }),
+      (y) =>
+        y
+          .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.appAgent') })
+          .option('host', { type: 'string', describe: t('fleet.help.host') })
+          .option('ssh-config', { type: 'string', describe: t('fleet.help.sshConfig') }),
       async (a) => {
+        if (a.host !== undefined) {
+          // `cleanerx --host H`: H's own app through ssh -t; --demo and --keep stay local (refused).
+          if (a._.length) throw new UsageError(t('fleet.err.hostWithCommand'));
+          ownHomesOnly(a);
+          code = await fleetEntry(deps).remoteApp(a);
+          return;
+        }
         code = await deps.startApp({
           demo: Boolean(a.demo),
           keep: Boolean(a.keep),

@@ -175,7 +175,7 @@ describe('system tools for the tests', () => {
 
   it('root with apt-get: updates once, installs exactly the missing packages', () => {
     t = makeTempEnv();
-    const bin = binWith(t.root, ['zstd', 'tar', 'tmux', 'dbus-run-session', 'strace', 'apt-get']);
+    const bin = binWith(t.root, ['zstd', 'tar', 'tmux', 'dbus-run-session', 'strace', 'ssh', 'ssh-keygen', 'apt-get']);
     const calls: string[][] = [];
     const run = (_: string, a: string[]): boolean => {
       calls.push(a);
@@ -191,7 +191,7 @@ describe('system tools for the tests', () => {
     t = makeTempEnv();
     const calls: string[][] = [];
     const run = (_: string, a: string[]): boolean => (calls.push(a), true);
-    const withApt = binWith(t.root, ['zstd', 'tar', 'dbus-run-session', 'gnome-keyring-daemon', 'strace', 'apt-get']);
+    const withApt = binWith(t.root, ['zstd', 'tar', 'dbus-run-session', 'gnome-keyring-daemon', 'strace', 'ssh', 'ssh-keygen', 'apt-get']);
     const line = ensureSystemTools({ env: { PATH: withApt }, isRoot: false, run, files: [] }) as string;
     expect(line).toBe(
       'The tests need age, tmux; install them with "sudo apt-get update && sudo apt-get install -y --no-install-recommends age tmux" and run npm test again.',
@@ -232,7 +232,7 @@ describe('system tools for the tests', () => {
     const line = ensureSystemTools({ env: { PATH: bin }, isRoot: true, run: () => false, files: [] }) as string;
     expect(line.split('\n')).toHaveLength(1);
     expect(line).toMatch(
-      /apt-get could not install them; run "apt-get update && apt-get install -y --no-install-recommends age zstd tar tmux gnome-keyring dbus-daemon strace"/,
+      /apt-get could not install them; run "apt-get update && apt-get install -y --no-install-recommends age zstd tar tmux gnome-keyring dbus-daemon strace openssh-client"/,
     );
   });
 });

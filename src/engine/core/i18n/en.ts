@@ -8,6 +8,7 @@ import { enCopy } from './en-copy.js';
 import { enCli } from './en-cli.js';
 import { enEngine } from './en-engine.js';
 import { enExplain } from './en-explain.js';
+import { enFleet } from './en-fleet.js';
 
 export interface Plural {
   one?: string;
@@ -21,6 +22,7 @@ export const en = {
   ...enCli,
   ...enEngine,
   ...enExplain,
+  ...enFleet,
   // ---- counts (a noun agreeing with its number) ----
   'count.items': { one: '{count} item', other: '{count} items' },
   'count.sessions': { one: '{count} session', other: '{count} sessions' },

@@ -8,6 +8,7 @@ import { zhCopy } from './zh-copy.js';
 import { zhCli } from './zh-cli.js';
 import { zhEngine } from './zh-engine.js';
 import { zhExplain } from './zh-explain.js';
+import { zhFleet } from './zh-fleet.js';
 
 export const zh: Catalog = {
   ...zhApp,
@@ -15,6 +16,7 @@ export const zh: Catalog = {
   ...zhCli,
   ...zhEngine,
   ...zhExplain,
+  ...zhFleet,
   'count.items': { other: '{count} 项' },
   'count.sessions': { other: '{count} 个会话' },
   'count.projects': { other: '{count} 个项目' },
