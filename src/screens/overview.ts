@@ -8,6 +8,7 @@ import { AGENT_NAMES, type Attribution, CATEGORIES, type Installation } from '..
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { bar } from '../widgets/bars.js';
 import { sparkline } from '../widgets/sparkline.js';
+import { wrapTagged } from '../widgets/wrap.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
@@ -41,13 +42,17 @@ export class OverviewScreen implements Screen {
       L.push(` ${t.bold(braces(name))}  ${braces(fitWidth(facts, W - displayWidth(name) - 2))}`);
       // The pid goes in as text: t() groups the digits of numbers.
       const writers = s.writers.map((w) => tr('overview.writer', { name: w.name, pid: String(w.pid) })).join(tr('list.separator'));
-      if (s.writers.length) L.push(' ' + t.warn(braces(fitWidth(tr('overview.running', { writers }), W))));
+      // Sentences that say what to do are wrapped, never cut (the Overview scrolls).
+      const say = (text: string): void => {
+        for (const line of wrapTagged(braces(text), W - 1)) L.push(' ' + t.warn(line));
+      };
+      if (s.writers.length) say(tr('overview.running', { writers }));
       if (s.readOnly) L.push(' ' + t.warn(tr('overview.readOnly')));
       // Space no removal can free: deleted files a process still holds (their rows say which process).
       const held = deletedOpenLine(s.deletedOpen);
-      if (held) L.push(' ' + t.warn(braces(fitWidth(held, W))));
+      if (held) say(held);
       const sweep = sweepForecastLine(s.sweepForecast);
-      if (sweep) L.push(' ' + t.warn(braces(fitWidth(sweep, W))));
+      if (sweep) say(sweep);
       // The figures and their tail on one line (the Overview must hold at 80×24): the full
       // wording when it fits, else the short one, else the short one cut.
       const attributed = attributionLine(s.attribution);
