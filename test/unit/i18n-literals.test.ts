@@ -82,6 +82,9 @@ const ALLOWED = new Set([
   ...['now', 'ask', 'never'],
   // The product's own name, a heading in Settings.
   'cleanerx',
+  // plan actions and filter values: identifiers, never shown
+  'backupOnly',
+  'agentSweep',
   // Category codes the Logs & caches tab filters on, an id prefix, the internal scan phase before the first progress.
   ...['memory', 'log', 'cache', 'temporary', 'session:', 'starting', 'preflight'],
   // Timing marks of the perf log and the settled signal's line (read by tests and the bench, never shown).

@@ -211,6 +211,8 @@ const ALLOWED: Record<string, string> = {
   'demo/fixtures/claude.ts': "builds a Claude Code store in the (temp) home it is given: the demo home or a test's temp dir",
   'demo/fixtures/codex.ts': "builds a Codex store in the (temp) home it is given: the demo home or a test's temp dir",
   'demo/fixtures/opencode.ts': "builds an OpenCode store in the (temp) home it is given: the demo home or a test's temp dir",
+  'demo/fixtures/claude-temp.ts': "builds Claude's temp root in the (temp) home it is given: the demo home or a test's temp dir",
+  'demo/fixtures/opencode-snapshots.ts': "builds OpenCode snapshot repositories in the (temp) home it is given: the demo home or a test's temp dir",
   'demo/fixtures/pi.ts': "builds a pi store in the (temp) home it is given: the demo home or a test's temp dir",
 };
 
