@@ -103,7 +103,18 @@ it('compact, then gc a snapshot repository: the live repository still says whose
   const before = duBytes(repo.gitdir);
   const gcResult = await clean(s, /^Compact OpenCode snapshots \(git gc\)/);
   // The promise is what the repository gave back (within 10%), measured in the repository itself.
-  const figures = /Promised ([\d.]+ [KMG]?B) · freed ([\d.]+ [KMG]?B) on disk \(measured; removed data took ([\d.]+ [KMG]?B)\)/.exec(gcResult);
+  // The result dialog wraps its sentences: read them as one text, without the box.
+  const flat = gcResult
+    .split('\n')
+    .map((l) =>
+      l
+        .replace(/^.*?│/, '')
+        .replace(/│[^│]*$/, '')
+        .trim(),
+    )
+    .join(' ')
+    .replace(/\s+/g, ' ');
+  const figures = /Promised ([\d.]+ [KMG]?B) · freed ([\d.]+ [KMG]?B) on disk \(measured; removed data took ([\d.]+ [KMG]?B)\)/.exec(flat);
   expect(figures, gcResult).toBeTruthy();
   const [promised, freed, took] = figures!.slice(1).map(bytes);
   expect(Math.abs(promised! - took!)).toBeLessThanOrEqual(0.1 * took!);

@@ -172,7 +172,12 @@ describe('official session delete in the executor', () => {
     const during = seen.filter((p) => p.phase === 'deleting');
     // The step opens at 0 (the clock's first report), then half the roots gone: half the items and half the bytes, before the op ends.
     expect(during[0]).toMatchObject({ done: 0, total: 3, bytesDone: 0 });
-    expect(during.find((p) => p.done > 0)).toMatchObject({ done: 2, total: 3, bytesDone: Math.round(plan.estimatedBytes / 2), bytesTotal: plan.estimatedBytes });
+    expect(during.find((p) => p.done > 0)).toMatchObject({
+      done: 2,
+      total: 3,
+      bytesDone: Math.round(plan.estimatedBytes / 2),
+      bytesTotal: plan.estimatedBytes,
+    });
     expect(during.at(-1)).toMatchObject({ done: 3, bytesDone: plan.estimatedBytes });
     for (let i = 1; i < during.length; i++) expect(during[i]!.bytesDone).toBeGreaterThanOrEqual(during[i - 1]!.bytesDone);
   });
