@@ -18,15 +18,14 @@ import { addRecord, archivePathFor, backupsDir, deleteBackup, loadCatalog, type 
 import { createIdentity, exportIdentity, identityPath, keyStatus, passphraseProblem, unlockIdentity } from '../../src/backup/keystore.js';
 import { restoreArchive } from '../../src/backup/restore.js';
 import { ZstdFrameWriter } from '../../src/backup/zstd-frames.js';
-import { takeBackup } from '../../src/backup/take.js';
-import { JournalStore, type Journal } from '../../src/engine/cleanup/journal.js';
-import type { BackupProgress, CleanupPlan } from '../../src/engine/core/model.js';
+import type { BackupProgress, } from '../../src/engine/core/model.js';
 import { isWrongPassphrase } from '../../src/engine/core/passphrase-rule.js';
 import { createServer } from 'node:net';
 import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { backupService } from '../../src/backup/service.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
+import { backUpPiSession } from '../helpers/pi-backup.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
@@ -167,49 +166,7 @@ describe('backup of empty dirs, FIFOs and sockets', () => {
     const server = createServer();
     await new Promise<void>((r) => server.listen(join(s, 'agent.sock'), r));
     try {
-      const stateDir = ownDirs(t.env).state;
-      const store = new JournalStore(stateDir);
-      const plan = {
-        id: 'plan-1',
-        snapshotId: 'snap',
-        agent: 'pi',
-        createdAt: new Date().toISOString(),
-        selectedItemIds: ['session:a'],
-        expandedSessionIds: [],
-        items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }],
-        operations: [],
-        estimatedBytes: 1,
-        estimatedBackupBytes: 1,
-        backupEligible: true,
-        irreversible: false,
-        routeNotes: [],
-        blockers: [],
-      } as unknown as CleanupPlan;
-      const j = {
-        formatVersion: 2,
-        operationId: randomUUID(),
-        agent: 'pi',
-        snapshotId: 'snap',
-        createdAt: new Date().toISOString(),
-        updatedAt: new Date().toISOString(),
-        createBackup: true,
-        plan,
-        itemCategories: {},
-        status: 'planned',
-        backupStatus: 'none',
-        mutations: [],
-      } as unknown as Journal;
-      await store.create(j);
-      const taken = await takeBackup({
-        plan,
-        journal: j,
-        store,
-        dataDir,
-        key: { identity, recipient },
-        roots: [{ label: 'pi_home', dir: src }],
-        retentionDays: 1,
-        progress: () => undefined,
-      });
+      const { taken } = await backUpPiSession({ path: s, root: src, env: t.env, key: { identity, recipient } });
       expect(taken.warnings).toEqual([
         `Not in the backup: ${join(s, 'agent.sock')} is a socket, which holds no data to keep; a restore will not bring it back.`,
         `Not in the backup: ${join(s, 'beside.fifo')} is a FIFO (named pipe), which holds no data to keep; a restore will not bring it back.`,

@@ -5,17 +5,12 @@
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { archivePathFor } from '../../src/backup/catalog.js';
 import { restoreArchive, settlePendingRestores } from '../../src/backup/restore.js';
-import { takeBackup } from '../../src/backup/take.js';
-import { JournalStore, type Journal } from '../../src/engine/cleanup/journal.js';
-import type { CleanupPlan } from '../../src/engine/core/model.js';
-import { ownDirs } from '../../src/engine/host/own-dirs.js';
+import { backUpPiSession } from '../helpers/pi-backup.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -68,50 +63,7 @@ function picture(root: string): Record<string, string> {
 }
 
 async function backUp(src: string, s: string): Promise<string> {
-  const dataDir = ownDirs(t.env).data;
-  const store = new JournalStore(ownDirs(t.env).state);
-  const plan = {
-    id: 'plan-1',
-    snapshotId: 'snap',
-    agent: 'pi',
-    createdAt: new Date().toISOString(),
-    selectedItemIds: ['session:a'],
-    expandedSessionIds: [],
-    items: [{ id: 'session:a', label: 'a', category: 'sessions', bytes: 1, paths: [s], recoverable: true, depth: 0 }],
-    operations: [],
-    estimatedBytes: 1,
-    estimatedBackupBytes: 1,
-    backupEligible: true,
-    irreversible: false,
-    routeNotes: [],
-    blockers: [],
-  } as unknown as CleanupPlan;
-  const j = {
-    formatVersion: 2,
-    operationId: randomUUID(),
-    agent: 'pi',
-    snapshotId: 'snap',
-    createdAt: new Date().toISOString(),
-    updatedAt: new Date().toISOString(),
-    createBackup: true,
-    plan,
-    itemCategories: {},
-    status: 'planned',
-    backupStatus: 'none',
-    mutations: [],
-  } as unknown as Journal;
-  await store.create(j);
-  const taken = await takeBackup({
-    plan,
-    journal: j,
-    store,
-    dataDir,
-    key: { identity, recipient },
-    roots: [{ label: 'pi_home', dir: src }],
-    retentionDays: 1,
-    progress: () => undefined,
-  });
-  return archivePathFor(dataDir, taken.id);
+  return (await backUpPiSession({ path: s, root: src, env: t.env, key: { identity, recipient } })).archive;
 }
 
 describe('restore of empty dirs', () => {
