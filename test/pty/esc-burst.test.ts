@@ -3,24 +3,15 @@
 // Esc in Sessions peels one filter layer at a time — the typed filter first,
 // the age filter stays in the header until the next Esc.
 
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { expect, it } from 'vitest';
+import { KEYS, type TmuxScreen } from '../helpers/app-screen.js';
+import { useTmuxDemo } from '../helpers/tmux-demo.js';
 
-let t: TempEnv;
+const demo = useTmuxDemo();
 let s: TmuxScreen;
 
-beforeEach(() => {
-  t = makeTempEnv();
-});
-
-afterEach(() => {
-  s?.dispose();
-  t.cleanup();
-});
-
 it('80×24 in tmux: Esc Esc in one burst closes help and then clears the typed filter; the age filter stays', async () => {
-  s = openTmux({ args: ['--demo'], env: { ...t.env, TMPDIR: t.root }, cols: 80, rows: 24, term: 'tmux-256color' });
+  s = demo.open();
   await s.waitFor(/Agent \[pi/, 40_000);
   s.press('2');
   await s.waitFor(/ sessions · /, 20_000);

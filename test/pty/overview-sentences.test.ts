@@ -2,24 +2,15 @@
 // running writer, space held by deleted files) are wrapped at 80×24, never
 // cut with "…" (#27.3).
 
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openTmux, type TmuxScreen } from '../helpers/app-screen.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { expect, it } from 'vitest';
+import type { TmuxScreen } from '../helpers/app-screen.js';
+import { useTmuxDemo } from '../helpers/tmux-demo.js';
 
-let t: TempEnv;
+const demo = useTmuxDemo();
 let s: TmuxScreen;
 
-beforeEach(() => {
-  t = makeTempEnv();
-});
-
-afterEach(() => {
-  s?.dispose();
-  t.cleanup();
-});
-
 it("80×24 in tmux: Claude's sweep forecast is whole on the Overview", async () => {
-  s = openTmux({ args: ['--demo', '--agent', 'claude'], env: { ...t.env, TMPDIR: t.root }, cols: 80, rows: 24, term: 'tmux-256color' });
+  s = demo.open(['--agent', 'claude']);
   await s.waitFor(/Agent \[Claude/, 40_000);
   s.press('1');
   const screen = await s.waitFor(/at its next start/, 40_000);

@@ -2,26 +2,17 @@
 // trip through another agent brings back the same view, so the same keys
 // select the same set; the other agent keeps its own, shown in its header.
 
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openTmux, type TmuxScreen } from '../helpers/app-screen.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { expect, it } from 'vitest';
+import type { TmuxScreen } from '../helpers/app-screen.js';
+import { useTmuxDemo } from '../helpers/tmux-demo.js';
 
-let t: TempEnv;
+const demo = useTmuxDemo();
 let s: TmuxScreen;
-
-beforeEach(() => {
-  t = makeTempEnv();
-});
-
-afterEach(() => {
-  s?.dispose();
-  t.cleanup();
-});
 
 const header = (): string => s.text().split('\n')[1] ?? '';
 
 it('80×24 in tmux: each agent keeps its own age filter and sort across switches', async () => {
-  s = openTmux({ args: ['--demo'], env: { ...t.env, TMPDIR: t.root }, cols: 80, rows: 24, term: 'tmux-256color' });
+  s = demo.open();
   await s.waitFor(/Agent \[pi/, 40_000);
   s.press('2');
   await s.waitFor(/newest first · any time/, 20_000);
