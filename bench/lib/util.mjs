@@ -101,7 +101,12 @@ export function fixedCostLine(ours, reference, empty) {
  * (an agent's server included), so a route's work in the agent's own process
  * counts as well as ours.
  */
-export async function timeNodeTree(args, { env, cwd, capture = false, timeoutMs = 900_000 }) {
+export function timeNodeTree(args, opts) {
+  return timeTree(process.execPath, args, opts);
+}
+
+/** `cmd args` timed like timeNodeTree: wall from spawn to exit, CPU = user + sys of the whole process tree. */
+export async function timeTree(cmd, args, { env, cwd, capture = false, timeoutMs = 900_000 }) {
   const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(join(tmpdir(), 'cleanerx-bench-time-'));
@@ -110,7 +115,7 @@ export async function timeNodeTree(args, { env, cwd, capture = false, timeoutMs 
     const r = await new Promise((resolve, reject) => {
       const devnull = capture ? null : openSync('/dev/null', 'w');
       const started = process.hrtime.bigint();
-      const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', out, process.execPath, ...args], {
+      const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', out, cmd, ...args], {
         env,
         cwd,
         stdio: ['ignore', capture ? 'pipe' : devnull, 'pipe'],
@@ -125,7 +130,7 @@ export async function timeNodeTree(args, { env, cwd, capture = false, timeoutMs 
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         clearTimeout(timer);
         if (devnull !== null) closeSync(devnull);
-        if (code !== 0) reject(new Error(`node ${args.join(' ').slice(0, 300)} exited ${code ?? signal}: ${err.trim().slice(0, 500)}`));
+        if (code !== 0) reject(new Error(`${cmd} ${args.join(' ').slice(0, 300)} exited ${code ?? signal}: ${err.trim().slice(0, 500)}`));
         else resolve({ ms, stdout: capture ? Buffer.concat(chunks).toString('utf8') : '' });
       });
     });
