@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { SPINNER } from '../../src/widgets/spinner.js';
+import { budget } from './budget.js';
 import { CLI } from './constants.js';
 import { describe as describeProblems, parseTmuxCapture, screenProblems, type Grab } from './screen-invariants.js';
 
@@ -101,7 +102,7 @@ export abstract class ScreenDriver {
    * step's invariants are checked. Resolves with the screen text.
    */
   async waitSettled(timeout = 15000): Promise<string> {
-    const end = Date.now() + timeout;
+    const end = Date.now() + budget(timeout);
     for (;;) {
       if (this.settledCount() > this.settledAtInput) break;
       await this.flush();
@@ -174,7 +175,7 @@ export abstract class ScreenDriver {
   }
 
   async waitFor(pattern: RegExp | string, timeout = 8000): Promise<string> {
-    const end = Date.now() + timeout;
+    const end = Date.now() + budget(timeout);
     for (;;) {
       await this.flush();
       const t = this.text();
@@ -189,7 +190,7 @@ export abstract class ScreenDriver {
   }
 
   async waitForNot(pattern: RegExp | string, timeout = 8000): Promise<void> {
-    const end = Date.now() + timeout;
+    const end = Date.now() + budget(timeout);
     for (;;) {
       await this.flush();
       const t = this.text();
@@ -404,7 +405,7 @@ export class PtyScreen extends ScreenDriver {
   }
 
   async waitExit(timeout = 8000): Promise<number> {
-    const t = setTimeout(() => this.pty.kill('SIGKILL'), timeout);
+    const t = setTimeout(() => this.pty.kill('SIGKILL'), budget(timeout));
     const code = await this.exited;
     clearTimeout(t);
     return code;
@@ -587,7 +588,7 @@ export class TmuxScreen extends ScreenDriver {
   }
 
   async waitExit(timeout = 8000): Promise<number> {
-    const end = Date.now() + timeout;
+    const end = Date.now() + budget(timeout);
     for (;;) {
       this.pollExit();
       if (this.exitCode !== null) return this.exitCode;
