@@ -13,11 +13,11 @@ import type { AppFlags } from './app/flags.js';
 import type { DemoLifetime } from './demo/demo-lifetime.js';
 import { appArgs, type AppRequest } from './cli/app-args.js';
 import type { EngineFactory } from './cli/engine-factory.js';
-import { chooseLanguage, LANGUAGE_ENV, withoutLang } from './cli/language.js';
+import { chooseLanguage, withoutLang } from './cli/language.js';
 import type { ScanOptions } from './cli/scan.js';
 import { scanArgs } from './cli/scan-args.js';
 import { type CleanArgs, cleanArgs } from './cli/clean-args.js';
-import { getLanguage, t } from './engine/core/i18n/index.js';
+import { getLanguage, LANGUAGE_ENV, t } from './engine/core/i18n/index.js';
 
 const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
 

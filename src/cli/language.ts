@@ -6,9 +6,6 @@ import { type Language, parseLanguage, resolveLanguage, setLanguage, t } from '.
 import { ownDirs, UsageError } from '../engine/host/own-dirs.js';
 import { loadSettings } from '../engine/host/settings.js';
 
-/** How the app tells its engine worker the language it resolved (the worker has no argv or settings of its own). */
-export const LANGUAGE_ENV = 'CLEANERX_LANG';
-
 /** --lang's value (`--lang X` or `--lang=X`): undefined when absent, '' when it has none. */
 export function langFlag(argv: readonly string[]): string | undefined {
   let found: string | undefined;

@@ -12,7 +12,7 @@ import { en, type Catalog, type MessageKey, type Plural } from './en.js';
 import { zh } from './zh.js';
 
 export type { MessageKey } from './en.js';
-export { resolveLanguage, languageFromLocale, parseLanguage, LANGUAGES, LANGUAGE_NAMES, type Language, type LanguageSetting } from './locale.js';
+export { resolveLanguage, languageFromLocale, parseLanguage, LANGUAGES, LANGUAGE_ENV, LANGUAGE_NAMES, type Language, type LanguageSetting } from './locale.js';
 import type { Language } from './locale.js';
 
 export const CATALOGS: Record<Language, Catalog> = { en, zh };

@@ -3,6 +3,8 @@
 // setlocale(3) reads them), else English.
 
 export const LANGUAGES = ['en', 'zh'] as const;
+/** How the app tells its engine worker the language it resolved (the worker has no argv or settings of its own). */
+export const LANGUAGE_ENV = 'CLEANERX_LANG';
 export type Language = (typeof LANGUAGES)[number];
 /** Each language named in its own script (the same in every catalog, so a reader finds theirs). */
 export const LANGUAGE_NAMES: Record<Language, string> = { en: 'English', zh: '简体中文' };
