@@ -6,11 +6,12 @@
 // Codex log database → p shows them.
 
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { codexAdapter } from '../../src/adapters/codex/index.js';
-import { openTmux, type TmuxScreen } from '../helpers/app-screen.js';
+import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { buildStore, CODEX_BIN, codexHome, installation } from '../helpers/codex.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -82,6 +83,43 @@ it("80×24 in tmux: the Codex log database's bytes per table are one p away in L
   const line = s.lines().find((l) => /^logs\s+[\d.]+ [KM]B\s+\d+%/.test(l.trim()));
   expect(line, s.text()).toBeTruthy();
   expect(line!.trim()).toMatch(/ — old rows: the log item/);
+  s.press('q');
+  expect(await s.waitExit(15_000)).toBe(0);
+}, 240_000);
+
+it('80×24 in tmux: explaining a huge pi session runs in the worker; Esc cancels the busy state at once and the keys answer', async () => {
+  const home = t.env.PI_CODING_AGENT_DIR!;
+  const m = buildPiFixture({ agentDir: home, cwdRoot: join(t.env.HOME!, 'src'), projects: 1, sessionsPerProject: 2, seed: 9, forkRate: 0 });
+  const big = m.sessions.find((x) => x.kind === 'root' && x.firstUser && /^[\x20-\x7e]{8,}$/.test(x.firstUser) && !x.name)!;
+  expect(big, 'a root session titled by its first message').toBeTruthy();
+  // 16 GiB of hole (no disk cost) then one more entry: explain streams every byte of it, for seconds.
+  const size = statSync(big.file).size;
+  const fd = openSync(big.file, 'r+');
+  writeSync(fd, `\n${JSON.stringify({ type: 'custom', id: 'tail0001', parentId: null, timestamp: new Date().toISOString() })}\n`, size + 16 * 1024 ** 3);
+  closeSync(fd);
+  s = openTmux({ args: ['--agent', 'pi'], env: { ...t.env, TMPDIR: t.root }, cols: 80, rows: 24, term: 'tmux-256color' });
+  await s.waitFor(/Agent \[pi/, 60_000);
+  s.press('2');
+  await s.waitForLine(/^\[ \] {3}/, 60_000);
+  await s.waitSettled(120_000);
+  const title = new RegExp(`^${big.firstUser!.slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+  const on = (): boolean => s.lines().some((l) => title.test(l.trim()));
+  // The tree opens on the project; the session titled by its first message is the first row under it.
+  s.press('j');
+  await s.waitForLine(title, 30_000);
+  expect(on(), s.text()).toBe(true);
+  s.press('b');
+  await s.waitFor('Why this size', 30_000);
+  await s.waitFor('Esc cancels: this writes nothing.', 30_000);
+  s.press(KEYS.esc);
+  await s.waitFor('Explain cancelled; nothing was changed.', 30_000);
+  expect(s.text()).not.toContain('Esc cancels: this writes nothing.');
+  expect(s.text()).not.toMatch(/Why this session is/);
+  // The list has the keys again at once (the worker still reads in the background; its answer is dropped):
+  // the cursor moves up to the project and its details follow.
+  s.press('k');
+  await s.waitForLine(/^Project$/, 30_000);
+  expect(on()).toBe(false);
   s.press('q');
   expect(await s.waitExit(15_000)).toBe(0);
 }, 240_000);
