@@ -101,6 +101,11 @@ describe('the plugin cache as the pinned Claude Code lays it out', () => {
       version: number;
       plugins: Record<string, { installPath: string; version: string }[]>;
     };
+    // Claude marks what it superseded, and keeps an .in_use/ folder for its processes' markers (empty: none runs).
+    for (const v of ['1.0.0', '1.1.0']) {
+      expect(existsSync(join(versions, v, '.orphaned_at')), v).toBe(true);
+      expect(readdirSync(join(versions, v, '.in_use')), v).toEqual([]);
+    }
     expect(installed.version).toBe(2);
     expect(installed.plugins['review-kit@testmarket']).toEqual([expect.objectContaining({ installPath: join(versions, '1.2.0'), version: '1.2.0' })]);
 
