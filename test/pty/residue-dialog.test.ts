@@ -25,7 +25,7 @@ afterEach(() => {
   t?.cleanup();
 });
 
-const escape = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literal = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 it('80×24 in tmux: a cleanup whose agent leaves a surface behind shows PARTIAL naming it, inside 80 columns', async () => {
   t = makeTempEnv('cleanerx-res-dialog-');
@@ -43,7 +43,7 @@ it('80×24 in tmux: a cleanup whose agent leaves a surface behind shows PARTIAL 
   s.press('2');
   await s.waitForLine(/^\[ \] {3}/, 60_000);
   // Down to the session: the detail pane's first line is then its title.
-  const title = new RegExp(`^${escape(leaf.title.slice(0, 40))}`);
+  const title = new RegExp(`^${literal(leaf.title.slice(0, 40))}`);
   const on = (): boolean => s.lines().some((l) => title.test(l.trim()));
   for (let i = 0; i < 40 && !on(); i++) {
     s.press('j');
@@ -71,7 +71,7 @@ it('80×24 in tmux: a cleanup whose agent leaves a surface behind shows PARTIAL 
     .join(' ')
     .replace(/\s+/g, ' ');
   expect(flat, screen).toContain('Residue check: 0 complete, 1 partial.');
-  expect(flat, screen).toMatch(new RegExp(`PARTIAL ${escape(leaf.title.slice(0, 20))}.*: session_diff file \\(offered as an item now\\)`));
+  expect(flat, screen).toMatch(new RegExp(`PARTIAL ${literal(leaf.title.slice(0, 20))}.*: session_diff file \\(offered as an item now\\)`));
   expect(flat).not.toMatch(/session_diff fi…|offered as an i…/);
   s.press(KEYS.enter);
   await s.waitForNot('Cleanup complete');
