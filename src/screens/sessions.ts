@@ -14,6 +14,7 @@ import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 import { openWarnings } from './warnings.js';
 import { SelectMenu } from './select-menu.js';
+import { explainPreview } from './session-explain.js';
 
 const PAGE = 50;
 const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
@@ -455,15 +456,16 @@ export class SessionsScreen implements Screen {
     this.app.requestRender();
   }
 
-  private async loadPreview(): Promise<void> {
+  /** p (the engine's bounded preview) and b (why it is this big: explain, in the busy state) fill the pane alike. */
+  private async loadPreview(explain = false): Promise<void> {
     const s = this.app.summary();
     const row = this.rows.row(this.list.cursor);
     if (!s || !row || row.kind !== 'session') {
-      this.app.message(tr('sessions.previewOnSession'));
+      this.app.message(tr(explain ? 'explain.onSession' : 'sessions.previewOnSession'));
       return;
     }
     try {
-      const p = await this.app.engine.preview(s.snapshotId, row.id);
+      const p = explain ? await explainPreview(this.app, s.snapshotId, row.id) : await this.app.engine.preview(s.snapshotId, row.id);
       if (!this.detail || this.detail.id !== row.id) await this.loadDetail();
       if (this.detail?.id === row.id) this.detail.preview = p;
       this.focus = 'detail';
@@ -498,6 +500,7 @@ export class SessionsScreen implements Screen {
       { keys: ['pagedown'], does: tr('key.scrollPageDown'), run: () => this.scrollPane(10) },
       // The pane itself says "p: load a bounded, read-only preview"; it works where it is read.
       { keys: ['p'], does: tr('sessions.previewKey'), footer: tr('footer.preview'), run: () => void this.loadPreview() },
+      { keys: ['b'], does: tr('explain.key'), footer: tr('explain.footer'), run: () => void this.loadPreview(true) },
       ...this.copyBindings(),
       {
         keys: ['escape'],
@@ -604,6 +607,7 @@ export class SessionsScreen implements Screen {
         },
       },
       { keys: ['p'], does: tr('sessions.previewKey'), footer: tr('footer.preview'), run: () => void this.loadPreview() },
+      { keys: ['b'], does: tr('explain.key'), run: () => void this.loadPreview(true) },
       ...this.copyBindings(),
       {
         keys: ['escape'],

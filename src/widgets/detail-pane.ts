@@ -5,7 +5,7 @@ import blessed from 'blessed';
 import type { Detail, Preview } from '../engine/core/model.js';
 import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
 import { fitPath } from '../engine/core/format.js';
-import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
+import { cleanMultiline, cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
 import { braces, esc, type Theme } from './theme.js';
 
 export class DetailPane {
@@ -59,7 +59,9 @@ export class DetailPane {
         if (b.kind === 'message') lines.push(t.bold(esc(b.role)));
         else if (b.kind === 'text') lines.push(t.bold(esc(b.title)));
         const body = b.kind === 'notice' ? b.text : b.text;
-        for (const l of body.split('\n').slice(0, 40)) lines.push(...wrapText(cleanText(l), w).map(braces));
+        // A text block's lines are columns (bytes per table, per record type): their runs of spaces stay.
+        const clean = b.kind === 'text' ? (l: string) => cleanMultiline(l, 4096) : (l: string) => cleanText(l);
+        for (const l of body.split('\n').slice(0, 40)) lines.push(...wrapText(clean(l), w).map(braces));
       }
     } else if (d.kind === 'session') {
       lines.push('', t.dim(tr('detail.previewHint')));
@@ -88,8 +90,10 @@ const PREVIEW_SOURCES: Record<string, MessageKey> = {
   'appServer.threadRead': 'preview.appServer',
   'rollout.readOnlyFallback': 'preview.rollout',
   'codexLogs.readOnly': 'preview.codexLogs',
+  'codexDb.readOnly': 'preview.codexDb',
   'opencodeDb.readOnly': 'preview.opencodeDb',
   'opencodeLogs.readOnly': 'preview.opencodeLogs',
+  explain: 'preview.explain',
   protected: 'preview.protected',
   error: 'preview.error',
   none: 'preview.none',

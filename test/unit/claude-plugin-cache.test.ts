@@ -95,3 +95,17 @@ it('a running Claude blocks both', async () => {
   for (const id of [PLUGIN_VERSIONS_ITEM, PLUGIN_TEMP_ITEM])
     expect(snap.item(id)).toMatchObject({ selectable: false, blockedReason: expect.stringContaining(CLAUDE_RUNNING_REASON) });
 }, 60_000);
+
+it('a superseded version a running Claude still uses (a marker in its .in_use/) is not offered; an empty .in_use/ is no use', async () => {
+  const s = store();
+  // What Claude leaves in a version it superseded: an empty .in_use/ once its processes exited.
+  mkdirSync(join(s.old[0]!, '.in_use'));
+  // A process of another store still runs on this version: its marker.
+  mkdirSync(join(s.old[1]!, '.in_use'));
+  writeFileSync(join(s.old[1]!, '.in_use', '4242'), JSON.stringify({ pid: 4242 }));
+  const engine = new Engine(ADAPTERS, t.ctx);
+  const snap = engine.snapshot((await engine.scan('claude')).snapshotId);
+  expect(snap.item(PLUGIN_VERSIONS_ITEM)!.paths).toEqual([s.old[0]]);
+  const protectedPaths = snap.items.filter((i) => i.category === 'protected').flatMap((i) => i.paths);
+  expect(protectedPaths).toContain(s.old[1]);
+}, 60_000);

@@ -73,6 +73,7 @@ const ALLOWED = new Set([
     'appServer.threadRead',
     'rollout.readOnlyFallback',
     'codexLogs.readOnly',
+    'codexDb.readOnly',
     'opencodeDb.readOnly',
     'opencodeLogs.readOnly',
   ],

@@ -50,6 +50,21 @@ const plainDir = (p: string): boolean => {
   return Boolean(st?.isDirectory() && !st.isSymbolicLink());
 };
 
+/**
+ * The pinned Claude Code keeps one marker per running process that loaded a
+ * version in its `.in_use/` folder (removed when that process exits): such a
+ * version is in use even though installed_plugins.json names a newer one. A
+ * folder that cannot be read counts as in use.
+ */
+function inUse(vdir: string): boolean {
+  const dir = join(vdir, '.in_use');
+  const st = lstatSyncOrNull(dir);
+  if (!st) return false;
+  if (!st.isDirectory() || st.isSymbolicLink()) return true;
+  let unreadable = false;
+  return listDirSorted(dir, () => (unreadable = true)).length > 0 || unreadable;
+}
+
 interface PluginCacheScan {
   items: Item[];
   /** The offered paths (the caller keeps the rest of plugins/ protected). */
@@ -77,7 +92,7 @@ export function pluginCacheItems(home: string, ctx: HostContext, block: string |
       if (!plainDir(pdir)) continue;
       for (const v of listDirSorted(pdir)) {
         const vdir = join(pdir, v.name);
-        if (!plainDir(vdir) || installed.has(resolve(vdir))) continue;
+        if (!plainDir(vdir) || installed.has(resolve(vdir)) || inUse(vdir)) continue;
         // Claude's own mark, or simply a version nothing installs: both are regenerable.
         versions.push(vdir);
       }

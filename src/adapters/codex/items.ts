@@ -294,6 +294,9 @@ export function orphanMedia(home: string, known: Set<string>, warnings: ScanWarn
   return items;
 }
 
+/** The row of one of Codex's SQLite databases (not its -wal or -shm side file). */
+export const CODEX_DB_ROW = /^protected:db:[^/]+\.sqlite$/;
+
 /** Protected entries, the databases, and every unrecognized top-level entry: read-only. */
 export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarning[]): Item[] {
   const out = new ReadOnlyItems('Codex', warnings);
@@ -309,7 +312,8 @@ export function readOnlyItems(home: string, dbHome: string, warnings: ScanWarnin
           : kind === 'database'
             ? 'Protected: Codex databases are never edited or deleted as files (threads leave through the App Server).'
             : 'Unrecognized entry: read-only.',
-      metadata: { protection: kind === 'unknown' ? 'unrecognized' : 'always' },
+      // A database's row opens its bytes per table (#29.4); every other protected row stays shut.
+      metadata: { protection: kind === 'unknown' ? 'unrecognized' : 'always', ...(CODEX_DB_ROW.test(id) ? { structurePreview: true } : {}) },
     });
   for (const [name, what] of Object.entries(PROTECTED))
     add(

@@ -9,7 +9,7 @@ import type { Installation, Preview, PreviewBlock } from '../../engine/core/mode
 import { cleanMultiline, cleanText } from '../../engine/core/text.js';
 import { pendingPreview } from '../shared/pending.js';
 import { connectCodex } from './connection.js';
-import { LOGS_ITEM } from './items.js';
+import { CODEX_DB_ROW, LOGS_ITEM } from './items.js';
 import { THREAD_ID } from './paths.js';
 import { PREVIEW_BYTES, readRolloutText, rolloutMessages } from './rollout-reader.js';
 import { lastScan } from './scan.js';
@@ -190,8 +190,38 @@ function previewCodexLogs(itemId: string, path: string): Preview {
   }
 }
 
+/** What Codex's own routes (and cleanerx's) do about each table's bytes; the rest has none. */
+const CODEX_TABLE_NOTES: Record<string, string> = {
+  logs: 'old rows: the log item, then Compact',
+  threads: "goes with its thread (Codex's thread/delete)",
+  stage1_outputs: 'the memory reset',
+};
+
+/** A Codex database row (state, logs, memories): its bytes per table, read through a private view (visits every page: on demand only). */
+function previewCodexTables(itemId: string, path: string): Preview {
+  const o = openSnapshot(path, 'The Codex database');
+  if (!o.ok) return notice(itemId, 'codexDb.readOnly', o.reason);
+  try {
+    const tables = tableBytes(o.db);
+    if (!tables) return notice(itemId, 'codexDb.readOnly', 'This SQLite has no dbstat: the bytes per table cannot be told.');
+    return {
+      id: itemId,
+      source: 'codexDb.readOnly',
+      truncated: false,
+      bytesRead: 0,
+      blocks: [tableBytesBlock(tables, CODEX_TABLE_NOTES)],
+      warning: 'Read-only: the database is read through a private view; nothing is changed.',
+    };
+  } catch {
+    return notice(itemId, 'codexDb.readOnly', 'The Codex database could not be read.');
+  } finally {
+    o.close();
+  }
+}
+
 export async function previewCodex(inst: Installation, paths: string[], itemId: string): Promise<Preview> {
   if (itemId.startsWith('session:')) return previewCodexThread(inst, paths, itemId);
   if (itemId === LOGS_ITEM && paths[0]) return previewCodexLogs(itemId, paths[0]);
+  if (CODEX_DB_ROW.test(itemId) && paths[0]) return previewCodexTables(itemId, paths[0]);
   return pendingPreview(itemId);
 }
