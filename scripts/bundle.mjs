@@ -11,7 +11,7 @@
 // Everything sits flat in dist/ because modules find their neighbours by
 // `new URL('./worker.js' | './keyring-child.js', import.meta.url)`: in the
 // bundle those resolve beside the chunk that holds the code.
-// Native modules, blessed (its terminfo data and widgets are read by path)
+// Native modules, blessed and yargs (they read their terminfo data, widgets and locales by path)
 // and the pinned agents stay in node_modules.
 
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ENTRIES = { cleanerx: 'src/cli.ts', worker: 'src/worker.ts', 'keyring-child': 'src/backup/keyring-child.ts' };
-const EXTERNAL = ['better-sqlite3', '@mongodb-js/zstd', '@napi-rs/keyring', '@lydell/node-pty', 'node-pty', 'blessed'];
+// yargs reads its own locales (Options:, Commands: in Chinese) by path, as blessed reads its terminfo.
+const EXTERNAL = ['better-sqlite3', '@mongodb-js/zstd', '@napi-rs/keyring', '@lydell/node-pty', 'node-pty', 'blessed', 'yargs'];
 
 /** `id` is a package in EXTERNAL (or a file inside one), or a Node built-in. */
 function isExternal(id) {
