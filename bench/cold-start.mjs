@@ -120,7 +120,11 @@ export async function run({ log }) {
         : {
             dataOnScreenMs: data.length ? median(data) : undefined,
             cpuMs: { ours: oc, reference: rc },
-            lines: [cpuLine, version.line, ...(dataLate ? [`the demo's pi data was not on screen within ${TIMEOUT_MS / 1000} s in ${dataLate} of ${ours.length} runs`] : [])],
+            lines: [
+              cpuLine,
+              version.line,
+              ...(dataLate ? [`the demo's pi data was not on screen within ${TIMEOUT_MS / 1000} s in ${dataLate} of ${ours.length} runs`] : []),
+            ],
           },
     };
   } finally {

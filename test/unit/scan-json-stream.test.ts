@@ -31,8 +31,27 @@ describe('the streamed scan --json is byte-identical to the whole report', () =>
   beforeAll(() => {
     t = makeTempEnv();
     // Hostile titles and paths (escape sequences, bidi, invalid UTF-8) and 3 × 240 sessions: several 512-row pieces.
-    buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 3, sessionsPerProject: 240, forkRate: 0.3, hostile: true, config: true, now: NOW, cwdRoot: join(t.root, 'src') });
-    buildClaudeFixture({ configDir: t.env.CLAUDE_CONFIG_DIR!, projects: 3, sessionsPerProject: 200, sidecars: true, memory: true, config: true, hostile: true, now: NOW, cwdRoot: join(t.root, 'src') });
+    buildPiFixture({
+      agentDir: t.env.PI_CODING_AGENT_DIR!,
+      projects: 3,
+      sessionsPerProject: 240,
+      forkRate: 0.3,
+      hostile: true,
+      config: true,
+      now: NOW,
+      cwdRoot: join(t.root, 'src'),
+    });
+    buildClaudeFixture({
+      configDir: t.env.CLAUDE_CONFIG_DIR!,
+      projects: 3,
+      sessionsPerProject: 200,
+      sidecars: true,
+      memory: true,
+      config: true,
+      hostile: true,
+      now: NOW,
+      cwdRoot: join(t.root, 'src'),
+    });
   });
   afterAll(() => t.cleanup());
 
@@ -41,7 +60,11 @@ describe('the streamed scan --json is byte-identical to the whole report', () =>
       const { whole, pieces } = await bothTexts(t.env, agents);
       if (agents.length === 1) expect(pieces.length, `${agents}: the rows span several pieces`).toBeGreaterThan(6);
       expect(pieces.join(''), agents.join(',')).toBe(whole);
-      expect(JSON.parse(whole).agents.map((a: { sessions: unknown[] }) => a.sessions.length).some((n: number) => n > 512)).toBe(true);
+      expect(
+        JSON.parse(whole)
+          .agents.map((a: { sessions: unknown[] }) => a.sessions.length)
+          .some((n: number) => n > 512),
+      ).toBe(true);
     }
   });
 
