@@ -8,7 +8,7 @@ import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const STAMP = join('dist', '.build-stamp');
-const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', join('scripts', 'bundle.mjs')];
 
 function walk(dir, acc) {
   let entries;

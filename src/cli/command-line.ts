@@ -34,13 +34,17 @@ interface FleetEntry {
   remoteApp(args: Record<string, unknown>): Promise<number>;
 }
 
+/** The package.json is one level up from a bundled chunk (dist/chunk-*.js), two from dist/cli/ or src/cli/. */
 function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'cleanerx') return pkg.version ?? '0.0.0';
+    } catch {
+      // not at this level
+    }
   }
+  return '0.0.0';
 }
 
 /** Runs a command on the app's throw-away demo home (scan --demo, doctor --demo), removed when it ends. */

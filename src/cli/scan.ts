@@ -1,10 +1,10 @@
 // `cleanerx scan [--agent A] [--json]`: the inventory, as text or as the documented JSON report.
 
-import { buildScanReport } from '../engine/api/scan-report.js';
+import { scanAgents, scanReport, scanReportPieces } from '../engine/api/scan-report.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
 import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type Category } from '../engine/core/model.js';
-import { joinSafe, padWidth, safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
+import { joinSafe, padWidth, safe, safeJsonText, safeText, type SafeText } from '../engine/core/text.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { Printer } from './printer.js';
 import { label, say } from './say.js';
@@ -24,14 +24,15 @@ interface ScanDeps {
 export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: ScanDeps): Promise<number> {
   const engine = await makeEngine({ readOnly: opts.readOnly });
   const settings = await engine.loadSettings();
-  const report = await buildScanReport(engine, opts.agent ? [opts.agent] : [...AGENT_KINDS]);
+  // Every agent is scanned before anything is printed: a failed scan leaves stdout empty.
+  const scans = await scanAgents(engine, opts.agent ? [opts.agent] : [...AGENT_KINDS]);
   if (opts.json) {
-    // Compact: 100k sessions would be megabytes of indentation for a machine reader.
-    io.out(safeJson(report));
+    await printJson(scanReportPieces(scans), io);
     // stdout stays the contract; the settings problem goes beside it.
     if (settings.warning) io.err(settingsLine(settings));
     return 0;
   }
+  const report = scanReport(scans);
   const out: SafeText[] = [];
   if (settings.warning) out.push(settingsLine(settings), safe``);
   for (const a of report.agents) {
@@ -61,4 +62,21 @@ export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: Sca
   // The last agent's blank line ends the output.
   io.out(joinSafe(out.slice(0, -1), safe`\n`));
   return 0;
+}
+
+/**
+ * The report written as it is stringified (compact: 100k sessions would be
+ * megabytes of indentation for a machine reader). Each piece is sanitized on
+ * its own: pieces split the JSON between tokens, so the escapes are the ones
+ * the whole text would get.
+ */
+async function printJson(pieces: Iterable<string>, io: Printer): Promise<void> {
+  if (!io.outPiece) {
+    let all = '';
+    for (const p of pieces) all += p;
+    io.out(safeJsonText(all));
+    return;
+  }
+  for (const p of pieces) await io.outPiece(safeJsonText(p));
+  await io.outPiece(safe`\n`);
 }

@@ -11,6 +11,16 @@ export function printOut(...lines: SafeText[]): void {
   process.stdout.write(lines.map((l) => `${l}\n`).join(''));
 }
 
+/**
+ * A piece of a long output (`scan --json`) on standard output, no newline
+ * added; resolves once the stream has room again, so a slow reader holds the
+ * writer back instead of the pieces piling up in memory.
+ */
+export function printOutPiece(text: SafeText): Promise<void> {
+  if (process.stdout.write(text)) return Promise.resolve();
+  return new Promise((resolve) => process.stdout.once('drain', resolve));
+}
+
 /** Each line, then a newline, on standard error. */
 export function printErr(...lines: SafeText[]): void {
   process.stderr.write(lines.map((l) => `${l}\n`).join(''));

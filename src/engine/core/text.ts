@@ -175,7 +175,11 @@ function escapeUnits(c: string): string {
 
 /** JSON.stringify whose output carries no raw control, C1, bidi or invisible character (they are \u escapes). */
 export function safeJson(value: unknown): SafeText {
-  const json = JSON.stringify(value) ?? 'null';
+  return safeJsonText(JSON.stringify(value) ?? 'null');
+}
+
+/** safeJson for text JSON.stringify already made (a streamed report's pieces: split between tokens, escaped alike). */
+export function safeJsonText(json: string): SafeText {
   let out = '';
   let last = -1;
   NON_ASCII_RUN.lastIndex = 0;

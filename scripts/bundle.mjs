@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// The second half of `npm run build`: one rolldown bundle per process kind,
+// written over the per-module tsc tree in dist/ (which stays for the tests
+// and benches that import a single module). A start then loads a handful of
+// files instead of compiling ~400 modules:
+//   dist/cli.js           the bin: answers `--version` from a constant, else loads cleanerx.js
+//   dist/cleanerx.js      src/cli.ts (the app and every command)
+//   dist/worker.js        src/worker.ts (the app's engine thread)
+//   dist/keyring-child.js src/backup/keyring-child.ts (the key ring's helper process)
+//   dist/chunk-*.js       code shared by these, and the lazily imported parts
+// Everything sits flat in dist/ because modules find their neighbours by
+// `new URL('./worker.js' | './keyring-child.js', import.meta.url)`: in the
+// bundle those resolve beside the chunk that holds the code.
+// Native modules, blessed and yargs (they read their terminfo data, widgets and locales by path)
+// and the pinned agents stay in node_modules.
+
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ENTRIES = { cleanerx: 'src/cli.ts', worker: 'src/worker.ts', 'keyring-child': 'src/backup/keyring-child.ts' };
+// yargs reads its own locales (Options:, Commands: in Chinese) by path, as blessed reads its terminfo.
+const EXTERNAL = ['better-sqlite3', '@mongodb-js/zstd', '@napi-rs/keyring', '@lydell/node-pty', 'node-pty', 'blessed', 'yargs'];
+
+/** `id` is a package in EXTERNAL (or a file inside one), or a Node built-in. */
+function isExternal(id) {
+  if (id.startsWith('node:')) return true;
+  return EXTERNAL.some((p) => id === p || id.startsWith(`${p}/`));
+}
+
+/** The bin: `--version` costs a Node start and nothing else; anything else runs the bundled CLI. */
+function launcher(version) {
+  return `#!/usr/bin/env node
+// Written by scripts/bundle.mjs: the version is the package's at build time (the build stamp covers package.json).
+const a = process.argv;
+if (a.length === 3 && (a[2] === '--version' || a[2] === '-V')) process.stdout.write(${JSON.stringify(`${version}\n`)});
+else await import('./cleanerx.js');
+`;
+}
+
+export async function bundle(root) {
+  const { rolldown } = await import('rolldown');
+  const dist = join(root, 'dist');
+  // Chunks of an older build would otherwise pile up (their names carry a content hash).
+  for (const f of readdirSync(dist)) if (f.startsWith('chunk-') && f.endsWith('.js')) rmSync(join(dist, f));
+  const input = Object.fromEntries(Object.entries(ENTRIES).map(([k, v]) => [k, join(root, v)]));
+  const build = await rolldown({ input, platform: 'node', external: isExternal, logLevel: 'warn', tsconfig: join(root, 'tsconfig.build.json') });
+  await build.write({ dir: dist, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunk-[name]-[hash].js', sourcemap: false });
+  await build.close();
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  writeFileSync(join(dist, 'cli.js'), launcher(version ?? '0.0.0'));
+  chmodSync(join(dist, 'cli.js'), 0o755);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const root = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
+  try {
+    await bundle(root);
+  } catch (e) {
+    process.stderr.write(`${e?.stack ?? e}\nThe bundle failed (the error is above); fix it and run npm run build again.\n`);
+    process.exit(1);
+  }
+}
