@@ -102,7 +102,7 @@ export class GroupReviewModal implements Modal {
       { keys: ['C-u'], does: tr('rv.key.clear'), run: () => (this.typed = '') },
     );
     this.context = {
-      title: tr('rv.keysTitle'),
+      title: this.backupOnly ? tr('rva.backupOnlyTitle') : tr('rv.keysTitle'),
       modal: true,
       bindings,
       text: {
@@ -174,19 +174,26 @@ export class GroupReviewModal implements Modal {
     const wrap = (l: string): string[] => wrapTagged(l, inner - 1);
     const agent = AGENT_NAMES[p.agent];
     const blockers = blockersOf(p);
-    const size = tr('rv.totals', { items: tr('count.items', { count: p.items.length }), bytes: formatBytes(p.estimatedBytes) });
+    const size = this.totals(p.items.length, this.backupOnly ? p.estimatedBackupBytes : p.estimatedBytes);
     const backup = this.backupOnly
       ? ''
       : p.backupEligible
         ? ` · ${tr('rva.groupBackup', { state: this.backup ? tr('rva.backupOn') : tr('rv.backupOff') })}`
         : ` · ${tr('rva.groupBackup', { state: tr('rva.backupNone') })}`;
     const out = wrap(` ${t.bold(braces(agent))} · ${braces(size)}${backup}${blockers.length ? ` · ${t.danger(tr('rva.skipped'))}` : ''}`);
-    for (const n of [...p.routeNotes.filter(() => this.backupOnly), costLine(p)]) out.push(...wrap(`   ${t.dim(braces(n))}`));
+    // Back up only costs nothing: its note says so instead of what a removal would cost.
+    for (const n of this.backupOnly ? p.routeNotes : [costLine(p)]) out.push(...wrap(`   ${t.dim(braces(n))}`));
     if (!this.backupOnly && !p.backupEligible && p.backupWhyNot) out.push(...wrap(`   ${t.dim(braces(tr('rv.backupNotOffered', { why: p.backupWhyNot })))}`));
     else if (!this.backupOnly && this.backup && p.backupNotCovered) out.push(...wrap(`   ${t.dim(braces(p.backupNotCovered))}`));
     for (const b of blockers) out.push(...wrap(`   ${t.danger('•')} ${braces(b)}`));
     for (const i of p.items) out.push(planItemRow(t, i, inner));
     return out;
+  }
+
+  /** Items and bytes: what is reclaimed, or for Back up only what is archived. */
+  private totals(items: number, bytes: number): string {
+    const n = tr('count.items', { count: items });
+    return this.backupOnly ? tr('rva.toBackUp', { items: n, bytes: formatBytes(bytes) }) : tr('rv.totals', { items: n, bytes: formatBytes(bytes) });
   }
 
   /** Every line of the box: fixed totals and tail, the groups scrolled between them (at most `maxLines`). */
@@ -196,10 +203,10 @@ export class GroupReviewModal implements Modal {
     const wrap = (l: string): string[] => wrapTagged(l, inner - 1);
     const runnable = this.runnable();
     const items = runnable.reduce((a, p) => a + p.items.length, 0);
-    const bytes = runnable.reduce((a, p) => a + p.estimatedBytes, 0);
+    const bytes = runnable.reduce((a, p) => a + (this.backupOnly ? p.estimatedBackupBytes : p.estimatedBytes), 0);
     const skipped = this.plans.length - runnable.length;
     const head = wrap(
-      ` ${t.bold(tr('rva.allMarked', { count: runnable.length }))} · ${tr('rv.totals', { items: tr('count.items', { count: items }), bytes: formatBytes(bytes) })}${
+      ` ${t.bold(tr('rva.allMarked', { count: runnable.length }))} · ${this.totals(items, bytes)}${
         skipped ? ` · ${t.danger(tr('rva.blockedCount', { n: formatCount(skipped) }))}` : ''
       }`,
     );

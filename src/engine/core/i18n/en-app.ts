@@ -207,6 +207,7 @@ export const enApp = {
   'rva.backupNoneAll': 'not offered for any of these agents',
   'rva.noBackupFor': '(no backup for {agents})',
   'rva.typeToBackUp': 'Type {word} and Enter to back up · Esc cancels',
+  'rva.toBackUp': '{items} · {bytes} to back up, nothing removed',
   'rva.range': 'lines {from}–{to} of {count}',
   'flow.agentLine': '{agent}: {text}',
   'flow.agentFailed': '{agent}: failed — {why}',

@@ -208,6 +208,7 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'rva.backupNoneAll': '这些智能体都不提供备份',
   'rva.noBackupFor': '（{agents} 没有备份）',
   'rva.typeToBackUp': '输入 {word} 并按 Enter 备份 · Esc 取消',
+  'rva.toBackUp': '{items} · 备份 {bytes}，不删除任何内容',
   'rva.range': '第 {from}–{to} 行，共 {count} 行',
   'flow.agentLine': '{agent}：{text}',
   'flow.agentFailed': '{agent}：失败 — {why}',
