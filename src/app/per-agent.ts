@@ -7,7 +7,7 @@ import type { AgentKind, ScanSummary } from '../engine/core/model.js';
 import { Marks } from '../screens/marks.js';
 
 /** One agent's marked ids and the snapshot they belong to (what a review plans). */
-export interface MarkedAgent {
+interface MarkedAgent {
   agent: AgentKind;
   summary: ScanSummary;
   ids: string[];
