@@ -103,8 +103,9 @@ export class AgentScan {
       })
       .then(
         (s) => {
-          // Finished after the user moved on: kept for the next visit, marks rebased, nothing painted.
-          if (gen !== st.scanGen) return void (this.lastGen.get(target) === gen && st.perAgent.adopt(s));
+          // Finished after the user moved on: kept for the next visit (marks rebased), or shown if the
+          // user is back on its agent (the kept scan on screen is no longer the engine's snapshot).
+          if (gen !== st.scanGen) return void (this.lastGen.get(target) === gen && this.adoptLate(s));
           st.scanning = null;
           st.perAgent.adopt(s);
           st.summary = s;
@@ -155,6 +156,15 @@ export class AgentScan {
     // The winner's scan is the newest of its agent: show it without scanning again.
     if (!best) return this.startScan();
     st.summary = best;
+    st.summaryChanged();
+    st.requestRender();
+  }
+
+  private adoptLate(s: ScanSummary): void {
+    const st = this.st;
+    st.perAgent.adopt(s);
+    if (st.agent !== s.agent || st.scanning) return;
+    st.summary = s;
     st.summaryChanged();
     st.requestRender();
   }
