@@ -147,7 +147,7 @@ export class Frame {
     const all = st.perAgent.totals();
     const own = st.marks.count ? t('app.marks', { count: formatCount(st.marks.count), size: formatBytes(st.marks.bytes) }) : '';
     if (all.count === st.marks.count) return own ? ranked(own) : [];
-    const every = t('app.marksAll', { count: formatCount(all.count), agents: formatCount(all.agents) });
+    const every = t('app.marksAll', { marks: formatCount(all.count), count: all.agents });
     return ranked(own ? `${own} · ${every}` : every);
   }
 

@@ -188,7 +188,7 @@ export const enApp = {
   'pg.key.stop': 'stop (after the question)',
   'pg.key.other': 'any other key: continue',
   'pg.footer.stop': 'stop',
-  'app.marksAll': '{count} marked in {agents} agents',
+  'app.marksAll': { one: '{marks} marked in {count} agent', other: '{marks} marked in {count} agents' },
   'pg.titleAgent': 'Cleaning {agent} ({n} of {count})',
   'rv.key.backupOnlyNotHere': 'not offered here: Back up only goes with a review of marked sessions',
   'rva.backupOnlyTitle': 'Back up only',

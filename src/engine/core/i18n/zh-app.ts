@@ -189,7 +189,7 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'pg.key.stop': '停止（在询问之后）',
   'pg.key.other': '其他任意键：继续',
   'pg.footer.stop': '停止',
-  'app.marksAll': '{agents} 个智能体共标记 {count} 项',
+  'app.marksAll': { other: '{count} 个智能体共标记 {marks} 项' },
   'pg.titleAgent': '正在清理 {agent}（第 {n} 个，共 {count} 个）',
   'rv.key.backupOnlyNotHere': '此处不提供：仅备份只用于已标记会话的审查',
   'rva.backupOnlyTitle': '仅备份',
