@@ -39,7 +39,13 @@ export class CleanupFlow {
       return ctx.openDialog(t('flow.review'), [t('flow.nothingMarked'), '', t('flow.howToMark')]);
     }
     const requests = marked.map((m) => ({ snapshotId: m.summary.snapshotId, ids: m.ids }));
-    ctx.hold(t('flow.preparing'), st.engine.planGroup(requests, action), (plans) => {
+    // A kept scan the engine has replaced since (a scan the app did not see) would be refused as an older view: say whose.
+    const planned = Promise.all(marked.map((m) => st.engine.latestSnapshot(m.agent))).then((latest) => {
+      const stale = marked.find((m, i) => latest[i] !== m.summary.snapshotId);
+      if (stale) throw new Error(t('flow.staleAgent', { agent: st.nameOf(stale.agent) }));
+      return st.engine.planGroup(requests, action);
+    });
+    ctx.hold(t('flow.preparing'), planned, (plans) => {
       const backupOnly = (): void => this.reviewAllMarked('backupOnly');
       if (plans.length === 1 && action === 'delete') return this.showOneReview(plans[0]!, backupOnly);
       st.modal = new GroupReviewModal(st.screen, st.theme, plans, (runnable, backup) => this.confirmAll(plans, runnable, backup), backupOnly);

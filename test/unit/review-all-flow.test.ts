@@ -50,7 +50,7 @@ const planOf = (agent: AgentKind, blockers: string[] = []): CleanupPlan =>
   }) as unknown as CleanupPlan;
 
 /** Runs the review of everything marked with `results` per agent; what was executed, and the result dialog's text. */
-async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>, blocked: AgentKind[] = []) {
+async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>, blocked: AgentKind[] = [], stale: AgentKind[] = []) {
   const executed: string[] = [];
   const per = new PerAgent();
   for (const a of AGENTS) {
@@ -77,6 +77,7 @@ async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>,
         summary: status === 'complete' ? summary(agent, [`session:${agent}-kept`], `snap-${agent}-2`) : undefined,
       };
     },
+    latestSnapshot: async (agent: AgentKind) => (stale.includes(agent) ? `snap-${agent}-newer` : `snap-${agent}`),
     backupsList: async () => [],
     recoveryList: async () => [],
     stopExecution: async () => undefined,
@@ -92,10 +93,15 @@ async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>,
     theme: makeTheme({}),
     modal: null as Modal | null,
     summaryChanged: () => undefined,
+    nameOf: (a: AgentKind) => ({ codex: 'Codex', claude: 'Claude Code', opencode: 'OpenCode', pi: 'pi' })[a],
     requestRender: () => undefined,
   } as unknown as AppState & { modal: Modal | null };
   const ctx = {
-    hold: <T>(_title: string, p: Promise<T>, then: (v: T) => void) => void p.then(then),
+    hold: <T>(_title: string, p: Promise<T>, then: (v: T) => void) =>
+      void p.then(then, (e: Error) => {
+        dialog = { title: 'hold', lines: [e.message] };
+        done();
+      }),
     busy: <T>(_o: unknown, go: (u: () => void) => Promise<T>) => go(() => undefined),
     openDialog: (title: string, lines: string[]) => {
       dialog = { title, lines };
@@ -105,6 +111,11 @@ async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>,
   const flow = new CleanupFlow(st, ctx, {} as never);
   flow.reviewAllMarked();
   await new Promise((r) => setImmediate(r));
+  if (stale.length) {
+    await finished;
+    const d = dialog as unknown as { title: string; lines: string[] };
+    return { executed, title: d.title, text: d.lines.join('\n'), per, modal: st.modal };
+  }
   const modal = st.modal!;
   expect(modal, 'the grouped review is open').toBeTruthy();
   const keys = modal.keyContext();
@@ -140,4 +151,11 @@ it('a blocked agent is skipped and said so; the others run', async () => {
   expect(r.executed).toEqual(['codex', 'pi']);
   expect(r.text).toContain('Claude Code: blocked, skipped — busy');
   expect(r.per.marksOf('claude').count).toBe(2);
+});
+
+it('an agent scanned again behind the kept view: the review names it and nothing is planned or run', async () => {
+  const r = await run({}, [], ['claude']);
+  expect(r.modal).toBeNull();
+  expect(r.executed).toEqual([]);
+  expect(r.text).toBe('Claude Code was scanned again since its marks were shown; switch to it to see the new scan (its marks are kept), then review again.');
 });

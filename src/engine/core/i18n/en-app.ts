@@ -209,6 +209,7 @@ export const enApp = {
   'rva.typeToBackUp': 'Type {word} and Enter to back up · Esc cancels',
   'rva.toBackUp': '{items} · {bytes} to back up, nothing removed',
   'rva.range': 'lines {from}–{to} of {count}',
+  'flow.staleAgent': '{agent} was scanned again since its marks were shown; switch to it to see the new scan (its marks are kept), then review again.',
   'flow.agentLine': '{agent}: {text}',
   'flow.agentFailed': '{agent}: failed — {why}',
   'flow.agentNotStarted': '{agent}: not started (an earlier agent did not complete); its marks are kept.',

@@ -210,6 +210,7 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'rva.typeToBackUp': '输入 {word} 并按 Enter 备份 · Esc 取消',
   'rva.toBackUp': '{items} · 备份 {bytes}，不删除任何内容',
   'rva.range': '第 {from}–{to} 行，共 {count} 行',
+  'flow.staleAgent': '{agent} 在显示其标记后已重新扫描；请切换到它查看新的扫描（其标记保留），然后再次审查。',
   'flow.agentLine': '{agent}：{text}',
   'flow.agentFailed': '{agent}：失败 — {why}',
   'flow.agentNotStarted': '{agent}：未开始（之前的智能体未完成）；其标记保留。',
