@@ -52,6 +52,8 @@ export class AgentScan {
     st.installs = await st.engine.detect({ versions: true });
     this.buildSelector();
     if (st.agent && !st.selector.some((e) => e.agent === st.agent)) st.agent = st.selector[0]?.agent ?? null;
+    // A saved home override may point an agent elsewhere: no kept scan is trusted after it.
+    st.perAgent.forgetScans();
     this.startScan();
   }
 
@@ -69,17 +71,20 @@ export class AgentScan {
     st.selector.sort((a, b) => rank(a.agent) - rank(b.agent));
   }
 
+  /** The newest scan started per agent: a scan left behind by a switch is still kept if no newer one of its agent began. */
+  private readonly lastGen = new Map<AgentKind, number>();
+
   startScan(): void {
     const st = this.st;
     const gen = ++st.scanGen;
     if (!st.agent) {
       st.summary = null;
-      st.marks.rebase(null);
       st.summaryChanged();
       st.requestRender();
       return;
     }
     const target = st.agent;
+    this.lastGen.set(target, gen);
     st.perf.mark('scanStart');
     st.scanning = { files: 0, phase: 'starting' };
     st.requestRender();
@@ -98,14 +103,16 @@ export class AgentScan {
       })
       .then(
         (s) => {
-          if (gen !== st.scanGen) return;
+          // Finished after the user moved on: kept for the next visit (marks rebased), or shown if the
+          // user is back on its agent (the kept scan on screen is no longer the engine's snapshot).
+          if (gen !== st.scanGen) return void (this.lastGen.get(target) === gen && this.adoptLate(s));
           st.scanning = null;
+          st.perAgent.adopt(s);
           st.summary = s;
           st.perf.mark(
             'scanDone',
             st.perf.enabled ? { uiHeapUsed: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss, cpu: process.cpuUsage() } : {},
           );
-          st.marks.rebase(s);
           st.summaryChanged();
           st.requestRender();
         },
@@ -140,6 +147,8 @@ export class AgentScan {
         })
         .catch(() => null);
       if (gen !== st.scanGen) return;
+      // Every agent looked at is kept: a first visit to any of them needs no scan.
+      if (s) st.perAgent.adopt(s);
       if (s && (!best || s.totals.bytes > best.totals.bytes)) best = s;
     }
     st.scanning = null;
@@ -147,9 +156,44 @@ export class AgentScan {
     // The winner's scan is the newest of its agent: show it without scanning again.
     if (!best) return this.startScan();
     st.summary = best;
-    st.marks.rebase(best);
     st.summaryChanged();
     st.requestRender();
+  }
+
+  private adoptLate(s: ScanSummary): void {
+    const st = this.st;
+    st.perAgent.adopt(s);
+    if (st.agent !== s.agent || st.scanning) return;
+    st.summary = s;
+    st.summaryChanged();
+    st.requestRender();
+  }
+
+  /**
+   * The agent's kept scan and marks at once; it is scanned again only when it
+   * has none, or when the engine's newest snapshot of it is another (a scan
+   * the app did not see). `r` rescans on request.
+   */
+  private showKept(agent: AgentKind): void {
+    const st = this.st;
+    const kept = st.perAgent.summaryOf(agent);
+    if (!kept) {
+      st.summary = null;
+      st.summaryChanged();
+      return this.startScan();
+    }
+    // A scan of the agent left behind keeps running in the engine (and is kept when it ends); its progress is no longer shown.
+    st.scanGen++;
+    st.scanning = null;
+    st.summary = kept;
+    st.summaryChanged();
+    st.requestRender();
+    st.engine.latestSnapshot(agent).then(
+      (id) => {
+        if (st.agent === agent && st.summary === kept && id !== kept.snapshotId) this.startScan();
+      },
+      () => undefined,
+    );
   }
 
   switchAgent(delta: number): void {
@@ -165,10 +209,7 @@ export class AgentScan {
       return;
     }
     st.agent = next;
-    st.marks.clear();
-    st.summary = null;
-    st.summaryChanged();
-    this.startScan();
+    this.showKept(next);
     if (st.settings) {
       const s = { ...st.settings.settings, targetAgent: next };
       st.engine.saveSettings(s).then(

@@ -51,7 +51,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
       if (!sc.focusNext?.()) st.selectorFocused = true;
     },
     rescan: () => scan.startScan(),
-    review: () => cleanup.openReview(),
+    review: () => cleanup.reviewAllMarked(),
     reviewBlocked: () => (flags.readOnly ? t('app.reviewBlocked') : undefined),
     help: () => frame.openHelp(),
   });

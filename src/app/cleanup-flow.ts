@@ -5,15 +5,17 @@
 
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import type { ExecuteOptions, ExecuteResult, PlanAction } from '../engine/core/model.js';
+import { AGENT_NAMES, type CleanupPlan, type ExecuteOptions, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { CLEANUP_START, cleanupState, freedLines, residueLines } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
 import { ReviewModal } from '../modals/review.js';
+import { blockersOf, GroupReviewModal } from '../modals/review-all.js';
 import type { AppContext, PassphraseVerdict } from '../screens/screen.js';
 import { braces } from '../widgets/theme.js';
 import type { AgentScan } from './agent-scan.js';
 import type { AppState } from './context.js';
+import { allResultLines, type AgentOutcome } from './result-all.js';
 
 export class CleanupFlow {
   constructor(
@@ -21,6 +23,105 @@ export class CleanupFlow {
     private readonly ctx: AppContext,
     private readonly scan: AgentScan,
   ) {}
+
+  /**
+   * The one review of everything marked, whatever the agent (#28.1): the
+   * review key, and anything else that marks items in several agents (the
+   * Overview's suggested plan), open it here. One agent's delete shows the
+   * one-agent review; several agents, or Back up only, the grouped one.
+   */
+  reviewAllMarked(action: 'delete' | 'backupOnly' = 'delete'): void {
+    const { st, ctx } = this;
+    if (st.flags.readOnly) return ctx.openDialog(t('flow.review'), [t('flow.readOnly')]);
+    const marked = st.perAgent.marked(st.selector.map((e) => e.agent));
+    if (!marked.length) {
+      if (st.summary?.provisional) return ctx.openDialog(t('flow.review'), [t('flow.partial'), '', t('flow.partialWhen')]);
+      return ctx.openDialog(t('flow.review'), [t('flow.nothingMarked'), '', t('flow.howToMark')]);
+    }
+    const requests = marked.map((m) => ({ snapshotId: m.summary.snapshotId, ids: m.ids }));
+    // A kept scan the engine has replaced since (a scan the app did not see) would be refused as an older view: say whose.
+    const planned = Promise.all(marked.map((m) => st.engine.latestSnapshot(m.agent))).then((latest) => {
+      const stale = marked.find((m, i) => latest[i] !== m.summary.snapshotId);
+      if (stale) throw new Error(t('flow.staleAgent', { agent: st.nameOf(stale.agent) }));
+      return st.engine.planGroup(requests, action);
+    });
+    ctx.hold(t('flow.preparing'), planned, (plans) => {
+      const backupOnly = (): void => this.reviewAllMarked('backupOnly');
+      if (plans.length === 1 && action === 'delete') return this.showOneReview(plans[0]!, backupOnly);
+      st.modal = new GroupReviewModal(st.screen, st.theme, plans, (runnable, backup) => this.confirmAll(plans, runnable, backup), backupOnly);
+    });
+  }
+
+  /** The grouped review's confirmation: the backup key's passphrase once when a backup comes first, then one agent after another. */
+  private confirmAll(all: CleanupPlan[], runnable: CleanupPlan[], backup: boolean): void {
+    // The plans that take a backup go first: a wrong passphrase is then refused before any agent has run.
+    const order = backup ? [...runnable.filter((p) => p.backupEligible), ...runnable.filter((p) => !p.backupEligible)] : runnable;
+    const skipped = all.filter((p) => !runnable.includes(p));
+    if (!backup || !order.some((p) => p.backupEligible)) return void this.runAll(order, skipped, {});
+    this.askBackupPassphrase((passphrase) => this.runAll(order, skipped, { backup: true, passphrase }));
+  }
+
+  /**
+   * One transaction per agent, in turn (each the engine's own plan → journal
+   * → preflight → backup → mutate → verify); the first that does not
+   * complete stops the rest, which are reported as not started.
+   */
+  private async runAll(plans: CleanupPlan[], skipped: CleanupPlan[], opts: ExecuteOptions): Promise<PassphraseVerdict> {
+    const { st, ctx } = this;
+    const outcomes: AgentOutcome[] = [];
+    for (const [k, p] of plans.entries()) {
+      const own: ExecuteOptions = opts.backup && p.backupEligible ? opts : {};
+      let r: ExecuteResult;
+      try {
+        r = await ctx.busy(
+          {
+            title: t('pg.titleAgent', { agent: AGENT_NAMES[p.agent], n: String(k + 1), count: String(plans.length) }),
+            first: cleanupState({ ...CLEANUP_START, phase: own.backup ? 'key' : 'preflight' }),
+            cancel: { stop: () => void st.engine.stopExecution() },
+          },
+          (update) => st.engine.execute(p.id, own, (pr) => update(cleanupState(pr))),
+        );
+      } catch (e) {
+        // Nothing ran yet: the prompt asks again.
+        if (k === 0 && own.backup && isWrongPassphrase(e)) return 'wrong';
+        outcomes.push({ plan: p, error: (e as Error).message });
+        break;
+      }
+      if (r.summary) {
+        st.perAgent.adopt(r.summary);
+        if (r.summary.agent === st.agent) st.summary = r.summary;
+        st.summaryChanged();
+      }
+      outcomes.push({ plan: p, result: r });
+      if (r.status !== 'complete') break;
+    }
+    const backupIds = outcomes.flatMap((o) => (o.result?.backupId ? [o.result.backupId] : []));
+    const paths = backupIds.length ? new Map((await st.engine.backupsList().catch(() => [])).map((b) => [b.id, b.path])) : new Map<string, string>();
+    const done = outcomes.length === plans.length && outcomes.every((o) => o.result?.status === 'complete');
+    const backupOnly = plans[0]?.action === 'backupOnly';
+    const title = done ? (backupOnly ? 'flow.backupOnlyTitle' : 'flow.completeTitle') : backupOnly ? 'flow.backupOnlyStopped' : 'flow.stoppedTitle';
+    ctx.openDialog(t(title), allResultLines(plans, skipped, outcomes, paths));
+    st.summaryChanged();
+    if (!done) void this.checkRecovery();
+    st.requestRender();
+    return undefined;
+  }
+
+  /** One agent's delete review, as before the grouped one (its Back up only key opens the grouped review's). */
+  private showOneReview(plan: CleanupPlan, backupOnly: () => void): void {
+    const { st } = this;
+    st.modal = new ReviewModal(
+      st.screen,
+      st.theme,
+      plan,
+      blockersOf(plan),
+      (backup) => {
+        if (!backup) return void this.runCleanup(plan.id, {}, plan.action);
+        this.askBackupPassphrase((passphrase) => this.runCleanup(plan.id, { backup: true, passphrase }));
+      },
+      backupOnly,
+    );
+  }
 
   /** The review of the marks (or of `only`, the sessions an archive plan is for). */
   openReview(action: PlanAction = 'delete', only?: string[]): void {
@@ -84,8 +185,8 @@ export class CleanupFlow {
       return undefined;
     }
     if (r.summary) {
-      st.summary = r.summary;
-      st.marks.rebase(r.summary);
+      st.perAgent.adopt(r.summary);
+      if (r.summary.agent === st.agent) st.summary = r.summary;
       st.summaryChanged();
     }
     if (r.status === 'complete' && action !== 'delete') {

@@ -9,7 +9,7 @@ import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.
 import type { LoadedSettings } from '../engine/host/settings.js';
 import { BusyModal, type BusyCancel } from '../modals/busy.js';
 import type { Modal } from '../modals/modal.js';
-import { Marks } from '../screens/marks.js';
+import type { Marks } from '../screens/marks.js';
 import type { AppContext, BusyOptions, BusyState, Screen } from '../screens/screen.js';
 import { Dialog } from '../widgets/dialog.js';
 import { TextInput, type KeyEvent, type TextInputOptions } from '../widgets/text-input.js';
@@ -18,6 +18,7 @@ import { wrapWords } from '../widgets/detail-pane.js';
 import { deferred } from './deferred-engine.js';
 import type { AppFlags } from './flags.js';
 import { promptPassphrase } from './passphrase-prompt.js';
+import { PerAgent } from './per-agent.js';
 import { PerfLog } from './perf-log.js';
 import { SettledSignal } from './settled-signal.js';
 import type { ClipboardRoute } from '../terminal/osc52.js';
@@ -38,7 +39,12 @@ export interface Hold {
 }
 
 export class AppState {
-  readonly marks = new Marks();
+  /** Each agent's marks and last finished scan, kept across switches. */
+  readonly perAgent = new PerAgent();
+  /** The marks of the agent on screen. */
+  get marks(): Marks {
+    return this.perAgent.marksOf(this.agent);
+  }
   readonly perf: PerfLog;
   readonly settled: SettledSignal;
   /** The engine until the worker is up: calls wait for it (filled in by the start-up). */
@@ -146,7 +152,9 @@ export function makeContext(st: AppState, svc: ContextServices): AppContext {
     engine: st.engine,
     theme: st.theme,
     screen: st.screen,
-    marks: st.marks,
+    get marks() {
+      return st.marks;
+    },
     readOnly: st.flags.readOnly,
     demo: st.flags.demo,
     now: () => Date.now(),

@@ -112,7 +112,7 @@ export class Frame {
       ),
       selectorFocused: st.selectorFocused,
       status: this.deckStatus(),
-      marks: st.marks.count ? ranked(t('app.marks', { count: formatCount(st.marks.count), size: formatBytes(st.marks.bytes) })) : [],
+      marks: this.marksField(),
       focus: focused[0]!.title,
       hints: footerHints(focused),
       message: st.message ? { text: st.message.text, kind: st.message.kind } : undefined,
@@ -139,6 +139,16 @@ export class Frame {
       st.perf.painted({ rows: ps.rows, settled: ps.settled, scanning: st.scanning !== null });
     }
     if (st.message?.kind === 'info') setTimeout(() => st.requestRender(), 6100).unref();
+  }
+
+  /** This agent's marks, and those of every agent when others hold some too (the review takes them all). */
+  private marksField(): Field[] {
+    const st = this.st;
+    const all = st.perAgent.totals();
+    const own = st.marks.count ? t('app.marks', { count: formatCount(st.marks.count), size: formatBytes(st.marks.bytes) }) : '';
+    if (all.count === st.marks.count) return own ? ranked(own) : [];
+    const every = t('app.marksAll', { marks: formatCount(all.count), count: all.agents });
+    return ranked(own ? `${own} · ${every}` : every);
   }
 
   /** The status line's fields; the deck drops whole ones, highest rank first, when the line is short. */

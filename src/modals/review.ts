@@ -21,7 +21,7 @@ import { wrapTagged } from '../widgets/wrap.js';
 import type { Modal } from './modal.js';
 
 /** The smallest terminal the review is offered on; below it the box says so and refuses to confirm. */
-const REVIEW_MIN = { cols: 80, rows: 24 } as const;
+export const REVIEW_MIN = { cols: 80, rows: 24 } as const;
 export const CONFIRM_WORD = 'delete';
 /** Box title and the lines that must be on screen whenever the review is (the PTY invariants look for them). */
 const REVIEW_TITLE = (): string => tr('rv.title');
@@ -31,7 +31,7 @@ const REVIEW_TOO_SMALL = (): string => tr('rv.tooSmall');
 const confirmWordOf = (plan: CleanupPlan): string => (plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : CONFIRM_WORD);
 
 /** One line of what the plan's items cost (issue #16 part 6): recoverable, regenerable, agent stopped, what the agent loses. */
-function costLine(plan: CleanupPlan): string {
+export function costLine(plan: CleanupPlan): string {
   const items = plan.items;
   const n = (f: (i: PlanItem) => boolean): number => items.filter(f).length;
   const parts: string[] = [];
@@ -70,6 +70,8 @@ export class ReviewModal implements Modal {
     private plan: CleanupPlan,
     private blockers: string[],
     private onConfirm: (backup: boolean) => void,
+    /** Back up only (#29.6): the flow plans the same marks as a backup that removes nothing. */
+    private onBackupOnly?: () => void,
   ) {
     this.word = confirmWordOf(plan);
     const archive = this.word !== CONFIRM_WORD;
@@ -100,6 +102,16 @@ export class ReviewModal implements Modal {
           footer: tr('rv.footer.backup'),
           disabled: () => (this.plan.backupEligible ? undefined : tr('rv.key.noBackup', { why: this.plan.backupWhyNot ?? tr('rv.key.notOffered') })),
           run: () => (this.backup = !this.backup),
+        },
+        {
+          keys: ['B'],
+          does: tr('backupOnly.key'),
+          footer: tr('backupOnly.footer'),
+          disabled: () => backupOnlyWhyNot([this.plan], archive || !this.onBackupOnly),
+          run: () => {
+            this.closed = true;
+            this.onBackupOnly?.();
+          },
         },
         { keys: ['up'], does: tr('rv.key.scrollUp'), footer: tr('rv.footer.scroll'), run: scroll(() => -1) },
         { keys: ['down'], does: tr('rv.key.scrollDown'), run: scroll(() => 1) },
@@ -247,21 +259,31 @@ export class ReviewModal implements Modal {
     return [...totals, ...notes, header, ...rows, ...gapBefore, ...blockersShown, ...tailHead, ...gapAfter, ...tailRest];
   }
 
-  /** One plan item: forks and their parents share titles, so sessions show their date and id too. */
   private row(i: PlanItem, inner: number): string {
-    const t = this.theme;
-    const indent = i.depth ? '   └ ' : ' ';
-    const cat = padWidth(tr(`category.${i.category}`), 12);
-    const size = padWidth(formatBytes(i.bytes), 10, 'right');
-    // At 80 columns the title needs the room more than the time of day; the id's end tells a fork from its parent.
-    const when = inner < 90 ? formatDate(i.updatedAt).slice(0, 10) : formatDate(i.updatedAt);
-    const who = i.sessionId ? `${when} · …${i.sessionId.slice(-8)}` : '';
-    const whoW = who ? who.length + 2 : 0;
-    const labelW = Math.max(6, inner - indent.length - 13 - whoW - 11);
-    return `${indent}${cat} ${cell(i.label, labelW)}${who ? `  ${t.dim(braces(who))}` : ''} ${size}`;
+    return planItemRow(this.theme, i, inner);
   }
 
   destroy(): void {
     this.box.destroy();
   }
+}
+
+/** Why Back up only cannot be offered for these plans (none can be backed up), or undefined. */
+export function backupOnlyWhyNot(plans: readonly CleanupPlan[], notHere: boolean): string | undefined {
+  if (notHere) return tr('rv.key.backupOnlyNotHere');
+  if (plans.some((p) => p.backupEligible)) return undefined;
+  return tr('rv.key.noBackup', { why: plans[0]?.backupWhyNot ?? tr('rv.key.notOffered') });
+}
+
+/** One plan item: forks and their parents share titles, so sessions show their date and id too. */
+export function planItemRow(t: Theme, i: PlanItem, inner: number): string {
+  const indent = i.depth ? '   └ ' : ' ';
+  const cat = padWidth(tr(`category.${i.category}`), 12);
+  const size = padWidth(formatBytes(i.bytes), 10, 'right');
+  // At 80 columns the title needs the room more than the time of day; the id's end tells a fork from its parent.
+  const when = inner < 90 ? formatDate(i.updatedAt).slice(0, 10) : formatDate(i.updatedAt);
+  const who = i.sessionId ? `${when} · …${i.sessionId.slice(-8)}` : '';
+  const whoW = who ? who.length + 2 : 0;
+  const labelW = Math.max(6, inner - indent.length - 13 - whoW - 11);
+  return `${indent}${cat} ${cell(i.label, labelW)}${who ? `  ${t.dim(braces(who))}` : ''} ${size}`;
 }

@@ -336,8 +336,9 @@ export class SessionsScreen implements Screen {
   private headerLines(width: number): string[] {
     const t = this.app.theme;
     const s = this.app.summary();
+    const viewName = tr(this.view === 'tree' ? 'sessions.tree' : 'sessions.list');
     const parts = [
-      tr(this.view === 'tree' ? 'sessions.tree' : 'sessions.list'),
+      viewName,
       tr(SORT_LABEL[this.sort][this.reverse ? 1 : 0]),
       this.filter.updated === 'agentSweep' && s?.sweepForecast
         ? tr('sweep.forecast.filter', { agent: s.sweepForecast.agentName, count: s.sweepForecast.sessions })
@@ -352,9 +353,16 @@ export class SessionsScreen implements Screen {
       : filtered
         ? tr('sessions.countsFiltered', { matched: this.rows.matched, count: s.sessionCount, size: formatBytes(this.rows.matchedBytes) })
         : tr('sessions.counts', { count: s.sessionCount, size: formatBytes(this.rows.matchedBytes) });
-    const left = fitWidth(parts.join(' · '), Math.max(10, width - displayWidth(counts) - 2));
-    const gap = Math.max(1, width - 1 - displayWidth(left) - displayWidth(counts));
-    const line1 = `${braces(left)}${' '.repeat(gap)}${t.dim(counts)}`;
+    // At 80 columns the agent's filter and sort come first (#28.3): the view's name (the column header
+    // says tree or list) and then the size give way before any of them is cut.
+    let shown = parts;
+    let countsShown = counts;
+    const fits = (): boolean => displayWidth(shown.join(' · ')) + displayWidth(countsShown) + 2 <= width - 1;
+    if (s && !fits()) shown = parts.filter((p) => p !== viewName);
+    if (s && !fits() && filtered) countsShown = tr('sessions.countsShort', { matched: this.rows.matched, count: s.sessionCount });
+    const left = fitWidth(shown.join(' · '), Math.max(10, width - displayWidth(countsShown) - 2));
+    const gap = Math.max(1, width - 1 - displayWidth(left) - displayWidth(countsShown));
+    const line1 = `${braces(left)}${' '.repeat(gap)}${t.dim(countsShown)}`;
     const cols = this.columns(width);
     const head =
       '    ' +

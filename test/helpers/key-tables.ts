@@ -14,6 +14,7 @@ import { OverviewScreen } from '../../src/screens/overview.js';
 import { BusyModal } from '../../src/modals/busy.js';
 import { RecoveryModal } from '../../src/modals/recovery.js';
 import { ReviewModal } from '../../src/modals/review.js';
+import { GroupReviewModal } from '../../src/modals/review-all.js';
 import type { AppContext, Screen } from '../../src/screens/screen.js';
 import { SessionsScreen } from '../../src/screens/sessions.js';
 import { SettingsScreen } from '../../src/screens/settings.js';
@@ -129,7 +130,23 @@ export function everyContext(): Record<string, KeyContext> {
   const k = appKeys(actions);
   Object.assign(out, { always: k.always, global: k.global, selector: k.selector, hold: k.hold });
   out.dialog = k.dialog({ title: 'Help', scroll: () => undefined, page: () => 5 }, () => undefined);
-  out.review = new ReviewModal(s, makeTheme({}), plan, [], () => undefined).keyContext();
+  out.review = new ReviewModal(
+    s,
+    makeTheme({}),
+    plan,
+    [],
+    () => undefined,
+    () => undefined,
+  ).keyContext();
+  // The one review of several agents' marks, and Back up only (its own word, no backup toggle).
+  out.reviewAll = new GroupReviewModal(
+    s,
+    makeTheme({}),
+    [plan, { ...plan, id: 'plan-2', agent: 'claude' }],
+    () => undefined,
+    () => undefined,
+  ).keyContext();
+  out.backupOnly = new GroupReviewModal(s, makeTheme({}), [{ ...plan, action: 'backupOnly' }], () => undefined).keyContext();
   // The busy state with each of its Esc rules: a cleanup's (ask), a read-only operation's (now), a restore's (never).
   const busy = (cancel: ConstructorParameters<typeof BusyModal>[4]): KeyContext => {
     const b = new BusyModal(s, makeTheme({}), 'Busy', { phase: 'x' }, cancel);

@@ -18,6 +18,8 @@ const ORDER: [name: string, heading: string][] = [
   ['screen Backups', 'Backups (5)'],
   ['screen Settings', 'Settings (6)'],
   ['review', 'Review (x)'],
+  ['reviewAll', 'Review (x) of marks in several agents'],
+  ['backupOnly', 'Back up only (B in the review)'],
   ['progress', 'A cleanup in progress'],
   ['busyNow', 'A long read-only operation (verify, a restore check)'],
   ['recovery', 'Recovery of an interrupted cleanup'],

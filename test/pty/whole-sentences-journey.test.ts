@@ -83,6 +83,9 @@ describe.each(['en', 'zh'] as Language[])('whole sentences in %s at 80×24', (la
     s.press(KEYS.esc);
     await s.waitForNot(`┌─ ${t('rv.title')} `);
     await s.waitSettled();
+    // pi's marks cleared: the review takes every agent's marks, and this one is Codex's alone.
+    s.press('u');
+    await s.waitForNot(marked);
 
     // Codex's review: the backup sentence (no import route) whole.
     s.press(']');

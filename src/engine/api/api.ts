@@ -42,6 +42,10 @@ export interface EngineApi {
   sessionCopy(snapshotId: string, id: string): Promise<SessionCopy>;
   /** `action`: delete (the default), or archive / unarchive through the agent's own route. */
   plan(snapshotId: string, ids: string[], action?: PlanAction): Promise<CleanupPlan>;
+  /** One plan per agent (one request per agent), every one kept until it is executed: the one review of everything marked. */
+  planGroup(requests: { snapshotId: string; ids: string[] }[], action?: PlanAction): Promise<CleanupPlan[]>;
+  /** The agent's newest snapshot id (null before its first scan): the app reuses its kept summary while this still names it. */
+  latestSnapshot(agent: AgentKind): Promise<string | null>;
   /** The sessions a retention rule set selects (blocked ones only counted): what the Select menu shows before it marks. */
   matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }>;
   /** The expanded retention plan as its versioned file (and the reviewed plan behind it, null when nothing matches). */
@@ -87,6 +91,8 @@ export const ENGINE_METHODS = {
   explain: { progress: null },
   sessionCopy: { progress: null },
   plan: { progress: null },
+  planGroup: { progress: null },
+  latestSnapshot: { progress: null },
   matchRules: { progress: null },
   retentionPlan: { progress: null },
   planFromFile: { progress: null },

@@ -321,6 +321,33 @@ export class Engine implements EngineApi {
   }
 
   async plan(snapshotId: string, ids: string[], action: PlanAction = 'delete', lang?: Language): Promise<CleanupPlan> {
+    const plan = await this.buildOnePlan(snapshotId, ids, action, lang);
+    this.plans.clear();
+    this.plans.set(plan.id, plan);
+    return plan;
+  }
+
+  /**
+   * One plan per agent, all kept until executed (plan() keeps only its own):
+   * the app's one review for everything marked runs them one after another.
+   */
+  async planGroup(requests: { snapshotId: string; ids: string[] }[], action: PlanAction = 'delete'): Promise<CleanupPlan[]> {
+    if (!Array.isArray(requests) || requests.length === 0) throw new RequestError('planGroup needs at least one agent.');
+    const agents = new Set(requests.map((r) => this.snapshot(r.snapshotId).agent));
+    if (agents.size !== requests.length) throw new RequestError('planGroup takes one request per agent.');
+    const plans: CleanupPlan[] = [];
+    for (const r of requests) plans.push(await this.buildOnePlan(r.snapshotId, r.ids, action));
+    this.plans.clear();
+    for (const p of plans) this.plans.set(p.id, p);
+    return plans;
+  }
+
+  async latestSnapshot(agent: AgentKind): Promise<string | null> {
+    this.adapter(agent);
+    return this.latestByAgent.get(agent) ?? null;
+  }
+
+  private async buildOnePlan(snapshotId: string, ids: string[], action: PlanAction, lang?: Language): Promise<CleanupPlan> {
     const snap = this.snapshot(snapshotId);
     const adapter = this.adapter(snap.agent);
     const { buildPlan } = await import('../cleanup/planner.js');
@@ -334,8 +361,6 @@ export class Engine implements EngineApi {
     });
     const { assertNoPendingJournal } = await import('../cleanup/executor.js');
     await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
-    this.plans.clear();
-    this.plans.set(plan.id, plan);
     return plan;
   }
 

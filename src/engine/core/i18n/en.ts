@@ -226,6 +226,7 @@ export const en = {
   'sessions.partial': 'Scanning… partial, read-only',
   'sessions.counts': { one: '{count} session · {size}', other: '{count} sessions · {size}' },
   'sessions.countsFiltered': { one: '{matched} of {count} session · {size}', other: '{matched} of {count} sessions · {size}' },
+  'sessions.countsShort': { one: '{matched} of {count} session', other: '{matched} of {count} sessions' },
   'sessions.col.projectSession': 'Project / session',
   'sessions.col.session': 'Session',
   'sessions.col.source': 'Source',

@@ -209,6 +209,7 @@ export const zh: Catalog = {
   'sessions.partial': '正在扫描…部分结果，只读',
   'sessions.counts': { other: '{count} 个会话 · {size}' },
   'sessions.countsFiltered': { other: '{matched} / {count} 个会话 · {size}' },
+  'sessions.countsShort': { other: '{matched} / {count} 个会话' },
   'sessions.col.projectSession': '项目 / 会话',
   'sessions.col.session': '会话',
   'sessions.col.source': '来源',

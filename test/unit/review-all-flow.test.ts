@@ -1,0 +1,161 @@
+// The grouped review's run (#28.1), through the app's own CleanupFlow with
+// an engine that answers like the real one: one execute per agent, in the
+// review's order; the first agent that does not complete stops the rest
+// (reported as not started, never executed); a blocked agent is skipped and
+// said so; one result names every agent; each agent's fresh scan rebases
+// that agent's marks only.
+
+import blessed from 'blessed';
+import { PassThrough } from 'node:stream';
+import { afterEach, expect, it } from 'vitest';
+import { CleanupFlow } from '../../src/app/cleanup-flow.js';
+import type { AppState } from '../../src/app/context.js';
+import { PerAgent } from '../../src/app/per-agent.js';
+import type { EngineApi } from '../../src/engine/api/api.js';
+import type { AgentKind, CleanupPlan, ExecuteResult, ScanSummary } from '../../src/engine/core/model.js';
+import type { Modal } from '../../src/modals/modal.js';
+import type { AppContext } from '../../src/screens/screen.js';
+import { dispatch } from '../../src/widgets/bindings.js';
+import { makeTheme } from '../../src/widgets/theme.js';
+
+let screen: blessed.Widgets.Screen | null = null;
+afterEach(() => {
+  screen?.destroy();
+  screen = null;
+});
+
+function headless(): blessed.Widgets.Screen {
+  const output = Object.assign(new PassThrough(), { isTTY: true, columns: 80, rows: 24 });
+  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => undefined });
+  screen = blessed.screen({ input: input as never, output: output as never, terminal: 'xterm-256color', warnings: false, fullUnicode: true });
+  return screen;
+}
+
+const AGENTS: AgentKind[] = ['codex', 'claude', 'pi'];
+const summary = (agent: AgentKind, ids: string[], snap = `snap-${agent}`): ScanSummary =>
+  ({ agent, snapshotId: snap, items: [], selection: ids.map((id) => ({ id, projectId: 'p', bytes: 5 })) }) as unknown as ScanSummary;
+const planOf = (agent: AgentKind, blockers: string[] = []): CleanupPlan =>
+  ({
+    id: `plan-${agent}`,
+    snapshotId: `snap-${agent}`,
+    agent,
+    action: 'delete',
+    items: [{ id: `session:${agent}`, label: `S ${agent}`, category: 'session', bytes: 5, paths: [], recoverable: true, depth: 0 }],
+    operations: [],
+    estimatedBytes: 5,
+    estimatedBackupBytes: 5,
+    backupEligible: false,
+    routeNotes: [],
+    blockers,
+  }) as unknown as CleanupPlan;
+
+/** Runs the review of everything marked with `results` per agent; what was executed, and the result dialog's text. */
+async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>, blocked: AgentKind[] = [], stale: AgentKind[] = []) {
+  const executed: string[] = [];
+  const per = new PerAgent();
+  for (const a of AGENTS) {
+    per.adopt(summary(a, [`session:${a}`, `session:${a}-kept`]));
+    per.marksOf(a).addAll([`session:${a}`, `session:${a}-kept`]);
+  }
+  let dialog: { title: string; lines: string[] } | null = null;
+  let done: () => void = () => undefined;
+  const finished = new Promise<void>((r) => (done = r));
+  const engine = {
+    planGroup: async (reqs: { snapshotId: string }[]) =>
+      reqs.map((r) => planOf(r.snapshotId.slice(5) as AgentKind, blocked.includes(r.snapshotId.slice(5) as AgentKind) ? ['busy'] : [])),
+    execute: async (planId: string): Promise<ExecuteResult> => {
+      const agent = planId.slice(5) as AgentKind;
+      executed.push(agent);
+      const status = results[agent] ?? 'complete';
+      return {
+        operationId: `op-${agent}`,
+        status,
+        message: status === 'complete' ? 'ok' : `${agent} refused`,
+        removedItems: status === 'complete' ? 1 : 0,
+        removedBytes: 5,
+        // The fresh scan no longer has the removed session.
+        summary: status === 'complete' ? summary(agent, [`session:${agent}-kept`], `snap-${agent}-2`) : undefined,
+      };
+    },
+    latestSnapshot: async (agent: AgentKind) => (stale.includes(agent) ? `snap-${agent}-newer` : `snap-${agent}`),
+    backupsList: async () => [],
+    recoveryList: async () => [],
+    stopExecution: async () => undefined,
+  } as unknown as EngineApi;
+  const st = {
+    flags: { readOnly: false },
+    perAgent: per,
+    selector: AGENTS.map((agent) => ({ agent })),
+    agent: 'pi',
+    summary: per.summaryOf('pi'),
+    engine,
+    screen: headless(),
+    theme: makeTheme({}),
+    modal: null as Modal | null,
+    summaryChanged: () => undefined,
+    nameOf: (a: AgentKind) => ({ codex: 'Codex', claude: 'Claude Code', opencode: 'OpenCode', pi: 'pi' })[a],
+    requestRender: () => undefined,
+  } as unknown as AppState & { modal: Modal | null };
+  const ctx = {
+    hold: <T>(_title: string, p: Promise<T>, then: (v: T) => void) =>
+      void p.then(then, (e: Error) => {
+        dialog = { title: 'hold', lines: [e.message] };
+        done();
+      }),
+    busy: <T>(_o: unknown, go: (u: () => void) => Promise<T>) => go(() => undefined),
+    openDialog: (title: string, lines: string[]) => {
+      dialog = { title, lines };
+      done();
+    },
+  } as unknown as AppContext;
+  const flow = new CleanupFlow(st, ctx, {} as never);
+  flow.reviewAllMarked();
+  await new Promise((r) => setImmediate(r));
+  if (stale.length) {
+    await finished;
+    const d = dialog as unknown as { title: string; lines: string[] };
+    return { executed, title: d.title, text: d.lines.join('\n'), per, modal: st.modal };
+  }
+  const modal = st.modal!;
+  expect(modal, 'the grouped review is open').toBeTruthy();
+  const keys = modal.keyContext();
+  for (const ch of 'delete') dispatch([keys], ch, { name: ch, full: ch } as never);
+  dispatch([keys], '\r', { name: 'enter', full: 'enter' } as never);
+  await finished;
+  const text = dialog!.lines.join('\n').replace(/\{[^}]*\}/g, '');
+  return { executed, title: dialog!.title, text, per };
+}
+
+it('runs one agent after another and reports every agent in one result', async () => {
+  const r = await run({});
+  expect(r.executed).toEqual(['codex', 'claude', 'pi']);
+  expect(r.title).toBe('Cleanup complete');
+  for (const name of ['Codex', 'Claude Code', 'pi']) expect(r.text).toContain(`${name}: Removed 1 item`);
+  // Each agent's own fresh scan rebased its own marks: the removed session's mark is gone, the other stays.
+  for (const a of AGENTS) expect(r.per.marksOf(a).list()).toEqual([`session:${a}-kept`]);
+});
+
+it('stops at the first agent that does not complete: the ones before are reported done, the rest not started (never executed)', async () => {
+  const r = await run({ claude: 'failed' });
+  expect(r.executed).toEqual(['codex', 'claude']);
+  expect(r.title).toBe('Cleanup stopped');
+  expect(r.text).toContain('Codex: Removed 1 item');
+  expect(r.text).toContain('Claude Code: failed — claude refused');
+  expect(r.text).toMatch(/pi: not started/);
+  // pi's marks are untouched: both still marked.
+  expect(r.per.marksOf('pi').count).toBe(2);
+});
+
+it('a blocked agent is skipped and said so; the others run', async () => {
+  const r = await run({}, ['claude']);
+  expect(r.executed).toEqual(['codex', 'pi']);
+  expect(r.text).toContain('Claude Code: blocked, skipped — busy');
+  expect(r.per.marksOf('claude').count).toBe(2);
+});
+
+it('an agent scanned again behind the kept view: the review names it and nothing is planned or run', async () => {
+  const r = await run({}, [], ['claude']);
+  expect(r.modal).toBeNull();
+  expect(r.executed).toEqual([]);
+  expect(r.text).toBe('Claude Code was scanned again since its marks were shown; switch to it to see the new scan (its marks are kept), then review again.');
+});
