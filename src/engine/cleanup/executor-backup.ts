@@ -8,7 +8,7 @@ import type { ExportProgress } from './backup-step.js';
 import { t } from '../core/i18n/index.js';
 import { failRun, type BackupRequest, type Failed, type Run } from './executor-run.js';
 
-export interface BackupTaken {
+interface BackupTaken {
   backupId?: string;
   /** An official export moves the store's revision; the delete then expects the one it reported. */
   revisionAfterExport?: string;

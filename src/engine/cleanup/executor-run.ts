@@ -45,7 +45,7 @@ export interface BackupRequest {
   ) => Promise<{ exports: SessionExportEntry[]; revision: string }>;
 }
 
-export type ProgressReport = (p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>) => void;
+type ProgressReport = (p: Partial<ExecuteProgress> & Pick<ExecuteProgress, 'phase'>) => void;
 
 export interface Run {
   readonly plan: CleanupPlan;
