@@ -5,7 +5,9 @@
 
 import { existsSync } from 'node:fs';
 import type { ExecutorDeps } from '../../src/engine/cleanup/executor.js';
-import type { AgentKind, Installation, Inventory, SessionRecord, Writer } from '../../src/engine/core/model.js';
+import { openRun, type Run } from '../../src/engine/cleanup/executor-run.js';
+import { ParentHandles } from '../../src/engine/cleanup/path-safety.js';
+import type { AgentKind, CleanupPlan, ExecuteProgress, Installation, Inventory, SessionRecord, Writer } from '../../src/engine/core/model.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import type { TempEnv } from './temp-env.js';
 
@@ -73,4 +75,16 @@ export function executorDeps(t: TempEnv, o: { home: string; stateDir: string; sn
     },
     stopRequested: () => false,
   };
+}
+
+/** One executor run opened on a plan (its journal on disk), for tests of a single step; `events` logs every progress report. */
+export async function openStepRun(
+  deps: ExecutorDeps,
+  plan: CleanupPlan,
+  o: { createBackup?: boolean } = {},
+): Promise<{ run: Run; events: ExecuteProgress[]; parents: ParentHandles }> {
+  const events: ExecuteProgress[] = [];
+  const parents = new ParentHandles();
+  const run = await openRun(plan, deps, deps.snapshot(plan.snapshotId), (p) => events.push(p), [], parents, o.createBackup ?? false);
+  return { run, events, parents };
 }

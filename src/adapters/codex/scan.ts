@@ -124,6 +124,38 @@ function ownedEntries(home: string): Map<string, string[]> {
   return out;
 }
 
+const describe = (reason: string): string => (reason === 'pinned' ? PINNED_REASON : reason === 'loaded' ? LOADED_REASON : reason);
+
+/**
+ * Why a thread's delete scope (the thread and the subagent threads Codex
+ * deletes with it) is read-only: too many subagents, its own reason, a
+ * subagent's, or a fork outside the scope still reading its history.
+ */
+function scopeBlock(
+  id: string,
+  desc: readonly string[],
+  tooMany: boolean,
+  own: ReadonlyMap<string, string>,
+  info: ReadonlyMap<string, { title: string }>,
+  store: StoreView,
+): string | undefined {
+  if (tooMany) return `This thread has more subagent threads than cleanerx reviews at once (${MAX_SCOPE}); it is listed read-only.`;
+  const mine = own.get(id);
+  if (mine) return describe(mine);
+  for (const d of desc) {
+    const r = own.get(d);
+    if (r) return `A subagent thread Codex would delete with it (${info.get(d)?.title ?? d}) is blocked: ${describe(r)}`;
+  }
+  const scope = [id, ...desc];
+  const scopeSet = new Set(scope);
+  for (const m of scope) {
+    const forks = (store.forkDeps.get(m) ?? []).filter((f) => !scopeSet.has(f));
+    if (forks.length)
+      return `A fork (${info.get(forks[0]!)?.title ?? forks[0]}) still reads this thread's history; Codex refuses to delete it until the fork is deleted.`;
+  }
+  return undefined;
+}
+
 function sessionRecords(
   inst: Installation,
   ctx: HostContext,
@@ -164,7 +196,6 @@ function sessionRecords(
       tree.unsafe;
     if (reason) own.set(t.id, reason);
   }
-  const describe = (reason: string): string => (reason === 'pinned' ? PINNED_REASON : reason === 'loaded' ? LOADED_REASON : reason);
 
   // Projects: positive evidence first, then inheritance down the spawn tree.
   const assoc = new Map<string, Association | null>();
@@ -191,32 +222,7 @@ function sessionRecords(
     const desc = store.lineage.children.has(t.id) && budget > 0 ? descendantsOf(store.lineage, t.id, MAX_SCOPE + 1) : [];
     budget -= desc.length;
     const tooMany = desc.length > MAX_SCOPE || budget < 0;
-    const scope = [t.id, ...desc];
-    const scopeSet = new Set(scope);
-    let blocked: string | undefined = globalBlock;
-    if (!blocked && tooMany) blocked = `This thread has more subagent threads than cleanerx reviews at once (${MAX_SCOPE}); it is listed read-only.`;
-    if (!blocked) {
-      const mine = own.get(t.id);
-      if (mine) blocked = describe(mine);
-    }
-    if (!blocked) {
-      for (const d of desc) {
-        const r = own.get(d);
-        if (r) {
-          blocked = `A subagent thread Codex would delete with it (${info.get(d)?.title ?? d}) is blocked: ${describe(r)}`;
-          break;
-        }
-      }
-    }
-    if (!blocked) {
-      for (const m of scope) {
-        const forks = (store.forkDeps.get(m) ?? []).filter((f) => !scopeSet.has(f));
-        if (forks.length) {
-          blocked = `A fork (${info.get(forks[0]!)?.title ?? forks[0]}) still reads this thread's history; Codex refuses to delete it until the fork is deleted.`;
-          break;
-        }
-      }
-    }
+    const blocked = globalBlock || (scopeBlock(t.id, desc, tooMany, own, info, store) ?? globalBlock);
     const a = resolved(t.id);
     let projectId: string | null = null;
     if (a) {

@@ -168,6 +168,43 @@ export async function removeSibling(sibling: string): Promise<void> {
   }
 }
 
+/** Takes the exclusive lock (held until the connection closes) and empties the WAL into the database; whether it is in WAL mode. */
+function lockAndCheckpoint(db: Database.Database, dbPath: string): boolean {
+  // Before the first read: in WAL mode the connection then never uses the -shm, and holds the lock until closed.
+  db.pragma('locking_mode = EXCLUSIVE');
+  // No mmap on the original: a file truncated under it by anyone would be a SIGBUS, not an error (the copy is ours).
+  try {
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
+  } catch (e) {
+    throw new CompactRefused(`Another program is using ${dbPath} (${String((e as { code?: string }).code ?? e)}); quit it, then compact again.`);
+  }
+  const wal = String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+  if (wal) {
+    const r = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
+    if (r[0]?.busy) throw new CompactRefused(`The WAL of ${dbPath} could not be checkpointed; quit whatever uses it, then compact again.`);
+  }
+  return wal;
+}
+
+/** VACUUM INTO a sibling this call creates, proven to be the file it created, with the original's mode, synced. */
+async function writeSibling(db: Database.Database, sibling: string, dbPath: string): Promise<void> {
+  // The sibling is created here, exclusively and without following a link (a link planted at its journaled
+  // name would have VACUUM INTO write the whole database to its target); VACUUM INTO fills the empty file.
+  const own = openSync(sibling, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    db.prepare('VACUUM INTO ?').run(sibling);
+    crashPoint('compact:copy:written');
+    const at = lstatSync(sibling);
+    const mine = fstatSync(own);
+    if (at.isSymbolicLink() || at.ino !== mine.ino || at.dev !== mine.dev) throw new Error(`${sibling} was replaced while the copy was written`);
+    // The mode through the descriptor: never a chmod that follows a name.
+    fchmodSync(own, (await fsp.stat(dbPath)).mode & 0o7777);
+    fsyncSync(own);
+  } finally {
+    closeSync(own);
+  }
+}
+
 export async function compactDatabase(o: CompactOptions): Promise<CompactResult> {
   const space = await preflight(o);
   const operationId = o.operationId ?? randomUUID();
@@ -190,19 +227,7 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
   let copy: Database.Database | null = null;
   try {
     db = new Database(o.dbPath, { fileMustExist: true, timeout: BUSY_MS });
-    // Before the first read: in WAL mode the connection then never uses the -shm, and holds the lock until closed.
-    db.pragma('locking_mode = EXCLUSIVE');
-    // No mmap on the original: a file truncated under it by anyone would be a SIGBUS, not an error (the copy is ours).
-    try {
-      db.exec('BEGIN EXCLUSIVE; COMMIT');
-    } catch (e) {
-      throw new CompactRefused(`Another program is using ${o.dbPath} (${String((e as { code?: string }).code ?? e)}); quit it, then compact again.`);
-    }
-    const wal = String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
-    if (wal) {
-      const r = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number; log: number; checkpointed: number }[];
-      if (r[0]?.busy) throw new CompactRefused(`The WAL of ${o.dbPath} could not be checkpointed; quit whatever uses it, then compact again.`);
-    }
+    const wal = lockAndCheckpoint(db, o.dbPath);
     entry.step = 'checkpointed';
     await saveCompaction(o.stateDir, entry);
 
@@ -211,21 +236,7 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
 
     entry.step = 'copying';
     await saveCompaction(o.stateDir, entry);
-    // The sibling is created here, exclusively and without following a link (a link planted at its journaled
-    // name would have VACUUM INTO write the whole database to its target); VACUUM INTO fills the empty file.
-    const own = openSync(sibling, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    try {
-      db.prepare('VACUUM INTO ?').run(sibling);
-      crashPoint('compact:copy:written');
-      const at = lstatSync(sibling);
-      const mine = fstatSync(own);
-      if (at.isSymbolicLink() || at.ino !== mine.ino || at.dev !== mine.dev) throw new Error(`${sibling} was replaced while the copy was written`);
-      // The mode through the descriptor: never a chmod that follows a name.
-      fchmodSync(own, (await fsp.stat(o.dbPath)).mode & 0o7777);
-      fsyncSync(own);
-    } finally {
-      closeSync(own);
-    }
+    await writeSibling(db, sibling, o.dbPath);
     entry.step = 'copied';
     await saveCompaction(o.stateDir, entry);
 
