@@ -20,9 +20,7 @@ const MAX_LINES = 120;
 const PENDING = new Set<string>([
   // src/backup is being split by the backup engineer (issue #31): restore's main loop.
   'src/backup/restore.ts restoreArchive',
-  // Not yet split on the executor branch (issue #31 part 3, left for the next change): the Claude scan's
-  // walk of projects and the planner's delete plan.
-  'src/adapters/claude/scan.ts scanClaude',
+  // Not yet split (issue #31 part 3): the planner's delete plan.
   'src/engine/cleanup/planner.ts buildPlan',
 ]);
 

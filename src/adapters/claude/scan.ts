@@ -169,7 +169,79 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   const log = new WalkRecorder();
   inv.walkLog = log;
 
-  // One listing per per-session root, instead of a probe per session and root.
+  const perSession = listPerSessionRoots(home, warnings);
+  const todos = listTodos(home);
+  for (const [key, paths] of todos.bySession) perSession.set(key, [...(perSession.get(key) ?? []), ...paths]);
+
+  const listed = listProjects(home, warnings);
+  // Temp folders named by a transcript's id go with its session (lstat only: task output can be terabytes).
+  const temp = listClaudeTemp(ctx, new Set(listed.transcripts.map((t) => t.id.toLowerCase())), warnings);
+  inv.attributionRoots = temp.roots;
+  const projects = new ProjectGroups();
+  const pass: TranscriptPass = { ctx, log, warnings, perSession, temp, live, blockAll, projects };
+  const owned = await readTranscripts(listed.transcripts, pass, inv, onProgress);
+  inv.items.push(...keepNewestOfEachId(inv, warnings));
+
+  projects.labelFromRoots();
+  for (const m of listed.memoryDirs) inv.items.push(memoryItem(projects.of(m.bucket, m.bucketKey), m.dir, pass));
+  inv.projects = projects.withSessions(inv.sessions);
+
+  // A todo list goes with its session; one whose session is gone is a leftover of that session
+  // (the orphan item below, as Claude's own deleteSession leaves it), so todos/ keeps only the rest.
+  const overrides = new Map<string, string[]>();
+  if (todos.files.length) overrides.set('todos', todos.other);
+  inv.items.push(...leftoverItems(home, listed, owned, pass, overrides));
+  if (live.writers.length && !homeReadOnly) inv.items.push(...(await finishedTaskItems(inv.sessions, temp.bySession, ctx)));
+  const plugins = pluginCacheItems(home, ctx, blockAll);
+  inv.items.push(...plugins.items);
+  inv.items.push(...readOnlyItems(home, ctx, warnings, log, plugins.offered));
+  return inv;
+}
+
+/** What one scan's transcript reads share. */
+interface TranscriptPass {
+  ctx: HostContext;
+  log: WalkRecorder;
+  warnings: ScanWarning[];
+  /** Per-session paths (tasks, file-history, todos, …) by lower-case session id. */
+  perSession: Map<string, string[]>;
+  temp: ReturnType<typeof listClaudeTemp>;
+  live: Awaited<ReturnType<typeof findClaudeWriters>>;
+  blockAll: string | undefined;
+  projects: ProjectGroups;
+}
+
+type ClaudeProject = ProjectGroup & { bucketLabel: string };
+
+/** The project rows, one per project bucket, labelled by the first cwd a transcript names. */
+class ProjectGroups {
+  private readonly byBucket = new Map<string, ClaudeProject>();
+
+  of(bucket: string, bucketKey: string): ClaudeProject {
+    let p = this.byBucket.get(bucketKey);
+    if (!p) {
+      p = { id: uuidv5Url(bucketKey), label: '', roots: [], bucketLabel: cleanText(basename(bucket), 200) };
+      this.byBucket.set(bucketKey, p);
+    }
+    return p;
+  }
+
+  labelFromRoots(): void {
+    for (const p of this.byBucket.values()) {
+      const first = p.roots[0];
+      p.label = first ? (first === '/' ? 'Global' : cleanText(basename(first), 200)) : p.bucketLabel || 'Claude project';
+    }
+  }
+
+  /** Memory-only buckets still name a project, but only sessions make a project row. */
+  withSessions(sessions: readonly SessionRecord[]): ProjectGroup[] {
+    for (const p of this.byBucket.values()) if (!p.label) p.label = p.bucketLabel || 'Claude project';
+    return [...this.byBucket.values()].filter((p) => sessions.some((s) => s.projectId === p.id)).map(({ id, label, roots }) => ({ id, label, roots }));
+  }
+}
+
+/** One listing per per-session root, instead of a probe per session and root. */
+function listPerSessionRoots(home: string, warnings: ScanWarning[]): Map<string, string[]> {
   const perSession = new Map<string, string[]>();
   for (const root of PER_SESSION_ROOTS) {
     const dir = join(home, root);
@@ -189,188 +261,189 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
       perSession.set(key, list);
     }
   }
+  return perSession;
+}
 
-  const todos = listTodos(home);
-  for (const [key, paths] of todos.bySession) perSession.set(key, [...(perSession.get(key) ?? []), ...paths]);
-
-  const { transcripts, memoryDirs, orphanDirs, incomplete, linkedIds } = listProjects(home, warnings);
-  // Temp folders named by a transcript's id go with its session (lstat only: task output can be terabytes).
-  const temp = listClaudeTemp(ctx, new Set(transcripts.map((t) => t.id.toLowerCase())), warnings);
-  inv.attributionRoots = temp.roots;
+/** Every transcript read into a session row (or a warning); returns the lower-case ids of the sessions found. */
+async function readTranscripts(
+  transcripts: readonly Transcript[],
+  pass: TranscriptPass,
+  inv: Inventory,
+  onProgress: (p: ScanProgress) => void,
+): Promise<Set<string>> {
   const head = Buffer.allocUnsafe(CLAUDE_HEAD_BYTES);
   const tail = Buffer.allocUnsafe(CLAUDE_TAIL_BYTES);
-  const projects = new Map<string, ProjectGroup & { bucketLabel: string }>();
-  const project = (bucket: string, bucketKey: string): ProjectGroup & { bucketLabel: string } => {
-    let p = projects.get(bucketKey);
-    if (!p) {
-      p = { id: uuidv5Url(bucketKey), label: '', roots: [], bucketLabel: cleanText(basename(bucket), 200) };
-      projects.set(bucketKey, p);
-    }
-    return p;
-  };
   const owned = new Set<string>();
   let files = 0;
   let bytes = 0;
   onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
   for (const t of transcripts) {
     if (files % 256 === 255) await new Promise((r) => setImmediate(r));
-    let st: Stats;
-    let meta;
-    let archived = false;
-    let extra: string[];
-    let tree: OwnedTree;
-    try {
-      const r = readHeadTail(t.file, head, tail);
-      st = r.stat;
-      if (ctx.uid >= 0 && st.uid !== ctx.uid) {
-        warnings.push({ path: t.file, reason: 'Skipped Claude transcript owned by another user.' });
-        continue;
-      }
-      const sessionDir = t.sessionDir ? `${t.bucket}/${t.id}` : null;
-      extra = [...(sessionDir ? [sessionDir] : []), ...(perSession.get(t.id.toLowerCase()) ?? []), ...(temp.bySession.get(t.id.toLowerCase()) ?? [])];
-      // The transcript's own stat is the fstat of the file just read (no second lstat per transcript). The
-      // walk comes before the sidecars: its listing of the session folder says which of them exist at all.
-      tree = walkOwned([t.file, ...extra], { uid: ctx.uid, firstStat: st, log });
-      const inDir = sessionDir ? log.listing(log.slotOf(sessionDir))?.names : undefined;
-      const headBuf = head.subarray(0, r.headLength);
-      const tailBuf = r.tailLength ? tail.subarray(0, r.tailLength) : null;
-      const res = readClaudeTranscript(
-        headBuf,
-        r.headTruncated,
-        tailBuf,
-        t.id,
-        sessionDir && mayHold(inDir, 'custom-title.json') ? sidecarTitle(sessionDir) : undefined,
-      );
-      if (!res.ok) {
-        warnings.push({
-          path: t.file,
-          reason:
-            res.reason === 'empty'
-              ? 'Skipped empty Claude transcript.'
-              : res.reason === 'notJson'
-                ? 'Skipped Claude transcript with no readable JSON rows.'
-                : res.reason === 'sidechain'
-                  ? 'Skipped subagent transcript outside its session folder (Claude does not list it either).'
-                  : 'Skipped Claude transcript with unrecognized session metadata.',
-        });
-        continue;
-      }
-      meta = res.meta;
-      archived = sessionDir !== null && mayHold(inDir, 'archived.json') && archivedMark(sessionDir, headBuf, tailBuf);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      warnings.push({
-        path: t.file,
-        reason:
-          code === 'ENOENT'
-            ? 'Skipped Claude transcript that vanished during the scan.'
-            : code === 'ELOOP'
-              ? 'Skipped unrecognized or linked Claude transcript.'
-              : `Skipped unreadable Claude transcript (${code ?? 'error'}).`,
-      });
-      continue;
-    }
+    const read = readTranscript(t, pass, head, tail);
+    if (!read) continue;
     files++;
-    bytes += st.size;
+    bytes += read.st.size;
     if (files % 500 === 0) onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
     owned.add(t.id.toLowerCase());
-    const g = project(t.bucket, t.bucketKey);
-    if (meta.cwd && !g.roots.includes(meta.cwd)) g.roots.push(meta.cwd);
-    const activePid = live.activeSessions.get(t.id);
-    const blocked = blockAll ?? (activePid ? `Claude Code session is active (pid ${activePid}); quit it first.` : tree.unsafe);
-    const s: SessionRecord = {
-      id: t.id,
-      itemId: sessionItemId(t.id),
-      title: meta.title ?? claudeFallbackTitle(t.id),
-      named: meta.titleSource === 'custom',
-      cwd: meta.cwd,
-      projectId: g.id,
-      parentId: null,
-      deletionDescendantIds: [],
-      state: archived ? 'archived' : 'current',
-      source: meta.entrypoint ?? 'cli',
-      createdAt: meta.createdAt,
-      updatedAt: st.mtimeMs,
-      bytes: tree.bytes,
-      paths: [t.file, ...extra],
-      recoverable: true,
-      selectable: !blocked,
-      blockedReason: blocked,
-      metadata: {
-        pinned: false,
-        requiresAgentExit: true,
-        source: meta.entrypoint ?? 'cli',
-        ...(tree.revision ? { sourceRevision: tree.revision } : {}),
-        // Only a known answer is recorded: retention's --empty must not match a transcript it could not read whole.
-        ...(meta.hasUserMessage === null ? {} : { hasUserMessage: meta.hasUserMessage }),
-      },
-    };
-    if (activePid) s.metadata.status = 'active';
-    inv.sessions.push(s);
+    inv.sessions.push(sessionRow(t, read, pass));
   }
   onProgress({ agent: 'claude', phase: 'Reading transcripts', files, bytes });
-  inv.items.push(...keepNewestOfEachId(inv, warnings));
+  return owned;
+}
 
-  for (const p of projects.values()) {
-    const first = p.roots[0];
-    p.label = first ? (first === '/' ? 'Global' : cleanText(basename(first), 200)) : p.bucketLabel || 'Claude project';
-  }
-  for (const m of memoryDirs) {
-    const g = project(m.bucket, m.bucketKey);
-    const tree = walkOwned([m.dir], { uid: ctx.uid, log });
-    const blocked = blockAll ?? tree.unsafe;
-    inv.items.push({
-      id: `memory:${g.id}`,
-      category: 'memory',
-      label: g.label ? `${g.label} memory` : 'Unlinked Claude project memory',
-      subtitle: 'Claude Code project auto memory',
-      paths: [m.dir],
-      bytes: tree.bytes,
-      modifiedAt: tree.newestMtime || undefined,
-      risk: 'high',
-      recoverable: true,
-      selectable: !blocked,
-      blockedReason: blocked,
-      projectId: g.id,
-      metadata: { scope: 'project', requiresAgentExit: true, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+interface TranscriptRead {
+  st: Stats;
+  meta: Extract<ReturnType<typeof readClaudeTranscript>, { ok: true }>['meta'];
+  archived: boolean;
+  /** The session's paths beside its transcript: its folder, per-session roots, temp folders. */
+  extra: string[];
+  tree: OwnedTree;
+}
+
+/** One transcript's head and tail, its owned tree and its sidecars; null (with a warning) when it is skipped. */
+function readTranscript(t: Transcript, pass: TranscriptPass, head: Buffer, tail: Buffer): TranscriptRead | null {
+  const { ctx, log, warnings } = pass;
+  try {
+    const r = readHeadTail(t.file, head, tail);
+    const st = r.stat;
+    if (ctx.uid >= 0 && st.uid !== ctx.uid) {
+      warnings.push({ path: t.file, reason: 'Skipped Claude transcript owned by another user.' });
+      return null;
+    }
+    const sessionDir = t.sessionDir ? `${t.bucket}/${t.id}` : null;
+    const key = t.id.toLowerCase();
+    const extra = [...(sessionDir ? [sessionDir] : []), ...(pass.perSession.get(key) ?? []), ...(pass.temp.bySession.get(key) ?? [])];
+    // The transcript's own stat is the fstat of the file just read (no second lstat per transcript). The
+    // walk comes before the sidecars: its listing of the session folder says which of them exist at all.
+    const tree = walkOwned([t.file, ...extra], { uid: ctx.uid, firstStat: st, log });
+    const inDir = sessionDir ? log.listing(log.slotOf(sessionDir))?.names : undefined;
+    const headBuf = head.subarray(0, r.headLength);
+    const tailBuf = r.tailLength ? tail.subarray(0, r.tailLength) : null;
+    const res = readClaudeTranscript(
+      headBuf,
+      r.headTruncated,
+      tailBuf,
+      t.id,
+      sessionDir && mayHold(inDir, 'custom-title.json') ? sidecarTitle(sessionDir) : undefined,
+    );
+    if (!res.ok) {
+      warnings.push({ path: t.file, reason: SKIPPED_TRANSCRIPT[res.reason] ?? SKIPPED_TRANSCRIPT.unrecognized! });
+      return null;
+    }
+    const archived = sessionDir !== null && mayHold(inDir, 'archived.json') && archivedMark(sessionDir, headBuf, tailBuf);
+    return { st, meta: res.meta, archived, extra, tree };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    warnings.push({
+      path: t.file,
+      reason:
+        code === 'ENOENT'
+          ? 'Skipped Claude transcript that vanished during the scan.'
+          : code === 'ELOOP'
+            ? 'Skipped unrecognized or linked Claude transcript.'
+            : `Skipped unreadable Claude transcript (${code ?? 'error'}).`,
     });
+    return null;
   }
-  // Memory-only buckets still name a project, but only sessions make a project row.
-  for (const p of projects.values()) if (!p.label) p.label = p.bucketLabel || 'Claude project';
-  inv.projects = [...projects.entries()]
-    .filter(([, p]) => inv.sessions.some((s) => s.projectId === p.id))
-    .map(([, { id, label, roots }]) => ({ id, label, roots }));
+}
 
-  // A todo list goes with its session; one whose session is gone is a leftover of that session
-  // (the orphan item below, as Claude's own deleteSession leaves it), so todos/ keeps only the rest.
-  const overrides = new Map<string, string[]>();
-  if (todos.files.length) overrides.set('todos', todos.other);
+/** Why a transcript that was read is not a session, by readClaudeTranscript's reason. */
+const SKIPPED_TRANSCRIPT: Record<string, string> = {
+  empty: 'Skipped empty Claude transcript.',
+  notJson: 'Skipped Claude transcript with no readable JSON rows.',
+  sidechain: 'Skipped subagent transcript outside its session folder (Claude does not list it either).',
+  unrecognized: 'Skipped Claude transcript with unrecognized session metadata.',
+};
+
+function sessionRow(t: Transcript, read: TranscriptRead, pass: TranscriptPass): SessionRecord {
+  const { st, meta, archived, extra, tree } = read;
+  const g = pass.projects.of(t.bucket, t.bucketKey);
+  if (meta.cwd && !g.roots.includes(meta.cwd)) g.roots.push(meta.cwd);
+  const activePid = pass.live.activeSessions.get(t.id);
+  const blocked = pass.blockAll ?? (activePid ? `Claude Code session is active (pid ${activePid}); quit it first.` : tree.unsafe);
+  const s: SessionRecord = {
+    id: t.id,
+    itemId: sessionItemId(t.id),
+    title: meta.title ?? claudeFallbackTitle(t.id),
+    named: meta.titleSource === 'custom',
+    cwd: meta.cwd,
+    projectId: g.id,
+    parentId: null,
+    deletionDescendantIds: [],
+    state: archived ? 'archived' : 'current',
+    source: meta.entrypoint ?? 'cli',
+    createdAt: meta.createdAt,
+    updatedAt: st.mtimeMs,
+    bytes: tree.bytes,
+    paths: [t.file, ...extra],
+    recoverable: true,
+    selectable: !blocked,
+    blockedReason: blocked,
+    metadata: {
+      pinned: false,
+      requiresAgentExit: true,
+      source: meta.entrypoint ?? 'cli',
+      ...(tree.revision ? { sourceRevision: tree.revision } : {}),
+      // Only a known answer is recorded: retention's --empty must not match a transcript it could not read whole.
+      ...(meta.hasUserMessage === null ? {} : { hasUserMessage: meta.hasUserMessage }),
+    },
+  };
+  if (activePid) s.metadata.status = 'active';
+  return s;
+}
+
+function memoryItem(g: ClaudeProject, dir: string, pass: TranscriptPass): Item {
+  const tree = walkOwned([dir], { uid: pass.ctx.uid, log: pass.log });
+  const blocked = pass.blockAll ?? tree.unsafe;
+  return {
+    id: `memory:${g.id}`,
+    category: 'memory',
+    label: g.label ? `${g.label} memory` : 'Unlinked Claude project memory',
+    subtitle: 'Claude Code project auto memory',
+    paths: [dir],
+    bytes: tree.bytes,
+    modifiedAt: tree.newestMtime || undefined,
+    risk: 'high',
+    recoverable: true,
+    selectable: !blocked,
+    blockedReason: blocked,
+    projectId: g.id,
+    metadata: { scope: 'project', requiresAgentExit: true, ...(tree.revision ? { sourceRevision: tree.revision } : {}) },
+  };
+}
+
+/** What sessions left behind: orphaned per-session paths, the combined roots, unknown entries, temp of gone sessions. */
+function leftoverItems(
+  home: string,
+  listed: ReturnType<typeof listProjects>,
+  owned: ReadonlySet<string>,
+  pass: TranscriptPass,
+  overrides: Map<string, string[]>,
+): Item[] {
+  const { ctx, log, warnings, blockAll, temp } = pass;
+  const items: Item[] = [];
   // A failed read is never evidence of absence (#25): an entry whose transcript is there but could not be read, or any
   // entry at all when the listing itself is incomplete, is unknown, not orphaned: read-only.
-  const onDisk = new Set([...transcripts.map((x) => x.id.toLowerCase()), ...linkedIds.map((x) => x.toLowerCase())]);
-  const gone = (id: string): boolean => !incomplete && !owned.has(id) && !onDisk.has(id);
+  const onDisk = new Set([...listed.transcripts.map((x) => x.id.toLowerCase()), ...listed.linkedIds.map((x) => x.toLowerCase())]);
+  const gone = (id: string): boolean => !listed.incomplete && !owned.has(id) && !onDisk.has(id);
   const unknown: string[] = [];
   const orphanable = new Map<string, string[]>();
-  for (const [id, paths] of perSession) {
+  for (const [id, paths] of pass.perSession) {
     if (owned.has(id)) continue;
     if (gone(id)) orphanable.set(id, paths);
     else unknown.push(...paths);
   }
-  inv.items.push(...orphanItems(orphanable, owned, orphanDirs, blockAll, ctx, log));
-  inv.items.push(...combinedItems(home, blockAll, ctx, warnings, overrides, log));
+  items.push(...orphanItems(orphanable, owned, listed.orphanDirs, blockAll, ctx, log));
+  items.push(...combinedItems(home, blockAll, ctx, warnings, overrides, log));
   for (const [id, paths] of temp.bySession) {
     if (owned.has(id)) continue;
     if (gone(id)) temp.rest.push(...paths);
     else unknown.push(...paths);
   }
-  if (unknown.length) inv.items.push(unknownSessionItem(unknown, incomplete));
+  if (unknown.length) items.push(unknownSessionItem(unknown, listed.incomplete));
   const tempItem = claudeTempItem(temp.rest, blockAll, ctx, log);
-  if (tempItem) inv.items.push(tempItem);
-  if (live.writers.length && !homeReadOnly) inv.items.push(...(await finishedTaskItems(inv.sessions, temp.bySession, ctx)));
-  const plugins = pluginCacheItems(home, ctx, blockAll);
-  inv.items.push(...plugins.items);
-  inv.items.push(...readOnlyItems(home, ctx, warnings, log, plugins.offered));
-  return inv;
+  if (tempItem) items.push(tempItem);
+  return items;
 }
 
 /**
@@ -486,7 +559,7 @@ function listProjects(
 /** Per-session entries whose transcript is gone (Claude's own sweep leaves such debris too). */
 function orphanItems(
   perSession: Map<string, string[]>,
-  owned: Set<string>,
+  owned: ReadonlySet<string>,
   orphanDirs: string[],
   blockAll: string | undefined,
   ctx: HostContext,
