@@ -26,6 +26,7 @@ import * as compact1g from './compact-1g.mjs';
 import * as cliCodexShare from './cli-codex-share.mjs';
 import * as codexDeleteScale from './codex-delete-scale.mjs';
 import * as opencodeExportScale from './opencode-export-scale.mjs';
+import * as backupMemory from './backup-memory.mjs';
 
 const BENCHES = [
   piScan,
@@ -40,6 +41,7 @@ const BENCHES = [
   cliCodexShare,
   codexDeleteScale,
   opencodeExportScale,
+  backupMemory,
 ];
 
 const wanted = process.argv.slice(2);

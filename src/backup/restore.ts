@@ -106,15 +106,9 @@ function selector(o: RestoreOptions): (e: { root: string; relativePath: string }
   };
 }
 
-export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> {
-  const journalDir = o.journalDir ?? o.stagingParent;
-  await ensurePrivateDir(o.stagingParent);
-  // A restore that ends (done or refused) leaves no dir of its own behind: the ones made here go again if empty.
-  const made = await fsp.mkdir(journalDir, { recursive: true, mode: 0o700 });
-  const id = randomUUID();
-  const staging = join(o.stagingParent, stagingDirName(id));
+function newJournal(o: RestoreOptions, id: string, staging: string): RestoreJournal {
   const now = new Date().toISOString();
-  const j: RestoreJournal = {
+  return {
     formatVersion: 2,
     kind: 'cleanerx-restore',
     restoreId: id,
@@ -129,45 +123,70 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
     entries: [],
     dirs: [],
   };
+}
+
+/**
+ * Reads the whole archive (every payload hash-checked by the reader) and
+ * decrypts each wanted entry into staging. Returns the manifest and each
+ * entry's staged name (named, not written, in a dry run).
+ */
+async function stageArchive(
+  o: RestoreOptions,
+  stager: StagingWriter,
+  wanted: (e: { root: string; relativePath: string }) => boolean,
+): Promise<{ manifest: Manifest; staged: Map<ManifestEntry, string> }> {
+  const staged = new Map<ManifestEntry, string>();
+  const imp = o.sessionImport;
+  let n = 0;
+  const manifest = await readArchive(
+    o.archivePath,
+    o.identity,
+    {
+      manifest: (m) => {
+        if (o.expectId && m.id !== o.expectId) throw new ArchiveError('The archive does not belong to this catalog entry.');
+      },
+      payload: async (entry, stream) => {
+        const imported = Boolean(imp && entry.root === imp.root);
+        // A dry run writes no file copy: the reader still hash-checks every payload,
+        // and the preflight needs only names. Session exports are staged even then
+        // (the import route reads them to say what it would import).
+        if ((!imported && !wanted(entry)) || (o.dryRun && !imported)) {
+          for await (const _ of stream) void _; // still hash-checked by the reader
+          if (o.dryRun && wanted(entry)) staged.set(entry, String(n++));
+          return;
+        }
+        const name = String(n++);
+        await stager.stage(name, stream, entry.mode ?? 0o600, entry.mtimeNs);
+        staged.set(entry, name);
+      },
+    },
+    o.agent,
+    // The restore a user confirmed after its check: that check hashed this very archive.
+    {
+      reuseVerified: !o.dryRun,
+      onRead: o.onProgress && ((done, total, bytesDone, bytesTotal) => o.onProgress!({ step: 'reading', done, total, bytesDone, bytesTotal })),
+    },
+  );
+  return { manifest, staged };
+}
+
+export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> {
+  const journalDir = o.journalDir ?? o.stagingParent;
+  await ensurePrivateDir(o.stagingParent);
+  // A restore that ends (done or refused) leaves no dir of its own behind: the ones made here go again if empty.
+  const made = await fsp.mkdir(journalDir, { recursive: true, mode: 0o700 });
+  const id = randomUUID();
+  const staging = join(o.stagingParent, stagingDirName(id));
+  const j = newJournal(o, id, staging);
   await saveRestoreJournal(journalDir, j, 'restore:journal');
   // Cleared only when a rollback could not undo everything: then staging and journal stay for the next settle.
   let tidy = true;
   const stager = new StagingWriter(staging);
   try {
     await fsp.mkdir(staging, { mode: 0o700 });
-    const staged = new Map<ManifestEntry, string>();
     const imp = o.sessionImport;
     const wanted = selector(o);
-    let n = 0;
-    const manifest = await readArchive(
-      o.archivePath,
-      o.identity,
-      {
-        manifest: (m) => {
-          if (o.expectId && m.id !== o.expectId) throw new ArchiveError('The archive does not belong to this catalog entry.');
-        },
-        payload: async (entry, stream) => {
-          const imported = Boolean(imp && entry.root === imp.root);
-          // A dry run writes no file copy: the reader still hash-checks every payload,
-          // and the preflight needs only names. Session exports are staged even then
-          // (the import route reads them to say what it would import).
-          if ((!imported && !wanted(entry)) || (o.dryRun && !imported)) {
-            for await (const _ of stream) void _; // still hash-checked by the reader
-            if (o.dryRun && wanted(entry)) staged.set(entry, String(n++));
-            return;
-          }
-          const name = String(n++);
-          await stager.stage(name, stream, entry.mode ?? 0o600, entry.mtimeNs);
-          staged.set(entry, name);
-        },
-      },
-      o.agent,
-      // The restore a user confirmed after its check: that check hashed this very archive.
-      {
-        reuseVerified: !o.dryRun,
-        onRead: o.onProgress && ((done, total, bytesDone, bytesTotal) => o.onProgress!({ step: 'reading', done, total, bytesDone, bytesTotal })),
-      },
-    );
+    const { manifest, staged } = await stageArchive(o, stager, wanted);
     const counted = { done: manifest.entries.length, total: manifest.entries.length, bytesDone: manifest.originalBytes, bytesTotal: manifest.originalBytes };
     await stager.done();
     // Durable before the journal can say "committing" (a resume links these very inodes):
