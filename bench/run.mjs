@@ -27,6 +27,7 @@ import * as cliCodexShare from './cli-codex-share.mjs';
 import * as codexDeleteScale from './codex-delete-scale.mjs';
 import * as opencodeExportScale from './opencode-export-scale.mjs';
 import * as opencodeGc from './opencode-gc.mjs';
+import * as backupMemory from './backup-memory.mjs';
 
 const BENCHES = [
   piScan,
@@ -42,6 +43,7 @@ const BENCHES = [
   codexDeleteScale,
   opencodeExportScale,
   opencodeGc,
+  backupMemory,
 ];
 
 const wanted = process.argv.slice(2);

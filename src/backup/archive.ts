@@ -22,14 +22,17 @@ import { relative, sep } from 'node:path';
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import { AGE_CHUNK, AgeEncryptor, AgePayloadError, AgePayloadReader, openAgeFile } from './age-stream.js';
+import { AgeEncryptor, AgePayloadError, AgePayloadReader, openAgeFile } from './age-stream.js';
+import { MANIFEST_NAME, manifestRegion } from './manifest-region.js';
+import { PayloadSink } from './payload-sink.js';
+import { BLOCK, pad512, tarHeader } from './tar-header.js';
 import { archiveIdentity, markVerified, wasVerified } from './verified-archives.js';
-import { compressFrame, FRAME_BYTES, FRAMES_IN_FLIGHT, rawFrames, ZstdFrameReader } from './zstd-frames.js';
+import { FRAME_BYTES, ZstdFrameReader } from './zstd-frames.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { BoundedReadError, openRegularFileAsync } from '../engine/host/bounded-read.js';
 import { parseBoundedJson } from '../engine/core/bounded-json.js';
 
-export const MANIFEST_NAME = 'manifest.json';
+export { MANIFEST_NAME };
 
 export interface ManifestEntry {
   root: string;
@@ -198,233 +201,6 @@ interface WriteOptions {
   onBytes?: (done: number, total: number) => void;
 }
 
-// ---- tar headers (POSIX ustar; pax `path` records for long or non-ASCII names) --------
-
-const BLOCK = 512;
-const pad512 = (n: number): number => (BLOCK - (n % BLOCK)) % BLOCK;
-
-function octal(h: Buffer, off: number, width: number, value: number): void {
-  h.write(`${value.toString(8).padStart(width - 1, '0')}\0`, off, width, 'latin1');
-}
-
-function ustarHeader(name: string, prefix: string, size: number, mtime: number, type: '0' | 'x'): Buffer {
-  const h = Buffer.alloc(BLOCK);
-  h.write(name, 0, 100, 'utf8');
-  octal(h, 100, 8, 0o600);
-  octal(h, 108, 8, 0);
-  octal(h, 116, 8, 0);
-  if (size < 8 ** 11) octal(h, 124, 12, size);
-  else {
-    // base-256 (GNU) for 8 GiB and more
-    h[124] = 0x80;
-    let v = size;
-    for (let i = 135; i > 124; i--, v = Math.floor(v / 256)) h[i] = v % 256;
-  }
-  octal(h, 136, 12, mtime);
-  h.fill(0x20, 148, 156);
-  h.write(type, 156, 1, 'latin1');
-  h.write('ustar\u000000', 257, 8, 'latin1');
-  octal(h, 329, 8, 0);
-  octal(h, 337, 8, 0);
-  if (prefix) h.write(prefix, 345, 155, 'utf8');
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
-  return h;
-}
-
-function paxRecord(key: string, value: string): string {
-  const body = ` ${key}=${value}\n`;
-  const n = Buffer.byteLength(body);
-  let digits = 1;
-  while (String(n + digits).length !== digits) digits++;
-  return `${n + digits}${body}`;
-}
-
-/** The header block(s) of a regular 0600 file entry. */
-function tarHeader(path: string, size: number, mtime: number): Buffer {
-  if (/^[\x20-\x7e]+$/.test(path)) {
-    if (path.length <= 100) return ustarHeader(path, '', size, mtime, '0');
-    for (let i = path.indexOf('/'); i > 0 && i <= 155; i = path.indexOf('/', i + 1)) {
-      if (path.length - i - 1 <= 100) return ustarHeader(path.slice(i + 1), path.slice(0, i), size, mtime, '0');
-    }
-  }
-  const pax = Buffer.from(paxRecord('path', path), 'utf8');
-  return Buffer.concat([
-    ustarHeader('PaxHeader', '', pax.length, mtime, 'x'),
-    pax,
-    Buffer.alloc(pad512(pax.length)),
-    ustarHeader('PaxHeader', '', size, mtime, '0'),
-  ]);
-}
-
-// ---- the payload side: tar bytes → zstd frames (in flight) → age chunks at their offsets ----
-
-async function writeAll(fh: FileHandle, parts: Buffer[], pos: number, len: number): Promise<void> {
-  const { bytesWritten } = await fh.writev(parts, pos);
-  if (bytesWritten === len) return;
-  const all = Buffer.concat(parts, len);
-  for (let done = bytesWritten; done < len; ) done += (await fh.write(all, done, len - done, pos + done)).bytesWritten;
-}
-
-/**
- * Takes the tar stream from plaintext offset `start` (= the manifest's
- * reserved length) on. Cuts 8 MiB frames, compresses a few at once and, in
- * order, seals their bytes into age chunks written at their final file
- * offsets. The chunk that straddles the end of the manifest region is held
- * back (its payload part only) until finish() knows the manifest.
- */
-class PayloadSink {
-  private pool: Buffer[] = [];
-  private frame: Buffer;
-  private flen = 0;
-  private queue: { frame: Promise<Buffer[]>; buf: Buffer }[] = [];
-  private readonly cur = Buffer.allocUnsafe(AGE_CHUNK);
-  private curLen: number;
-  private curIndex: number;
-  private readonly k0: number;
-  private readonly reserved: number;
-  private held: Buffer | null = null;
-  private parts: Buffer[] = [];
-  private partsLen = 0;
-  private partsPos: number;
-  private writing: Promise<void> = Promise.resolve();
-  private unsynced = 0;
-  private syncing: Promise<void> | null = null;
-
-  constructor(
-    private readonly fh: FileHandle,
-    private readonly enc: AgeEncryptor,
-    private readonly start: number,
-  ) {
-    this.k0 = Math.floor(start / AGE_CHUNK);
-    this.reserved = start % AGE_CHUNK;
-    this.curIndex = this.k0;
-    this.curLen = this.reserved;
-    this.partsPos = enc.offsetOf(this.k0 + 1);
-    this.frame = Buffer.allocUnsafe(FRAME_BYTES);
-  }
-
-  /** Free space in the current frame, for reading file bytes straight into it; commit(n) after. */
-  region(): { buf: Buffer; off: number; len: number } {
-    return { buf: this.frame, off: this.flen, len: FRAME_BYTES - this.flen };
-  }
-
-  async commit(n: number): Promise<void> {
-    this.flen += n;
-    if (this.flen === FRAME_BYTES) await this.dispatch();
-  }
-
-  async write(data: Buffer): Promise<void> {
-    while (data.length) {
-      const n = Math.min(data.length, FRAME_BYTES - this.flen);
-      data.copy(this.frame, this.flen, 0, n);
-      data = data.subarray(n);
-      await this.commit(n);
-    }
-  }
-
-  private async dispatch(): Promise<void> {
-    if (this.flen === 0) return;
-    const buf = this.frame;
-    const frame = compressFrame(buf.subarray(0, this.flen));
-    frame.catch(() => undefined); // observed in order, below
-    this.queue.push({ frame, buf });
-    this.frame = this.pool.pop() ?? Buffer.allocUnsafe(FRAME_BYTES);
-    this.flen = 0;
-    while (this.queue.length >= FRAMES_IN_FLIGHT) await this.emitNext();
-  }
-
-  /** The oldest frame, into the age stream; its input buffer (which raw frames still refer to until sealed) back to the pool after. */
-  private async emitNext(): Promise<void> {
-    const { frame, buf } = this.queue.shift()!;
-    const parts = await frame;
-    for (const part of parts) this.append(part);
-    this.pool.push(buf);
-    await this.flushWrites();
-  }
-
-  /** Appends compressed bytes to the age stream. A chunk is sealed only once more bytes follow it (so never wrongly as non-final). */
-  private append(data: Buffer): void {
-    while (data.length) {
-      if (this.curLen === AGE_CHUNK) this.sealCurrent(false);
-      if (this.curLen === 0 && data.length > AGE_CHUNK) {
-        this.seal(this.curIndex++, data.subarray(0, AGE_CHUNK), false);
-        data = data.subarray(AGE_CHUNK);
-        continue;
-      }
-      const n = Math.min(AGE_CHUNK - this.curLen, data.length);
-      data.copy(this.cur, this.curLen, 0, n);
-      this.curLen += n;
-      data = data.subarray(n);
-    }
-  }
-
-  private sealCurrent(last: boolean): void {
-    this.seal(this.curIndex++, this.cur.subarray(0, this.curLen), last);
-    this.curLen = 0;
-  }
-
-  private seal(index: number, plain: Buffer, last: boolean): void {
-    if (index === this.k0) {
-      this.held = Buffer.from(plain.subarray(this.reserved));
-      return;
-    }
-    for (const b of this.enc.seal(index, plain, last)) {
-      this.parts.push(b);
-      this.partsLen += b.length;
-    }
-  }
-
-  /** At most one positional write in progress; the next waits for it. */
-  private async flushWrites(): Promise<void> {
-    if (!this.partsLen) return;
-    const parts = this.parts;
-    const pos = this.partsPos;
-    const len = this.partsLen;
-    this.parts = [];
-    this.partsLen = 0;
-    this.partsPos += len;
-    await this.writing;
-    this.writing = writeAll(this.fh, parts, pos, len);
-    this.writing.catch(() => undefined);
-    // Flush to disk as we go (one sync at a time, off the critical path), so the final fsync has little left to do.
-    this.unsynced += len;
-    if (this.unsynced >= SYNC_EVERY && !this.syncing) {
-      this.unsynced = 0;
-      const s = this.writing.then(() => this.fh.datasync());
-      const done = (): void => {
-        this.syncing = null;
-      };
-      this.syncing = s.then(done, done); // a failing disk fails the final fsync too
-    }
-  }
-
-  /** Flushes everything, then seals the manifest region (`manifest`, exactly `start` bytes) and writes it and the age header at the start of the file. */
-  async finish(manifest: Buffer): Promise<void> {
-    await this.dispatch();
-    while (this.queue.length) await this.emitNext();
-    const lastIndex = this.curIndex;
-    this.sealCurrent(true);
-    await this.flushWrites();
-    await this.writing;
-    if (manifest.length !== this.start || !this.held) throw new Error('internal: the manifest region does not have its reserved length');
-    const parts: Buffer[] = [this.enc.prefix];
-    for (let k = 0; k <= this.k0; k++) {
-      const plain = k < this.k0 ? manifest.subarray(k * AGE_CHUNK, (k + 1) * AGE_CHUNK) : Buffer.concat([manifest.subarray(k * AGE_CHUNK), this.held]);
-      parts.push(...this.enc.seal(k, plain, k === lastIndex));
-    }
-    await writeAll(this.fh, parts, 0, this.enc.offsetOf(0) + parts.slice(1).reduce((a, b) => a + b.length, 0));
-    await this.syncing;
-  }
-
-  /** After a failure: lets native work and the write in progress end (their errors are moot). */
-  async abort(): Promise<void> {
-    await Promise.allSettled([...this.queue.map((q) => q.frame), this.writing, this.syncing]);
-    this.queue = [];
-  }
-}
-
 async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes: number[]; sparse: boolean[]; mtimes: bigint[] }> {
   const sizes = new Array<number>(files.length);
   const modes = new Array<number>(files.length);
@@ -449,7 +225,6 @@ async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes
 const tarSeconds = (ns: bigint): number => Math.min(8 ** 11 - 1, Math.max(0, Number(ns / 1_000_000_000n)));
 
 const READ_MAX = 4 * 1024 * 1024;
-const SYNC_EVERY = 64 * 1024 * 1024;
 const ZERO_BLOCKS = Buffer.alloc(2 * BLOCK);
 
 /** Writes `<archivePath>.partial`, then renames it into place. Returns the manifest and the archive size. */
@@ -488,11 +263,8 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     ...(o.skipped?.length ? { skipped: o.skipped.map(({ root, relativePath, kind }) => ({ root, relativePath, kind })) } : {}),
     dirs: (o.dirs ?? []).map(({ root, relativePath, mode, mtimeNs }) => ({ root, relativePath, mode, mtimeNs })),
   };
-  const manifestEntry = (): Buffer => {
-    const m = Buffer.from(JSON.stringify(manifest, null, 2));
-    return rawFrames(Buffer.concat([tarHeader(MANIFEST_NAME, m.length, mtime), m, Buffer.alloc(pad512(m.length))]));
-  };
-  const reserved = manifestEntry().length;
+  const region = manifestRegion(manifest, mtime);
+  const reserved = region.length;
 
   const partial = `${o.archivePath}.partial`;
   // Only a partial this write created is ever removed ('wx' refuses an existing one).
@@ -537,7 +309,7 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
       o.onBytes?.(done, manifest.originalBytes);
     }
     await sink.write(ZERO_BLOCKS);
-    await sink.finish(manifestEntry());
+    await sink.finish(region.pieces());
     await fh.sync();
     await fh.close();
     await fsp.rename(partial, o.archivePath);
@@ -627,6 +399,62 @@ function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
   return m;
 }
 
+const MAX_MANIFEST = 64 * 1024 * 1024;
+
+/** The manifest entry's bytes, into one buffer of the size its tar header names (no list of chunks, no second copy). */
+async function manifestBytes(entry: AsyncIterable<unknown>, declared: number): Promise<Buffer> {
+  if (declared > MAX_MANIFEST) throw new ArchiveError('The manifest is too large.');
+  const buf = Buffer.allocUnsafe(declared);
+  let size = 0;
+  for await (const c of entry) {
+    const b = c as Buffer;
+    if (size + b.length > declared) throw new ArchiveError('The manifest is too large.');
+    b.copy(buf, size);
+    size += b.length;
+  }
+  return buf.subarray(0, size);
+}
+
+const payloadName = (e: ManifestEntry): string => `payload/${e.root}/${e.relativePath}`;
+
+/**
+ * Matches payload names to manifest entries. cleanerx writes the payloads in
+ * the manifest's order, so the next entry is checked first and nothing is
+ * kept per path; an archive in any other order falls back to a map of every
+ * name (built once, at the first payload out of order).
+ */
+class PayloadNames {
+  private next = 0;
+  private byName: Map<string, ManifestEntry> | null = null;
+  private seen: Set<string> | null = null;
+
+  constructor(private readonly entries: readonly ManifestEntry[]) {}
+
+  /** The entry named `name`; refuses a name the manifest lacks or one seen before. */
+  take(name: string): ManifestEntry {
+    const expected = this.entries[this.next];
+    if (!this.byName && expected && name === payloadName(expected)) {
+      this.next++;
+      return expected;
+    }
+    if (!this.byName) {
+      this.byName = new Map(this.entries.map((e) => [payloadName(e), e]));
+      this.seen = new Set(this.entries.slice(0, this.next).map(payloadName));
+    }
+    const e = this.byName.get(name);
+    if (!e) throw new ArchiveError(`The archive holds an entry the manifest does not name: ${name}`);
+    if (this.seen!.has(name)) throw new ArchiveError(`The archive holds ${name} twice.`);
+    this.seen!.add(name);
+    return e;
+  }
+
+  /** Refuses an archive that ended before every entry of its manifest had its payload. */
+  checkComplete(): void {
+    const missing = this.byName ? [...this.byName.keys()].filter((k) => !this.seen!.has(k)) : this.entries.slice(this.next).map(payloadName);
+    if (missing.length) throw new ArchiveError(`The archive is missing ${missing.length} payload(s), e.g. ${missing[0]}.`);
+  }
+}
+
 /**
  * Decrypts and walks an archive, checking it entry by entry: manifest first,
  * only regular files, each payload named once and exactly as the manifest
@@ -664,8 +492,7 @@ export async function readArchive(
   const plain = new AgePayloadReader(fh, key.payloadKey, key.payloadOffset);
   const extract = tar.extract();
   let manifest: Manifest | null = null;
-  const byName = new Map<string, ManifestEntry>();
-  const seen = new Set<string>();
+  let payloads: PayloadNames | null = null;
   let bytesRead = 0;
   let entriesRead = 0;
   const reported = (): void => opts.onRead?.(entriesRead, manifest?.entries.length ?? 0, bytesRead, manifest?.originalBytes ?? 0);
@@ -675,23 +502,13 @@ export async function readArchive(
       if (h.type !== 'file') throw new ArchiveError(`The archive holds a non-file entry (${h.type}: ${h.name}).`);
       if (!manifest) {
         if (h.name !== MANIFEST_NAME) throw new ArchiveError('The archive does not start with its manifest.');
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const c of entry) {
-          size += (c as Buffer).length;
-          if (size > 64 * 1024 * 1024) throw new ArchiveError('The manifest is too large.');
-          chunks.push(c as Buffer);
-        }
-        manifest = validManifest(parseBoundedJson(Buffer.concat(chunks).toString('utf8')), expectAgent);
-        for (const e of manifest.entries) byName.set(`payload/${e.root}/${e.relativePath}`, e);
+        manifest = validManifest(parseBoundedJson((await manifestBytes(entry, h.size ?? 0)).toString('utf8')), expectAgent);
+        payloads = new PayloadNames(manifest.entries);
         await handlers.manifest?.(manifest);
         reported();
         continue;
       }
-      const e = byName.get(h.name);
-      if (!e) throw new ArchiveError(`The archive holds an entry the manifest does not name: ${h.name}`);
-      if (seen.has(h.name)) throw new ArchiveError(`The archive holds ${h.name} twice.`);
-      seen.add(h.name);
+      const e = payloads!.take(h.name);
       const hash = hashed ? createHash('sha256') : null;
       let size = 0;
       const checked = new Transform({
@@ -722,8 +539,7 @@ export async function readArchive(
     await fh.close(); // after any read still under way
   }
   if (!manifest) throw new ArchiveError('The archive is empty.');
-  const missing = [...byName.keys()].filter((k) => !seen.has(k));
-  if (missing.length) throw new ArchiveError(`The archive is missing ${missing.length} payload(s), e.g. ${missing[0]}.`);
+  payloads!.checkComplete();
   if (hashed) markVerified(archiveId);
   return manifest;
 }

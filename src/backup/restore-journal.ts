@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../engine/host/atomic.js';
 import { crashPoint } from '../engine/core/faults.js';
 import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
 import { parseBoundedJson } from '../engine/core/bounded-json.js';
+import { jsonBytes, jsonPieces } from './json-pieces.js';
 
 /** staging: decrypting into staging, nothing written to the agent yet; committing: files going into place; committed: every file in place, staging still to remove; rollingBack: undoing. */
 type RestoreStatus = 'staging' | 'committing' | 'committed' | 'rollingBack';
@@ -78,12 +79,16 @@ export const stagingDirName = (restoreId: string): string => `restore-${restoreI
 /** The one name a cross-filesystem commit of entry `i` uses beside its destination. */
 export const partialName = (restoreId: string, i: number): string => `.cleanerx-restore-${restoreId}-${i}.partial`;
 
+function* journalText(j: RestoreJournal): Generator<string> {
+  yield* jsonPieces(j);
+  yield '\n';
+}
+
 export async function saveRestoreJournal(dir: string, j: RestoreJournal, point: string): Promise<void> {
   j.updatedAt = new Date().toISOString();
-  const text = JSON.stringify(j) + '\n';
-  if (Buffer.byteLength(text) > MAX_JOURNAL_BYTES)
-    throw new Error('The restore journal would exceed 256 MiB; this backup holds too many files to restore at once.');
-  await writeFileAtomic(restoreJournalPath(dir, j.restoreId), text, 0o600, 'restore-journal');
+  // In pieces (one entry at a time), never as one string: 200,000 entries are tens of MB of text.
+  if (jsonBytes(j) + 1 > MAX_JOURNAL_BYTES) throw new Error('The restore journal would exceed 256 MiB; this backup holds too many files to restore at once.');
+  await writeFileAtomic(restoreJournalPath(dir, j.restoreId), journalText(j), 0o600, 'restore-journal');
   crashPoint(point);
 }
 

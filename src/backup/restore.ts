@@ -106,15 +106,9 @@ function selector(o: RestoreOptions): (e: { root: string; relativePath: string }
   };
 }
 
-export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> {
-  const journalDir = o.journalDir ?? o.stagingParent;
-  await ensurePrivateDir(o.stagingParent);
-  // A restore that ends (done or refused) leaves no dir of its own behind: the ones made here go again if empty.
-  const made = await fsp.mkdir(journalDir, { recursive: true, mode: 0o700 });
-  const id = randomUUID();
-  const staging = join(o.stagingParent, stagingDirName(id));
+function newJournal(o: RestoreOptions, id: string, staging: string): RestoreJournal {
   const now = new Date().toISOString();
-  const j: RestoreJournal = {
+  return {
     formatVersion: 2,
     kind: 'cleanerx-restore',
     restoreId: id,
@@ -129,45 +123,70 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
     entries: [],
     dirs: [],
   };
+}
+
+/**
+ * Reads the whole archive (every payload hash-checked by the reader) and
+ * decrypts each wanted entry into staging. Returns the manifest and each
+ * entry's staged name (named, not written, in a dry run).
+ */
+async function stageArchive(
+  o: RestoreOptions,
+  stager: StagingWriter,
+  wanted: (e: { root: string; relativePath: string }) => boolean,
+): Promise<{ manifest: Manifest; staged: Map<ManifestEntry, string> }> {
+  const staged = new Map<ManifestEntry, string>();
+  const imp = o.sessionImport;
+  let n = 0;
+  const manifest = await readArchive(
+    o.archivePath,
+    o.identity,
+    {
+      manifest: (m) => {
+        if (o.expectId && m.id !== o.expectId) throw new ArchiveError('The archive does not belong to this catalog entry.');
+      },
+      payload: async (entry, stream) => {
+        const imported = Boolean(imp && entry.root === imp.root);
+        // A dry run writes no file copy: the reader still hash-checks every payload,
+        // and the preflight needs only names. Session exports are staged even then
+        // (the import route reads them to say what it would import).
+        if ((!imported && !wanted(entry)) || (o.dryRun && !imported)) {
+          for await (const _ of stream) void _; // still hash-checked by the reader
+          if (o.dryRun && wanted(entry)) staged.set(entry, String(n++));
+          return;
+        }
+        const name = String(n++);
+        await stager.stage(name, stream, entry.mode ?? 0o600, entry.mtimeNs);
+        staged.set(entry, name);
+      },
+    },
+    o.agent,
+    // The restore a user confirmed after its check: that check hashed this very archive.
+    {
+      reuseVerified: !o.dryRun,
+      onRead: o.onProgress && ((done, total, bytesDone, bytesTotal) => o.onProgress!({ step: 'reading', done, total, bytesDone, bytesTotal })),
+    },
+  );
+  return { manifest, staged };
+}
+
+export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> {
+  const journalDir = o.journalDir ?? o.stagingParent;
+  await ensurePrivateDir(o.stagingParent);
+  // A restore that ends (done or refused) leaves no dir of its own behind: the ones made here go again if empty.
+  const made = await fsp.mkdir(journalDir, { recursive: true, mode: 0o700 });
+  const id = randomUUID();
+  const staging = join(o.stagingParent, stagingDirName(id));
+  const j = newJournal(o, id, staging);
   await saveRestoreJournal(journalDir, j, 'restore:journal');
   // Cleared only when a rollback could not undo everything: then staging and journal stay for the next settle.
   let tidy = true;
   const stager = new StagingWriter(staging);
   try {
     await fsp.mkdir(staging, { mode: 0o700 });
-    const staged = new Map<ManifestEntry, string>();
     const imp = o.sessionImport;
     const wanted = selector(o);
-    let n = 0;
-    const manifest = await readArchive(
-      o.archivePath,
-      o.identity,
-      {
-        manifest: (m) => {
-          if (o.expectId && m.id !== o.expectId) throw new ArchiveError('The archive does not belong to this catalog entry.');
-        },
-        payload: async (entry, stream) => {
-          const imported = Boolean(imp && entry.root === imp.root);
-          // A dry run writes no file copy: the reader still hash-checks every payload,
-          // and the preflight needs only names. Session exports are staged even then
-          // (the import route reads them to say what it would import).
-          if ((!imported && !wanted(entry)) || (o.dryRun && !imported)) {
-            for await (const _ of stream) void _; // still hash-checked by the reader
-            if (o.dryRun && wanted(entry)) staged.set(entry, String(n++));
-            return;
-          }
-          const name = String(n++);
-          await stager.stage(name, stream, entry.mode ?? 0o600, entry.mtimeNs);
-          staged.set(entry, name);
-        },
-      },
-      o.agent,
-      // The restore a user confirmed after its check: that check hashed this very archive.
-      {
-        reuseVerified: !o.dryRun,
-        onRead: o.onProgress && ((done, total, bytesDone, bytesTotal) => o.onProgress!({ step: 'reading', done, total, bytesDone, bytesTotal })),
-      },
-    );
+    const { manifest, staged } = await stageArchive(o, stager, wanted);
     const counted = { done: manifest.entries.length, total: manifest.entries.length, bytesDone: manifest.originalBytes, bytesTotal: manifest.originalBytes };
     await stager.done();
     // Durable before the journal can say "committing" (a resume links these very inodes):
@@ -189,8 +208,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
     try {
       o.onProgress?.({ step: 'checking', ...counted });
       const entries = manifest.entries.filter(wanted);
-      await preflight(entries, (manifest.emptyDirs ?? []).filter(wanted), manifest.dirs ?? [], staged, o, tree, j);
-      const restored = j.entries.map((e) => destOf(o.roots, e.root, e.path));
+      const restored = await preflight(entries, (manifest.emptyDirs ?? []).filter(wanted), manifest.dirs ?? [], staged, o, tree, j);
       const alreadyPresent = j.entries.filter((e) => e.present).map((e) => destOf(o.roots, e.root, e.path));
       const emptyDirs = j.dirs.filter((d) => d.empty).map((d) => destOf(o.roots, d.root, d.path));
       const result = { manifest, restored, alreadyPresent, emptyDirs, notInBackup: notInBackup(o, manifest, wanted) };
@@ -254,7 +272,7 @@ const splitPath = (rel: string): { dir: string; name: string } => {
   return i < 0 ? { dir: '', name: rel } : { dir: rel.slice(0, i), name: rel.slice(i + 1) };
 };
 
-/** Fills j.entries and j.dirs; refuses (nothing written) whatever a restore must not touch. */
+/** Fills j.entries and j.dirs and returns each entry's destination, in order; refuses (nothing written) whatever a restore must not touch. */
 async function preflight(
   entries: ManifestEntry[],
   emptyDirs: ManifestDir[],
@@ -263,7 +281,7 @@ async function preflight(
   o: RestoreOptions,
   tree: AnchoredTree,
   j: RestoreJournal,
-): Promise<void> {
+): Promise<string[]> {
   const dests = new Set<string>();
   const missing = new Set<string>();
   const dirs: RestoreJournalDir[] = [];
@@ -306,16 +324,19 @@ async function preflight(
     }
     return found;
   };
-  const check = (e: { root: string; relativePath: string }): void => {
+  const check = (e: { root: string; relativePath: string }): string => {
     if (!o.roots[e.root]) throw new ArchiveError(`The archive restores into "${e.root}", which is not a root of ${o.agent}.`);
     if (!safeRelative(e.relativePath)) throw new ArchiveError(`${e.relativePath} escapes its root.`);
     const dest = destOf(o.roots, e.root, e.relativePath);
     if (dests.has(dest)) throw new ArchiveError(`Two entries restore to ${dest}.`);
     dests.add(dest);
+    return dest;
   };
+  // The same strings as the set's keys: one copy of each destination for 200,000 files, not three.
+  const restored: string[] = [];
   for (const entry of entries) {
-    check(entry);
-    const dest = destOf(o.roots, entry.root, entry.relativePath);
+    const dest = check(entry);
+    restored.push(dest);
     const { dir, name } = splitPath(entry.relativePath);
     const parent = planDirs(entry.root, dir ? dir.split('/') : []);
     let present = false;
@@ -340,6 +361,7 @@ async function preflight(
     planDirs(d.root, d.relativePath.split('/'), d.mode & 0o777);
   }
   j.dirs = dirs;
+  return restored;
 }
 
 /** A mode that keeps its owner from adding or removing entries: loosened before a rollback empties the dir. */

@@ -117,6 +117,46 @@ function rawFrameParts(data: Buffer): Buffer[] {
   return parts;
 }
 
+/**
+ * The bytes of rawFrames(data) for data that arrives in pieces totalling
+ * `total` bytes, without ever holding the data whole: the frame and block
+ * headers are emitted where rawFrameParts would put them, between the pieces.
+ */
+export function* rawFramesOf(total: number, pieces: Iterable<Buffer>): Generator<Buffer> {
+  let off = 0; // data bytes emitted so far
+  let frameLeft = 0; // data bytes left in the current frame
+  let blockLeft = 0; // data bytes left in the current block
+  const startBlock = (): Buffer => {
+    const n = Math.min(frameLeft, RAW_BLOCK);
+    blockLeft = n;
+    const h = ((n << 3) | (frameLeft === n ? 1 : 0)) >>> 0; // raw block (type 0), last flag
+    return Buffer.from([h & 255, (h >>> 8) & 255, (h >>> 16) & 255]);
+  };
+  const startFrame = (): Buffer => {
+    frameLeft = Math.min(total - off, RAW_FRAME_MAX);
+    const head = Buffer.allocUnsafe(9);
+    head.writeUInt32LE(MAGIC, 0);
+    head[4] = 0x80 | 0x20; // FCS field 4 bytes, single segment, no checksum, no dictionary
+    head.writeUInt32LE(frameLeft, 5);
+    return Buffer.concat([head, startBlock()]);
+  };
+  if (total === 0) yield startFrame();
+  for (let data of pieces) {
+    while (data.length) {
+      if (off >= total) throw new Error('raw zstd frame length mismatch');
+      if (frameLeft === 0) yield startFrame();
+      else if (blockLeft === 0) yield startBlock();
+      const n = Math.min(data.length, blockLeft);
+      yield data.subarray(0, n);
+      data = data.subarray(n);
+      off += n;
+      blockLeft -= n;
+      frameLeft -= n;
+    }
+  }
+  if (off !== total) throw new Error('raw zstd frame length mismatch');
+}
+
 /** rawFrameParts in one buffer. */
 export function rawFrames(data: Buffer): Buffer {
   const parts = rawFrameParts(data);

@@ -11,7 +11,8 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
 }
 
-export async function writeFileAtomic(target: string, data: string | Buffer, mode = 0o600, faultTag?: string): Promise<void> {
+/** `data` may come in pieces (an Iterable of strings): a long journal is never one string. */
+export async function writeFileAtomic(target: string, data: string | Buffer | Iterable<string>, mode = 0o600, faultTag?: string): Promise<void> {
   const dir = dirname(target);
   await ensurePrivateDir(dir);
   const existing = await fsp.lstat(target).catch(() => null);
@@ -21,7 +22,9 @@ export async function writeFileAtomic(target: string, data: string | Buffer, mod
   try {
     const fault = faultTag ? injectedFault(faultTag) : null;
     if (fault) throw fault;
-    await fh.writeFile(data);
+    // Each piece from the current position on (writeFile writes it whole).
+    if (typeof data === 'string' || Buffer.isBuffer(data)) await fh.writeFile(data);
+    else for (const piece of data) await fh.writeFile(piece);
     await fh.sync();
   } catch (e) {
     await fh.close();
