@@ -334,7 +334,8 @@ export class Engine implements EngineApi {
     });
     const { assertNoPendingJournal } = await import('../cleanup/executor.js');
     await assertNoPendingJournal(this.dirs.state, snap.agent).catch((e: Error) => plan.blockers.push(e.message));
-    this.plans.clear();
+    // One current plan per agent: a plan set's cleanups (one per agent, in turn) are all reviewed before the first runs.
+    for (const [id, p] of this.plans) if (p.agent === snap.agent) this.plans.delete(id);
     this.plans.set(plan.id, plan);
     return plan;
   }
@@ -354,16 +355,16 @@ export class Engine implements EngineApi {
 
   async matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }> {
     const snap = this.snapshot(snapshotId);
-    const { evaluateRules } = await import('../inventory/retention/rules.js');
-    const m = evaluateRules(snap, rules);
+    const { evaluateAllRules } = await import('../inventory/retention/rules.js');
+    const m = evaluateAllRules(snap, rules);
     return { ids: m.matched.map((x) => x.id), bytes: m.bytes, skipped: m.skipped.length, notes: m.notes };
   }
 
   async retentionPlan(snapshotId: string, rules: RetentionRules, action: PlanAction = 'delete'): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
     const snap = this.snapshot(snapshotId);
     this.assertActionRoute(snap.agent, action);
-    const [{ evaluateRules }, { planFileFrom }] = await Promise.all([import('../inventory/retention/rules.js'), import('../inventory/retention/plan-file.js')]);
-    const m = evaluateRules(snap, rules);
+    const [{ evaluateAllRules }, { planFileFrom }] = await Promise.all([import('../inventory/retention/rules.js'), import('../inventory/retention/plan-file.js')]);
+    const m = evaluateAllRules(snap, rules);
     const plan = m.matched.length
       ? await this.plan(
           snapshotId,
