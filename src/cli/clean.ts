@@ -101,7 +101,10 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   const oneWay = archive === 'archive' && plans.some((p) => p.irreversible);
   if (!opts.yes && archive)
     throw new UsageError(
-      t(oneWay ? 'cli.err.confirmArchiveOneWay' : 'cli.err.confirmArchive', { action: t(`cli.action.${archive}`), agent: plans.map((p) => AGENT_NAMES[p.agent]).join(', ') }),
+      t(oneWay ? 'cli.err.confirmArchiveOneWay' : 'cli.err.confirmArchive', {
+        action: t(`cli.action.${archive}`),
+        agent: plans.map((p) => AGENT_NAMES[p.agent]).join(', '),
+      }),
     );
   if (!opts.yes) throw new UsageError(t(backup ? 'cli.err.confirmClean' : 'cli.err.confirmCleanIrreversible'));
   let passphrase: string | undefined;

@@ -363,7 +363,10 @@ export class Engine implements EngineApi {
   async retentionPlan(snapshotId: string, rules: RetentionRules, action: PlanAction = 'delete'): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
     const snap = this.snapshot(snapshotId);
     this.assertActionRoute(snap.agent, action);
-    const [{ evaluateAllRules }, { planFileFrom }] = await Promise.all([import('../inventory/retention/rules.js'), import('../inventory/retention/plan-file.js')]);
+    const [{ evaluateAllRules }, { planFileFrom }] = await Promise.all([
+      import('../inventory/retention/rules.js'),
+      import('../inventory/retention/plan-file.js'),
+    ]);
     const m = evaluateAllRules(snap, rules);
     const plan = m.matched.length
       ? await this.plan(

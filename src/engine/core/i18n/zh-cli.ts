@@ -53,7 +53,8 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.err.olderThan': '--older-than 需要一个时长，例如 30d、2w 或 48h（收到 "{got}"）。',
   'cli.err.largerThan': '--larger-than 需要一个大小，例如 500M、1.5G 或 20KiB（收到 "{got}"）。',
   'cli.err.keepLatest': '--keep-latest 需要一个整数：每个项目保留的会话数（收到 "{got}"）。',
-  'cli.err.noRule': 'plan 至少需要一条规则（--older-than、--larger-than、--keep-latest、--empty、--orphans、--project、--source、--state、--items 或 --suggested）。',
+  'cli.err.noRule':
+    'plan 至少需要一条规则（--older-than、--larger-than、--keep-latest、--empty、--orphans、--project、--source、--state、--items 或 --suggested）。',
   'cli.err.items': '--items 需要用逗号分隔的条目种类（{kinds}），每种一次；“{got}”不符合。',
   'cli.err.itemsArchive': '条目从不归档：去掉 --items 和 --suggested，或去掉 --archive 和 --unarchive。',
   'cli.err.allArchive': '--agent all 不做归档：请用 --archive 或 --unarchive 指定一个智能体。',

@@ -42,7 +42,8 @@ export function itemKindOf(it: Pick<Item, 'category' | 'metadata'>): ItemKind | 
 
 /** Throws a RequestError naming the first value that is not a kind. */
 export function validateItemKinds(v: unknown): ItemKind[] {
-  if (!Array.isArray(v) || v.length === 0 || v.length > ITEM_KINDS.length) throw new RequestError(`items must be a list of item kinds (${ITEM_KINDS.join(', ')})`);
+  if (!Array.isArray(v) || v.length === 0 || v.length > ITEM_KINDS.length)
+    throw new RequestError(`items must be a list of item kinds (${ITEM_KINDS.join(', ')})`);
   const seen = new Set<string>();
   for (const k of v) {
     if (typeof k !== 'string' || !(ITEM_KINDS as readonly string[]).includes(k)) throw new RequestError(`unknown item kind "${String(k).slice(0, 40)}"`);
