@@ -18,7 +18,7 @@ import { addRecord, archivePathFor, backupsDir, deleteBackup, loadCatalog, type 
 import { createIdentity, exportIdentity, identityPath, keyStatus, passphraseProblem, unlockIdentity } from '../../src/backup/keystore.js';
 import { restoreArchive } from '../../src/backup/restore.js';
 import { ZstdFrameWriter } from '../../src/backup/zstd-frames.js';
-import type { BackupProgress } from '../../src/engine/core/model.js';
+import type { BackupProgress, } from '../../src/engine/core/model.js';
 import { isWrongPassphrase } from '../../src/engine/core/passphrase-rule.js';
 import { createServer } from 'node:net';
 import { ownDirs } from '../../src/engine/host/own-dirs.js';
