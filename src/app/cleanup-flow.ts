@@ -5,7 +5,7 @@
 
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import type { ExecuteOptions, ExecuteResult, PlanAction } from '../engine/core/model.js';
+import type { AgentKind, ExecuteOptions, ExecuteResult, PlanAction } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { CLEANUP_START, cleanupState, freedLines, residueLines } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
@@ -46,6 +46,18 @@ export class CleanupFlow {
         this.askBackupPassphrase((passphrase) => this.runCleanup(plan.id, { backup: true, passphrase }));
       });
     });
+  }
+
+  /**
+   * The Overview's suggested plan: its items marked, then the one review of
+   * everything marked (openReview). Marks are the current agent's until the
+   * marks keep every agent's: the other agents' items wait for their turn.
+   */
+  reviewSuggested(byAgent: Partial<Record<AgentKind, string[]>>): void {
+    const { st } = this;
+    if (st.agent && !st.summary?.provisional) st.marks.addAll(byAgent[st.agent] ?? []);
+    st.requestRender();
+    this.openReview();
   }
 
   /** The backup key's passphrase (twice when the key is created now); never stored. */

@@ -2,6 +2,7 @@
 // runs in a worker thread for the UI (src/worker.ts) and in-process for
 // `scan --json`. It is handed its adapters; it never imports one.
 
+import type { AllAgentsOverview } from '../inventory/all-agents.js';
 import type { AgentAdapter, HostContext, SessionExportEntry } from '../core/adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import type { SessionExplain } from '../core/explain.js';
@@ -128,7 +129,22 @@ export class Engine implements EngineApi {
     return Promise.all(adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions), this.dirs.state, !this.opts.readOnly)));
   }
 
+  /** The scan in flight per agent: a second scan of one agent waits for the first (the Overview's background scans and the app's own). */
+  private scansInFlight = new Map<AgentKind, Promise<unknown>>();
+
   async scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary> {
+    this.adapter(agent);
+    const before = this.scansInFlight.get(agent);
+    const run = (before ?? Promise.resolve()).catch(() => undefined).then(() => this.scanNow(agent, onProgress));
+    this.scansInFlight.set(agent, run);
+    try {
+      return await run;
+    } finally {
+      if (this.scansInFlight.get(agent) === run) this.scansInFlight.delete(agent);
+    }
+  }
+
+  private async scanNow(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary> {
     const adapter = this.adapter(agent);
     const s = await this.settings();
     const started = this.ctx.now();
@@ -399,6 +415,17 @@ export class Engine implements EngineApi {
       throw e;
     }
     return plan;
+  }
+
+  async allAgents(): Promise<AllAgentsOverview> {
+    const { allAgentsOverview } = await import('../inventory/all-agents.js');
+    // In the registry's order, whatever order the scans ran in.
+    const snaps = this.adapters.flatMap((a) => {
+      const id = this.latestByAgent.get(a.kind);
+      const snap = id ? this.snapshots.get(id) : undefined;
+      return snap && snap.installation.state !== 'notFound' ? [snap] : [];
+    });
+    return allAgentsOverview(snaps);
   }
 
   async execute(planId: string, opts: ExecuteOptions = {}, onProgress: (p: ExecuteProgress) => void = () => undefined): Promise<ExecuteResult> {
