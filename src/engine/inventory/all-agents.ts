@@ -12,7 +12,7 @@ import type { Snapshot } from './snapshot.js';
 /** What removing a row costs, in one word the Overview shows: the agent rebuilds it, a backup restores it, or what the agent loses. */
 export type CostWord = 'nothingLost' | 'regenerable' | 'recoverable' | 'lost';
 
-export interface AgentFigures {
+interface AgentFigures {
   agent: AgentKind;
   snapshotId: string;
   scannedAt: number;
@@ -28,7 +28,7 @@ export interface AgentFigures {
   suggestedIds: string[];
 }
 
-export interface SuggestedRow {
+interface SuggestedRow {
   agent: AgentKind;
   id: string;
   label: string;
@@ -39,7 +39,7 @@ export interface SuggestedRow {
   loses: string;
 }
 
-export interface LargestRow {
+interface LargestRow {
   agent: AgentKind;
   id: string;
   label: string;

@@ -74,7 +74,7 @@ interface ItemMatchEntry {
   kind: ItemKind;
 }
 
-export interface ItemMatch {
+interface ItemMatch {
   matched: ItemMatchEntry[];
   skipped: ItemMatchEntry[];
   /** Bytes of the matched items, each byte once. */
