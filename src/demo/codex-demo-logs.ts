@@ -50,8 +50,14 @@ function hasLogsTable(db: string): boolean {
   }
 }
 
+/** How many old rows, of about how many bytes each (the demo's: ~3 MB; the full-disk bench scales them). */
+interface LogRowsSize {
+  oldRows: number;
+  bodyBytes: number;
+}
+
 /** Old and recent rows, as Codex writes them; then one file without its WAL. */
-function addLogRows(db: string, nowMs: number): void {
+function addLogRows(db: string, nowMs: number, size: LogRowsSize | undefined): void {
   const d = new Database(db, { fileMustExist: true });
   try {
     const now = Math.floor(nowMs / 1000);
@@ -59,8 +65,9 @@ function addLogRows(db: string, nowMs: number): void {
       "INSERT INTO logs (ts, ts_nanos, level, target, feedback_log_body, module_path, estimated_bytes) VALUES (?, ?, 'INFO', 'codex_core::client', ?, 'codex_core::client', ?)",
     );
     d.transaction(() => {
-      for (let i = 0; i < OLD_ROWS; i++) {
-        const body = `demo request ${i}: ${'stream event payload '.repeat(40 + (i % 20))}`;
+      const pad = size ? 'x'.repeat(size.bodyBytes) : '';
+      for (let i = 0; i < (size?.oldRows ?? OLD_ROWS); i++) {
+        const body = size ? `demo request ${i}: ${pad}` : `demo request ${i}: ${'stream event payload '.repeat(40 + (i % 20))}`;
         ins.run(now - 8 * DAY_S - (i % 50_000), i, body, body.length);
       }
       for (let i = 0; i < NEW_ROWS; i++) {
@@ -75,7 +82,13 @@ function addLogRows(db: string, nowMs: number): void {
 }
 
 /** Builds the logs database beside the demo home and moves it into CODEX_HOME; false when codex could not make it (the demo goes without). */
-export async function buildDemoCodexLogs(root: string, env: Record<string, string | undefined>, nowMs: number, timeoutMs = 30_000): Promise<boolean> {
+export async function buildDemoCodexLogs(
+  root: string,
+  env: Record<string, string | undefined>,
+  nowMs: number,
+  timeoutMs = 30_000,
+  size?: LogRowsSize,
+): Promise<boolean> {
   const codexHome = env.CODEX_HOME;
   if (!codexHome || !env.PATH) return false;
   const build = join(root, 'codex-build');
@@ -83,7 +96,7 @@ export async function buildDemoCodexLogs(root: string, env: Record<string, strin
   try {
     const db = await codexMakesLogsDb({ PATH: env.PATH, LANG: 'C.UTF-8' }, build, timeoutMs);
     if (!db) return false;
-    addLogRows(db, nowMs);
+    addLogRows(db, nowMs, size);
     // A demo Codex that made its own logs database meanwhile keeps it.
     if (existsSync(join(codexHome, 'logs_2.sqlite'))) return false;
     for (const side of ['-wal', '-shm']) rmSync(db + side, { force: true });

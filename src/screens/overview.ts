@@ -27,16 +27,16 @@ export class OverviewScreen implements Screen {
 
   /** The all-agents view (`a`), its figures kept by the view. */
   private readonly all: AllAgentsView;
-  private view: 'agent' | 'all' = 'agent';
+  private allView = false;
 
   onSummary(): void {
     // A scan or a cleanup of the current agent changes the all-agents figures too.
-    if (this.view === 'all') this.all.refresh();
+    if (this.allView) this.all.refresh();
   }
 
   private toggleView(): void {
-    this.view = this.view === 'all' ? 'agent' : 'all';
-    if (this.view === 'all') this.all.open();
+    this.allView = !this.allView;
+    if (this.allView) this.all.open();
     this.root.scrollTo(0);
     this.app.requestRender();
   }
@@ -44,7 +44,7 @@ export class OverviewScreen implements Screen {
   paint(): void {
     const t = this.app.theme;
     const W = Math.max(40, ((this.app.screen.width as number) || 80) - 2);
-    if (this.view === 'all') {
+    if (this.allView) {
       this.root.setContent(this.all.lines(W, Math.max(8, ((this.app.screen.height as number) || 24) - 3)).join('\n'));
       return;
     }
@@ -177,8 +177,7 @@ export class OverviewScreen implements Screen {
         keys: ['S'],
         does: tr('key.reviewSuggested'),
         footer: tr('footer.reviewSuggested'),
-        disabled: () =>
-          this.view !== 'all' ? tr('overview.all.suggestedWhyView') : this.all.hasSuggestion() ? undefined : tr('overview.all.suggestedWhyNone'),
+        disabled: () => (!this.allView ? tr('overview.all.suggestedWhyView') : this.all.hasSuggestion() ? undefined : tr('overview.all.suggestedWhyNone')),
         run: () => this.app.reviewSuggested(this.all.suggestedByAgent()),
       },
     ],

@@ -25,7 +25,7 @@ import type {
 import type { SessionExplain } from '../core/explain.js';
 import type { ObservedRecoveryOperation } from '../cleanup/recovery.js';
 import type { PlanFile } from '../inventory/retention/plan-file.js';
-import type { AllAgentsOverview } from '../inventory/all-agents.js';
+import type { AllAgentsOverview } from '../inventory/retention/all-agents.js';
 import type { RetentionRules } from '../inventory/retention/rules.js';
 import type { LoadedSettings, Settings } from '../host/settings.js';
 

@@ -2,7 +2,7 @@
 // runs in a worker thread for the UI (src/worker.ts) and in-process for
 // `scan --json`. It is handed its adapters; it never imports one.
 
-import type { AllAgentsOverview } from '../inventory/all-agents.js';
+import type { AllAgentsOverview } from '../inventory/retention/all-agents.js';
 import type { AgentAdapter, HostContext, SessionExportEntry } from '../core/adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import type { SessionExplain } from '../core/explain.js';
@@ -418,7 +418,7 @@ export class Engine implements EngineApi {
   }
 
   async allAgents(): Promise<AllAgentsOverview> {
-    const { allAgentsOverview } = await import('../inventory/all-agents.js');
+    const { allAgentsOverview } = await import('../inventory/retention/all-agents.js');
     // In the registry's order, whatever order the scans ran in.
     const snaps = this.adapters.flatMap((a) => {
       const id = this.latestByAgent.get(a.kind);

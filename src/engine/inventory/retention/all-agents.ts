@@ -4,10 +4,10 @@
 // rows across agents, and the suggested plan — the safe and regenerable
 // bytes — with what each of its rows costs.
 
-import { itemCost } from '../core/item-cost.js';
-import type { AgentKind, Item } from '../core/model.js';
-import { itemKindOf, matchItemKinds, reclaimableBytes, SUGGESTED_KINDS, type ItemKind } from './retention/item-kinds.js';
-import type { Snapshot } from './snapshot.js';
+import { itemCost } from '../../core/item-cost.js';
+import type { AgentKind, Item } from '../../core/model.js';
+import { itemKindOf, matchItemKinds, reclaimableBytes, SUGGESTED_KINDS, type ItemKind } from './item-kinds.js';
+import type { Snapshot } from '../snapshot.js';
 
 /** What removing a row costs, in one word the Overview shows: the agent rebuilds it, a backup restores it, or what the agent loses. */
 export type CostWord = 'nothingLost' | 'regenerable' | 'recoverable' | 'lost';
