@@ -256,10 +256,19 @@ export async function run({ log, scale = 0.1 }) {
     // What is there: every agent's scan in one engine, the all-agents figures.
     const { cliEngine } = await import(DIST('cli/engine-factory.js'));
     // Not read-only: a read-only engine offers nothing, so nothing would count as reclaimable (the scans change no agent file).
+    // The temp dir is read from this process (os.tmpdir()): Claude's temp root must be the home's, as the CLI sees it.
+    const tmpBefore = process.env.TMPDIR;
+    process.env.TMPDIR = cliEnv.TMPDIR;
     const engine = cliEngine(cliEnv, { readOnly: false });
-    for (const i of await engine.detect()) if (i.state !== 'notFound') await engine.scan(i.agent);
-    const all = await engine.allAgents();
-    await engine.close();
+    let all;
+    try {
+      for (const i of await engine.detect()) if (i.state !== 'notFound') await engine.scan(i.agent);
+      all = await engine.allAgents();
+    } finally {
+      await engine.close();
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpBefore;
+    }
     const before = await agentListings(env, dirs);
     const plan = await exec(process.execPath, [CLI, 'plan', '--agent', 'all', '--suggested', '--json'], { env: cliEnv });
     if (plan.code !== 0) throw new Error(`plan --agent all failed: ${plan.err.slice(0, 300)}`);
