@@ -116,14 +116,15 @@ async function buildHome(root, env, scale, log) {
     now,
     cwdRoot: join(env.HOME, 'code'),
   });
-  const written = claudeTemp.buildClaudeTemp({ tmpDir: env.CLAUDE_CODE_TMPDIR ?? env.TMPDIR, uid: process.getuid?.() ?? -1, sessions: [], now });
-  const loose = written.filter((p) => p.endsWith('.output'));
+  const written = claudeTemp.buildClaudeTemp({ tmpDir: env.CLAUDE_CODE_TMPDIR ?? env.TMPDIR, uid: process.getuid?.() ?? -1, sessions: m.sessions, now });
+  // The loose task output (no session's own folder): what the suggested plan frees.
+  const loose = written.filter((p) => p.endsWith('.output') && !m.sessions.some((x) => p.includes(`/${x.id}/`)));
+  if (!loose.length) log('  no loose Claude task output was written: the Claude hog is missing from this run');
   for (const p of loose) {
     const st = lstatSync(p);
     grow(p, Math.round((HOGS.claudeTemp * scale) / loose.length));
     utimesSync(p, st.atime, st.mtime);
   }
-  void m;
   // OpenCode: a real store (the pinned opencode makes its schema), a repository with unreachable snapshots, packs, free pages.
   const ocBin = join(req.resolve('opencode-linux-x64/package.json'), '..', 'bin', 'opencode');
   const dataDir = join(env.XDG_DATA_HOME, 'opencode');
@@ -316,6 +317,9 @@ export async function run({ log, scale = 0.1 }) {
     const lists = Object.keys(before).every((a) => before[a] === after[a]);
     const lines = [
       `home ${fmtBytes(all.totals.onDiskBytes)} on disk on a ${fs.kind}; reclaimable now ${fmtBytes(all.totals.reclaimableBytes)}; the plan: ${set.plans.map((p) => `${p.agent} ${p.items.length}`).join(', ')} items, ${fmtBytes(set.plans.reduce((n, p) => n + p.totals.bytes, 0))}`,
+      `per agent (on disk / reclaimable / suggested): ${all.agents
+        .map((a) => `${a.agent} ${fmtBytes(a.onDiskBytes)} / ${fmtBytes(a.reclaimableBytes)} / ${fmtBytes(a.suggestedBytes)}`)
+        .join(', ')}; planned per agent: ${set.plans.map((p) => `${p.agent} ${fmtBytes(p.totals.bytes)}`).join(', ')}`,
       `attributed ${(100 * (attributed ?? 0)).toFixed(2)}% · freed ${(100 * (freedShare ?? 0)).toFixed(1)}% of the reclaimable · confirm→done ${(clean.ms / 1000).toFixed(1)} s`,
       `statfs freed ${fmtBytes(freed)} vs promised ${fmtBytes(promised)} (${offBy === null ? 'n/a' : `${(100 * offBy).toFixed(2)}% apart`})`,
       `outside the plan: ${outside} files changed, ${rowsOutside} tables' rows changed, ${objectsLost} referenced git objects lost`,
