@@ -161,7 +161,9 @@ async function buildHome(root, env, scale, log) {
   const repo = snaps.makeSnapshotRepo(dataDir, project.id, project.worktree, steps + 1, 20, fileBytes, rnd);
   snaps.recordSnapshot(env.OPENCODE_DB, live.id, repo.trees.at(-1));
   snaps.ageLooseObjects(repo.gitdir, 48, now);
-  snaps.leakPack(repo.gitdir, 'tmp_pack_full1', Math.round(HOGS.leakedPack * scale), 48, now);
+  // Packs of at most 1 GB each (one Buffer holds < 2 GiB).
+  const leak = Math.round(HOGS.leakedPack * scale);
+  for (let i = 0, left = leak; left > 0; i++, left -= GB) snaps.leakPack(repo.gitdir, `tmp_pack_full${i + 1}`, Math.min(GB, left), 48, now);
   snaps.leakPack(repo.gitdir, 'tmp_pack_fresh', 1_000_000, 0, now);
   const Database = req('better-sqlite3');
   const d = new Database(env.OPENCODE_DB);
