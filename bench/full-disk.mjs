@@ -68,7 +68,11 @@ function makeFilesystem(dir, bytes, log) {
     if (ok)
       return {
         kind: 'loop-mounted ext4',
-        cleanup: () => (spawnSync('umount', [dir]), rmSync(img, { force: true }), rmSync(dir, { recursive: true, force: true })),
+        cleanup: () => {
+          spawnSync('umount', [dir]);
+          rmSync(img, { force: true });
+          rmSync(dir, { recursive: true, force: true });
+        },
       };
     rmSync(img, { force: true });
   }
