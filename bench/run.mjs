@@ -28,6 +28,7 @@ import * as codexDeleteScale from './codex-delete-scale.mjs';
 import * as opencodeExportScale from './opencode-export-scale.mjs';
 import * as opencodeGc from './opencode-gc.mjs';
 import * as backupMemory from './backup-memory.mjs';
+import * as fullDisk from './full-disk.mjs';
 
 const BENCHES = [
   piScan,
@@ -44,9 +45,18 @@ const BENCHES = [
   opencodeExportScale,
   opencodeGc,
   backupMemory,
+  fullDisk,
 ];
 
-const wanted = process.argv.slice(2);
+// `--scale S` sizes the benches that take one (full-disk: S=1 ≈ 15 GB; default 0.1).
+const argv = process.argv.slice(2);
+const scaleAt = argv.indexOf('--scale');
+const scale = scaleAt >= 0 ? Number(argv[scaleAt + 1]) : undefined;
+if (scaleAt >= 0 && !(scale > 0)) {
+  process.stderr.write('--scale needs a positive number (full-disk: 1 is about 15 GB).\n');
+  process.exit(2);
+}
+const wanted = scaleAt >= 0 ? argv.filter((_, i) => i !== scaleAt && i !== scaleAt + 1) : argv;
 const unknown = wanted.filter((w) => !BENCHES.some((b) => b.name === w));
 if (unknown.length) {
   process.stderr.write(`unknown bench: ${unknown.join(', ')} (have: ${BENCHES.map((b) => b.name).join(', ')})\n`);
@@ -70,7 +80,7 @@ for (const b of BENCHES) {
   let res;
   const started = Date.now();
   try {
-    res = await b.run({ log });
+    res = await b.run({ log, ...(scale === undefined ? {} : { scale }) });
   } catch (e) {
     failed++;
     log(row([b.name, 'error', '', '']));

@@ -33,6 +33,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
     redetect: (save) => scan.redetect(save),
     rescan: () => scan.startScan(),
     reviewArchive: (ids, action) => cleanup.openReview(action, ids),
+    reviewSuggested: (byAgent) => cleanup.reviewSuggested(byAgent),
   });
   const frame = new Frame(st, ctx, () => keys.focusedContexts());
   st.paint = () => frame.paint();

@@ -5,7 +5,7 @@
 
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type CleanupPlan, type ExecuteOptions, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
+import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteOptions, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { CLEANUP_START, cleanupState, freedLines, residueLines } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
@@ -147,6 +147,21 @@ export class CleanupFlow {
         this.askBackupPassphrase((passphrase) => this.runCleanup(plan.id, { backup: true, passphrase }));
       });
     });
+  }
+
+  /**
+   * The Overview's suggested plan: its items marked in each agent whose scan
+   * the app keeps (the marks need that scan's selection index), then the one
+   * review of everything marked, whatever the agent.
+   */
+  reviewSuggested(byAgent: Partial<Record<AgentKind, string[]>>): void {
+    const { st } = this;
+    for (const [agent, ids] of Object.entries(byAgent) as [AgentKind, string[] | undefined][]) {
+      if (!ids?.length) continue;
+      if (agent === st.agent ? st.summary && !st.summary.provisional : st.perAgent.summaryOf(agent)) st.perAgent.marksOf(agent).addAll(ids);
+    }
+    st.requestRender();
+    this.reviewAllMarked();
   }
 
   /** The backup key's passphrase (twice when the key is created now); never stored. */

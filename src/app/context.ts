@@ -144,6 +144,7 @@ interface ContextServices {
   redetect: AppContext['redetect'];
   rescan(): void;
   reviewArchive: AppContext['reviewArchive'];
+  reviewSuggested: AppContext['reviewSuggested'];
 }
 
 export function makeContext(st: AppState, svc: ContextServices): AppContext {
@@ -219,6 +220,7 @@ export function makeContext(st: AppState, svc: ContextServices): AppContext {
     redetect: (save) => svc.redetect(save),
     rescan: () => svc.rescan(),
     reviewArchive: (ids, action) => svc.reviewArchive(ids, action),
+    reviewSuggested: (byAgent) => svc.reviewSuggested(byAgent),
   };
   return ctx;
 }

@@ -11,6 +11,7 @@ import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { CleanArgs } from './clean-args.js';
+import type { Engine } from '../engine/api/engine.js';
 import type { EngineFactory } from './engine-factory.js';
 import { readNewPassphrase, type PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';
@@ -69,11 +70,11 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   const json = io.out;
   const engine = await makeEngine({ readOnly: opts.readOnly });
   const { what, backup } = opts;
-  let plan: CleanupPlan;
+  let plans: CleanupPlan[];
   if ('file' in what) {
-    const { planFromFile, printRefusal } = await import('./plan-from-file.js');
+    const { plansFromFile, printRefusal } = await import('./plan-from-file.js');
     try {
-      plan = await planFromFile(engine, what.file, opts.agent);
+      plans = await plansFromFile(engine, what.file, opts.agent);
     } catch (e) {
       if ((e as { refused?: boolean }).refused) return printRefusal(io, e as Error, opts.yes ? 1 : 2);
       throw e;
@@ -87,12 +88,56 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
     const snap = engine.snapshot(summary.snapshotId);
     const listed = (id: string): boolean => Boolean(snap.item(id) || snap.session(id));
     const itemIds = what.ids.map((id) => (!listed(id) && listed(`session:${id}`) ? `session:${id}` : id));
-    plan = await engine.plan(summary.snapshotId, itemIds, opts.action);
+    plans = [await engine.plan(summary.snapshotId, itemIds, opts.action)];
   }
-  const agent = plan.agent;
-  const installation = engine.snapshot(plan.snapshotId).installation;
   // With --json stdout is the result alone: the human lines go beside it.
   if (opts.json) io = { ...io, out: io.err };
+  // Every agent's plan is shown and checked before any of them runs: a blocked one stops them all.
+  let blocked = false;
+  for (const plan of plans) if (printPlan(engine, plan, io)) blocked = true;
+  if (blocked) return opts.yes ? 1 : 2;
+  for (const plan of plans) if (backup && !plan.backupEligible) throw new UsageError(t('cli.err.noBackup', { why: plan.backupWhyNot ?? '' }));
+  const archive = plans[0]!.action === 'archive' || plans[0]!.action === 'unarchive' ? (plans[0]!.action as 'archive' | 'unarchive') : null;
+  const oneWay = archive === 'archive' && plans.some((p) => p.irreversible);
+  if (!opts.yes && archive)
+    throw new UsageError(
+      t(oneWay ? 'cli.err.confirmArchiveOneWay' : 'cli.err.confirmArchive', {
+        action: t(`cli.action.${archive}`),
+        agent: plans.map((p) => AGENT_NAMES[p.agent]).join(', '),
+      }),
+    );
+  if (!opts.yes) throw new UsageError(t(backup ? 'cli.err.confirmClean' : 'cli.err.confirmCleanIrreversible'));
+  let passphrase: string | undefined;
+  if (backup && (await engine.keyInfo()).needsPassphrase) {
+    const key = await engine.keyInfo();
+    passphrase = await readNewPassphrase(reader, key.exists, t('cli.err.differRemoved'));
+  }
+  // One transaction per agent in turn, each journaled and recoverable on its own; a failed one stops the rest.
+  const results: Record<string, unknown>[] = [];
+  let code = 0;
+  for (const plan of plans) {
+    const r = await engine.execute(plan.id, { backup, passphrase }, (p) => {
+      if (p.phase === 'deleting' && p.current) io.progress(say('cli.clean.removing', { n: String(p.done + 1), total: String(p.total) }));
+    });
+    for (const w of r.warnings ?? []) io.out(say('cli.clean.warning', { warning: safeText(w) }));
+    // The verdict line stays last: scripts read it.
+    for (const line of residueSentences(r.residue)) io.out(safeText(line));
+    io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
+    results.push({ ...cleanReport(r), action: plan.action ?? 'delete', ...(plans.length > 1 ? { agent: plan.agent } : {}) });
+    if (r.status !== 'complete') {
+      code = 1;
+      break;
+    }
+  }
+  // A single agent's result is the object it always was; a plan set's is one per agent that ran.
+  if (opts.json) json(safeJson(plans.length > 1 ? { formatVersion: 1, results } : results[0]!));
+  return code;
+}
+
+/** The home, the plan's summary, its items and notes; true when it is blocked (the reasons went to stderr). */
+function printPlan(engine: Engine, plan: CleanupPlan, io: Printer): boolean {
+  const agent = plan.agent;
+  const installation = engine.snapshot(plan.snapshotId).installation;
   // The home comes from the environment or a settings override: say which tree this is before anything else.
   io.out(say('cli.home', { agent: AGENT_NAMES[agent], home: safeText(installation.home) }));
   const archive = plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : null;
@@ -118,30 +163,8 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
   for (let at = 0; at < lines.length; at += 1000) io.out(...lines.slice(at, at + 1000));
   for (const n of plan.routeNotes) io.out(safeText(n));
   const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
-  if (blockers.length) {
-    for (const b of blockers) io.err(say('cli.clean.blocked', { reason: safeText(b) }));
-    return opts.yes ? 1 : 2;
-  }
-  if (backup && !plan.backupEligible) throw new UsageError(t('cli.err.noBackup', { why: plan.backupWhyNot ?? '' }));
-  if (!opts.yes && archive)
-    throw new UsageError(
-      t(oneWay ? 'cli.err.confirmArchiveOneWay' : 'cli.err.confirmArchive', { action: t(`cli.action.${archive}`), agent: AGENT_NAMES[agent] }),
-    );
-  if (!opts.yes) throw new UsageError(t(backup ? 'cli.err.confirmClean' : 'cli.err.confirmCleanIrreversible'));
-  let passphrase: string | undefined;
-  if (backup && (await engine.keyInfo()).needsPassphrase) {
-    const key = await engine.keyInfo();
-    passphrase = await readNewPassphrase(reader, key.exists, t('cli.err.differRemoved'));
-  }
-  const r = await engine.execute(plan.id, { backup, passphrase }, (p) => {
-    if (p.phase === 'deleting' && p.current) io.progress(say('cli.clean.removing', { n: String(p.done + 1), total: String(p.total) }));
-  });
-  for (const w of r.warnings ?? []) io.out(say('cli.clean.warning', { warning: safeText(w) }));
-  // The verdict line stays last: scripts read it.
-  for (const line of residueSentences(r.residue)) io.out(safeText(line));
-  io.out(say(r.status === 'complete' ? 'cli.clean.complete' : 'cli.clean.failed', { message: safeText(r.message), id: safeText(r.operationId) }));
-  if (opts.json) json(safeJson({ ...cleanReport(r), action: plan.action ?? 'delete' }));
-  return r.status === 'complete' ? 0 : 1;
+  for (const b of blockers) io.err(say('cli.clean.blocked', { reason: safeText(b) }));
+  return blockers.length > 0;
 }
 
 /** `clean --json`: ids, counts and codes only (language-neutral); `freed` as engine/cleanup/freed-bytes.ts measured it. */

@@ -110,7 +110,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       t('cli.help.plan'),
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: t('cli.help.planAgent') })
+          .option('agent', { choices: [...AGENT_KINDS, 'all'], demandOption: true, describe: t('cli.help.planAgent') })
           .option('older-than', { type: 'string', describe: t('cli.help.olderThan') })
           .option('larger-than', { type: 'string', describe: t('cli.help.largerThan') })
           .option('keep-latest', { type: 'string', describe: t('cli.help.keepLatest') })
@@ -119,6 +119,8 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .option('project', { type: 'string', describe: t('cli.help.project') })
           .option('source', { type: 'string', describe: t('cli.help.source') })
           .option('state', { choices: ['current', 'archived'], describe: t('cli.help.state') })
+          .option('items', { type: 'string', describe: t('cli.help.items') })
+          .option('suggested', { type: 'boolean', describe: t('cli.help.suggested') })
           .option('json', { type: 'boolean', default: false, describe: t('cli.help.planJson') })
           .option('archive', { type: 'boolean', describe: t('cli.help.planArchive') })
           .option('unarchive', { type: 'boolean', describe: t('cli.help.planUnarchive') })
@@ -128,7 +130,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
         const [{ runPlan }, { rulesFromArgs }] = await Promise.all([import('./plan.js'), import('./plan-rules.js')]);
         const rules = rulesFromArgs(a as RuleArgs);
         const action = a.archive ? 'archive' : a.unarchive ? 'unarchive' : undefined;
-        code = await runPlan({ agent: a.agent as AgentKind, rules, json: a.json, readOnly: Boolean(a['read-only']), action }, { engine, io });
+        code = await runPlan({ agent: a.agent as AgentKind | 'all', rules, json: a.json, readOnly: Boolean(a['read-only']), action }, { engine, io });
       },
     )
     .command(

@@ -3,6 +3,7 @@
 
 import { UsageError } from '../engine/host/own-dirs.js';
 import { t } from '../engine/core/i18n/index.js';
+import { ITEM_KINDS, parseItemKinds, SUGGESTED_KINDS } from '../engine/inventory/retention/item-kinds.js';
 import { parseDuration, parseSize, rulesEmpty, type RetentionRules } from '../engine/inventory/retention/rules.js';
 
 export interface RuleArgs {
@@ -14,6 +15,10 @@ export interface RuleArgs {
   project?: string;
   source?: string;
   state?: string;
+  /** Item kinds, comma-separated (item-kinds.ts). */
+  items?: string;
+  /** The suggested plan's kinds (SUGGESTED_KINDS). */
+  suggested?: boolean;
 }
 
 /** The command line's rules, or a UsageError (exit 2) naming the bad value. */
@@ -40,6 +45,12 @@ export function rulesFromArgs(a: RuleArgs): RetentionRules {
   if (a.project !== undefined) r.project = String(a.project);
   if (a.source !== undefined) r.source = String(a.source);
   if (a.state !== undefined) r.state = a.state as 'current' | 'archived';
+  if (a.items !== undefined) {
+    const kinds = parseItemKinds(String(a.items));
+    if (!kinds) throw new UsageError(t('cli.err.items', { kinds: ITEM_KINDS.join(', '), got: shown(String(a.items)) }));
+    r.items = kinds;
+  }
+  if (a.suggested) r.items = [...new Set([...(r.items ?? []), ...SUGGESTED_KINDS])];
   if (rulesEmpty(r)) throw new UsageError(t('cli.err.noRule'));
   return r;
 }
@@ -57,5 +68,9 @@ export function ruleFlags(r: RetentionRules): string {
   if (r.project !== undefined) f.push(`--project ${shellWord(r.project)}`);
   if (r.source !== undefined) f.push(`--source ${shellWord(r.source)}`);
   if (r.state !== undefined) f.push(`--state ${r.state}`);
+  if (r.items) {
+    const suggested = r.items.length === SUGGESTED_KINDS.length && SUGGESTED_KINDS.every((k) => r.items!.includes(k));
+    f.push(suggested ? '--suggested' : `--items ${r.items.join(',')}`);
+  }
   return f.join(' ');
 }

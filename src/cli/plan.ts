@@ -4,7 +4,9 @@
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { AGENT_NAMES, type AgentKind } from '../engine/core/model.js';
 import { safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
-import type { PlanFile } from '../engine/inventory/retention/plan-file.js';
+import type { Engine } from '../engine/api/engine.js';
+import { UsageError } from '../engine/host/own-dirs.js';
+import type { PlanFile, PlanSetFile } from '../engine/inventory/retention/plan-file.js';
 import type { RetentionRules } from '../engine/inventory/retention/rules.js';
 import type { EngineFactory } from './engine-factory.js';
 import { ruleFlags } from './plan-rules.js';
@@ -13,7 +15,8 @@ import { say } from './say.js';
 import { t } from '../engine/core/i18n/index.js';
 
 export interface PlanOptions {
-  agent: AgentKind;
+  /** One agent, or all: every agent with data, one plan file each, in the registry's order. */
+  agent: AgentKind | 'all';
   rules: RetentionRules;
   json: boolean;
   readOnly: boolean;
@@ -27,6 +30,11 @@ interface PlanDeps {
 }
 
 export async function runPlan(opts: PlanOptions, { engine: makeEngine, io }: PlanDeps): Promise<number> {
+  if (opts.action && opts.rules.items) throw new UsageError(t('cli.err.itemsArchive'));
+  if (opts.agent === 'all') {
+    if (opts.action) throw new UsageError(t('cli.err.allArchive'));
+    return runPlanAll(opts, await makeEngine({ readOnly: opts.readOnly }), io);
+  }
   const engine = await makeEngine({ readOnly: opts.readOnly });
   // pi has no archive route: refused in one sentence (exit 2) before a plan that could never run is written.
   if (opts.action) engine.assertActionRoute(opts.agent, opts.action);
@@ -40,7 +48,37 @@ export async function runPlan(opts: PlanOptions, { engine: makeEngine, io }: Pla
   return 0;
 }
 
-function planLines(file: PlanFile): SafeText[] {
+/** `plan --agent all`: each agent with data scanned and planned in turn; the file is a plan set of the agents whose plan lists something. */
+async function runPlanAll(opts: PlanOptions, engine: Engine, io: Printer): Promise<number> {
+  const found = (await engine.detect()).filter((i) => i.state !== 'notFound');
+  const files: PlanFile[] = [];
+  for (const inst of found) {
+    const summary = await engine.scan(inst.agent);
+    files.push((await engine.retentionPlan(summary.snapshotId, opts.rules)).file);
+  }
+  const listed = files.filter((f) => f.items.length > 0);
+  if (opts.json) {
+    const set: PlanSetFile = { version: 1, plans: listed };
+    io.out(safeJson(set));
+    return 0;
+  }
+  for (const f of files) {
+    if (!f.items.length) {
+      io.out(say('cli.plan.agentNone', { agent: AGENT_NAMES[f.agent] }));
+      continue;
+    }
+    // Each agent's lines as its own plan shows them, without the hint: one hint for the whole set follows.
+    io.out(...planLines(f, false));
+  }
+  const items = listed.reduce((a, f) => a + f.items.length, 0);
+  const bytes = listed.reduce((a, f) => a + f.totals.bytes, 0);
+  io.out(say('cli.plan.allTotals', { items: t('count.items', { count: items }), bytes: formatBytes(bytes) }));
+  if (items) io.out(say('cli.plan.howToRunAll', { flags: safeText(ruleFlags(opts.rules)) }));
+  else io.out(say('cli.plan.none'));
+  return 0;
+}
+
+function planLines(file: PlanFile, hint = true): SafeText[] {
   const out: SafeText[] = [];
   out.push(say('cli.home', { agent: AGENT_NAMES[file.agent], home: safeText(file.snapshot.home) }));
   const totals = { items: t('count.items', { count: file.totals.items }), bytes: formatBytes(file.totals.bytes), skipped: formatCount(file.totals.skipped) };
@@ -52,6 +90,7 @@ function planLines(file: PlanFile): SafeText[] {
   for (const n of file.notes) out.push(safeText(n));
   // Every flag that shaped the plan, so that following the hint makes this very plan (an archive plan stays an archive plan).
   const flags = [ruleFlags(file.rules), ...(file.action ? [`--${file.action}`] : [])].join(' ');
+  if (!hint) return out;
   if (file.items.length) out.push(say('cli.plan.howToRun', { agent: file.agent, flags: safeText(flags) }));
   else out.push(say('cli.plan.none'));
   return out;

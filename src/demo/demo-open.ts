@@ -7,6 +7,7 @@
 import { DemoLifetime } from './demo-lifetime.js';
 import { demoMissingValue, findDemoTools } from './demo-tools.js';
 import { bundledOpencodeBinDir, buildDemoOpencodeStore } from './opencode-demo.js';
+import { buildDemoCodexLogs } from './codex-demo-logs.js';
 import { DEMO_MISSING_ENV } from '../engine/host/detect.js';
 
 interface OpenedDemo {
@@ -25,6 +26,10 @@ export function openDemoHome(base: Readonly<Record<string, string | undefined>>,
   const bin = bundledOpencodeBinDir();
   env.PATH = [...tools.dirs, ...(bin ? [bin] : []), base.PATH ?? '/usr/bin:/bin'].join(':');
   if (tools.missing.length) env[DEMO_MISSING_ENV] = demoMissingValue(tools);
-  if (bin) demo.build = buildDemoOpencodeStore(home.root, home.env, bin, now).catch(() => undefined);
+  const builds: Promise<unknown>[] = [];
+  if (bin) builds.push(buildDemoOpencodeStore(home.root, home.env, bin, now).catch(() => undefined));
+  // Codex's logs database with old rows needs the pinned codex too (codex-demo-logs.ts); the demo goes without when it is missing.
+  if (!tools.missing.some((m) => m.agent === 'codex')) builds.push(buildDemoCodexLogs(home.root, env, now).catch(() => false));
+  if (builds.length) demo.build = Promise.all(builds).then(() => undefined);
   return { demo, env };
 }

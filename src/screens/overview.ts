@@ -14,20 +14,40 @@ import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 import { openWarnings } from './warnings.js';
 import { sweepForecastLine } from './sweep-line.js';
+import { AllAgentsView } from './all-agents-view.js';
 
 export class OverviewScreen implements Screen {
   readonly title = tr('tab.overview');
   readonly root: blessed.Widgets.BoxElement;
 
   constructor(private app: AppContext) {
+    this.all = new AllAgentsView(app);
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, scrollable: true, hidden: true });
   }
 
-  onSummary(): void {}
+  /** The all-agents view (`a`), its figures kept by the view. */
+  private readonly all: AllAgentsView;
+  private allView = false;
+
+  onSummary(): void {
+    // A scan or a cleanup of the current agent changes the all-agents figures too.
+    if (this.allView) this.all.refresh();
+  }
+
+  private toggleView(): void {
+    this.allView = !this.allView;
+    if (this.allView) this.all.open();
+    this.root.scrollTo(0);
+    this.app.requestRender();
+  }
 
   paint(): void {
     const t = this.app.theme;
     const W = Math.max(40, ((this.app.screen.width as number) || 80) - 2);
+    if (this.allView) {
+      this.root.setContent(this.all.lines(W, Math.max(8, ((this.app.screen.height as number) || 24) - 3)).join('\n'));
+      return;
+    }
     const s = this.app.summary();
     const L: string[] = [];
     if (!s) {
@@ -146,6 +166,19 @@ export class OverviewScreen implements Screen {
         footer: tr('footer.warnings'),
         disabled: () => (this.app.summary()?.warnings.length ? undefined : tr('common.noWarningsWhy')),
         run: () => openWarnings(this.app),
+      },
+      {
+        keys: ['a'],
+        does: tr('key.allAgents'),
+        footer: tr('footer.allAgents'),
+        run: () => this.toggleView(),
+      },
+      {
+        keys: ['S'],
+        does: tr('key.reviewSuggested'),
+        footer: tr('footer.reviewSuggested'),
+        disabled: () => (!this.allView ? tr('overview.all.suggestedWhyView') : this.all.hasSuggestion() ? undefined : tr('overview.all.suggestedWhyNone')),
+        run: () => this.app.reviewSuggested(this.all.suggestedByAgent()),
       },
     ],
   };

@@ -57,6 +57,8 @@ export interface AppContext {
   rescan(): void;
   /** Opens the review of an archive (or unarchive) plan of these sessions. */
   reviewArchive(ids: string[], action: 'archive' | 'unarchive'): void;
+  /** Marks these items of each agent (the Overview's suggested plan) and opens the one review of everything marked. */
+  reviewSuggested(byAgent: Partial<Record<AgentKind, string[]>>): void;
 }
 
 /** What the busy state shows: the phase always, counts and bytes when the operation has them. */

@@ -64,6 +64,7 @@ export function appContext(s: blessed.Widgets.Screen, readOnly = false): AppCont
     redetect: async () => undefined,
     rescan: () => undefined,
     reviewArchive: () => undefined,
+    reviewSuggested: () => undefined,
   };
 }
 

@@ -1,13 +1,16 @@
 // The demo holds the hogs of a real agent server (#28.6), so a newcomer can
 // try reclaiming them in `--demo`: Claude's background task output in its
-// temp root, OpenCode's snapshot repository and database space, as the real
-// binary's scan of the demo home reports them.
+// temp root, OpenCode's snapshot repository and database space, Codex's logs
+// database with old rows, as the real binary's scan of the demo home reports
+// them.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { buildDemoCodexLogs } from '../../src/demo/codex-demo-logs.js';
 import { createDemoHome } from '../../src/demo/demo-home.js';
+import { findDemoTools } from '../../src/demo/demo-tools.js';
 import { hasGit } from '../../src/demo/fixtures/opencode-snapshots.js';
 import { buildDemoOpencodeStore, bundledOpencodeBinDir } from '../../src/demo/opencode-demo.js';
 import { CLI } from '../helpers/constants.js';
@@ -69,6 +72,27 @@ it.runIf(bundledOpencodeBinDir() !== null && hasGit())(
     expect(leaked.paths.map((p) => p.split('/').pop())).toEqual(['tmp_pack_Q7dmo1']);
     expect(one('compact:opencode-db').bytes).toBeGreaterThan(1_500_000);
     for (const i of [leaked, one('snapshot-gc:opencode:'), one('compact:opencode-db')]) expect(i.selectable).toBe(true);
+  },
+  180_000,
+);
+
+it.runIf(findDemoTools().missing.every((m) => m.agent !== 'codex'))(
+  'holds a Codex logs database that Codex made, with rows older than the retention: the suggested plan deletes them and compacts it',
+  async () => {
+    t = makeTempEnv();
+    const tmp = join(t.root, 'tmp');
+    mkdirSync(tmp);
+    const demo = createDemoHome(Date.now(), undefined, tmp);
+    const env = { ...demo.env, PATH: [...findDemoTools().dirs, '/usr/bin', '/bin'].join(':') };
+    expect(await buildDemoCodexLogs(demo.root, env, Date.now())).toBe(true);
+    // The build home is gone; only the database moved in.
+    expect(existsSync(join(demo.root, 'codex-build'))).toBe(false);
+    const r = spawnSync(process.execPath, [CLI, 'plan', '--agent', 'codex', '--suggested', '--json'], { env, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as { items: { id: string; bytes: number }[] };
+    const ids = plan.items.map((i) => i.id);
+    expect(ids).toEqual(expect.arrayContaining(['logs:database', 'compact:logs']));
+    expect(plan.items.find((i) => i.id === 'logs:database')!.bytes).toBeGreaterThan(1_000_000);
   },
   180_000,
 );

@@ -208,6 +208,7 @@ const ALLOWED: Record<string, string> = {
   'demo/demo-owner.ts': 'writes, and on exit removes, only demo homes it can prove are its own (owner file of this pid, this user, not a link)',
   'demo/demo-agents.ts': "writes the agents' demo data into the demo home's isolated env",
   'demo/opencode-demo.ts': "builds the demo's opencode.db inside the demo home and moves it into place there",
+  'demo/codex-demo-logs.ts': "builds the demo's Codex logs database beside the demo home (codex makes it) and moves it into the demo's CODEX_HOME",
   'demo/fixtures/claude.ts': "builds a Claude Code store in the (temp) home it is given: the demo home or a test's temp dir",
   'demo/fixtures/codex.ts': "builds a Codex store in the (temp) home it is given: the demo home or a test's temp dir",
   'demo/fixtures/opencode.ts': "builds an OpenCode store in the (temp) home it is given: the demo home or a test's temp dir",

@@ -323,7 +323,16 @@ export function snapshotItems(scan: SnapshotScan, inv: Inventory, block: string 
         selectable: !gcBlock,
         blockedReason: gcBlock,
         ...common,
-        metadata: { ...meta, route: 'official', officialKind: 'gc', looseObjects: r.looseObjects, packs: r.packs, agentLoses: 'nothing it still refers to' },
+        // alternativeTo: removing the repository frees all this gc would (engine/inventory/retention/item-kinds.ts counts the bytes once).
+        metadata: {
+          ...meta,
+          route: 'official',
+          officialKind: 'gc',
+          looseObjects: r.looseObjects,
+          packs: r.packs,
+          agentLoses: 'nothing it still refers to',
+          alternativeTo: repoItemId(r),
+        },
       });
     }
   }

@@ -25,6 +25,7 @@ import type {
 import type { SessionExplain } from '../core/explain.js';
 import type { ObservedRecoveryOperation } from '../cleanup/recovery.js';
 import type { PlanFile } from '../inventory/retention/plan-file.js';
+import type { AllAgentsOverview } from '../inventory/retention/all-agents.js';
 import type { RetentionRules } from '../inventory/retention/rules.js';
 import type { LoadedSettings, Settings } from '../host/settings.js';
 
@@ -52,6 +53,8 @@ export interface EngineApi {
   retentionPlan(snapshotId: string, rules: RetentionRules, action?: PlanAction): Promise<{ file: PlanFile; plan: CleanupPlan | null }>;
   /** A plan file checked against this snapshot: the same items, none new, every revision unchanged (else a refusal); then the plan to execute. */
   planFromFile(snapshotId: string, file: PlanFile): Promise<CleanupPlan>;
+  /** Every agent's latest scan at once: bytes on disk, reclaimable (each byte once), the largest rows, the suggested plan. Scans nothing. */
+  allAgents(): Promise<AllAgentsOverview>;
   execute(planId: string, opts?: ExecuteOptions, onProgress?: (p: ExecuteProgress) => void): Promise<ExecuteResult>;
   keyInfo(): Promise<KeyInfo>;
   keyExport(passphrase: string): Promise<string>;
@@ -96,6 +99,7 @@ export const ENGINE_METHODS = {
   matchRules: { progress: null },
   retentionPlan: { progress: null },
   planFromFile: { progress: null },
+  allAgents: { progress: null },
   execute: { progress: 2 },
   keyInfo: { progress: null },
   keyExport: { progress: null },

@@ -2,6 +2,7 @@
 // runs in a worker thread for the UI (src/worker.ts) and in-process for
 // `scan --json`. It is handed its adapters; it never imports one.
 
+import type { AllAgentsOverview } from '../inventory/retention/all-agents.js';
 import type { AgentAdapter, HostContext, SessionExportEntry } from '../core/adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
 import type { SessionExplain } from '../core/explain.js';
@@ -128,7 +129,22 @@ export class Engine implements EngineApi {
     return Promise.all(adapters.map((a) => detectOne(a, this.ctx, s.homeOverrides[a.kind], Boolean(opts.versions), this.dirs.state, !this.opts.readOnly)));
   }
 
+  /** The scan in flight per agent: a second scan of one agent waits for the first (the Overview's background scans and the app's own). */
+  private scansInFlight = new Map<AgentKind, Promise<unknown>>();
+
   async scan(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary> {
+    this.adapter(agent);
+    const before = this.scansInFlight.get(agent);
+    const run = (before ?? Promise.resolve()).catch(() => undefined).then(() => this.scanNow(agent, onProgress));
+    this.scansInFlight.set(agent, run);
+    try {
+      return await run;
+    } finally {
+      if (this.scansInFlight.get(agent) === run) this.scansInFlight.delete(agent);
+    }
+  }
+
+  private async scanNow(agent: AgentKind, onProgress?: (p: ScanProgress) => void): Promise<ScanSummary> {
     const adapter = this.adapter(agent);
     const s = await this.settings();
     const started = this.ctx.now();
@@ -322,13 +338,14 @@ export class Engine implements EngineApi {
 
   async plan(snapshotId: string, ids: string[], action: PlanAction = 'delete', lang?: Language): Promise<CleanupPlan> {
     const plan = await this.buildOnePlan(snapshotId, ids, action, lang);
-    this.plans.clear();
+    // One current plan per agent: a plan set's cleanups (one per agent, in turn) are all reviewed before the first runs.
+    for (const [id, p] of this.plans) if (p.agent === plan.agent) this.plans.delete(id);
     this.plans.set(plan.id, plan);
     return plan;
   }
 
   /**
-   * One plan per agent, all kept until executed (plan() keeps only its own):
+   * One plan per agent, all kept until executed (plan() replaces only its own agent's):
    * the app's one review for everything marked runs them one after another.
    */
   async planGroup(requests: { snapshotId: string; ids: string[] }[], action: PlanAction = 'delete'): Promise<CleanupPlan[]> {
@@ -379,16 +396,19 @@ export class Engine implements EngineApi {
 
   async matchRules(snapshotId: string, rules: RetentionRules): Promise<{ ids: string[]; bytes: number; skipped: number; notes: string[] }> {
     const snap = this.snapshot(snapshotId);
-    const { evaluateRules } = await import('../inventory/retention/rules.js');
-    const m = evaluateRules(snap, rules);
+    const { evaluateAllRules } = await import('../inventory/retention/rules.js');
+    const m = evaluateAllRules(snap, rules);
     return { ids: m.matched.map((x) => x.id), bytes: m.bytes, skipped: m.skipped.length, notes: m.notes };
   }
 
   async retentionPlan(snapshotId: string, rules: RetentionRules, action: PlanAction = 'delete'): Promise<{ file: PlanFile; plan: CleanupPlan | null }> {
     const snap = this.snapshot(snapshotId);
     this.assertActionRoute(snap.agent, action);
-    const [{ evaluateRules }, { planFileFrom }] = await Promise.all([import('../inventory/retention/rules.js'), import('../inventory/retention/plan-file.js')]);
-    const m = evaluateRules(snap, rules);
+    const [{ evaluateAllRules }, { planFileFrom }] = await Promise.all([
+      import('../inventory/retention/rules.js'),
+      import('../inventory/retention/plan-file.js'),
+    ]);
+    const m = evaluateAllRules(snap, rules);
     const plan = m.matched.length
       ? await this.plan(
           snapshotId,
@@ -420,6 +440,17 @@ export class Engine implements EngineApi {
       throw e;
     }
     return plan;
+  }
+
+  async allAgents(): Promise<AllAgentsOverview> {
+    const { allAgentsOverview } = await import('../inventory/retention/all-agents.js');
+    // In the registry's order, whatever order the scans ran in.
+    const snaps = this.adapters.flatMap((a) => {
+      const id = this.latestByAgent.get(a.kind);
+      const snap = id ? this.snapshots.get(id) : undefined;
+      return snap && snap.installation.state !== 'notFound' ? [snap] : [];
+    });
+    return allAgentsOverview(snaps);
   }
 
   async execute(planId: string, opts: ExecuteOptions = {}, onProgress: (p: ExecuteProgress) => void = () => undefined): Promise<ExecuteResult> {

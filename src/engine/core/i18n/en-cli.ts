@@ -16,7 +16,9 @@ export const enCli = {
   'cli.help.scanAgent': 'Only this agent',
   'cli.help.scanJson': 'Machine-readable output (see docs/json.md)',
   'cli.help.plan': 'Print the cleanup that retention rules select (nothing is removed; --json for clean --plan)',
-  'cli.help.planAgent': 'The agent whose sessions the rules select',
+  'cli.help.planAgent': 'The agent whose sessions and items the rules select, or all (every agent with data)',
+  'cli.help.items': 'Items of these kinds, comma-separated: leaked, cache, temp, gc, compaction, old-logs, logs, snapshots, memory, media',
+  'cli.help.suggested': 'The suggested plan: leaked files, caches, temporary data, git gc, compaction and old log rows (safe and regenerable)',
   'cli.help.olderThan': 'Whole trees last used longer ago than D (30d, 2w, 48h)',
   'cli.help.largerThan': 'Sessions freeing more than SIZE (500M, 1.5G)',
   'cli.help.keepLatest': 'Keep the N most recently used trees of each project',
@@ -52,7 +54,12 @@ export const enCli = {
   'cli.err.olderThan': '--older-than needs a duration such as 30d, 2w or 48h (got "{got}").',
   'cli.err.largerThan': '--larger-than needs a size such as 500M, 1.5G or 20KiB (got "{got}").',
   'cli.err.keepLatest': '--keep-latest needs a whole number of sessions to keep per project (got "{got}").',
-  'cli.err.noRule': 'plan needs at least one rule (--older-than, --larger-than, --keep-latest, --empty, --orphans, --project, --source or --state).',
+  'cli.err.noRule':
+    'plan needs at least one rule (--older-than, --larger-than, --keep-latest, --empty, --orphans, --project, --source, --state, --items or --suggested).',
+  'cli.err.items': '--items takes item kinds separated by commas ({kinds}), each once; "{got}" is not that.',
+  'cli.err.itemsArchive': 'Items are never archived: leave out --items and --suggested, or --archive and --unarchive.',
+  'cli.err.allArchive': '--agent all does not archive: name one agent with --archive or --unarchive.',
+  'cli.err.planSetAgent': 'The plan file holds no plan for that agent (it has {agents}); drop --agent or name one of them.',
   'cli.err.idOrPlan': 'clean takes either --id or --plan, not both.',
   'cli.err.needIdOrPlan': 'clean needs --id ITEM (repeatable) or --plan FILE.',
   'cli.err.idNeedsAgent': 'clean --id needs --agent.',
@@ -127,6 +134,10 @@ export const enCli = {
   'cli.plan.howToRun':
     'Nothing was removed. To run exactly this plan: cleanerx plan --agent {agent} {flags} --json > plan.json, then cleanerx clean --plan plan.json --yes',
   'cli.plan.none': 'No session matches these rules.',
+  'cli.plan.agentNone': '{agent}: nothing matches these rules.',
+  'cli.plan.allTotals': 'All agents: {items}, {bytes} on disk',
+  'cli.plan.howToRunAll':
+    'Nothing was removed. To run exactly this plan: cleanerx plan --agent all {flags} --json > plan.json, then cleanerx clean --plan plan.json --yes (one cleanup per agent, in turn)',
 
   // ---- clean ----
   'cli.clean.summary': '{agent}: {items}, {bytes} on disk',

@@ -15,7 +15,9 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.help.scanAgent': '只看这个智能体',
   'cli.help.scanJson': '机器可读的输出（见 docs/json.md）',
   'cli.help.plan': '列出保留规则选中的清理内容（不删除任何东西；--json 生成供 clean --plan 使用的文件）',
-  'cli.help.planAgent': '规则所选会话所属的智能体',
+  'cli.help.planAgent': '规则所选会话和条目所属的智能体，或 all（每个有数据的智能体）',
+  'cli.help.items': '这些种类的条目，用逗号分隔：leaked、cache、temp、gc、compaction、old-logs、logs、snapshots、memory、media',
+  'cli.help.suggested': '建议计划：泄漏文件、缓存、临时数据、git gc、压缩和旧日志行（安全且可再生）',
   'cli.help.olderThan': '最后使用早于 D 的整棵会话树（30d、2w、48h）',
   'cli.help.largerThan': '可释放超过 SIZE 的会话（500M、1.5G）',
   'cli.help.keepLatest': '每个项目保留最近使用的 N 棵会话树',
@@ -51,7 +53,12 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.err.olderThan': '--older-than 需要一个时长，例如 30d、2w 或 48h（收到 "{got}"）。',
   'cli.err.largerThan': '--larger-than 需要一个大小，例如 500M、1.5G 或 20KiB（收到 "{got}"）。',
   'cli.err.keepLatest': '--keep-latest 需要一个整数：每个项目保留的会话数（收到 "{got}"）。',
-  'cli.err.noRule': 'plan 至少需要一条规则（--older-than、--larger-than、--keep-latest、--empty、--orphans、--project、--source 或 --state）。',
+  'cli.err.noRule':
+    'plan 至少需要一条规则（--older-than、--larger-than、--keep-latest、--empty、--orphans、--project、--source、--state、--items 或 --suggested）。',
+  'cli.err.items': '--items 需要用逗号分隔的条目种类（{kinds}），每种一次；“{got}”不符合。',
+  'cli.err.itemsArchive': '条目从不归档：去掉 --items 和 --suggested，或去掉 --archive 和 --unarchive。',
+  'cli.err.allArchive': '--agent all 不做归档：请用 --archive 或 --unarchive 指定一个智能体。',
+  'cli.err.planSetAgent': '计划文件里没有该智能体的计划（其中有 {agents}）；去掉 --agent 或指定其中之一。',
   'cli.err.idOrPlan': 'clean 只接受 --id 或 --plan 之一，不能同时使用。',
   'cli.err.needIdOrPlan': 'clean 需要 --id ITEM（可重复）或 --plan FILE。',
   'cli.err.idNeedsAgent': 'clean --id 需要 --agent。',
@@ -124,6 +131,10 @@ export const zhCli: Record<keyof typeof enCli, string | Plural> = {
   'cli.plan.howToRun':
     '未删除任何东西。要严格执行这份计划：cleanerx plan --agent {agent} {flags} --json > plan.json，然后 cleanerx clean --plan plan.json --yes',
   'cli.plan.none': '没有会话符合这些规则。',
+  'cli.plan.agentNone': '{agent}：没有内容符合这些规则。',
+  'cli.plan.allTotals': '全部智能体：{items}，磁盘占用 {bytes}',
+  'cli.plan.howToRunAll':
+    '未删除任何东西。要严格执行这份计划：cleanerx plan --agent all {flags} --json > plan.json，然后 cleanerx clean --plan plan.json --yes（每个智能体依次一次清理）',
 
   // ---- clean ----
   'cli.clean.summary': '{agent}：{items}，磁盘占用 {bytes}',

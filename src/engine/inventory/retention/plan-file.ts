@@ -109,7 +109,34 @@ export function planFileFrom(snap: Snapshot, rules: RetentionRules, match: RuleM
 
 // ---- reading ------------------------------------------------------------------
 
-export async function readPlanFile(path: string): Promise<PlanFile> {
+/** `plan --agent all --json`: one plan file per agent, each exactly the single agent's file. */
+export interface PlanSetFile {
+  version: typeof PLAN_FILE_VERSION;
+  plans: PlanFile[];
+}
+
+/** The plan files a file holds: one (a single agent's file), or each agent's of a plan set, checked whole and in order. */
+export async function readPlanFiles(path: string): Promise<PlanFile[]> {
+  const v = await readPlanJson(path);
+  if (!isObj(v) || !('plans' in v)) return [validatePlanFile(v)];
+  exactKeys(v, ['version', 'plans'], [], 'the plan set');
+  if (v.version !== PLAN_FILE_VERSION) throw bad(`version ${JSON.stringify(v.version)?.slice(0, 20)} is not ${PLAN_FILE_VERSION}`);
+  if (!Array.isArray(v.plans) || v.plans.length === 0 || v.plans.length > AGENT_KINDS.length) throw bad('plans is not a list of one plan per agent');
+  const agents = new Set<unknown>();
+  return v.plans.map((p: unknown, i: number) => {
+    let file: PlanFile;
+    try {
+      file = validatePlanFile(p);
+    } catch (e) {
+      throw new RequestError((e as Error).message.replace('The plan file is not valid: ', `The plan file is not valid: plan ${i + 1}: `));
+    }
+    if (agents.has(file.agent)) throw bad(`plan ${i + 1} repeats the agent ${file.agent}`);
+    agents.add(file.agent);
+    return file;
+  });
+}
+
+async function readPlanJson(path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readRegularTextAsync(path, PLAN_FILE_MAX_BYTES);
@@ -124,7 +151,7 @@ export async function readPlanFile(path: string): Promise<PlanFile> {
       throw new RequestError(`${path} is not a plan file (${e.message}); make it with cleanerx plan --agent A [rules] --json > FILE.`);
     throw new RequestError(`${path} is not JSON; make it with cleanerx plan --agent A [rules] --json > FILE.`);
   }
-  return validatePlanFile(v);
+  return v;
 }
 
 const bad = (what: string): RequestError => new RequestError(`The plan file is not valid: ${what}; make a new one with cleanerx plan --json.`);

@@ -8,6 +8,7 @@ import { formatBytes } from '../../core/format.js';
 import { AGENT_NAMES, NO_PROJECT_ID, type AgentKind, type SessionState } from '../../core/model.js';
 import type { Snapshot } from '../snapshot.js';
 import { RequestError } from '../../core/validate.js';
+import { matchItemKinds, validateItemKinds, type ItemKind } from './item-kinds.js';
 
 export interface RetentionRules {
   /** Whole days; a tree counts only when it and every descendant were last used before then. */
@@ -24,9 +25,13 @@ export interface RetentionRules {
   project?: string;
   source?: string;
   state?: SessionState;
+  /** Non-session items of these kinds (item-kinds.ts); with no session rule beside it, no session is selected. */
+  items?: ItemKind[];
 }
 
-export const RULE_KEYS = ['olderThanDays', 'largerThanBytes', 'keepLatest', 'empty', 'orphans', 'project', 'source', 'state'] as const;
+export const RULE_KEYS = ['olderThanDays', 'largerThanBytes', 'keepLatest', 'empty', 'orphans', 'project', 'source', 'state', 'items'] as const;
+/** The rules that select sessions (all but `items`). */
+const SESSION_RULE_KEYS = RULE_KEYS.filter((k) => k !== 'items');
 
 interface RuleMatchItem {
   /** The session's item id. */
@@ -68,11 +73,32 @@ export function validateRules(r: unknown): RetentionRules {
     if (o[k] !== undefined && (typeof o[k] !== 'string' || (o[k] as string).length === 0 || (o[k] as string).length > 512))
       throw new RequestError(`${k} must be text of 1–512 characters`);
   if (o.state !== undefined && o.state !== 'current' && o.state !== 'archived') throw new RequestError('state must be current or archived');
+  if (o.items !== undefined) validateItemKinds(o.items);
   return o as RetentionRules;
 }
 
 export function rulesEmpty(r: RetentionRules): boolean {
   return RULE_KEYS.every((k) => r[k] === undefined || r[k] === false);
+}
+
+const sessionRulesEmpty = (r: RetentionRules): boolean => SESSION_RULE_KEYS.every((k) => r[k] === undefined || r[k] === false);
+
+/**
+ * Sessions and items together: the sessions the session rules select (none
+ * when only `items` is given) and the items of the `items` kinds.
+ */
+export function evaluateAllRules(snap: Snapshot, rules: RetentionRules): RuleMatch {
+  validateRules(rules);
+  const sessions: RuleMatch = rules.items && sessionRulesEmpty(rules) ? { matched: [], skipped: [], bytes: 0, notes: [] } : evaluateRules(snap, rules);
+  if (!rules.items) return sessions;
+  const items = matchItemKinds(snap.items, rules.items);
+  const plain = ({ id, title, bytes, reason }: RuleMatchItem): RuleMatchItem => ({ id, title, bytes, reason });
+  return {
+    matched: [...sessions.matched, ...items.matched.map(plain)],
+    skipped: [...sessions.skipped, ...items.skipped.map(plain)],
+    bytes: sessions.bytes + items.bytes,
+    notes: sessions.notes,
+  };
 }
 
 /** "30d", "12h", "2w", "30" (days) → whole days, or null. */
