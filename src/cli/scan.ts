@@ -1,9 +1,10 @@
 // `cleanerx scan [--agent A] [--json]`: the inventory, as text or as the documented JSON report.
 
+import { agentKinds } from '../engine/core/agents.js';
 import { buildScanReport } from '../engine/api/scan-report.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type Category } from '../engine/core/model.js';
+import { AGENT_NAMES, type AgentKind, type Category } from '../engine/core/model.js';
 import { joinSafe, padWidth, safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { Printer } from './printer.js';
@@ -24,7 +25,7 @@ interface ScanDeps {
 export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: ScanDeps): Promise<number> {
   const engine = await makeEngine({ readOnly: opts.readOnly });
   const settings = await engine.loadSettings();
-  const report = await buildScanReport(engine, opts.agent ? [opts.agent] : [...AGENT_KINDS]);
+  const report = await buildScanReport(engine, opts.agent ? [opts.agent] : agentKinds());
   if (opts.json) {
     // Compact: 100k sessions would be megabytes of indentation for a machine reader.
     io.out(safeJson(report));

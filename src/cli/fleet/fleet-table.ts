@@ -3,9 +3,10 @@
 // agent and in all. Fits 80 columns; a long host name is cut with "…".
 // Every cell is cleaned (host names and reasons came from outside).
 
+import { agentKinds } from '../../engine/core/agents.js';
 import { formatBytes, formatCount } from '../../engine/core/format.js';
 import { t } from '../../engine/core/i18n/index.js';
-import { AGENT_KINDS, AGENT_NAMES } from '../../engine/core/model.js';
+import { AGENT_NAMES } from '../../engine/core/model.js';
 import { cleanText, padWidth, safe, type SafeText, safeText } from '../../engine/core/text.js';
 import { say } from '../say.js';
 import { type FleetScanReport, shownAgents } from './scan-merge.js';
@@ -36,7 +37,7 @@ export function fleetTable(report: FleetScanReport): SafeText[] {
   }
   const tot = report.totals;
   out.push(safe``);
-  for (const agent of AGENT_KINDS) {
+  for (const agent of agentKinds()) {
     const s = tot.byAgent[agent];
     if (!s) continue;
     out.push(row(t('fleet.totalHosts', { count: s.hosts }), AGENT_NAMES[agent], formatCount(s.sessions), formatBytes(s.bytes), formatBytes(s.reclaimableNow)));

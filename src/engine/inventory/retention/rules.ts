@@ -5,7 +5,7 @@
 
 import type { SessionNode } from '../forest.js';
 import { formatBytes } from '../../core/format.js';
-import { AGENT_NAMES, NO_PROJECT_ID, type AgentKind, type SessionState } from '../../core/model.js';
+import { AGENT_NAMES, NO_PROJECT_ID, type SessionState } from '../../core/model.js';
 import type { Snapshot } from '../snapshot.js';
 import { RequestError } from '../../core/validate.js';
 
@@ -171,8 +171,9 @@ export function evaluateRules(snap: Snapshot, rules: RetentionRules): RuleMatch 
     }
   }
 
-  const noOrphans = ORPHANS_RECORDED[snap.agent];
-  if (rules.orphans && noOrphans !== true && nodes.length) notes.push(noOrphans);
+  // Codex, OpenCode and pi record a parent that is gone (`metadata.missingParentId`); an agent that cannot lose one says why in its labels.
+  const noOrphans = snap.installation.labels?.noOrphans;
+  if (rules.orphans && noOrphans && nodes.length) notes.push(noOrphans);
   if (rules.empty) {
     const known = nodes.some((n) => typeof n.s.metadata.hasUserMessage === 'boolean');
     if (!known && nodes.length)
@@ -231,20 +232,6 @@ export function evaluateRules(snap: Snapshot, rules: RetentionRules): RuleMatch 
   }
   return { matched, skipped, bytes, notes };
 }
-
-/**
- * Whether an agent's adapter records a parent that is gone
- * (`metadata.missingParentId`): Codex (a thread's recorded parent thread),
- * OpenCode (session.parent_id) and pi (a fork's parentSession file that no
- * longer exists) do: true. Otherwise the note the plan shows, saying why.
- */
-const ORPHANS_RECORDED: Record<AgentKind, true | string> = {
-  codex: true,
-  opencode: true,
-  pi: true,
-  claude:
-    "Claude Code keeps a session's subagents inside that session's own folder, so no session outlives its parent and --orphans matches nothing; data left by deleted sessions is listed as its own items.",
-};
 
 /** The id of a recorded parent that is not in this scan, or null. */
 function missingParent(snap: Snapshot, n: SessionNode): string | null {
