@@ -1,8 +1,9 @@
 // `cleanerx plan`: retention rules to a reviewable plan (text, or the
 // versioned plan file that `clean --plan` runs). Nothing is removed.
 
+import { agentName } from '../engine/core/agents.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { AGENT_NAMES, type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
 import type { PlanFile } from '../engine/inventory/retention/plan-file.js';
 import type { RetentionRules } from '../engine/inventory/retention/rules.js';
@@ -42,7 +43,7 @@ export async function runPlan(opts: PlanOptions, { engine: makeEngine, io }: Pla
 
 function planLines(file: PlanFile): SafeText[] {
   const out: SafeText[] = [];
-  out.push(say('cli.home', { agent: AGENT_NAMES[file.agent], home: safeText(file.snapshot.home) }));
+  out.push(say('cli.home', { agent: agentName(file.agent), home: safeText(file.snapshot.home) }));
   const totals = { items: t('count.items', { count: file.totals.items }), bytes: formatBytes(file.totals.bytes), skipped: formatCount(file.totals.skipped) };
   out.push(say(file.totals.skipped ? 'cli.plan.totalsSkipped' : 'cli.plan.totals', totals));
   for (const i of file.items) {

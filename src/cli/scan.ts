@@ -1,10 +1,10 @@
 // `cleanerx scan [--agent A] [--json]`: the inventory, as text or as the documented JSON report.
 
-import { agentKinds } from '../engine/core/agents.js';
+import { agentKinds, agentName } from '../engine/core/agents.js';
 import { buildScanReport } from '../engine/api/scan-report.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type AgentKind, type Category } from '../engine/core/model.js';
+import type { AgentKind, Category } from '../engine/core/model.js';
 import { joinSafe, padWidth, safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { Printer } from './printer.js';
@@ -36,7 +36,7 @@ export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: Sca
   const out: SafeText[] = [];
   if (settings.warning) out.push(settingsLine(settings), safe``);
   for (const a of report.agents) {
-    out.push(safe`${AGENT_NAMES[a.agent]} — ${stateLabel(a.state)}${a.version ? safe` ${safeText(a.version)}` : ''}`);
+    out.push(safe`${agentName(a.agent)} — ${stateLabel(a.state)}${a.version ? safe` ${safeText(a.version)}` : ''}`);
     out.push(safe`  ${label('cli.scan.home', 10)}${safeText(a.home)}`);
     if (a.state === 'notFound') {
       out.push(safe``);

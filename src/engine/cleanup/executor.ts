@@ -3,6 +3,7 @@
 // transition is written before execution continues; operations run in
 // order and none is skipped; a final rescan is the only proof of success.
 
+import { agentName } from '../core/agents.js';
 import { randomUUID } from 'node:crypto';
 import type { ArchiveRoute, HostContext, ItemRoute, ResidueProbe, SessionExportEntry, SessionRoute } from '../core/adapter.js';
 import { acquireAgentLock, AgentLockError, liveLockHolder } from './agent-lock.js';
@@ -11,7 +12,6 @@ import { crashPoint } from '../core/faults.js';
 import { lstatSyncOrNull } from '../host/fsx.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
 import {
-  AGENT_NAMES,
   describeWriters,
   type AgentKind,
   type Category,
@@ -62,11 +62,11 @@ export async function assertNoPendingJournal(stateDir: string, agent: AgentKind)
       // Our own lock (the executor holds it while it checks) is no other cleanup.
       if (running && running.pid !== process.pid) {
         throw new AgentLockError(
-          t('lock.running', { agent: AGENT_NAMES[agent], pid: String(running.pid), started: String(running.startedAt), command: String(running.command) }),
+          t('lock.running', { agent: agentName(agent), pid: String(running.pid), started: String(running.startedAt), command: String(running.command) }),
           running,
         );
       }
-      throw new RequestError(`An unfinished ${AGENT_NAMES[agent]} cleanup needs recovery first (operation ${e.journal.operationId}).`);
+      throw new RequestError(`An unfinished ${agentName(agent)} cleanup needs recovery first (operation ${e.journal.operationId}).`);
     }
   }
 }
@@ -189,7 +189,7 @@ async function executeSteps(
   };
   const writers = await deps.writers(plan.agent, snap);
   if (writers.length && plan.operations.some((o) => o.requiresAgentExit)) {
-    return fail(`Quit ${AGENT_NAMES[plan.agent]} and retry this cleanup plan (running: ${describeWriters(writers)}).`, false);
+    return fail(`Quit ${agentName(plan.agent)} and retry this cleanup plan (running: ${describeWriters(writers)}).`, false);
   }
   const identities: FileIdentity[][] = [];
   try {
@@ -293,7 +293,7 @@ async function executeSteps(
   /** The agent's own delete for the op's roots, then the session paths it left behind. Returns a result only on failure. */
   const officialDelete = async (op: (typeof plan.operations)[number], ids: FileIdentity[]): Promise<ExecuteResult | undefined> => {
     const route = deps.sessionRoute;
-    if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official session route in this version.`, mutated);
+    if (!route) return fail(`${agentName(plan.agent)} has no official session route in this version.`, mutated);
     const roots = op.rootSessionIds ?? [];
     const expectedRevision = revisionAfterExport ?? snap.session(`session:${roots[0]}`)?.s.metadata.routeRevision;
     crashPoint(`official:${op.index}:before`);
@@ -341,7 +341,7 @@ async function executeSteps(
     if (res.failed.length) {
       const f = res.failed[0]!;
       return fail(
-        `${AGENT_NAMES[plan.agent]} did not delete ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}. No later item was touched.`,
+        `${agentName(plan.agent)} did not delete ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}. No later item was touched.`,
         mutated,
       );
     }
@@ -366,7 +366,7 @@ async function executeSteps(
       if (r) return r;
     } else if (op.kind === 'archive' || op.kind === 'unarchive') {
       const route = deps.archiveRoute;
-      if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official archive route in this version.`, mutated);
+      if (!route) return fail(`${agentName(plan.agent)} has no official archive route in this version.`, mutated);
       progress({ phase: 'deleting', done, bytesDone, current: titleOf.get(op.itemIds[0]!) });
       const rev = snap.session(op.itemIds[0]!)?.s.metadata.routeRevision;
       crashPoint(`official:${op.index}:before`);
@@ -383,13 +383,13 @@ async function executeSteps(
       if (res.failed.length) {
         const f = res.failed[0]!;
         return fail(
-          `${AGENT_NAMES[plan.agent]} did not ${op.kind} ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}.`,
+          `${agentName(plan.agent)} did not ${op.kind} ${titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${res.failed.length > 1 ? ` (and ${res.failed.length - 1} more)` : ''}.`,
           mutated,
         );
       }
     } else if (op.kind === 'officialItems') {
       const route = deps.itemRoute;
-      if (!route) return fail(`${AGENT_NAMES[plan.agent]} has no official item route in this version.`, mutated);
+      if (!route) return fail(`${agentName(plan.agent)} has no official item route in this version.`, mutated);
       progress({ phase: 'deleting', done, bytesDone, current: titleOf.get(op.itemIds[0]!) });
       crashPoint(`official:${op.index}:before`);
       let res: Awaited<ReturnType<ItemRoute['applyItems']>>;
@@ -443,8 +443,8 @@ async function executeSteps(
   if (remaining.length) {
     const more = remaining.length > 1 ? ` and ${remaining.length - 1} more` : '';
     const message = archiveWant
-      ? `${AGENT_NAMES[plan.agent]} does not list ${remaining[0]!.label}${more} as ${archiveWant} after the ${plan.action}.`
-      : `${AGENT_NAMES[plan.agent]} still lists ${remaining[0]!.label}${more}; no private database repair was attempted.`;
+      ? `${agentName(plan.agent)} does not list ${remaining[0]!.label}${more} as ${archiveWant} after the ${plan.action}.`
+      : `${agentName(plan.agent)} still lists ${remaining[0]!.label}${more}; no private database repair was attempted.`;
     await store.transition(
       j,
       (x) => {

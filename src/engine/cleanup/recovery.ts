@@ -6,11 +6,11 @@
 // disk), under every agent's cleanup lock; one it cannot settle is listed as
 // Not provable with its reason.
 
-import { agentKinds, isAgentKind } from '../core/agents.js';
+import { agentKinds, agentName, isAgentKind } from '../core/agents.js';
 import { acquireAgentLock, liveLockHolder, type AgentLock } from './agent-lock.js';
 import { COMPACT_TERMINAL, listCompactions } from './compact-journal.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
-import { AGENT_NAMES, type AgentKind, type RecoveryOperation, type ScanSummary } from '../core/model.js';
+import type { AgentKind, RecoveryOperation, ScanSummary } from '../core/model.js';
 import { observePath, type PathState } from './path-safety.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
@@ -207,7 +207,7 @@ async function settleCompactions(stateDir: string): Promise<ObservedRecoveryOper
     for (const a of agentKinds()) {
       const h = liveLockHolder(stateDir, a);
       if (h) {
-        const why = `A ${AGENT_NAMES[a]} cleanup is running now (pid ${h.pid}, started ${h.startedAt}); this compaction is looked at when it has finished.`;
+        const why = `A ${agentName(a)} cleanup is running now (pid ${h.pid}, started ${h.startedAt}); this compaction is looked at when it has finished.`;
         return pending.map((f) => compactionEntry(f.path, why));
       }
       locks.push(acquireAgentLock(stateDir, a));
@@ -255,7 +255,7 @@ export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecovery
     const o: Observed = holder
       ? {
           observed: 'Not provable',
-          reason: t('rec.running', { agent: AGENT_NAMES[j.agent], pid: String(holder.pid), started: String(holder.startedAt) }),
+          reason: t('rec.running', { agent: agentName(j.agent), pid: String(holder.pid), started: String(holder.startedAt) }),
           closable: false,
           items: [],
         }

@@ -1,7 +1,6 @@
 // The engine's data model. Pure types: the UI, the CLI and the adapters all
 // speak these, and nothing here knows about a terminal.
 
-import { agentName } from './agents.js';
 import type { WalkLog } from './walk-log.js';
 
 // An agent's kind: the `kind` of its descriptor (src/adapters/<agent>/index.ts),
@@ -9,11 +8,6 @@ import type { WalkLog } from './walk-log.js';
 // kinds exist, their order and names come from engine/core/agents.ts, which
 // the registry fills.
 export type AgentKind = string;
-
-/** @deprecated The descriptors' names through engine/core/agents.ts; callers move to `agentName(kind)`. */
-export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = new Proxy({} as Record<AgentKind, string>, {
-  get: (_, k) => (typeof k === 'string' ? agentName(k) : undefined),
-});
 
 export const CATEGORIES = ['session', 'archivedSession', 'memory', 'attachment', 'generatedImage', 'log', 'cache', 'temporary', 'protected'] as const;
 export type Category = (typeof CATEGORIES)[number];

@@ -3,9 +3,10 @@
 // marking) and `cleanerx plan` (the items with why, and what was skipped).
 // Rules combine with AND; a blocked session never matches, it is reported.
 
+import { agentName } from '../../core/agents.js';
 import type { SessionNode } from '../forest.js';
 import { formatBytes } from '../../core/format.js';
-import { AGENT_NAMES, NO_PROJECT_ID, type SessionState } from '../../core/model.js';
+import { NO_PROJECT_ID, type SessionState } from '../../core/model.js';
 import type { Snapshot } from '../snapshot.js';
 import { RequestError } from '../../core/validate.js';
 
@@ -177,7 +178,7 @@ export function evaluateRules(snap: Snapshot, rules: RetentionRules): RuleMatch 
   if (rules.empty) {
     const known = nodes.some((n) => typeof n.s.metadata.hasUserMessage === 'boolean');
     if (!known && nodes.length)
-      notes.push(`${AGENT_NAMES[snap.agent]}'s records as cleanerx reads them do not tell whether a session has a user message, so --empty matches nothing.`);
+      notes.push(`${agentName(snap.agent)}'s records as cleanerx reads them do not tell whether a session has a user message, so --empty matches nothing.`);
   }
 
   const cutoff = rules.olderThanDays === undefined ? undefined : snap.scannedAt - rules.olderThanDays * DAY;
@@ -247,7 +248,7 @@ function blockedWhy(snap: Snapshot, n: SessionNode): string | null {
   for (const d of n.s.deletionDescendantIds) {
     const dn = snap.forest.nodeById.get(d);
     if (dn && !dn.s.selectable)
-      return `${AGENT_NAMES[snap.agent]} would also remove ${dn.s.title.slice(0, 80)}, which cannot be cleaned: ${dn.s.blockedReason ?? 'blocked'}`;
+      return `${agentName(snap.agent)} would also remove ${dn.s.title.slice(0, 80)}, which cannot be cleaned: ${dn.s.blockedReason ?? 'blocked'}`;
   }
   return null;
 }
