@@ -13,7 +13,7 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../engine/host/atomic.js';
 import { crashPoint } from '../engine/core/faults.js';
-import { type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { parseBoundedJson } from '../engine/core/bounded-json.js';
 
 /** staging: decrypting into staging, nothing written to the agent yet; committing: files going into place; committed: every file in place, staging still to remove; rollingBack: undoing. */

@@ -2,7 +2,7 @@
 // `--no-color`, `--agent A`) read without yargs, which costs ~90 ms of start-up.
 
 import { agentKinds, isAgentKind } from '../engine/core/agents.js';
-import { type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 

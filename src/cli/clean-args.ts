@@ -7,7 +7,7 @@
 // Only the model is imported: src/cli.ts reads every argv with this, the app's too.
 
 import { isAgentKind } from '../engine/core/agents.js';
-import { type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 
 /** What the command line said, before the usage rules of `clean` (cleanTarget) are applied. */
 export interface CleanArgs {

@@ -4,7 +4,7 @@
 
 import { agentKinds } from '../engine/core/agents.js';
 import { readFileSync } from 'node:fs';
-import { type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { getLanguage, t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { StartApp } from './app-args.js';

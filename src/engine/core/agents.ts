@@ -9,7 +9,7 @@
 type AgentKind = string;
 
 /** What every layer may know of an agent without its adapter. */
-export interface AgentFacts {
+interface AgentFacts {
   kind: AgentKind;
   displayName: string;
 }

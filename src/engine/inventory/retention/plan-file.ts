@@ -8,7 +8,7 @@ import { isAgentKind } from '../../core/agents.js';
 import { createHash } from 'node:crypto';
 import { readRegularTextAsync } from '../../host/bounded-read.js';
 import { isoOrNull } from '../../core/format.js';
-import { type AgentKind, type CleanupPlan } from '../../core/model.js';
+import type { AgentKind, CleanupPlan } from '../../core/model.js';
 import type { Snapshot } from '../snapshot.js';
 import { RequestError } from '../../core/validate.js';
 import { RULE_KEYS, validateRules, type RetentionRules, type RuleMatch } from './rules.js';
