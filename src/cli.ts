@@ -6,6 +6,8 @@
 // flag loads it lazily. Exit codes: 0 ok, 1 failure, 2 usage error.
 // Errors are one line unless CLEANERX_DEBUG=1.
 
+// The registry first: every flag, file and message below learns the agents from it (engine/core/agents.ts).
+import { ADAPTERS } from './adapters/registry.js';
 import type { EngineApi } from './engine/api/api.js';
 import { checkEnvDirs, ownDirs, UsageError } from './engine/host/own-dirs.js';
 import { printError } from './terminal/terminal-out.js';
@@ -24,7 +26,11 @@ const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
 async function main(argv: string[]): Promise<number> {
   // A relative home or own-dir override is refused before anything reads it, for every command.
   const info = argv.some((a) => INFO_FLAGS.has(a));
-  if (!info) checkEnvDirs(process.env);
+  if (!info)
+    checkEnvDirs(
+      process.env,
+      ADAPTERS.flatMap((a) => a.envVars),
+    );
   const rest = withoutLang(argv);
   const scan = scanArgs(rest);
   const clean = scan ? null : cleanArgs(rest);

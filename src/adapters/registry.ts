@@ -1,13 +1,23 @@
 // The one list of agents: the composition roots hand it to the Engine, the
 // demo and the test homes derive each agent's variables and data from it, and
 // its order is the order detection reports and the UI shows. A new agent is
-// its folder, one line here, its kind in engine/core/model.ts (AGENT_KINDS)
-// and its demo hook in src/demo/demo-agents.ts.
+// its folder and one entry here (its import and its place in the list);
+// test/unit/stub-agent.test.ts proves that nothing else needs a change.
 
 import type { AgentAdapter } from '../engine/core/adapter.js';
+import { installAgents } from '../engine/core/agents.js';
 import { claudeAdapter } from './claude/index.js';
 import { codexAdapter } from './codex/index.js';
 import { opencodeAdapter } from './opencode/index.js';
 import { piAdapter } from './pi/index.js';
 
-export const ADAPTERS: readonly AgentAdapter[] = [codexAdapter, claudeAdapter, opencodeAdapter, piAdapter];
+// biome-ignore format: one line per agent
+export const ADAPTERS: readonly AgentAdapter[] = [
+  codexAdapter,
+  claudeAdapter,
+  opencodeAdapter,
+  piAdapter,
+];
+
+// Every layer outside the adapters reads kinds, order and names from here (engine/core/agents.ts says why).
+installAgents(ADAPTERS);

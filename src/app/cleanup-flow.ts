@@ -3,9 +3,10 @@
 // result; and the recovery of an interrupted operation, offered at start and
 // after a failed cleanup.
 
+import { agentName } from '../engine/core/agents.js';
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteOptions, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
+import { type AgentKind, type CleanupPlan, type ExecuteOptions, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { CLEANUP_START, cleanupState, freedLines, residueLines } from '../modals/progress.js';
 import { RecoveryModal } from '../modals/recovery.js';
@@ -75,7 +76,7 @@ export class CleanupFlow {
       try {
         r = await ctx.busy(
           {
-            title: t('pg.titleAgent', { agent: AGENT_NAMES[p.agent], n: String(k + 1), count: String(plans.length) }),
+            title: t('pg.titleAgent', { agent: agentName(p.agent), n: String(k + 1), count: String(plans.length) }),
             first: cleanupState({ ...CLEANUP_START, phase: own.backup ? 'key' : 'preflight' }),
             cancel: { stop: () => void st.engine.stopExecution() },
           },

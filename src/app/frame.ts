@@ -5,7 +5,7 @@
 
 import blessed from 'blessed';
 import { formatAgo, formatBytes, formatCount } from '../engine/core/format.js';
-import { getLanguage, t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/core/i18n/index.js';
 import { padWidth } from '../engine/core/text.js';
 import { BackupsScreen } from '../screens/backups.js';
 import { ItemsScreen } from '../screens/items.js';
@@ -49,14 +49,8 @@ export function createScreen(): blessed.Widgets.Screen {
 
 /** The tabs, in order (1–6). */
 export function buildScreens(st: AppState, ctx: AppContext): Screen[] {
-  // The notice of the agent on screen comes from its adapter (through detection).
-  // The adapters word it in English; the catalog holds the same two texts (the
-  // generic one and the one for an agent without memory), told apart by their text.
-  const memoryNotice = (name: string): string => {
-    const notice = st.installs.find((i) => i.agent === st.summary?.agent)?.memoryNotice;
-    if (notice && getLanguage() === 'en') return notice;
-    return notice === t('app.memoryNoticePi', undefined, 'en') ? t('app.memoryNoticePi') : t('app.memoryNotice', { agent: name });
-  };
+  // The notice of the agent on screen comes from its descriptor, in the app's language (detection picks it).
+  const memoryNotice = (name: string): string => st.installs.find((i) => i.agent === st.summary?.agent)?.memoryNotice ?? t('app.memoryNotice', { agent: name });
   return [
     new OverviewScreen(ctx),
     new SessionsScreen(ctx),

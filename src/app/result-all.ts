@@ -4,9 +4,10 @@
 // that failed and why; the agents not started after it; the blocked ones
 // skipped. Tag-safe lines for the result dialog.
 
+import { agentName } from '../engine/core/agents.js';
 import { formatBytes } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type CleanupPlan, type ExecuteResult } from '../engine/core/model.js';
+import { type CleanupPlan, type ExecuteResult } from '../engine/core/model.js';
 import { freedLines, residueLines } from '../modals/progress.js';
 import { blockersOf } from '../modals/review-all.js';
 import { wrapWords } from '../widgets/detail-pane.js';
@@ -26,7 +27,7 @@ const wrapped = (text: string, indent = ''): string[] => wrapWords(text, WIDTH -
 
 function doneLines(o: AgentOutcome & { result: ExecuteResult }, paths: ReadonlyMap<string, string>): string[] {
   const r = o.result;
-  const agent = AGENT_NAMES[o.plan.agent];
+  const agent = agentName(o.plan.agent);
   if (o.plan.action === 'backupOnly') {
     const out = wrapped(t('flow.agentLine', { agent, text: r.message }));
     const path = r.backupId ? paths.get(r.backupId) : undefined;
@@ -49,7 +50,7 @@ export function allResultLines(plans: CleanupPlan[], skipped: CleanupPlan[], out
   const gap = (): void => void (out.length && out.push(''));
   for (const o of outcomes) {
     gap();
-    const agent = AGENT_NAMES[o.plan.agent];
+    const agent = agentName(o.plan.agent);
     if (o.result?.status === 'complete') out.push(...doneLines(o as AgentOutcome & { result: ExecuteResult }, paths));
     else {
       out.push(...wrapped(t('flow.agentFailed', { agent, why: o.result?.message ?? o.error ?? '' })));
@@ -59,11 +60,11 @@ export function allResultLines(plans: CleanupPlan[], skipped: CleanupPlan[], out
   }
   for (const p of plans.slice(outcomes.length)) {
     gap();
-    out.push(...wrapped(t('flow.agentNotStarted', { agent: AGENT_NAMES[p.agent] })));
+    out.push(...wrapped(t('flow.agentNotStarted', { agent: agentName(p.agent) })));
   }
   for (const p of skipped) {
     gap();
-    out.push(...wrapped(t('flow.agentSkipped', { agent: AGENT_NAMES[p.agent], why: blockersOf(p)[0] ?? '' })));
+    out.push(...wrapped(t('flow.agentSkipped', { agent: agentName(p.agent), why: blockersOf(p)[0] ?? '' })));
   }
   if (plans[0]?.action === 'backupOnly') out.push('', ...wrapped(t('flow.backupOnlyNothingRemoved')));
   else if (outcomes.some((o) => o.result?.status === 'complete')) out.push('', ...wrapped(t('flow.confirmedAll')));

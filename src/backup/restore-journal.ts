@@ -8,11 +8,12 @@
 // Per-file progress is not recorded: it is observed (a committed file shares
 // its inode with its staged copy until the staging dir is removed).
 
+import { isAgentKind } from '../engine/core/agents.js';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../engine/host/atomic.js';
 import { crashPoint } from '../engine/core/faults.js';
-import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { parseBoundedJson } from '../engine/core/bounded-json.js';
 import { jsonBytes, jsonPieces } from './json-pieces.js';
 
@@ -150,7 +151,7 @@ function checkJournal(v: unknown, id: string): RestoreJournal | string {
   if (!j || typeof j !== 'object' || (j.formatVersion !== 1 && j.formatVersion !== 2) || j.kind !== 'cleanerx-restore')
     return 'Unrecognized restore journal format.';
   if (j.restoreId !== id) return 'The restore journal names another restore than its file name.';
-  if (!AGENT_KINDS.includes(j.agent as AgentKind)) return 'The restore journal names no known agent.';
+  if (!isAgentKind(j.agent)) return 'The restore journal names no known agent.';
   if (!STATUSES.includes(j.status as RestoreStatus)) return 'The restore journal has an unknown status.';
   if (typeof j.staging !== 'string' || !j.staging.endsWith(`/${stagingDirName(id)}`)) return 'The restore journal names an unexpected staging dir.';
   if (typeof j.uid !== 'number' || !j.roots || typeof j.roots !== 'object') return 'The restore journal has no roots.';

@@ -2,6 +2,7 @@
 // archive, reopen and verify it, enter it in the catalog — each step a
 // journal transition — and only then let mutation start.
 
+import { agentName } from '../engine/core/agents.js';
 import { join } from 'node:path';
 import type { SessionExportEntry } from '../engine/core/adapter.js';
 import type { TakeBackupOptions, TakenBackup } from '../engine/cleanup/backup-step.js';
@@ -12,7 +13,6 @@ import { promises as fsp } from 'node:fs';
 import { exportStagingParent, newExportStaging } from '../engine/host/export-staging.js';
 import { crashPoint } from '../engine/core/faults.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES } from '../engine/core/model.js';
 import { type StepClock, stepClock } from '../engine/core/step-clock.js';
 
 export type { TakeBackupOptions, TakenBackup };
@@ -50,7 +50,7 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
   let revisionAfterExport: string | undefined;
   if (staging && o.exportSessions) {
     await ensurePrivateDir(exportStagingParent(o.dataDir));
-    const agent = AGENT_NAMES[o.plan.agent];
+    const agent = agentName(o.plan.agent);
     // Hundreds of exports take minutes: the count, and an estimate from their pace, move at least every second.
     let clock: StepClock | undefined;
     const onExport = (done: number, total: number): void => {

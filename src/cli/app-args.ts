@@ -1,7 +1,8 @@
 // The bare app's command line (`cleanerx`, `--demo [--keep]`, `--read-only`,
 // `--no-color`, `--agent A`) read without yargs, which costs ~90 ms of start-up.
 
-import { AGENT_KINDS, type AgentKind, isAgentKind } from '../engine/core/model.js';
+import { agentKinds, isAgentKind } from '../engine/core/agents.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 
@@ -22,7 +23,7 @@ const FAST_FLAGS = new Set(['--demo', '--keep', '--read-only', '--no-color']);
 
 export function parseAgent(value: unknown): AgentKind {
   if (isAgentKind(value)) return value;
-  const agents = AGENT_KINDS.join(', ');
+  const agents = agentKinds().join(', ');
   if (typeof value === 'string' && value) throw new UsageError(t('cli.err.agentGot', { agents, got: value.replace(/[^\x20-\x7e]/g, '?').slice(0, 40) }));
   throw new UsageError(t('cli.err.agent', { agents }));
 }

@@ -2,9 +2,9 @@
 // Restore shows what it would create first; delete and restore need --yes
 // (with it, the restore's one pass shows that plan before it writes).
 
+import { agentName } from '../engine/core/agents.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES } from '../engine/core/model.js';
 import { safe, safeText, type SafeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { Engine } from '../engine/api/engine.js';
@@ -55,7 +55,7 @@ export async function runBackups(opts: BackupsOptions, deps: BackupsDeps): Promi
       io.out(
         say('cli.backups.row', {
           id: safeText(b.id),
-          agent: AGENT_NAMES[b.agent] ?? safeText(b.agent),
+          agent: agentName(b.agent) ?? safeText(b.agent),
           created: safeText(b.createdAt),
           items: t('count.items', { count: b.itemCount }),
           onDisk: b.onDiskBytes === null ? '—' : formatBytes(b.onDiskBytes),

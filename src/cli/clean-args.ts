@@ -6,7 +6,8 @@
 // second word after an id) or a bad agent sends the whole argv to yargs.
 // Only the model is imported: src/cli.ts reads every argv with this, the app's too.
 
-import { type AgentKind, isAgentKind } from '../engine/core/model.js';
+import { isAgentKind } from '../engine/core/agents.js';
+import type { AgentKind } from '../engine/core/model.js';
 
 /** What the command line said, before the usage rules of `clean` (cleanTarget) are applied. */
 export interface CleanArgs {

@@ -4,8 +4,9 @@
 // is missing), whatever the preview found — a plan that would run, one that
 // is blocked, a plan file that is out of date.
 
+import { agentName } from '../engine/core/agents.js';
 import { formatBytes } from '../engine/core/format.js';
-import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteResult, type PlanAction } from '../engine/core/model.js';
+import type { AgentKind, CleanupPlan, ExecuteResult, PlanAction } from '../engine/core/model.js';
 import { residueSentences } from '../engine/core/residue-text.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/core/i18n/index.js';
@@ -103,7 +104,7 @@ export async function runClean(opts: CleanOptions, { engine: makeEngine, io, pas
     throw new UsageError(
       t(oneWay ? 'cli.err.confirmArchiveOneWay' : 'cli.err.confirmArchive', {
         action: t(`cli.action.${archive}`),
-        agent: plans.map((p) => AGENT_NAMES[p.agent]).join(', '),
+        agent: plans.map((p) => agentName(p.agent)).join(', '),
       }),
     );
   if (!opts.yes) throw new UsageError(t(backup ? 'cli.err.confirmClean' : 'cli.err.confirmCleanIrreversible'));
@@ -139,21 +140,21 @@ function printPlan(engine: Engine, plan: CleanupPlan, io: Printer): boolean {
   const agent = plan.agent;
   const installation = engine.snapshot(plan.snapshotId).installation;
   // The home comes from the environment or a settings override: say which tree this is before anything else.
-  io.out(say('cli.home', { agent: AGENT_NAMES[agent], home: safeText(installation.home) }));
+  io.out(say('cli.home', { agent: agentName(agent), home: safeText(installation.home) }));
   const archive = plan.action === 'archive' || plan.action === 'unarchive' ? plan.action : null;
   // An archive the agent cannot take back (OpenCode 1.18 has no unarchive) is never called reversible.
   const oneWay = archive === 'archive' && plan.irreversible;
   if (archive)
     io.out(
       say(oneWay ? 'cli.clean.archiveSummaryOneWay' : 'cli.clean.archiveSummary', {
-        agent: AGENT_NAMES[agent],
+        agent: agentName(agent),
         action: t(`cli.action.${archive}`),
         sessions: t('count.sessions', { count: plan.items.length }),
       }),
     );
   else
     io.out(
-      say('cli.clean.summary', { agent: AGENT_NAMES[agent], items: t('count.items', { count: plan.items.length }), bytes: formatBytes(plan.estimatedBytes) }),
+      say('cli.clean.summary', { agent: agentName(agent), items: t('count.items', { count: plan.items.length }), bytes: formatBytes(plan.estimatedBytes) }),
     );
   // The list in writes of up to 1,000 lines: a pipe or a file takes each write as a system call (and a spread of 100k arguments would overflow the stack).
   const lines = plan.items.map(

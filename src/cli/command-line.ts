@@ -2,8 +2,9 @@
 // function with the dependencies the composition root (src/cli.ts) built.
 // Each command's module loads only when that command runs.
 
+import { agentKinds } from '../engine/core/agents.js';
 import { readFileSync } from 'node:fs';
-import { AGENT_KINDS, type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { getLanguage, t } from '../engine/core/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { StartApp } from './app-args.js';
@@ -96,7 +97,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       t('cli.help.scan'),
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.scanAgent') })
+          .option('agent', { choices: agentKinds(), describe: t('cli.help.scanAgent') })
           .option('json', { type: 'boolean', default: false, describe: t('cli.help.scanJson') }),
       async (a) => {
         demoAllowed(a);
@@ -110,7 +111,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       t('cli.help.plan'),
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS, 'all'], demandOption: true, describe: t('cli.help.planAgent') })
+          .option('agent', { choices: [...agentKinds(), 'all'], demandOption: true, describe: t('cli.help.planAgent') })
           .option('older-than', { type: 'string', describe: t('cli.help.olderThan') })
           .option('larger-than', { type: 'string', describe: t('cli.help.largerThan') })
           .option('keep-latest', { type: 'string', describe: t('cli.help.keepLatest') })
@@ -138,7 +139,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       t('cli.help.clean'),
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.cleanAgent') })
+          .option('agent', { choices: agentKinds(), describe: t('cli.help.cleanAgent') })
           .option('id', { type: 'string', array: true, describe: t('cli.help.cleanId') })
           .option('archive', { type: 'string', array: true, describe: t('cli.help.cleanArchive') })
           .option('unarchive', { type: 'string', array: true, describe: t('cli.help.cleanUnarchive') })
@@ -169,7 +170,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       (y) =>
         y
           .positional('id', { type: 'string', describe: t('cli.help.explainId') })
-          .option('agent', { choices: [...AGENT_KINDS], demandOption: true, describe: t('cli.help.explainAgent') })
+          .option('agent', { choices: agentKinds(), demandOption: true, describe: t('cli.help.explainAgent') })
           .option('json', { type: 'boolean', default: false, describe: t('cli.help.explainJson') }),
       async (a) => {
         ownHomesOnly(a);
@@ -215,7 +216,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
           .positional('action', { choices: ['scan', 'plan', 'clean'], describe: t('fleet.help.action') })
           .positional('hosts', { type: 'string', array: true, describe: t('fleet.help.hosts') })
           .option('hosts-file', { type: 'string', describe: t('fleet.help.hostsFile') })
-          .option('agent', { choices: [...AGENT_KINDS], describe: t('fleet.help.agent') })
+          .option('agent', { choices: agentKinds(), describe: t('fleet.help.agent') })
           .option('json', { type: 'boolean', default: false, describe: t('fleet.help.json') })
           .option('out', { type: 'string', describe: t('fleet.help.out') })
           .option('plans', { type: 'string', describe: t('fleet.help.plans') })
@@ -255,7 +256,7 @@ export async function runCommandLine(argv: string[], deps: CommandLineDeps): Pro
       false,
       (y) =>
         y
-          .option('agent', { choices: [...AGENT_KINDS], describe: t('cli.help.appAgent') })
+          .option('agent', { choices: agentKinds(), describe: t('cli.help.appAgent') })
           .option('host', { type: 'string', describe: t('fleet.help.host') })
           .option('ssh-config', { type: 'string', describe: t('fleet.help.sshConfig') }),
       async (a) => {

@@ -1,6 +1,6 @@
 // `cleanerx doctor`: what was detected for each agent, and cleanerx's own dirs and backup key.
 
-import { AGENT_NAMES } from '../engine/core/model.js';
+import { agentName } from '../engine/core/agents.js';
 import { safe, safeText, type SafeText } from '../engine/core/text.js';
 import { ownDirs } from '../engine/host/own-dirs.js';
 import type { EngineFactory } from './engine-factory.js';
@@ -28,7 +28,7 @@ export async function runDoctor(opts: DoctorOptions, { engine: makeEngine, io, e
   // Labels padded to 12 columns by display width, as the English ones always were.
   const row = (key: Parameters<typeof label>[0], value: SafeText | string): SafeText => safe`  ${label(key, 12)}${value}`;
   for (const i of installs) {
-    lines.push(safe`${AGENT_NAMES[i.agent].padEnd(12)} ${stateLabel(i.state)}`);
+    lines.push(safe`${agentName(i.agent).padEnd(12)} ${stateLabel(i.state)}`);
     const from = i.homeSource === 'override' ? 'cli.doctor.fromOverride' : i.homeSource === 'env' ? 'cli.doctor.fromEnv' : 'cli.doctor.fromDefault';
     lines.push(row('cli.doctor.home', safe`${safeText(i.home)} (${say(from)})`));
     lines.push(row('cli.doctor.executable', i.executable ? safeText(i.executable) : say('cli.doctor.notFound')));

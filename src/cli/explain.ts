@@ -2,9 +2,10 @@
 // bytes by record type (engine/core/explain.ts), read only. The id is the
 // agent's session id or its item id (session:<id>), as `clean --id` takes it.
 
+import { agentName } from '../engine/core/agents.js';
 import { explainBlocks } from '../engine/core/explain.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { EngineFactory } from './engine-factory.js';
@@ -28,7 +29,7 @@ export async function runExplain(opts: ExplainOptions, { engine: makeEngine, io 
     io.out(safeJson({ formatVersion: 1, ...e, buckets: e.buckets.map((b) => ({ ...b, share: e.totalBytes ? b.bytes / e.totalBytes : 0 })) }));
     return 0;
   }
-  io.out(say('cli.home', { agent: AGENT_NAMES[opts.agent], home: safeText(snap.installation.home) }));
+  io.out(say('cli.home', { agent: agentName(opts.agent), home: safeText(snap.installation.home) }));
   io.out(safe`${safeText(snap.session(id)!.s.title)}  (${safeText(id)})`);
   for (const b of explainBlocks(e)) {
     if (b.kind === 'text') io.out(safeText(b.title), ...b.text.split('\n').map((l) => safe`  ${l}`));

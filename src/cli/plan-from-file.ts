@@ -3,8 +3,9 @@
 // (`plan --agent all --json`) is one plan file per agent, each checked whole
 // exactly as a single agent's file is.
 
+import { agentName } from '../engine/core/agents.js';
 import type { Engine } from '../engine/api/engine.js';
-import { AGENT_NAMES, type AgentKind, type CleanupPlan } from '../engine/core/model.js';
+import type { AgentKind, CleanupPlan } from '../engine/core/model.js';
 import { safe, safeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import { t } from '../engine/core/i18n/index.js';
@@ -20,7 +21,7 @@ export async function plansFromFile(engine: Engine, path: string, agent: AgentKi
   const all = await readPlanFiles(path);
   const files = agent ? all.filter((f) => f.agent === agent) : all;
   if (!files.length) {
-    if (all.length === 1) throw new UsageError(t('cli.err.planAgent', { agent: AGENT_NAMES[all[0]!.agent], kind: all[0]!.agent }));
+    if (all.length === 1) throw new UsageError(t('cli.err.planAgent', { agent: agentName(all[0]!.agent), kind: all[0]!.agent }));
     throw new UsageError(t('cli.err.planSetAgent', { agents: all.map((f) => f.agent).join(', ') }));
   }
   const plans: CleanupPlan[] = [];

@@ -1,8 +1,9 @@
 // `cleanerx plan`: retention rules to a reviewable plan (text, or the
 // versioned plan file that `clean --plan` runs). Nothing is removed.
 
+import { agentName } from '../engine/core/agents.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { AGENT_NAMES, type AgentKind } from '../engine/core/model.js';
+import type { AgentKind } from '../engine/core/model.js';
 import { safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
 import type { Engine } from '../engine/api/engine.js';
 import { UsageError } from '../engine/host/own-dirs.js';
@@ -64,7 +65,7 @@ async function runPlanAll(opts: PlanOptions, engine: Engine, io: Printer): Promi
   }
   for (const f of files) {
     if (!f.items.length) {
-      io.out(say('cli.plan.agentNone', { agent: AGENT_NAMES[f.agent] }));
+      io.out(say('cli.plan.agentNone', { agent: agentName(f.agent) }));
       continue;
     }
     // Each agent's lines as its own plan shows them, without the hint: one hint for the whole set follows.
@@ -80,7 +81,7 @@ async function runPlanAll(opts: PlanOptions, engine: Engine, io: Printer): Promi
 
 function planLines(file: PlanFile, hint = true): SafeText[] {
   const out: SafeText[] = [];
-  out.push(say('cli.home', { agent: AGENT_NAMES[file.agent], home: safeText(file.snapshot.home) }));
+  out.push(say('cli.home', { agent: agentName(file.agent), home: safeText(file.snapshot.home) }));
   const totals = { items: t('count.items', { count: file.totals.items }), bytes: formatBytes(file.totals.bytes), skipped: formatCount(file.totals.skipped) };
   out.push(say(file.totals.skipped ? 'cli.plan.totalsSkipped' : 'cli.plan.totals', totals));
   for (const i of file.items) {

@@ -1,9 +1,9 @@
 // `cleanerx recovery [list|accept|close|restore] [operation]`: interrupted
 // cleanups, each with what its journal recorded and what is there now.
 
+import { agentName } from '../engine/core/agents.js';
 import type { SettledRestore } from '../engine/cleanup/backup-service.js';
 import type { ItemObservation } from '../engine/cleanup/recovery.js';
-import { AGENT_NAMES } from '../engine/core/model.js';
 import { t } from '../engine/core/i18n/index.js';
 import { padWidth, safe, safeText, type SafeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';
@@ -41,7 +41,7 @@ export async function runRecovery(opts: RecoveryOptions, { engine: makeEngine, i
   if (!ops.length) io.out(say('cli.recovery.none'));
   for (const o of ops) {
     io.out(
-      safe`${safeText(o.operationId)}  ${o.agent ? AGENT_NAMES[o.agent] : t('cli.recovery.unknownAgent')}  ${safeText(o.status)}`,
+      safe`${safeText(o.operationId)}  ${o.agent ? agentName(o.agent) : t('cli.recovery.unknownAgent')}  ${safeText(o.status)}`,
       say('cli.recovery.recorded', { recorded: safeText(o.recorded) }),
       say('cli.recovery.observed', { observed: safeText(o.observed), reason: safeText(o.reason) }),
       // The actions are the words recovery takes on its command line: the same in every language.

@@ -4,7 +4,7 @@
 // spelling, a repeated or unknown flag, a bad agent) is left to yargs, which
 // says what is wrong in its own words.
 
-import { isAgentKind } from '../engine/core/model.js';
+import { isAgentKind } from '../engine/core/agents.js';
 import type { ScanOptions } from './scan.js';
 
 /** The scan's options, or null for anything yargs must read. `argv` is without --lang. */

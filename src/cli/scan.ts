@@ -1,9 +1,10 @@
 // `cleanerx scan [--agent A] [--json]`: the inventory, as text or as the documented JSON report.
 
+import { agentName, agentKinds } from '../engine/core/agents.js';
 import { scanAgents, scanReport, scanReportPieces } from '../engine/api/scan-report.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type Category } from '../engine/core/model.js';
+import { type AgentKind, type Category } from '../engine/core/model.js';
 import { joinSafe, padWidth, safe, safeJsonText, safeText, type SafeText } from '../engine/core/text.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { Printer } from './printer.js';
@@ -25,7 +26,7 @@ export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: Sca
   const engine = await makeEngine({ readOnly: opts.readOnly });
   const settings = await engine.loadSettings();
   // Every agent is scanned before anything is printed: a failed scan leaves stdout empty.
-  const scans = await scanAgents(engine, opts.agent ? [opts.agent] : [...AGENT_KINDS]);
+  const scans = await scanAgents(engine, opts.agent ? [opts.agent] : agentKinds());
   if (opts.json) {
     await printJson(scanReportPieces(scans), io);
     // stdout stays the contract; the settings problem goes beside it.
@@ -36,7 +37,7 @@ export async function runScan(opts: ScanOptions, { engine: makeEngine, io }: Sca
   const out: SafeText[] = [];
   if (settings.warning) out.push(settingsLine(settings), safe``);
   for (const a of report.agents) {
-    out.push(safe`${AGENT_NAMES[a.agent]} — ${stateLabel(a.state)}${a.version ? safe` ${safeText(a.version)}` : ''}`);
+    out.push(safe`${agentName(a.agent)} — ${stateLabel(a.state)}${a.version ? safe` ${safeText(a.version)}` : ''}`);
     out.push(safe`  ${label('cli.scan.home', 10)}${safeText(a.home)}`);
     if (a.state === 'notFound') {
       out.push(safe``);

@@ -1,9 +1,10 @@
 // Each agent's part of `--demo`: the data its throw-away home is filled with
 // and the pinned package whose program the demo runs. The adapters never
 // import the demo (the fixture builders are test and demo code, not product
-// code), so this table, not the adapter descriptor, holds the demo hooks; it
-// is keyed by AgentKind, so an agent without an entry does not compile, and
-// the demo home walks it in registry order.
+// code), so this table, not the adapter descriptor, holds the demo data of
+// these agents; the demo home walks the registry, and an agent without an
+// entry here (a new one, the stub agent of test/unit/stub-agent.test.ts) gets
+// its isolated home without demo data.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ interface DemoAgent {
   pinned?: { pkg: string; bin: string };
 }
 
-export const DEMO_AGENTS: { readonly [K in AgentKind]: DemoAgent } = {
+export const DEMO_AGENTS: Readonly<Partial<Record<AgentKind, DemoAgent>>> = {
   codex: {
     build(env, now) {
       mkdirSync(env.CODEX_HOME!, { recursive: true });

@@ -43,7 +43,7 @@ export function createDemoHome(now = Date.now(), onRoot?: (root: string) => void
   const env: Record<string, string> = { ...isolatedEnv(root), TMPDIR: join(root, 'tmp') };
   mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
   mkdirSync(env.TMPDIR!, { recursive: true, mode: 0o700 });
-  for (const a of ADAPTERS) DEMO_AGENTS[a.kind].build(env, now);
+  for (const a of ADAPTERS) DEMO_AGENTS[a.kind]?.build(env, now);
   // A demo user who last looked at pi: the one agent whose inventory is complete today.
   mkdirSync(env.CLEANERX_CONFIG_DIR!, { recursive: true, mode: 0o700 });
   writeFileSync(join(env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }) + '\n', { mode: 0o600 });

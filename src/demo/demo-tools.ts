@@ -12,7 +12,7 @@ import { DEMO_AGENTS } from './demo-agents.js';
 
 /** The agents whose demo runs a pinned package, in registry order. */
 const PINNED: { agent: AgentKind; pkg: string; bin: string }[] = ADAPTERS.flatMap((a) => {
-  const p = DEMO_AGENTS[a.kind].pinned;
+  const p = DEMO_AGENTS[a.kind]?.pinned;
   return p ? [{ agent: a.kind, ...p }] : [];
 });
 

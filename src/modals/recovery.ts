@@ -3,9 +3,10 @@
 // the actions that are safe now. Continue browsing keeps cleanup of that
 // agent blocked until the operation is accepted or closed.
 
+import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { t } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type RecoveryOperation } from '../engine/core/model.js';
+import type { RecoveryOperation } from '../engine/core/model.js';
 import { displayWidth, padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
@@ -53,7 +54,7 @@ export class RecoveryModal implements Modal {
     if (!op) {
       L.push(` ${tr('recovery.nothing')}`, '', th.dim(` ${tr('recovery.escCloses')}`));
     } else {
-      const who = op.agent ? AGENT_NAMES[op.agent] : tr('recovery.unknownAgent');
+      const who = op.agent ? agentName(op.agent) : tr('recovery.unknownAgent');
       L.push(
         ` ${th.bold(braces(tr('recovery.interrupted', { agent: who })))}${this.ops.length > 1 ? th.dim(tr('recovery.oneOf', { count: this.ops.length })) : ''}`,
       );
@@ -65,7 +66,7 @@ export class RecoveryModal implements Modal {
       hung(` ${lab('recovery.observed')}  ${th.bold(braces(op.observed))} — ${op.unknown ? th.warn(braces(op.reason)) : braces(op.reason)}`, lw + 3);
       L.push('');
       hung(
-        `  ${th.bold('Esc')} ${tr('recovery.continue')} ${th.dim(op.agent ? tr('recovery.agentBlocked', { agent: AGENT_NAMES[op.agent] }) : tr('recovery.allBlocked'))}`,
+        `  ${th.bold('Esc')} ${tr('recovery.continue')} ${th.dim(op.agent ? tr('recovery.agentBlocked', { agent: agentName(op.agent) }) : tr('recovery.allBlocked'))}`,
         6,
       );
       hung(`  ${op.canAccept ? th.bold('a') : th.dim('a')} ${tr('recovery.accept')}${op.canAccept ? '' : th.dim(tr('recovery.acceptWhyNot'))}`, 4);

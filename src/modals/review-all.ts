@@ -7,10 +7,11 @@
 // As in the one-agent review, the totals, the backup line, the warning and
 // the confirmation line never scroll away; the groups scroll between them.
 
+import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t as tr } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type CleanupPlan } from '../engine/core/model.js';
+import { type CleanupPlan } from '../engine/core/model.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces } from '../widgets/theme.js';
@@ -172,7 +173,7 @@ export class GroupReviewModal implements Modal {
   private group(p: CleanupPlan, inner: number): string[] {
     const t = this.theme;
     const wrap = (l: string): string[] => wrapTagged(l, inner - 1);
-    const agent = AGENT_NAMES[p.agent];
+    const agent = agentName(p.agent);
     const blockers = blockersOf(p);
     const size = this.totals(p.items.length, this.backupOnly ? p.estimatedBackupBytes : p.estimatedBytes);
     const backup = this.backupOnly
@@ -219,11 +220,11 @@ export class GroupReviewModal implements Modal {
           ? ` ${tr('rv.backup')} ${this.backup ? t.ok(tr('rva.backupAllOn')) : tr('rv.backupOff')} ${t.dim(tr('rv.backupToggles'))}`
           : ` ${tr('rv.backup')} ${t.dim(tr('rva.backupNoneAll'))}`,
       );
-      const irreversible = runnable.filter((p) => !(this.backup && p.backupEligible)).map((p) => AGENT_NAMES[p.agent]);
+      const irreversible = runnable.filter((p) => !(this.backup && p.backupEligible)).map((p) => agentName(p.agent));
       tail.push(
         irreversible.length
           ? ` ${t.warn(`⚠ ${tr('rv.irreversible')}`)} ${tr('rv.irreversibleRest')}${this.backup ? ` ${braces(tr('rva.noBackupFor', { agents: irreversible.join(', ') }))}` : ''}`
-          : ` ${t.warn('⚠')} ${braces(tr('rv.onlyBackup', { agent: runnable.map((p) => AGENT_NAMES[p.agent]).join(', ') }))}`,
+          : ` ${t.warn('⚠')} ${braces(tr('rv.onlyBackup', { agent: runnable.map((p) => agentName(p.agent)).join(', ') }))}`,
       );
     }
     if (!runnable.length) tail.push(` ${t.inverse(` ${tr('rv.cancel')} `)}  ${t.dim(tr('rv.closes'))}`);

@@ -9,10 +9,11 @@
 // backup line, what the agent loses); item rows are cut to one line each,
 // so what the user types is always on screen before Enter runs anything.
 
+import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { formatBytes, formatCount, formatDate } from '../engine/core/format.js';
 import { t as tr } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type CleanupPlan, type PlanItem } from '../engine/core/model.js';
+import type { CleanupPlan, PlanItem } from '../engine/core/model.js';
 import { padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
@@ -43,12 +44,12 @@ export function costLine(plan: CleanupPlan): string {
   if (none) parts.push(tr('review.cost.none', { n: formatCount(none) }));
   const regen = n((i) => i.cost?.regenerable === true);
   if (regen) parts.push(tr('review.cost.regenerable', { n: formatCount(regen) }));
-  if (items.some((i) => i.cost?.needsAgentStopped)) parts.push(tr('review.cost.stop', { agent: AGENT_NAMES[plan.agent] }));
+  if (items.some((i) => i.cost?.needsAgentStopped)) parts.push(tr('review.cost.stop', { agent: agentName(plan.agent) }));
   const loses = [...new Set(items.map((i) => i.cost?.agentLoses ?? '').filter(Boolean))];
   parts.push(
     loses.length
-      ? tr('review.cost.loses', { agent: AGENT_NAMES[plan.agent], what: loses.join('; ') })
-      : tr('review.cost.losesNothing', { agent: AGENT_NAMES[plan.agent] }),
+      ? tr('review.cost.loses', { agent: agentName(plan.agent), what: loses.join('; ') })
+      : tr('review.cost.losesNothing', { agent: agentName(plan.agent) }),
   );
   return parts.join(' · ');
 }
@@ -187,8 +188,8 @@ export class ReviewModal implements Modal {
     const inner = Math.max(8, ((this.box.width as number) || 80) - 2);
     const archive = this.word !== CONFIRM_WORD;
     const total = archive
-      ? ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${tr('count.sessions', { count: p.items.length })} · ${t.bold(tr(p.action === 'unarchive' ? 'review.unarchiveSummary' : p.irreversible ? 'review.archiveSummaryOneWay' : 'review.archiveSummary'))}`
-      : ` ${t.bold(braces(AGENT_NAMES[p.agent]))} · ${tr('rv.totals', { items: tr('count.items', { count: p.items.length }), bytes: formatBytes(p.estimatedBytes) })}`;
+      ? ` ${t.bold(braces(agentName(p.agent)))} · ${tr('count.sessions', { count: p.items.length })} · ${t.bold(tr(p.action === 'unarchive' ? 'review.unarchiveSummary' : p.irreversible ? 'review.archiveSummaryOneWay' : 'review.archiveSummary'))}`
+      : ` ${t.bold(braces(agentName(p.agent)))} · ${tr('rv.totals', { items: tr('count.items', { count: p.items.length }), bytes: formatBytes(p.estimatedBytes) })}`;
     const tail: string[] = [];
     const blockerLines: string[] = [];
     if (this.blockers.length) {
@@ -205,10 +206,10 @@ export class ReviewModal implements Modal {
     tail.push(
       archive
         ? p.action !== 'unarchive' && p.irreversible
-          ? ` ${t.warn(`⚠ ${braces(tr('review.archiveOneWay', { agent: AGENT_NAMES[p.agent] }))}`)}`
-          : ` ${t.ok(braces(tr(p.action === 'unarchive' ? 'review.unarchiveUndo' : 'review.archiveUndo', { agent: AGENT_NAMES[p.agent] })))}`
+          ? ` ${t.warn(`⚠ ${braces(tr('review.archiveOneWay', { agent: agentName(p.agent) }))}`)}`
+          : ` ${t.ok(braces(tr(p.action === 'unarchive' ? 'review.unarchiveUndo' : 'review.archiveUndo', { agent: agentName(p.agent) })))}`
         : this.backup
-          ? ` ${t.warn('⚠')} ${braces(tr('rv.onlyBackup', { agent: AGENT_NAMES[p.agent] }))}`
+          ? ` ${t.warn('⚠')} ${braces(tr('rv.onlyBackup', { agent: agentName(p.agent) }))}`
           : ` ${t.warn(`⚠ ${tr('rv.irreversible')}`)} ${tr('rv.irreversibleRest')}`,
     );
     if (this.blockers.length) {

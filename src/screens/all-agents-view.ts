@@ -4,9 +4,10 @@
 // scanned yet are scanned once in the worker, one after another, in the
 // background (the keys never wait), each with its progress on its row.
 
+import { agentName } from '../engine/core/agents.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type AgentKind } from '../engine/core/model.js';
+import { type AgentKind } from '../engine/core/model.js';
 import type { AllAgentsOverview, CostWord } from '../engine/inventory/retention/all-agents.js';
 import { fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell } from '../widgets/theme.js';
@@ -109,7 +110,7 @@ export class AllAgentsView {
       ),
     );
     for (const inst of this.app.installations().filter((i) => i.state !== 'notFound')) {
-      const name = padWidth(AGENT_NAMES[inst.agent], NAME_W);
+      const name = padWidth(agentName(inst.agent), NAME_W);
       const a = r?.agents.find((x) => x.agent === inst.agent);
       const p = this.progress.get(inst.agent);
       const failed = this.failed.get(inst.agent);
@@ -133,7 +134,7 @@ export class AllAgentsView {
     const shown = sug.length > Math.ceil(room / 2) ? Math.max(1, Math.ceil(room / 2) - 1) : sug.length;
     for (const s of sug.slice(0, shown)) {
       const cost = s.cost === 'lost' && s.loses ? tr('overview.all.cost.lostWhat', { what: s.loses }) : tr(COST[s.cost]);
-      L.push(`  ${cell(AGENT_NAMES[s.agent], NAME_W)}${cell(s.label, labelW)} ${padWidth(formatBytes(s.bytes), 9, 'right')} ${t.dim(cell(cost, costW - 1))}`);
+      L.push(`  ${cell(agentName(s.agent), NAME_W)}${cell(s.label, labelW)} ${padWidth(formatBytes(s.bytes), 9, 'right')} ${t.dim(cell(cost, costW - 1))}`);
     }
     if (shown < sug.length)
       L.push(
@@ -144,7 +145,7 @@ export class AllAgentsView {
     if (left > 0 && big.length) {
       L.push('', t.accent(` ${tr('overview.all.largest')}`));
       for (const b of big.slice(0, left))
-        L.push(`  ${cell(AGENT_NAMES[b.agent], NAME_W)}${cell(b.label, W - 2 - NAME_W - 10)} ${padWidth(formatBytes(b.bytes), 9, 'right')}`);
+        L.push(`  ${cell(agentName(b.agent), NAME_W)}${cell(b.label, W - 2 - NAME_W - 10)} ${padWidth(formatBytes(b.bytes), 9, 'right')}`);
     }
     return L;
   }

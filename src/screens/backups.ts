@@ -3,10 +3,11 @@
 // typed confirm), D deletes forever (its own typed confirm). Verify and restore
 // run in the busy state (ctx.busy): the keys typed meanwhile do nothing here.
 
+import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { fitPath, formatBytes, formatDate } from '../engine/core/format.js';
 import { type MessageKey, t as tr } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type BackupProgress, type BackupSummary, type KeyInfo, type RestoreSummary } from '../engine/core/model.js';
+import type { BackupProgress, BackupSummary, KeyInfo, RestoreSummary } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell, esc } from '../widgets/theme.js';
@@ -96,7 +97,7 @@ export class BackupsScreen implements Screen {
     const text =
       '    ' +
       padWidth(formatDate(Date.parse(b.createdAt)), 17) +
-      padWidth(AGENT_NAMES[b.agent], 12) +
+      padWidth(agentName(b.agent), 12) +
       padWidth(String(b.itemCount), 7, 'right') +
       padWidth(b.onDiskBytes === null ? '—' : formatBytes(b.onDiskBytes), 11, 'right') +
       padWidth(formatBytes(b.archiveBytes), 11, 'right') +
@@ -203,7 +204,7 @@ export class BackupsScreen implements Screen {
 
   private confirmRestore(b: BackupSummary, passphrase: string, dry: RestoreSummary): void {
     this.app.openInput({
-      label: tr('backups.restorePrompt', { what: unitCount(dry.restored, dry.unit), size: formatBytes(dry.bytes), agent: AGENT_NAMES[b.agent] }),
+      label: tr('backups.restorePrompt', { what: unitCount(dry.restored, dry.unit), size: formatBytes(dry.bytes), agent: agentName(b.agent) }),
       maxLength: 16,
       onSubmit: (v) => {
         if (v.trim().toLowerCase() !== 'restore') return this.app.message(tr('backups.notRestored'));

@@ -1,10 +1,11 @@
 // Memory and Logs & caches: the non-session items of the current scan, with
 // category, size, risk and blocker; the same marks as the session tree.
 
+import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { fitPath, formatBytes } from '../engine/core/format.js';
 import { t as tr } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type Category, type Detail, type ItemSummary, type Preview } from '../engine/core/model.js';
+import type { Category, Detail, ItemSummary, Preview } from '../engine/core/model.js';
 import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane, wrapWords } from '../widgets/detail-pane.js';
 import { braces, cell } from '../widgets/theme.js';
@@ -51,7 +52,7 @@ export class ItemsScreen implements Screen {
     const t = this.app.theme;
     const H = Math.max(6, ((this.app.screen.height as number) || 24) - 3);
     const s = this.app.summary();
-    const agent = s ? AGENT_NAMES[s.agent] : tr('common.thisAgent');
+    const agent = s ? agentName(s.agent) : tr('common.thisAgent');
     const nw = Math.max(20, ((this.app.screen.width as number) || 80) - 2);
     this.notice.setContent(
       wrapWords(this.emptyNotice(agent), nw)

@@ -1,10 +1,11 @@
 // Overview: what is there and how big — category bars, largest projects and
 // sessions, an age histogram, and a line for every other agent.
 
+import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { fitPath, formatBytes, formatCount, formatDate } from '../engine/core/format.js';
 import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
-import { AGENT_NAMES, type Attribution, CATEGORIES, type Installation } from '../engine/core/model.js';
+import { type Attribution, CATEGORIES, type Installation } from '../engine/core/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { bar } from '../widgets/bars.js';
 import { sparkline } from '../widgets/sparkline.js';
@@ -53,7 +54,7 @@ export class OverviewScreen implements Screen {
     if (!s) {
       L.push(t.dim(` ${tr(this.app.scanning() ? 'common.scanning' : this.app.agent() ? 'common.waitingForScan' : 'overview.noAgentData')}`));
     } else {
-      const name = AGENT_NAMES[s.agent];
+      const name = agentName(s.agent);
       const facts = [
         tr('overview.managed', { size: formatBytes(s.totals.bytes), items: tr('count.items', { count: s.totals.items }) }),
         tr('count.sessions', { count: s.sessionCount }),
@@ -148,9 +149,7 @@ export class OverviewScreen implements Screen {
     for (const i of this.app.installations()) {
       const state = tr(AGENT_STATE[i.state]);
       const cur = i.agent === this.app.agent() ? t.bold('›') : ' ';
-      L.push(
-        ` ${cur} ${padWidth(AGENT_NAMES[i.agent], 12)} ${padWidth(state, 16)} ${t.dim(cell(fitPath(i.home, Math.max(10, W - 34)), Math.max(10, W - 34)))}`,
-      );
+      L.push(` ${cur} ${padWidth(agentName(i.agent), 12)} ${padWidth(state, 16)} ${t.dim(cell(fitPath(i.home, Math.max(10, W - 34)), Math.max(10, W - 34)))}`);
     }
     this.root.setContent(L.join('\n'));
   }

@@ -1,8 +1,9 @@
 // Settings: the four agents as detected (state, home, executable, version),
 // editable absolute home overrides, Detect again, and an atomic Save.
 
+import { agentKinds, agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
-import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type KeyInfo } from '../engine/core/model.js';
+import type { AgentKind, KeyInfo } from '../engine/core/model.js';
 import { fitPath } from '../engine/core/format.js';
 import { displayWidth, padWidth } from '../engine/core/text.js';
 import { getLanguage, LANGUAGE_NAMES, t as tr, type LanguageSetting } from '../engine/core/i18n/index.js';
@@ -59,11 +60,11 @@ export class SettingsScreen implements Screen {
     const L: string[] = [` ${t.accent(tr('settings.agents'))} ${t.dim(this.busy ? tr('settings.detectingNote') : '')}`];
     const installs = this.app.installations();
     const room = Math.max(10, W - 17);
-    AGENT_KINDS.forEach((kind, i) => {
+    agentKinds().forEach((kind, i) => {
       const inst = installs.find((x) => x.agent === kind);
       const sel = i === this.cursor;
       const state = this.busy || !inst ? tr('settings.detecting') : tr(AGENT_STATE[inst.state]);
-      const head = `${sel ? '›' : ' '} ${padWidth(AGENT_NAMES[kind], 12)} ${padWidth(state, 16)} ${inst?.version ? braces(inst.version) : ''}`;
+      const head = `${sel ? '›' : ' '} ${padWidth(agentName(kind), 12)} ${padWidth(state, 16)} ${inst?.version ? braces(inst.version) : ''}`;
       L.push(sel ? t.cursor(padWidth(head, W)) : head);
       const override = s?.homeOverrides[kind];
       const source = inst?.homeSource === 'override' ? tr('settings.fromOverride') : inst?.homeSource === 'env' ? tr('settings.fromEnv') : '';
@@ -113,13 +114,13 @@ export class SettingsScreen implements Screen {
         keys: ['down', 'j'],
         label: '↓ j',
         does: tr('key.nextAgent'),
-        run: () => this.whenIdle(() => (this.cursor = Math.min(AGENT_KINDS.length - 1, this.cursor + 1))),
+        run: () => this.whenIdle(() => (this.cursor = Math.min(agentKinds().length - 1, this.cursor + 1))),
       },
       {
         keys: ['enter', 'e'],
         does: tr('settings.editKey'),
         footer: tr('settings.footer.edit'),
-        run: () => this.whenIdle(() => this.editOverride(AGENT_KINDS[this.cursor]!)),
+        run: () => this.whenIdle(() => this.editOverride(agentKinds()[this.cursor]!)),
       },
       { keys: ['D'], does: tr('settings.detectKey'), footer: tr('settings.footer.detect'), run: () => this.whenIdle(() => void this.detectAgain(null)) },
       { keys: ['S'], does: tr('settings.saveKey'), footer: tr('settings.footer.save'), run: () => this.whenIdle(() => void this.save()) },
@@ -162,20 +163,20 @@ export class SettingsScreen implements Screen {
     const base = this.current();
     if (!base) return;
     this.app.openInput({
-      label: tr('settings.homePrompt', { agent: AGENT_NAMES[kind] }),
+      label: tr('settings.homePrompt', { agent: agentName(kind) }),
       value: base.homeOverrides[kind] ?? '',
       maxLength: 4096,
       onSubmit: (v) => {
         const value = v.trim();
         if (value && !value.startsWith('/')) {
-          this.app.message(tr('settings.homeNotAbsolute', { agent: AGENT_NAMES[kind] }), 'error');
+          this.app.message(tr('settings.homeNotAbsolute', { agent: agentName(kind) }), 'error');
           return;
         }
         const next: Settings = JSON.parse(JSON.stringify(base)) as Settings;
         if (value) next.homeOverrides[kind] = value;
         else delete next.homeOverrides[kind];
         this.draft = next;
-        this.app.message(tr('settings.overrideSet', { agent: AGENT_NAMES[kind] }));
+        this.app.message(tr('settings.overrideSet', { agent: agentName(kind) }));
       },
       onCancel: () => this.app.message(tr('settings.editCancelled')),
     });

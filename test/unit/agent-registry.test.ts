@@ -1,7 +1,7 @@
 // The one registry of agents (src/adapters/registry.ts) and everything that
-// must agree with it: the kinds list in engine/core (types only), the
-// deprecated name table, the demo's hooks, the isolated env, and detection's
-// order and names.
+// must agree with it: the agents engine/core knows (engine/core/agents.ts),
+// the descriptors' texts in both languages, the demo's data, the isolated env,
+// and detection's order and names.
 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,8 @@ import { ADAPTERS } from '../../src/adapters/registry.js';
 import { DEMO_AGENTS } from '../../src/demo/demo-agents.js';
 import { isolatedEnv } from '../../src/demo/demo-home.js';
 import { Engine } from '../../src/engine/api/engine.js';
-import { AGENT_KINDS, AGENT_NAMES, type AgentKind } from '../../src/engine/core/model.js';
+import { agentKinds, agentName, isAgentKind } from '../../src/engine/core/agents.js';
+import type { AgentKind } from '../../src/engine/core/model.js';
 import { detectOne } from '../../src/engine/host/detect.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { inventory, NOW, session } from '../helpers/sessions.js';
@@ -22,23 +23,36 @@ afterEach(() => {
 });
 
 describe('the agent registry', () => {
-  it('lists exactly the kinds of engine/core, in the same order, each once', () => {
-    expect(ADAPTERS.map((a) => a.kind)).toEqual([...AGENT_KINDS]);
+  it('installs its agents in engine/core, in the same order, each once', () => {
+    expect(agentKinds()).toEqual(ADAPTERS.map((a) => a.kind));
     expect(new Set(ADAPTERS.map((a) => a.kind)).size).toBe(ADAPTERS.length);
+    for (const a of ADAPTERS) expect(isAgentKind(a.kind), a.kind).toBe(true);
+    expect(isAgentKind('cursor')).toBe(false);
   });
 
-  it('gives every agent a distinct display name and a memory notice; the deprecated table copies the names', () => {
+  it('gives every agent a distinct display name and a memory notice in each language, the Chinese one its own', () => {
     for (const a of ADAPTERS) {
       expect(a.displayName.trim(), a.kind).not.toBe('');
-      expect(a.memoryNotice.trim(), a.kind).not.toBe('');
-      expect(AGENT_NAMES[a.kind], a.kind).toBe(a.displayName);
+      expect(agentName(a.kind), a.kind).toBe(a.displayName);
+      expect(a.memoryNotice.en.trim(), a.kind).not.toBe('');
+      expect(a.memoryNotice.zh.trim(), a.kind).not.toBe('');
+      expect(a.memoryNotice.zh, a.kind).not.toBe(a.memoryNotice.en);
     }
     expect(new Set(ADAPTERS.map((a) => a.displayName)).size).toBe(ADAPTERS.length);
-    expect(Object.keys(AGENT_NAMES).sort()).toEqual([...AGENT_KINDS].sort());
   });
 
-  it('has a demo hook for every agent and none for an unknown one', () => {
-    expect(Object.keys(DEMO_AGENTS).sort()).toEqual([...AGENT_KINDS].sort());
+  it("checks every agent's home variable: a relative one is refused with a sentence that names it", () => {
+    for (const a of ADAPTERS) {
+      expect(a.envVars.length, a.kind).toBeGreaterThan(0);
+      for (const v of a.envVars) {
+        expect(v.check('/abs/path'), `${a.kind} ${v.name}`).toBeNull();
+        expect(v.check('rel/dir'), `${a.kind} ${v.name}`).toContain(v.name);
+      }
+    }
+  });
+
+  it('keeps demo data only for agents of the registry', () => {
+    for (const k of Object.keys(DEMO_AGENTS)) expect(isAgentKind(k), k).toBe(true);
   });
 
   it('builds the isolated env from every descriptor, all inside the temp root', () => {
@@ -59,7 +73,7 @@ describe('the agent registry', () => {
     const found = await new Engine(ADAPTERS, t.ctx).detect();
     expect(found.map((i) => i.agent)).toEqual(ADAPTERS.map((a) => a.kind));
     expect(found.map((i) => i.displayName)).toEqual(ADAPTERS.map((a) => a.displayName));
-    expect(found.map((i) => i.memoryNotice)).toEqual(ADAPTERS.map((a) => a.memoryNotice));
+    expect(found.map((i) => i.memoryNotice)).toEqual(ADAPTERS.map((a) => a.memoryNotice.en));
     expect(found.map((i) => i.labels)).toEqual(ADAPTERS.map((a) => a.labels));
     // A subset keeps the registry's order, whatever order it was asked in.
     const some = await new Engine(ADAPTERS, t.ctx).detect({ agents: ['pi', 'codex'] });

@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ADAPTERS } from '../../src/adapters/registry.js';
 import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -32,7 +33,7 @@ describe('scan --json', () => {
     const out = execFileSync(process.execPath, [CLI, 'scan', '--json'], { env: t.env, encoding: 'utf8' });
     const report = JSON.parse(out);
     expect(report.version).toBe(1);
-    expect(report.agents.map((a: { agent: string }) => a.agent)).toEqual(['codex', 'claude', 'opencode', 'pi']);
+    expect(report.agents.map((a: { agent: string }) => a.agent)).toEqual(ADAPTERS.map((a) => a.kind));
     const pi = report.agents.find((a: { agent: string }) => a.agent === 'pi');
     expect(Object.keys(pi).sort()).toEqual(
       ['agent', 'executable', 'home', 'items', 'projects', 'sessions', 'state', 'totals', 'version', 'warnings', 'writers'].sort(),
@@ -109,10 +110,10 @@ describe('usage errors and plain commands', () => {
     expect(h.stdout).toMatch(/doctor/);
   });
 
-  it('doctor reports all four agents and cleanerx dirs', () => {
+  it('doctor reports every agent of the registry and cleanerx dirs', () => {
     const r = run(['doctor']);
     expect(r.status).toBe(0);
-    for (const name of ['Codex', 'Claude Code', 'OpenCode', 'pi']) expect(r.stdout).toContain(name);
+    for (const a of ADAPTERS) expect(r.stdout).toContain(a.displayName);
     expect(r.stdout).toContain(t.env.CLEANERX_CONFIG_DIR);
     expect(r.stdout).toContain(`backup key  not created yet; the first backup creates ${t.env.CLEANERX_DATA_DIR}/identity.age`);
   });

@@ -385,8 +385,9 @@ describe('Engine snapshots', () => {
     return {
       kind: 'pi',
       displayName: 'pi',
-      memoryNotice: '',
+      memoryNotice: { en: '', zh: '' },
       homeEnvVar: 'PI_CODING_AGENT_DIR',
+      envVars: [],
       isolatedEnv: () => ({}),
       labels: { sources: {}, metadata: {} },
       binaryNames: ['cleanerx-test-no-such-binary'],

@@ -48,6 +48,8 @@ function snapshot(sessions: SessionRecord[], agent: Installation['agent'] = 'cod
     agent,
     displayName: agent,
     memoryNotice: '',
+    // The agent's own labels, as detection hands them on (Claude's says why --orphans matches nothing).
+    labels: ADAPTERS.find((a) => a.kind === agent)?.labels,
     state: 'dataOnly',
     home: '/w/store',
     homeSource: 'env',

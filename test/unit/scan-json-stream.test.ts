@@ -4,6 +4,7 @@
 // home (every agent) and on hostile pi and Claude fixtures large enough to
 // span several pieces — and the real binary must print that text plus one newline.
 
+import { agentKinds } from '../../src/engine/core/agents.js';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { findDemoTools } from '../../src/demo/demo-tools.js';
 import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
 import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { scanAgents, scanReport, scanReportPieces } from '../../src/engine/api/scan-report.js';
-import { AGENT_KINDS, type AgentKind } from '../../src/engine/core/model.js';
+import { type AgentKind } from '../../src/engine/core/model.js';
 import { safeJson, safeJsonText } from '../../src/engine/core/text.js';
 import { CLI } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -56,7 +57,7 @@ describe('the streamed scan --json is byte-identical to the whole report', () =>
   afterAll(() => t.cleanup());
 
   it('pi and Claude fixtures, each agent alone and all agents together', { timeout: 240_000 }, async () => {
-    for (const agents of [['pi'], ['claude'], [...AGENT_KINDS]] as AgentKind[][]) {
+    for (const agents of [['pi'], ['claude'], agentKinds()] as AgentKind[][]) {
       const { whole, pieces } = await bothTexts(t.env, agents);
       if (agents.length === 1) expect(pieces.length, `${agents}: the rows span several pieces`).toBeGreaterThan(6);
       expect(pieces.join(''), agents.join(',')).toBe(whole);
@@ -71,8 +72,8 @@ describe('the streamed scan --json is byte-identical to the whole report', () =>
   it('the demo home, every agent', { timeout: 240_000 }, async () => {
     const home = createDemoHome(NOW, undefined, t.root);
     const env = { ...t.env, ...home.env, PATH: [...findDemoTools().dirs, '/usr/bin:/bin'].join(':') };
-    const { whole, pieces } = await bothTexts(env, [...AGENT_KINDS]);
-    expect(JSON.parse(whole).agents).toHaveLength(AGENT_KINDS.length);
+    const { whole, pieces } = await bothTexts(env, agentKinds());
+    expect(JSON.parse(whole).agents).toHaveLength(agentKinds().length);
     expect(pieces.join('')).toBe(whole);
   });
 

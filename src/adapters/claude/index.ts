@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/core/adapter.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
-import { expandTilde, resolveAgentHome } from '../shared/home.js';
+import { expandTilde, homeDirVar, resolveAgentHome } from '../shared/home.js';
 import { pendingPreview } from '../shared/pending.js';
 import { claudeTempRoots } from './temp-roots.js';
 import { claudeResume } from './resume.js';
@@ -15,11 +15,17 @@ import { claudeResume } from './resume.js';
 export const claudeAdapter: AgentAdapter = {
   kind: 'claude',
   displayName: 'Claude Code',
-  memoryNotice: 'Automatic memory of Claude Code. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
+  memoryNotice: {
+    en: 'Automatic memory of Claude Code. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
+    zh: 'Claude Code 的自动记忆。指令文件（AGENTS.md、CLAUDE.md、规则）受保护，不在此显示。',
+  },
   homeEnvVar: 'CLAUDE_CONFIG_DIR',
+  envVars: [homeDirVar('CLAUDE_CONFIG_DIR')],
   // Its temp roots too: a test's or the demo's Claude never writes, and cleanerx never reads, the real temp dir.
   isolatedEnv: (home) => ({ CLAUDE_CONFIG_DIR: join(home, '.claude'), CLAUDE_CODE_TMPDIR: join(home, 'claude-tmp') }),
   labels: {
+    noOrphans:
+      "Claude Code keeps a session's subagents inside that session's own folder, so no session outlives its parent and --orphans matches nothing; data left by deleted sessions is listed as its own items.",
     // The source is Claude's entrypoint (cli, sdk-ts, claude-vscode…), shown as it is; Claude records pinned as false.
     sources: {},
     metadata: { pinned: 'Pinned', requiresAgentExit: 'Needs exit', source: 'Recorded as' },

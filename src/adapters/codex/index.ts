@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AgentAdapter } from '../../engine/core/adapter.js';
 import { attachSweep } from '../../engine/inventory/agent-sweep.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
-import { expandTilde, resolveAgentHome } from '../shared/home.js';
+import { expandTilde, homeDirVar, resolveAgentHome } from '../shared/home.js';
 import { appSupportRoot } from './paths.js';
 import { codexResume } from './resume.js';
 
@@ -20,8 +20,12 @@ const scanModule = () => import('./scan.js');
 export const codexAdapter: AgentAdapter = {
   kind: 'codex',
   displayName: 'Codex',
-  memoryNotice: 'Automatic memory of Codex. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
+  memoryNotice: {
+    en: 'Automatic memory of Codex. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
+    zh: 'Codex 的自动记忆。指令文件（AGENTS.md、CLAUDE.md、规则）受保护，不在此显示。',
+  },
   homeEnvVar: 'CODEX_HOME',
+  envVars: [homeDirVar('CODEX_HOME')],
   isolatedEnv: (home) => ({ CODEX_HOME: join(home, '.codex') }),
   labels: {
     // A thread started from the desktop app or an IDE extension; `source` metadata names the listing (App Server or state DB).

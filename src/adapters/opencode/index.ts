@@ -12,6 +12,7 @@ import { homeOf } from '../../engine/host/own-dirs.js';
 import { pendingPreview } from '../shared/pending.js';
 import { CHANNEL_DB, chooseDatabase, DB_NAME, opencodeMutationRoots, resolveOpencodeHome } from './paths.js';
 import { OPENCODE_SWEEP } from './sweep.js';
+import { OPENCODE_DB_VAR } from './env.js';
 import { opencodeResume } from './resume.js';
 
 // The SQLite reader, server probe and routes load on first use: a scan of another agent never pays for them.
@@ -24,8 +25,12 @@ export const OPENCODE_PACKAGE = /^opencode-(?:ai|(?:linux|darwin|windows)-(?:x64
 export const opencodeAdapter: AgentAdapter = {
   kind: 'opencode',
   displayName: 'OpenCode',
-  memoryNotice: 'Automatic memory of OpenCode. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
+  memoryNotice: {
+    en: 'Automatic memory of OpenCode. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
+    zh: 'OpenCode 的自动记忆。指令文件（AGENTS.md、CLAUDE.md、规则）受保护，不在此显示。',
+  },
   homeEnvVar: 'XDG_DATA_HOME',
+  envVars: [OPENCODE_DB_VAR],
   isolatedEnv: (home) => ({ OPENCODE_DB: join(home, '.local', 'share', 'opencode', DB_NAME) }),
   labels: {
     // Every session's source is 'cli'; OpenCode records pinned as false.

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { AgentAdapter, HostContext } from '../../engine/core/adapter.js';
 import { lstatOrNull } from '../../engine/host/fsx.js';
-import { expandTilde, resolveAgentHome } from '../shared/home.js';
+import { expandTilde, homeDirVar, resolveAgentHome } from '../shared/home.js';
 import { pendingPreview } from '../shared/pending.js';
 import { piResume } from './resume.js';
 
@@ -16,8 +16,12 @@ export const PI_PACKAGE = /^@(?:mariozechner|earendil-works)\/pi-coding-agent$/;
 export const piAdapter: AgentAdapter = {
   kind: 'pi',
   displayName: 'pi',
-  memoryNotice: 'pi keeps no automatic memory; AGENTS.md, SYSTEM.md and APPEND_SYSTEM.md are protected instructions, not memory.',
+  memoryNotice: {
+    en: 'pi keeps no automatic memory; AGENTS.md, SYSTEM.md and APPEND_SYSTEM.md are protected instructions, not memory.',
+    zh: 'pi 没有自动记忆；AGENTS.md、SYSTEM.md 和 APPEND_SYSTEM.md 是受保护的指令，不是记忆。',
+  },
   homeEnvVar: 'PI_CODING_AGENT_DIR',
+  envVars: [homeDirVar('PI_CODING_AGENT_DIR')],
   isolatedEnv: (home) => ({ PI_CODING_AGENT_DIR: join(home, '.pi', 'agent') }),
   labels: {
     // Every session's source is 'cli'; pi records pinned as false.

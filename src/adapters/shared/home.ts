@@ -2,10 +2,20 @@
 // (A settings override is applied by the engine before this is consulted.)
 
 import { isAbsolute, join } from 'node:path';
-import type { HomeResolution, HostContext } from '../../engine/core/adapter.js';
+import type { AgentEnvVar, HomeResolution, HostContext } from '../../engine/core/adapter.js';
+import { t } from '../../engine/core/i18n/index.js';
+import { cleanText } from '../../engine/core/text.js';
 import { lstatSyncOrNull } from '../../engine/host/fsx.js';
 import type { ScanWarning } from '../../engine/core/model.js';
 import { homeOf } from '../../engine/host/own-dirs.js';
+
+/** A variable that moves an agent's home: an absolute path, or one under "~/" (expanded against HOME). */
+export function homeDirVar(name: string): AgentEnvVar {
+  return {
+    name,
+    check: (v) => (isAbsolute(v) || v === '~' || v.startsWith('~/') ? null : t('dirs.relative', { name, value: cleanText(v, 200) })),
+  };
+}
 
 export function expandTilde(v: string, ctx: HostContext): string {
   if (v === '~') return homeOf(ctx.env);

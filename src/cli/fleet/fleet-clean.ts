@@ -6,12 +6,13 @@
 // stop the others. One summary line per host; exit 1 when any host did not
 // complete, 2 (nothing sent anywhere) without --yes.
 
+import { agentName } from '../../engine/core/agents.js';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBoundedJson } from '../../engine/core/bounded-json.js';
 import { formatBytes } from '../../engine/core/format.js';
 import { t } from '../../engine/core/i18n/index.js';
-import { AGENT_NAMES, type AgentKind } from '../../engine/core/model.js';
+import type { AgentKind } from '../../engine/core/model.js';
 import { padWidth, safe, safeJson, safeText, type SafeText } from '../../engine/core/text.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
 import { UsageError } from '../../engine/host/own-dirs.js';
@@ -124,7 +125,7 @@ export async function runFleetClean(opts: FleetCleanOptions, { io, passphrase }:
 }
 
 function intentLine(p: HostPlanFile): SafeText {
-  return safe`${padWidth(p.host, 22)} ${safeText(t('fleet.clean.would', { agent: AGENT_NAMES[p.agent], items: t('count.items', { count: p.items }), bytes: formatBytes(p.bytes) }))}`;
+  return safe`${padWidth(p.host, 22)} ${safeText(t('fleet.clean.would', { agent: agentName(p.agent), items: t('count.items', { count: p.items }), bytes: formatBytes(p.bytes) }))}`;
 }
 
 function summaryLines(results: HostClean[]): SafeText[] {
@@ -133,7 +134,7 @@ function summaryLines(results: HostClean[]): SafeText[] {
     if (r.status !== 'complete') return safe`${head} ${safeText(t(`fleet.status.${r.status}`))}: ${safeText(r.reason ?? '', 300)}`;
     return safe`${head} ${safeText(
       t('fleet.clean.done', {
-        agent: AGENT_NAMES[r.agent],
+        agent: agentName(r.agent),
         items: t('count.items', { count: r.removedItems }),
         bytes: formatBytes(r.removedBytes),
         id: r.operationId ?? '-',

@@ -5,10 +5,11 @@
 // written, so a host that sends anything else is a row with its reason.
 // Nothing is removed anywhere.
 
+import { agentName } from '../../engine/core/agents.js';
 import { join } from 'node:path';
 import { formatBytes, formatCount } from '../../engine/core/format.js';
 import { t } from '../../engine/core/i18n/index.js';
-import { AGENT_NAMES, type AgentKind } from '../../engine/core/model.js';
+import type { AgentKind } from '../../engine/core/model.js';
 import { padWidth, safe, safeJson, safeText, type SafeText } from '../../engine/core/text.js';
 import { parseBoundedJson } from '../../engine/core/bounded-json.js';
 import { writeFileAtomic } from '../../engine/host/atomic.js';
@@ -84,7 +85,7 @@ function planLines(agent: AgentKind, hosts: HostPlan[]): SafeText[] {
       out.push(
         safe`${head} ${safeText(
           t('fleet.plan.line', {
-            agent: AGENT_NAMES[agent],
+            agent: agentName(agent),
             items: t('count.items', { count: h.items }),
             bytes: formatBytes(h.bytes),
             skipped: formatCount(h.skipped),

@@ -3,9 +3,9 @@
 // agent and in all. Fits 80 columns; a long host name is cut with "…".
 // Every cell is cleaned (host names and reasons came from outside).
 
+import { agentKinds, agentName } from '../../engine/core/agents.js';
 import { formatBytes, formatCount } from '../../engine/core/format.js';
 import { t } from '../../engine/core/i18n/index.js';
-import { AGENT_KINDS, AGENT_NAMES } from '../../engine/core/model.js';
 import { cleanText, padWidth, safe, type SafeText, safeText } from '../../engine/core/text.js';
 import { say } from '../say.js';
 import { type FleetScanReport, shownAgents } from './scan-merge.js';
@@ -31,15 +31,15 @@ export function fleetTable(report: FleetScanReport): SafeText[] {
     if (!agents.length) out.push(safe`${cell(h.host, W.host)} ${safeText(t('fleet.noAgentData'))}`);
     for (const a of agents) {
       const reclaim = a.writers ? t('fleet.running') : formatBytes(a.reclaimableNow);
-      out.push(row(h.host, AGENT_NAMES[a.agent], formatCount(a.sessions), formatBytes(a.bytes), reclaim));
+      out.push(row(h.host, agentName(a.agent), formatCount(a.sessions), formatBytes(a.bytes), reclaim));
     }
   }
   const tot = report.totals;
   out.push(safe``);
-  for (const agent of AGENT_KINDS) {
+  for (const agent of agentKinds()) {
     const s = tot.byAgent[agent];
     if (!s) continue;
-    out.push(row(t('fleet.totalHosts', { count: s.hosts }), AGENT_NAMES[agent], formatCount(s.sessions), formatBytes(s.bytes), formatBytes(s.reclaimableNow)));
+    out.push(row(t('fleet.totalHosts', { count: s.hosts }), agentName(agent), formatCount(s.sessions), formatBytes(s.bytes), formatBytes(s.reclaimableNow)));
   }
   out.push(row(t('fleet.total'), '', formatCount(tot.sessions), formatBytes(tot.bytes), formatBytes(tot.reclaimableNow)));
   out.push(say('fleet.answered', { answered: String(tot.hostsAnswered), hosts: String(tot.hosts) }));

@@ -4,9 +4,10 @@
 // contract (version, agent names, finite sizes) makes the host a row with the
 // reason, never a crash or a made-up number.
 
+import { agentOrder, isAgentKind } from '../../engine/core/agents.js';
 import { parseBoundedJson } from '../../engine/core/bounded-json.js';
 import { t } from '../../engine/core/i18n/index.js';
-import { AGENT_KINDS, type AgentKind, isAgentKind } from '../../engine/core/model.js';
+import type { AgentKind } from '../../engine/core/model.js';
 import { cleanText } from '../../engine/core/text.js';
 import type { HostProblem, HostStatus } from './outcome.js';
 
@@ -113,7 +114,7 @@ export function parseHostScan(host: string, stdout: string): HostScan {
   try {
     if (!Array.isArray(report.agents)) throw new Malformed();
     const rows = report.agents.map(agentRow).filter((r): r is AgentRow => r !== null);
-    rows.sort((a, b) => AGENT_KINDS.indexOf(a.agent) - AGENT_KINDS.indexOf(b.agent));
+    rows.sort((a, b) => agentOrder(a.agent) - agentOrder(b.agent));
     return { host, status: 'ok', reason: null, cleanerxVersion: version, agents: rows, report };
   } catch (e) {
     if (!(e instanceof Malformed)) throw e;

@@ -2,6 +2,7 @@
 // runs in a worker thread for the UI (src/worker.ts) and in-process for
 // `scan --json`. It is handed its adapters; it never imports one.
 
+import { agentName } from '../core/agents.js';
 import type { AllAgentsOverview } from '../inventory/retention/all-agents.js';
 import type { AgentAdapter, HostContext, SessionExportEntry } from '../core/adapter.js';
 import type { EngineApi, EngineOptions } from './api.js';
@@ -15,7 +16,7 @@ import { dirname, join } from 'node:path';
 // never pays for them, nor for age, zstd and tar.
 import type { BackupRequest, ExecutorDeps } from '../cleanup/executor.js';
 import { NO_BACKUPS, type BackupService, type SettledRestore } from '../cleanup/backup-service.js';
-import { AGENT_NAMES, describeWriters } from '../core/model.js';
+import { describeWriters } from '../core/model.js';
 import type {
   BackupProgress,
   AgentKind,
@@ -311,7 +312,7 @@ export class Engine implements EngineApi {
     const node = snap.session(id);
     if (!node) throw new RequestError(t('explain.onSession'));
     const adapter = this.adapter(snap.agent);
-    if (!adapter.explain) throw new RequestError(t('explain.notOffered', { agent: AGENT_NAMES[snap.agent] }));
+    if (!adapter.explain) throw new RequestError(t('explain.notOffered', { agent: agentName(snap.agent) }));
     return adapter.explain(snap.installation, node.s.paths, id);
   }
 
@@ -389,7 +390,7 @@ export class Engine implements EngineApi {
   assertActionRoute(agent: AgentKind, action: PlanAction): void {
     if (action !== 'archive' && action !== 'unarchive') return;
     const support = this.adapter(agent).labels.archive;
-    if (!support?.[action]) throw new RequestError(support?.why ?? t(`plan.noActionRoute.${action}`, { agent: AGENT_NAMES[agent] }));
+    if (!support?.[action]) throw new RequestError(support?.why ?? t(`plan.noActionRoute.${action}`, { agent: agentName(agent) }));
   }
 
   // ---- retention rules ----------------------------------------------------
@@ -424,7 +425,7 @@ export class Engine implements EngineApi {
     const { assertPlanUnchanged, PlanRefusedError, selectedIds, validatePlanFile } = await import('../inventory/retention/plan-file.js');
     const doc = validatePlanFile(file);
     const snap = this.snapshot(snapshotId);
-    if (doc.agent !== snap.agent) throw new RequestError(`The plan is for ${AGENT_NAMES[doc.agent]}, not ${AGENT_NAMES[snap.agent]}.`);
+    if (doc.agent !== snap.agent) throw new RequestError(`The plan is for ${agentName(doc.agent)}, not ${agentName(snap.agent)}.`);
     this.assertActionRoute(snap.agent, doc.action ?? 'delete');
     let plan: CleanupPlan;
     try {
@@ -615,19 +616,19 @@ export class Engine implements EngineApi {
     const r = await this.record(id);
     const adapter = this.adapter(r.agent);
     const route = adapter.fileRoute;
-    if (!route) throw new RequestError(`${AGENT_NAMES[r.agent]} backups cannot be restored by this version of cleanerx.`);
+    if (!route) throw new RequestError(`${agentName(r.agent)} backups cannot be restored by this version of cleanerx.`);
     const s = await this.settings();
     const inst = await detectOne(adapter, this.ctx, s.homeOverrides[r.agent], false);
     const writers = await route.writers(inst, this.ctx);
-    if (writers.length && !dryRun) throw new RequestError(`Quit ${AGENT_NAMES[r.agent]} before restoring (running: ${describeWriters(writers)}).`);
+    if (writers.length && !dryRun) throw new RequestError(`Quit ${agentName(r.agent)} before restoring (running: ${describeWriters(writers)}).`);
     progress({ step: 'unlocking', done: 0, total: 0, bytesDone: 0, bytesTotal: r.originalBytes });
     const key = await this.unlock(passphrase);
     const roots = Object.fromEntries(this.backupRoots(r.agent, inst).map((x) => [x.label, x.dir]));
     const imp = adapter.sessionRoute?.importSessions;
     const importSessions = imp
       ? async (exports: SessionExportEntry[], dry: boolean) => {
-          if (dry) return exports.map((e) => `${AGENT_NAMES[r.agent]} session ${e.id} (${e.directory})`);
-          return (await imp(inst, this.ctx, exports)).imported.map((id) => `${AGENT_NAMES[r.agent]} session ${id}`);
+          if (dry) return exports.map((e) => `${agentName(r.agent)} session ${e.id} (${e.directory})`);
+          return (await imp(inst, this.ctx, exports)).imported.map((id) => `${agentName(r.agent)} session ${id}`);
         }
       : undefined;
     if (!dryRun) {
@@ -725,7 +726,7 @@ export class Engine implements EngineApi {
         const adapter = this.adapter(a);
         const inst = await detectOne(adapter, this.ctx, s.homeOverrides[a], false);
         const writers = adapter.fileRoute ? await adapter.fileRoute.writers(inst, this.ctx) : [];
-        if (writers.length) return `Quit ${AGENT_NAMES[a]} so cleanerx can finish an interrupted restore (running: ${describeWriters(writers)}).`;
+        if (writers.length) return `Quit ${agentName(a)} so cleanerx can finish an interrupted restore (running: ${describeWriters(writers)}).`;
         return Object.fromEntries(this.backupRoots(a, inst).map((x) => [x.label, x.dir]));
       },
     });

@@ -4,10 +4,11 @@
 // started later) is stale and taken over. The file's content is outside
 // data: read with a bound, cleaned before it is shown.
 
+import { agentName } from '../core/agents.js';
 import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { t } from '../core/i18n/index.js';
-import { AGENT_NAMES, type AgentKind } from '../core/model.js';
+import type { AgentKind } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 
 const MAX_LOCK_BYTES = 4096;
@@ -128,12 +129,12 @@ export function acquireAgentLock(stateDir: string, agent: AgentKind, command = p
       const h = seen.holder;
       if (h && alive(h)) {
         throw new AgentLockError(
-          t('lock.running', { agent: AGENT_NAMES[agent], pid: String(h.pid), started: String(h.startedAt), command: String(h.command) }),
+          t('lock.running', { agent: agentName(agent), pid: String(h.pid), started: String(h.startedAt), command: String(h.command) }),
           h,
         );
       }
       if (!h && Date.now() - lstatSync(path).mtimeMs < 5000) {
-        throw new AgentLockError(t('lock.starting', { agent: AGENT_NAMES[agent], path }));
+        throw new AgentLockError(t('lock.starting', { agent: agentName(agent), path }));
       }
       // Stale: remove it only if it is still the file just read.
       try {
@@ -163,5 +164,5 @@ export function acquireAgentLock(stateDir: string, agent: AgentKind, command = p
       },
     };
   }
-  throw new AgentLockError(t('lock.changing', { agent: AGENT_NAMES[agent], path }));
+  throw new AgentLockError(t('lock.changing', { agent: agentName(agent), path }));
 }

@@ -5,11 +5,12 @@
 // after the backup's catalog entry. Only items cleanerx can restore are
 // offered: any other item blocks the plan in one sentence.
 
+import { agentName } from '../core/agents.js';
 import { t, type Language } from '../core/i18n/index.js';
-import { AGENT_NAMES, type CleanupPlan } from '../core/model.js';
+import type { CleanupPlan } from '../core/model.js';
 
 export function asBackupOnly(plan: CleanupPlan, lang?: Language): CleanupPlan {
-  const agent = AGENT_NAMES[plan.agent];
+  const agent = agentName(plan.agent);
   const blockers = [...plan.blockers];
   if (!plan.backupEligible) blockers.push(t('backupOnly.notEligible', { why: plan.backupWhyNot ?? '' }, lang));
   else for (const i of plan.items.filter((x) => !x.recoverable)) blockers.push(t('backupOnly.unrestorable', { label: i.label, agent }, lang));

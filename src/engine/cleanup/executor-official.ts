@@ -4,8 +4,9 @@
 // promises nothing changed, so the run ends "unsure" and the rescan decides;
 // a route that reports a failure ends the run and nothing later is touched.
 
+import { agentName } from '../core/agents.js';
 import type { ArchiveRoute, ItemRoute, SessionRoute } from '../core/adapter.js';
-import { AGENT_NAMES, type ExecuteResult, type PlanOperation } from '../core/model.js';
+import { type ExecuteResult, type PlanOperation } from '../core/model.js';
 import { crashPoint } from '../core/faults.js';
 import { lstatSyncOrNull } from '../host/fsx.js';
 import { stepClock } from '../core/step-clock.js';
@@ -17,14 +18,14 @@ import type { MutateState } from './executor-mutate-state.js';
 function firstFailure(run: Run, st: MutateState, verb: string, failed: readonly { id: string; reason: string }[]): string {
   const f = failed[0]!;
   const more = failed.length > 1 ? ` (and ${failed.length - 1} more)` : '';
-  return `${AGENT_NAMES[run.plan.agent]} did not ${verb} ${st.titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${more}`;
+  return `${agentName(run.plan.agent)} did not ${verb} ${st.titleOf.get(`session:${f.id}`) ?? f.id}: ${f.reason}${more}`;
 }
 
 /** The agent's own delete for the op's roots, then the session paths it left behind. Returns a result only on failure. */
 export async function officialDeleteOp(run: Run, st: MutateState, op: PlanOperation): Promise<ExecuteResult | undefined> {
   const { plan, deps, snap } = run;
   const route = deps.sessionRoute;
-  if (!route) return failRun(run, `${AGENT_NAMES[plan.agent]} has no official session route in this version.`, run.mutated);
+  if (!route) return failRun(run, `${agentName(plan.agent)} has no official session route in this version.`, run.mutated);
   const roots = op.rootSessionIds ?? [];
   const expectedRevision = st.revisionAfterExport ?? snap.session(`session:${roots[0]}`)?.s.metadata.routeRevision;
   crashPoint(`official:${op.index}:before`);
@@ -82,7 +83,7 @@ function removeLeftBehind(run: Run, st: MutateState, op: PlanOperation, gone: Re
 export async function archiveOp(run: Run, st: MutateState, op: PlanOperation): Promise<ExecuteResult | undefined> {
   const { plan, deps, snap } = run;
   const route = deps.archiveRoute;
-  if (!route) return failRun(run, `${AGENT_NAMES[plan.agent]} has no official archive route in this version.`, run.mutated);
+  if (!route) return failRun(run, `${agentName(plan.agent)} has no official archive route in this version.`, run.mutated);
   run.progress({ phase: 'deleting', done: st.done, bytesDone: st.bytesDone, current: st.titleOf.get(op.itemIds[0]!) });
   const rev = snap.session(op.itemIds[0]!)?.s.metadata.routeRevision;
   crashPoint(`official:${op.index}:before`);
@@ -104,7 +105,7 @@ export async function archiveOp(run: Run, st: MutateState, op: PlanOperation): P
 export async function officialItemsOp(run: Run, st: MutateState, op: PlanOperation): Promise<ExecuteResult | undefined> {
   const { plan, deps, snap } = run;
   const route = deps.itemRoute;
-  if (!route) return failRun(run, `${AGENT_NAMES[plan.agent]} has no official item route in this version.`, run.mutated);
+  if (!route) return failRun(run, `${agentName(plan.agent)} has no official item route in this version.`, run.mutated);
   run.progress({ phase: 'deleting', done: st.done, bytesDone: st.bytesDone, current: st.titleOf.get(op.itemIds[0]!) });
   crashPoint(`official:${op.index}:before`);
   let res: Awaited<ReturnType<ItemRoute['applyItems']>>;

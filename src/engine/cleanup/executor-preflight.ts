@@ -5,8 +5,9 @@
 // revision still has it. The captured identities go into the journal, and
 // the mutate step removes exactly what was captured here.
 
+import { agentName } from '../core/agents.js';
 import { assertAnchoredSupported } from '../host/anchored-fs.js';
-import { AGENT_NAMES, describeWriters, type CleanupPlan } from '../core/model.js';
+import { describeWriters, type CleanupPlan } from '../core/model.js';
 import { captureIdentity, type CaptureMemo, type FileIdentity, type SafetyContext } from './path-safety.js';
 import { walkOwned } from '../inventory/revision.js';
 import type { Snapshot } from '../inventory/snapshot.js';
@@ -79,7 +80,7 @@ export async function preflightStep(run: Run): Promise<Preflight | Failed> {
   const safety = safetyContext(run);
   const writers = await deps.writers(plan.agent, snap);
   if (writers.length && plan.operations.some((o) => o.requiresAgentExit)) {
-    return { failed: await failRun(run, `Quit ${AGENT_NAMES[plan.agent]} and retry this cleanup plan (running: ${describeWriters(writers)}).`, false) };
+    return { failed: await failRun(run, `Quit ${agentName(plan.agent)} and retry this cleanup plan (running: ${describeWriters(writers)}).`, false) };
   }
   let identities: FileIdentity[][];
   try {

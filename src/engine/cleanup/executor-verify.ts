@@ -3,7 +3,8 @@
 // wanted state); the residue probe then reads, without changing anything,
 // what survives of each removed item on the agent's other surfaces.
 
-import { AGENT_NAMES, type CleanupPlan, type ExecuteResult, type PlanItem } from '../core/model.js';
+import { agentName } from '../core/agents.js';
+import { type CleanupPlan, type ExecuteResult, type PlanItem } from '../core/model.js';
 import { proveResidue } from './residue.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { t } from '../core/i18n/index.js';
@@ -20,8 +21,8 @@ export function remainingItems(plan: CleanupPlan, after: Snapshot, archiveWant: 
 export function remainingMessage(plan: CleanupPlan, remaining: readonly PlanItem[], archiveWant: 'archived' | 'current' | null): string {
   const more = remaining.length > 1 ? ` and ${remaining.length - 1} more` : '';
   return archiveWant
-    ? `${AGENT_NAMES[plan.agent]} does not list ${remaining[0]!.label}${more} as ${archiveWant} after the ${plan.action}.`
-    : `${AGENT_NAMES[plan.agent]} still lists ${remaining[0]!.label}${more}; no private database repair was attempted.`;
+    ? `${agentName(plan.agent)} does not list ${remaining[0]!.label}${more} as ${archiveWant} after the ${plan.action}.`
+    : `${agentName(plan.agent)} still lists ${remaining[0]!.label}${more}; no private database repair was attempted.`;
 }
 
 export async function verifyStep(run: Run, done: number, bytesDone: number, backupId: string | undefined): Promise<ExecuteResult> {

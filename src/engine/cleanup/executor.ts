@@ -6,9 +6,10 @@
 // ends), executor-preflight, executor-backup, executor-mutate (with
 // executor-official for the agents' routes) and executor-verify.
 
+import { agentName } from '../core/agents.js';
 import { acquireAgentLock, AgentLockError, liveLockHolder } from './agent-lock.js';
 import { listJournals, TERMINAL } from './journal.js';
-import { AGENT_NAMES, type AgentKind, type CleanupPlan, type ExecuteProgress, type ExecuteResult } from '../core/model.js';
+import { type AgentKind, type CleanupPlan, type ExecuteProgress, type ExecuteResult } from '../core/model.js';
 import { ParentHandles } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { RequestError } from '../core/validate.js';
@@ -35,11 +36,11 @@ export async function assertNoPendingJournal(stateDir: string, agent: AgentKind)
       // Our own lock (the executor holds it while it checks) is no other cleanup.
       if (running && running.pid !== process.pid) {
         throw new AgentLockError(
-          t('lock.running', { agent: AGENT_NAMES[agent], pid: String(running.pid), started: String(running.startedAt), command: String(running.command) }),
+          t('lock.running', { agent: agentName(agent), pid: String(running.pid), started: String(running.startedAt), command: String(running.command) }),
           running,
         );
       }
-      throw new RequestError(`An unfinished ${AGENT_NAMES[agent]} cleanup needs recovery first (operation ${e.journal.operationId}).`);
+      throw new RequestError(`An unfinished ${agentName(agent)} cleanup needs recovery first (operation ${e.journal.operationId}).`);
     }
   }
 }

@@ -2,18 +2,9 @@
 // every descendant the agent's own route also removes), the minimal root set
 // that the route is called for, per-operation blockers, and the totals.
 
+import { agentName } from '../core/agents.js';
 import { randomUUID } from 'node:crypto';
-import {
-  AGENT_NAMES,
-  type ArchiveSupport,
-  type Category,
-  type CleanupPlan,
-  type ItemCost,
-  type OperationKind,
-  type PlanAction,
-  type PlanItem,
-  type PlanOperation,
-} from '../core/model.js';
+import type { ArchiveSupport, Category, CleanupPlan, ItemCost, OperationKind, PlanAction, PlanItem, PlanOperation } from '../core/model.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { itemCost } from '../core/item-cost.js';
 import { RequestError } from '../core/validate.js';
@@ -148,7 +139,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
             paths: dn.s.paths,
             recoverable: dn.s.recoverable,
             depth: 1,
-            includedBecause: `removed with ${s.title} by ${AGENT_NAMES[snap.agent]}`,
+            includedBecause: `removed with ${s.title} by ${agentName(snap.agent)}`,
             sessionId: dn.s.id,
             updatedAt: dn.s.updatedAt,
           },
@@ -169,7 +160,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
   // Sessions first: media a session leaves behind is removed only after its official delete.
   const operations = [...official, ...byPath, ...officialItems];
   operations.forEach((op, i) => (op.index = i));
-  const agent = AGENT_NAMES[snap.agent];
+  const agent = agentName(snap.agent);
   const routeNotes: string[] = [];
   if (official.length) {
     const n = official[0]!.rootSessionIds!.length;
@@ -244,7 +235,7 @@ export function buildPlan(snap: Snapshot, selected: readonly string[], opts: Pla
 function buildArchivePlan(snap: Snapshot, selected: readonly string[], opts: PlanOptions, action: 'archive' | 'unarchive'): CleanupPlan {
   if (!Array.isArray(selected) || selected.length === 0) throw new RequestError('Nothing is selected.');
   if (selected.length > MAX_SELECTION) throw new RequestError(`At most ${MAX_SELECTION} items can be planned at once.`);
-  const agent = AGENT_NAMES[snap.agent];
+  const agent = agentName(snap.agent);
   const lang = opts.lang;
   const want = action === 'archive' ? 'archived' : 'current';
   const op: PlanOperation = {

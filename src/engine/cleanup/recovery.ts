@@ -6,10 +6,11 @@
 // disk), under every agent's cleanup lock; one it cannot settle is listed as
 // Not provable with its reason.
 
+import { agentKinds, agentName, isAgentKind } from '../core/agents.js';
 import { acquireAgentLock, liveLockHolder, type AgentLock } from './agent-lock.js';
 import { COMPACT_TERMINAL, listCompactions } from './compact-journal.js';
 import { JournalStore, listJournals, TERMINAL, type Journal } from './journal.js';
-import { AGENT_KINDS, AGENT_NAMES, type AgentKind, type RecoveryOperation, type ScanSummary } from '../core/model.js';
+import type { AgentKind, RecoveryOperation, ScanSummary } from '../core/model.js';
 import { observePath, type PathState } from './path-safety.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
@@ -203,10 +204,10 @@ async function settleCompactions(stateDir: string): Promise<ObservedRecoveryOper
   if (!pending.length) return [];
   const locks: AgentLock[] = [];
   try {
-    for (const a of AGENT_KINDS) {
+    for (const a of agentKinds()) {
       const h = liveLockHolder(stateDir, a);
       if (h) {
-        const why = `A ${AGENT_NAMES[a]} cleanup is running now (pid ${h.pid}, started ${h.startedAt}); this compaction is looked at when it has finished.`;
+        const why = `A ${agentName(a)} cleanup is running now (pid ${h.pid}, started ${h.startedAt}); this compaction is looked at when it has finished.`;
         return pending.map((f) => compactionEntry(f.path, why));
       }
       locks.push(acquireAgentLock(stateDir, a));
@@ -248,13 +249,13 @@ export async function listRecovery(deps: RecoveryDeps): Promise<ObservedRecovery
       continue;
     }
     const j = e.journal;
-    if (TERMINAL.includes(j.status) || !AGENT_KINDS.includes(j.agent)) continue;
+    if (TERMINAL.includes(j.status) || !isAgentKind(j.agent)) continue;
     const applied = j.mutations.filter((m) => m.status === 'applied').length;
     const holder = liveLockHolder(deps.stateDir, j.agent);
     const o: Observed = holder
       ? {
           observed: 'Not provable',
-          reason: t('rec.running', { agent: AGENT_NAMES[j.agent], pid: String(holder.pid), started: String(holder.startedAt) }),
+          reason: t('rec.running', { agent: agentName(j.agent), pid: String(holder.pid), started: String(holder.startedAt) }),
           closable: false,
           items: [],
         }

@@ -3,6 +3,7 @@
 // (src/adapters/registry.ts), so the engine never imports an agent.
 
 import type { SessionExplain } from './explain.js';
+import type { Localized } from './i18n/localized.js';
 import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ResidueSurface, ScanProgress, SessionRecord, Writer } from './model.js';
 import type { ResumeCommand } from './shell-quote.js';
 
@@ -31,10 +32,16 @@ interface AdapterDescriptor {
   kind: AgentKind;
   /** The agent's name as the user knows it, in every message and screen. */
   displayName: string;
-  /** What the Memory screen says about this agent's memory and what is not memory. */
-  memoryNotice: string;
+  /** What the Memory screen says about this agent's memory and what is not memory, in every language. */
+  memoryNotice: Localized;
   /** Env var that moves the agent's home, shown in Settings. */
   homeEnvVar: string;
+  /**
+   * The agent's own variables cleanerx reads and the rule each value must
+   * meet: checked before anything runs, a broken one is a usage error (one
+   * sentence, exit 2), never silently ignored.
+   */
+  envVars: readonly AgentEnvVar[];
   /**
    * The agent's own variables that keep its whole store under `home` (a test's
    * or the demo's throw-away home), beside the shared HOME and XDG_* dirs.
@@ -48,6 +55,13 @@ interface AdapterDescriptor {
   extraBinDirs(ctx: HostContext, home: string): string[];
   /** The agent's own command that reopens a session, as its pinned CLI accepts it (`c` copies it); null when it has none for this one. */
   resumeCommand(session: Pick<SessionRecord, 'id' | 'cwd' | 'paths'>): ResumeCommand | null;
+}
+
+/** One of an agent's variables and its rule. */
+export interface AgentEnvVar {
+  name: string;
+  /** The one plain sentence saying what to set (in the current language), or null when the value (trimmed, non-empty) is usable. */
+  check(value: string): string | null;
 }
 
 export interface AgentAdapter extends AdapterDescriptor {

@@ -3,33 +3,11 @@
 
 import type { WalkLog } from './walk-log.js';
 
-// The agents' kinds, for types only: each agent's name, notices and hooks are
-// in its adapter descriptor (src/adapters/<agent>/index.ts), listed in
-// src/adapters/registry.ts. One line per agent; test/unit/agent-registry.test.ts
-// fails when this list and the registry disagree (members or order).
-// biome-ignore format: one line per agent
-export const AGENT_KINDS = [
-  'codex',
-  'claude',
-  'opencode',
-  'pi',
-] as const;
-export type AgentKind = (typeof AGENT_KINDS)[number];
-
-/** Whether an outside string (a flag, a file) names one of the agents. */
-export const isAgentKind = (v: unknown): v is AgentKind => typeof v === 'string' && (AGENT_KINDS as readonly string[]).includes(v);
-
-/**
- * @deprecated A copy of the descriptors' `displayName`, kept while callers
- * move to names given at runtime (Installation.displayName, the Engine's
- * adapters); test/unit/agent-registry.test.ts keeps it equal to them.
- */
-export const AGENT_NAMES: Readonly<Record<AgentKind, string>> = {
-  codex: 'Codex',
-  claude: 'Claude Code',
-  opencode: 'OpenCode',
-  pi: 'pi',
-};
+// An agent's kind: the `kind` of its descriptor (src/adapters/<agent>/index.ts),
+// listed in src/adapters/registry.ts. No list of agents lives here: which
+// kinds exist, their order and names come from engine/core/agents.ts, which
+// the registry fills.
+export type AgentKind = string;
 
 export const CATEGORIES = ['session', 'archivedSession', 'memory', 'attachment', 'generatedImage', 'log', 'cache', 'temporary', 'protected'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -73,6 +51,8 @@ export interface AgentDetailLabels {
   archive?: ArchiveSupport;
   /** What the agent loses when an item of a category goes (OpenCode: a session's undo), beside the generic cost. */
   losses?: Partial<Record<Category, string>>;
+  /** Why `--orphans` matches nothing, for an agent whose records never leave a session without its parent (absent: it records missing parents as `metadata.missingParentId`). */
+  noOrphans?: string;
 }
 
 /** The agent's official archive route as the UI may offer it. */

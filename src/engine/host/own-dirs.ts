@@ -1,6 +1,7 @@
 // cleanerx's own state directories (XDG, with CLEANERX_* overrides for tests).
 
 import { isAbsolute, join } from 'node:path';
+import type { AgentEnvVar } from '../core/adapter.js';
 import { t } from '../core/i18n/index.js';
 import { cleanText } from '../core/text.js';
 
@@ -37,8 +38,6 @@ export function ownDirs(env: Readonly<Record<string, string | undefined>>): OwnD
   };
 }
 
-/** Variables that move a home; a leading "~/" is expanded against HOME for these. */
-const AGENT_HOME_VARS = ['CODEX_HOME', 'CLAUDE_CONFIG_DIR', 'PI_CODING_AGENT_DIR'];
 /** XDG base dirs and cleanerx's own overrides: taken literally, no tilde. */
 const LITERAL_DIR_VARS = [
   'XDG_DATA_HOME',
@@ -53,24 +52,20 @@ const LITERAL_DIR_VARS = [
 /**
  * A relative directory in the environment would resolve against whatever
  * directory cleanerx happens to start in: refuse it rather than silently use
- * the default home (the user meant some other place). OPENCODE_DB keeps
- * OpenCode's own forms: ":memory:", an absolute path, or a bare file name in
- * the data dir.
+ * the default home (the user meant some other place). The agents' own
+ * variables come with their rules from their descriptors (`envVars`), so a
+ * new agent's variable is refused the same way.
  */
-export function checkEnvDirs(env: Readonly<Record<string, string | undefined>>): void {
+export function checkEnvDirs(env: Readonly<Record<string, string | undefined>>, agentVars: readonly AgentEnvVar[]): void {
   homeOf(env);
-  const bad = (name: string, value: string): UsageError => new UsageError(t('dirs.relative', { name, value: cleanText(value, 200) }));
-  for (const name of AGENT_HOME_VARS) {
-    const v = env[name]?.trim();
-    if (v && !isAbsolute(v) && v !== '~' && !v.startsWith('~/')) throw bad(name, v);
+  for (const rule of agentVars) {
+    const v = env[rule.name]?.trim();
+    const why = v ? rule.check(v) : null;
+    if (why) throw new UsageError(why);
   }
   for (const name of LITERAL_DIR_VARS) {
     const v = env[name]?.trim();
-    if (v && !isAbsolute(v)) throw bad(name, v);
-  }
-  const db = env.OPENCODE_DB?.trim();
-  if (db && db !== ':memory:' && !isAbsolute(db) && (db.includes('/') || db === '.' || db === '..')) {
-    throw new UsageError(t('dirs.relativeDb', { value: cleanText(db, 200) }));
+    if (v && !isAbsolute(v)) throw new UsageError(t('dirs.relative', { name, value: cleanText(v, 200) }));
   }
 }
 

@@ -2,9 +2,10 @@
 // retention, key store, language. Read strictly; anything unrecognized falls back to defaults
 // with a warning instead of guessing.
 
+import { isAgentKind } from '../core/agents.js';
 import { isAbsolute, join } from 'node:path';
 import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
-import { AGENT_KINDS, type AgentKind } from '../core/model.js';
+import type { AgentKind } from '../core/model.js';
 import { type LanguageSetting, t } from '../core/i18n/index.js';
 import { cleanText } from '../core/text.js';
 import { parseBoundedJson } from '../core/bounded-json.js';
@@ -80,13 +81,13 @@ export function validateSettings(v: unknown): Settings {
   const o = v as Record<string, unknown>;
   if (o.version !== 1) throw new Error('unknown version');
   const target = o.targetAgent ?? null;
-  if (target !== null && !AGENT_KINDS.includes(target as AgentKind)) throw new Error('unknown targetAgent');
+  if (target !== null && !isAgentKind(target)) throw new Error('unknown targetAgent');
   const ho = o.homeOverrides ?? {};
   if (typeof ho !== 'object' || ho === null || Array.isArray(ho)) throw new Error('homeOverrides must be an object');
   const homeOverrides: Partial<Record<AgentKind, string>> = {};
   for (const [k, val] of Object.entries(ho)) {
     // The key is outside data: never echoed raw (an escape sequence in config.json must not reach the terminal).
-    if (!AGENT_KINDS.includes(k as AgentKind)) throw new Error(`unknown agent "${cleanText(k, 40)}" in homeOverrides`);
+    if (!isAgentKind(k)) throw new Error(`unknown agent "${cleanText(k, 40)}" in homeOverrides`);
     if (val === undefined || val === null || val === '') continue;
     if (typeof val !== 'string' || !isAbsolute(val)) throw new Error(`home override for ${k} must be an absolute path`);
     homeOverrides[k as AgentKind] = val;

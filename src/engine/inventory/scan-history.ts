@@ -5,10 +5,11 @@
 // bounded, and a file that is not a history (corrupt, a FIFO, huge, a link)
 // is ignored with one warning and replaced by the next scan's record.
 
+import { agentKinds } from '../core/agents.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../host/atomic.js';
 import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
-import { AGENT_KINDS, CATEGORIES, type AgentKind, type Category, type CategoryTotal } from '../core/model.js';
+import { CATEGORIES, type AgentKind, type Category, type CategoryTotal } from '../core/model.js';
 import type { CategoryGrowth, GrowthSummary } from '../core/model.js';
 import { parseBoundedJson } from '../core/bounded-json.js';
 
@@ -57,7 +58,7 @@ export function parseHistory(text: string): HistoryFile | null {
   const agents = (raw as { agents?: unknown }).agents;
   if (!agents || typeof agents !== 'object') return null;
   const out = empty();
-  for (const agent of AGENT_KINDS) {
+  for (const agent of agentKinds()) {
     const homes = (agents as Record<string, unknown>)[agent];
     if (!Array.isArray(homes)) continue;
     const kept: HomeHistory[] = [];

@@ -12,7 +12,6 @@ export const enEngine = {
   'lock.changing': 'The {agent} cleanup lock keeps changing ({path}); try again.',
   // ---- engine/host/own-dirs.ts ----
   'dirs.relative': '{name} is a relative path ("{value}"); set it to an absolute path or unset it.',
-  'dirs.relativeDb': 'OPENCODE_DB is a relative path ("{value}"); set it to an absolute path, a file name inside OpenCode\'s data dir, or unset it.',
   // ---- engine/host/settings.ts ----
   'settings.file.link': '{path} is a symbolic link (not followed); using defaults.',
   'settings.file.notRegular': '{path} is not a regular file; using defaults.',

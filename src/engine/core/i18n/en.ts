@@ -150,7 +150,6 @@ export const en = {
   'app.footer.cancel': 'cancel',
   'app.marks': '{count} marked · {size}',
   'app.memoryNotice': 'Automatic memory of {agent}. Instructions files (AGENTS.md, CLAUDE.md, rules) are protected and never shown here.',
-  'app.memoryNoticePi': 'pi keeps no automatic memory; AGENTS.md, SYSTEM.md and APPEND_SYSTEM.md are protected instructions, not memory.',
   'app.logsNotice': 'Logs, caches and temporary data; protected configuration is listed so you can see it, never cleaned.',
 
   // ---- widgets ----

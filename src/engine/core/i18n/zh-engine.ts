@@ -12,7 +12,6 @@ export const zhEngine: Record<keyof typeof enEngine, string | Plural> = {
   'lock.starting': '另一个 {agent} 清理正在启动（锁 {path}）；请稍候再试。',
   'lock.changing': '{agent} 的清理锁不断变化（{path}）；请重试。',
   'dirs.relative': '{name} 是相对路径（"{value}"）；请设为绝对路径或取消设置。',
-  'dirs.relativeDb': 'OPENCODE_DB 是相对路径（"{value}"）；请设为绝对路径、OpenCode 数据目录中的文件名，或取消设置。',
   'settings.file.link': '{path} 是符号链接（不跟随）；使用默认设置。',
   'settings.file.notRegular': '{path} 不是普通文件；使用默认设置。',
   'settings.file.tooLarge': '{path} 太大；使用默认设置。',

@@ -136,7 +136,6 @@ export const zh: Catalog = {
   'app.footer.cancel': '取消',
   'app.marks': '已标记 {count} 项 · {size}',
   'app.memoryNotice': '{agent} 的自动记忆。指令文件（AGENTS.md、CLAUDE.md、规则）受保护，不在此显示。',
-  'app.memoryNoticePi': 'pi 没有自动记忆；AGENTS.md、SYSTEM.md 和 APPEND_SYSTEM.md 是受保护的指令，不是记忆。',
   'app.logsNotice': '日志、缓存和临时数据；受保护的配置也会列出供查看，但从不清理。',
 
   'deck.agent': '智能体',

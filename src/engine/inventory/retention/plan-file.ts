@@ -4,10 +4,11 @@
 // ever used to name ids and revisions that a fresh scan must reproduce
 // exactly — never a path, never a size taken on trust.
 
+import { agentKinds, isAgentKind } from '../../core/agents.js';
 import { createHash } from 'node:crypto';
 import { readRegularTextAsync } from '../../host/bounded-read.js';
 import { isoOrNull } from '../../core/format.js';
-import { AGENT_KINDS, type AgentKind, type CleanupPlan } from '../../core/model.js';
+import type { AgentKind, CleanupPlan } from '../../core/model.js';
 import type { Snapshot } from '../snapshot.js';
 import { RequestError } from '../../core/validate.js';
 import { RULE_KEYS, validateRules, type RetentionRules, type RuleMatch } from './rules.js';
@@ -121,7 +122,7 @@ export async function readPlanFiles(path: string): Promise<PlanFile[]> {
   if (!isObj(v) || !('plans' in v)) return [validatePlanFile(v)];
   exactKeys(v, ['version', 'plans'], [], 'the plan set');
   if (v.version !== PLAN_FILE_VERSION) throw bad(`version ${JSON.stringify(v.version)?.slice(0, 20)} is not ${PLAN_FILE_VERSION}`);
-  if (!Array.isArray(v.plans) || v.plans.length === 0 || v.plans.length > AGENT_KINDS.length) throw bad('plans is not a list of one plan per agent');
+  if (!Array.isArray(v.plans) || v.plans.length === 0 || v.plans.length > agentKinds().length) throw bad('plans is not a list of one plan per agent');
   const agents = new Set<unknown>();
   return v.plans.map((p: unknown, i: number) => {
     let file: PlanFile;
@@ -170,7 +171,7 @@ export function validatePlanFile(v: unknown): PlanFile {
   exactKeys(v, ['version', 'agent', 'snapshot', 'rules', 'items', 'skipped', 'totals'], ['notes', 'action'], 'the plan');
   if (v.action !== undefined && v.action !== 'archive' && v.action !== 'unarchive') throw bad('the action is not archive or unarchive');
   if (v.version !== PLAN_FILE_VERSION) throw bad(`version ${JSON.stringify(v.version)?.slice(0, 20)} is not ${PLAN_FILE_VERSION}`);
-  if (!(AGENT_KINDS as readonly unknown[]).includes(v.agent)) throw bad('the agent is unknown');
+  if (!isAgentKind(v.agent)) throw bad('the agent is unknown');
   if (!isObj(v.snapshot)) throw bad('snapshot is not an object');
   exactKeys(v.snapshot, ['scannedAt', 'home', 'sessions'], [], 'snapshot');
   if (!(v.snapshot.scannedAt === null || text(v.snapshot.scannedAt, 40)) || !text(v.snapshot.home, 4096) || !size(v.snapshot.sessions))

@@ -3,9 +3,10 @@
 // marking) and `cleanerx plan` (the items with why, and what was skipped).
 // Rules combine with AND; a blocked session never matches, it is reported.
 
+import { agentName } from '../../core/agents.js';
 import type { SessionNode } from '../forest.js';
 import { formatBytes } from '../../core/format.js';
-import { AGENT_NAMES, NO_PROJECT_ID, type AgentKind, type SessionState } from '../../core/model.js';
+import { NO_PROJECT_ID, type SessionState } from '../../core/model.js';
 import type { Snapshot } from '../snapshot.js';
 import { RequestError } from '../../core/validate.js';
 import { matchItemKinds, validateItemKinds, type ItemKind } from './item-kinds.js';
@@ -197,12 +198,13 @@ export function evaluateRules(snap: Snapshot, rules: RetentionRules): RuleMatch 
     }
   }
 
-  const noOrphans = ORPHANS_RECORDED[snap.agent];
-  if (rules.orphans && noOrphans !== true && nodes.length) notes.push(noOrphans);
+  // Codex, OpenCode and pi record a parent that is gone (`metadata.missingParentId`); an agent that cannot lose one says why in its labels.
+  const noOrphans = snap.installation.labels?.noOrphans;
+  if (rules.orphans && noOrphans && nodes.length) notes.push(noOrphans);
   if (rules.empty) {
     const known = nodes.some((n) => typeof n.s.metadata.hasUserMessage === 'boolean');
     if (!known && nodes.length)
-      notes.push(`${AGENT_NAMES[snap.agent]}'s records as cleanerx reads them do not tell whether a session has a user message, so --empty matches nothing.`);
+      notes.push(`${agentName(snap.agent)}'s records as cleanerx reads them do not tell whether a session has a user message, so --empty matches nothing.`);
   }
 
   const cutoff = rules.olderThanDays === undefined ? undefined : snap.scannedAt - rules.olderThanDays * DAY;
@@ -258,20 +260,6 @@ export function evaluateRules(snap: Snapshot, rules: RetentionRules): RuleMatch 
   return { matched, skipped, bytes, notes };
 }
 
-/**
- * Whether an agent's adapter records a parent that is gone
- * (`metadata.missingParentId`): Codex (a thread's recorded parent thread),
- * OpenCode (session.parent_id) and pi (a fork's parentSession file that no
- * longer exists) do: true. Otherwise the note the plan shows, saying why.
- */
-const ORPHANS_RECORDED: Record<AgentKind, true | string> = {
-  codex: true,
-  opencode: true,
-  pi: true,
-  claude:
-    "Claude Code keeps a session's subagents inside that session's own folder, so no session outlives its parent and --orphans matches nothing; data left by deleted sessions is listed as its own items.",
-};
-
 /** The id of a recorded parent that is not in this scan, or null. */
 function missingParent(snap: Snapshot, n: SessionNode): string | null {
   const m = n.s.metadata.missingParentId;
@@ -286,7 +274,7 @@ function blockedWhy(snap: Snapshot, n: SessionNode): string | null {
   for (const d of n.s.deletionDescendantIds) {
     const dn = snap.forest.nodeById.get(d);
     if (dn && !dn.s.selectable)
-      return `${AGENT_NAMES[snap.agent]} would also remove ${dn.s.title.slice(0, 80)}, which cannot be cleaned: ${dn.s.blockedReason ?? 'blocked'}`;
+      return `${agentName(snap.agent)} would also remove ${dn.s.title.slice(0, 80)}, which cannot be cleaned: ${dn.s.blockedReason ?? 'blocked'}`;
   }
   return null;
 }
