@@ -11,7 +11,7 @@ import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t as tr } from '../engine/core/i18n/index.js';
-import { type CleanupPlan } from '../engine/core/model.js';
+import type { CleanupPlan } from '../engine/core/model.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';
 import { braces } from '../widgets/theme.js';

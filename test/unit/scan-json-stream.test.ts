@@ -14,7 +14,7 @@ import { findDemoTools } from '../../src/demo/demo-tools.js';
 import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
 import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
 import { scanAgents, scanReport, scanReportPieces } from '../../src/engine/api/scan-report.js';
-import { type AgentKind } from '../../src/engine/core/model.js';
+import type { AgentKind } from '../../src/engine/core/model.js';
 import { safeJson, safeJsonText } from '../../src/engine/core/text.js';
 import { CLI } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

@@ -6,7 +6,7 @@
 
 import { agentName } from '../core/agents.js';
 import type { ArchiveRoute, ItemRoute, SessionRoute } from '../core/adapter.js';
-import { type ExecuteResult, type PlanOperation } from '../core/model.js';
+import type { ExecuteResult, PlanOperation } from '../core/model.js';
 import { crashPoint } from '../core/faults.js';
 import { lstatSyncOrNull } from '../host/fsx.js';
 import { stepClock } from '../core/step-clock.js';

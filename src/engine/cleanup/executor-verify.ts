@@ -4,7 +4,7 @@
 // what survives of each removed item on the agent's other surfaces.
 
 import { agentName } from '../core/agents.js';
-import { type CleanupPlan, type ExecuteResult, type PlanItem } from '../core/model.js';
+import type { CleanupPlan, ExecuteResult, PlanItem } from '../core/model.js';
 import { proveResidue } from './residue.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { t } from '../core/i18n/index.js';

@@ -9,7 +9,7 @@
 import { agentName } from '../core/agents.js';
 import { acquireAgentLock, AgentLockError, liveLockHolder } from './agent-lock.js';
 import { listJournals, TERMINAL } from './journal.js';
-import { type AgentKind, type CleanupPlan, type ExecuteProgress, type ExecuteResult } from '../core/model.js';
+import type { AgentKind, CleanupPlan, ExecuteProgress, ExecuteResult } from '../core/model.js';
 import { ParentHandles } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { RequestError } from '../core/validate.js';
