@@ -24,6 +24,8 @@ export default {
   // Shared two-core machine: one worker (run it under `nice`).
   concurrency: 1,
   checkers: [],
+  // The first run (every related test, with coverage) takes minutes on a loaded machine.
+  dryRunTimeoutMinutes: 60,
   timeoutMS: 60_000,
   timeoutFactor: 3,
   reporters: ['clear-text', 'progress-append-only', 'json'],
