@@ -181,8 +181,18 @@ describe('validatePlanFile', () => {
 
   it('caps the lists at 200,000 entries', () => {
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `s:${i}`, title: '', bytes: 0, reason: '', revision: REV }));
-    expect(refusal((d) => ((d.items = many(200_001)), (d.totals.items = 200_001)))).toContain('it lists more than 200000 items');
-    expect(refusal((d) => ((d.items = many(200_000)), (d.totals.items = 200_000)))).toBe('accepted');
+    expect(
+      refusal((d) => {
+        d.items = many(200_001);
+        d.totals.items = 200_001;
+      }),
+    ).toContain('it lists more than 200000 items');
+    expect(
+      refusal((d) => {
+        d.items = many(200_000);
+        d.totals.items = 200_000;
+      }),
+    ).toBe('accepted');
     const skipped = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `s:${i}`, title: '', bytes: 0, reason: '' }));
     expect(refusal((d) => (d.skipped = skipped(200_001)))).toContain('skipped is not a list');
     expect(refusal((d) => (d.skipped = skipped(200_000)))).toBe('accepted');
