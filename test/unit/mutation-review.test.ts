@@ -449,3 +449,139 @@ describe('the review of an archive', () => {
     `);
   });
 });
+
+describe('the box and its keys', () => {
+  it('a deletion and an archive have their own title, Enter text and typing hint; the review is modal', () => {
+    const del = open(planOf());
+    expect(del.review.box.options.label).toBe(' Review cleanup ');
+    expect(del.ctx.modal).toBe(true);
+    expect(del.ctx.bindings.find((b) => b.keys.includes('enter'))!.does).toBe('clean, once delete is typed (on an empty line: cancel)');
+    expect(del.ctx.text!.does).toBe('type delete to confirm');
+    const arc = open(planOf({ action: 'archive', irreversible: false }));
+    expect(arc.review.box.options.label).toBe(' Review archive ');
+    expect(arc.ctx.bindings.find((b) => b.keys.includes('enter'))!.does).toBe('run, once archive is typed (on an empty line: cancel)');
+    expect(arc.ctx.text!.does).toBe('type archive to confirm');
+  });
+
+  it('is drawn in front, centred, with a line border and no wrapping of its own', () => {
+    const r = open(planOf());
+    r.lines();
+    blessed.box({ parent: screen!, top: 0, left: 0, width: 10, height: 3 });
+    r.lines();
+    expect(screen!.children.at(-1)).toBe(r.review.box);
+    expect(r.review.box.position.left).toBe('center');
+    expect((r.review.box.border as { type?: string }).type).toBe('line');
+    expect(r.review.box.options.wrap).toBe(false);
+  });
+
+  it('height fits the lines, top centres it below the tab bar', () => {
+    const r = open(planOf(), { cols: 100, rows: 30 });
+    const n = r.lines().length;
+    expect(r.review.box.height).toBe(n + 2);
+    expect(r.review.box.top).toBe(Math.max(1, Math.floor((30 - 2 - (n + 2)) / 2)));
+    const tall = open(planOf({ items: Array.from({ length: 60 }, (_, i) => item(i + 1)) }), { cols: 100, rows: 30 });
+    tall.lines();
+    expect(tall.review.box.height).toBe(27);
+    expect(tall.review.box.top).toBe(1);
+  });
+
+  it('no line is wider than the box; a long sentence wraps whole, a long title is cut, sizes are right-aligned', () => {
+    const long = 'word '.repeat(60).trim();
+    const r = open(planOf({ items: [item(1, { label: 'L'.repeat(300), bytes: 5 })], routeNotes: [long] }), { cols: 80, rows: 30 });
+    const lines = r.lines();
+    const inner = (r.review.box.width as number) - 2;
+    // Sentences wrap one column short of the box (the margin a cut line had); item rows use it all.
+    for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(l.includes('LLL') ? inner : inner - 1);
+    expect(lines.filter((l) => l.includes('word')).some((l) => [...l].length >= inner - 6)).toBe(true);
+    expect(
+      lines
+        .join(' ')
+        .split(/\s+/)
+        .filter((w) => w === 'word'),
+    ).toHaveLength(60);
+    const row = lines.find((l) => l.includes('LLL'))!;
+    expect(row).toMatch(/… {6,}5 B$/);
+  });
+
+  it('the time of day shows from 90 inner columns on', () => {
+    const at = (cols: number) =>
+      open(planOf({ items: [item(1, { sessionId: 'abcdefgh12345678', updatedAt: DAY })] }), { cols, rows: 30 })
+        .lines()
+        .join('\n');
+    expect(at(96)).toContain('2026-01-15 09:30');
+    expect(at(95)).not.toContain('09:30');
+  });
+
+  it('the note a too-small terminal leaves is shown under its box', () => {
+    const r = open(planOf(), { cols: 79, rows: 30 });
+    r.type('delete');
+    r.press('enter');
+    expect(r.lines().at(-1)).toBe(' enlarge the terminal to review (at least 80×24)');
+  });
+
+  it('with the backup on, the warning names the agent', () => {
+    const r = open(planOf({ agent: 'claude' }));
+    r.type('b');
+    expect(r.lines()).toContain(' ⚠ Removed from Claude Code; only the backup can bring it back.');
+  });
+
+  it('an unarchive plan is never called one-way, even marked irreversible', () => {
+    const text = open(planOf({ action: 'unarchive', irreversible: true }))
+      .lines()
+      .join('\n');
+    expect(text).toContain('Reversible: archive them again at any time.');
+    expect(text).not.toContain('one-way');
+  });
+
+  it('notes that do not fit: whole notes, the count of the rest, and the gaps only when room is left', () => {
+    const routeNotes = Array.from({ length: 30 }, (_, i) => `Route note number ${i + 1}.`);
+    const r = open(planOf({ items: [item(1)], routeNotes }), { cols: 80, rows: 24 });
+    expect(r.lines()).toMatchInlineSnapshot(`
+      [
+        " pi · 1 item · estimated reclaimed 2.0 KB on disk",
+        " Route note number 1.",
+        " Route note number 2.",
+        " Route note number 3.",
+        " Route note number 4.",
+        " Route note number 5.",
+        " Route note number 6.",
+        " Route note number 7.",
+        " Route note number 8.",
+        " Route note number 9.",
+        "  … 22 more notes",
+        " Items",
+        " Sessions     Session 1                                             1.0 KB",
+        " Backup: off (b toggles)",
+        " ⚠ Irreversible: without a backup, removed data cannot be brought back.",
+        "  Cancel   Type delete and Enter to clean · Esc cancels",
+        " >",
+      ]
+    `);
+    const roomy = open(planOf({ items: [item(1)], routeNotes: routeNotes.slice(0, 3) }), { cols: 80, rows: 24 }).lines();
+    expect(roomy.filter((l) => l === '')).toHaveLength(2);
+    expect(roomy.join('\n')).not.toContain('more notes');
+    const tight = open(planOf({ items: [item(1)], routeNotes: routeNotes.slice(0, 11) }), { cols: 80, rows: 24 }).lines();
+    expect(tight.length).toBeLessThanOrEqual(19);
+    expect(tight).toMatchInlineSnapshot(`
+      [
+        " pi · 1 item · estimated reclaimed 2.0 KB on disk",
+        " Route note number 1.",
+        " Route note number 2.",
+        " Route note number 3.",
+        " Route note number 4.",
+        " Route note number 5.",
+        " Route note number 6.",
+        " Route note number 7.",
+        " Route note number 8.",
+        " Route note number 9.",
+        "  … 3 more notes",
+        " Items",
+        " Sessions     Session 1                                             1.0 KB",
+        " Backup: off (b toggles)",
+        " ⚠ Irreversible: without a backup, removed data cannot be brought back.",
+        "  Cancel   Type delete and Enter to clean · Esc cancels",
+        " >",
+      ]
+    `);
+  });
+});
