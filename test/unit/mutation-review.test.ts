@@ -585,3 +585,18 @@ describe('the box and its keys', () => {
     `);
   });
 });
+
+describe('the edges of the layout', () => {
+  it('a plan not offered a backup, with no reason given, says only that', () => {
+    const r = open(planOf({ backupEligible: false }));
+    expect(r.lines()).toContain(' Backup: not offered —');
+  });
+
+  it('destroy takes the box off the screen', () => {
+    const r = open(planOf());
+    r.lines();
+    expect(screen!.children).toContain(r.review.box);
+    r.review.destroy();
+    expect(screen!.children).not.toContain(r.review.box);
+  });
+});
