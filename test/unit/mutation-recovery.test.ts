@@ -85,7 +85,7 @@ async function interrupted(c: Case = {}): Promise<Made> {
     : [sessionRecord('a', [join(home, 'sessions/a.jsonl')]), sessionRecord('b', [join(home, 'sessions/b.jsonl'), join(home, 'sessions/b')])];
   const steps: Item[] = Array.from({ length: c.steps ?? 0 }, (_, i) => ({
     id: `item:step${i}`,
-    category: 'database',
+    category: 'log',
     label: `Step ${i}`,
     paths: [],
     bytes: 0,
@@ -93,7 +93,7 @@ async function interrupted(c: Case = {}): Promise<Made> {
     recoverable: false,
     selectable: true,
     metadata: {},
-  })) as Item[];
+  }));
   const first = snap(records, steps);
   const plan = buildPlan(first, [...records.map((r) => r.itemId), ...steps.map((s) => s.id)], { readOnly: false, routeAvailable: true });
   const now = new Date().toISOString();
