@@ -364,3 +364,37 @@ describe('planFileFrom and assertPlanUnchanged', () => {
     expect(() => assertPlanUnchanged(file, same, plan)).not.toThrow();
   });
 });
+
+describe('the survivors of the first run', () => {
+  it('a refusal says it is one (the CLI maps it to exit 1)', () => {
+    expect(new PlanRefusedError('x').refused).toBe(true);
+  });
+
+  it('a revision that is not text is refused even when its text form would pass', () => {
+    expect(refusal((d) => (d.items[0]!.revision = [REV] as never))).toContain('item 1 has an invalid revision');
+  });
+
+  it('an unknown field is refused in the snapshot, a skipped entry and the totals, whatever its name', () => {
+    for (const name of ['x', 'Stryker was here']) {
+      expect(refusal((d) => (d.snapshot[name] = 1))).toContain(`snapshot has an unknown field "${name}"`);
+      expect(refusal((d) => (d.totals[name] = 1))).toContain(`totals has an unknown field "${name}"`);
+      expect(refusal((d) => (d.skipped = [{ id: 'a', title: 'b', bytes: 1, reason: 'r', [name]: 1 }]))).toContain(
+        `skipped entry 1 has an unknown field "${name}"`,
+      );
+    }
+  });
+
+  it('an item that is not a session changes its revision with its time and its paths; a source revision that is not text is not one', () => {
+    const base = { id: 'item:cache', label: 'Cache', category: 'cache', bytes: 5, paths: ['/w/store/cache'], modifiedAt: NOW - 90 * DAY };
+    const planItem: PlanItem = { id: 'item:cache', label: 'Cache', category: 'cache', bytes: 5, paths: ['/w/store/cache'], recoverable: false, depth: 0 };
+    const plan = { agent: 'codex', items: [planItem], routeNotes: [] } as unknown as CleanupPlan;
+    const match = { matched: [], skipped: [], notes: [] } as never;
+    const rev = (o: object): string => planFileFrom(snapshot([], '/w/store', [{ ...base, ...o } as never]), {}, match, plan).items[0]!.revision;
+    expect(rev({})).not.toBe(rev({ modifiedAt: NOW - 80 * DAY }));
+    expect(rev({})).not.toBe(rev({ paths: ['/w/store/cache2'] }));
+    expect(rev({ metadata: { sourceRevision: 1 } })).toBe(rev({ metadata: { sourceRevision: 2 } }));
+    expect(rev({ metadata: { sourceRevision: 'a' } })).not.toBe(rev({ metadata: { sourceRevision: 'b' } }));
+    // Neither matched nor included by another: the reason says it goes with a selected session.
+    expect(planFileFrom(snapshot([], '/w/store', [base as never]), {}, match, plan).items[0]!.reason).toBe('removed with a selected session');
+  });
+});
