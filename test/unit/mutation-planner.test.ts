@@ -424,3 +424,48 @@ describe('an archive plan', () => {
     expect(notSpawned.routeNotes).toHaveLength(1);
   });
 });
+
+describe('the survivors of the first run', () => {
+  it('an item waits for the agent only when it says so', () => {
+    const snap = snapshot([], [item('item:a'), item('item:b', { metadata: { requiresAgentExit: 'yes' } })]);
+    expect(buildPlan(snap, ['item:a'], OPTS).operations[0]!.requiresAgentExit).toBe(false);
+    expect(buildPlan(snap, ['item:b'], OPTS).operations[0]!.requiresAgentExit).toBe(false);
+  });
+
+  it('an item goes with another only when every one of its paths is inside one of the other’s paths', () => {
+    const two = item('item:two', { paths: ['/w/store/x', '/w/store/y'] });
+    const inX = item('item:inx', { paths: ['/w/store/x/1'] });
+    const ids = buildPlan(snapshot([], [two, inX]), ['item:inx', 'item:two'], OPTS).items.map((i) => i.id);
+    expect(ids).toEqual(['item:two']);
+  });
+
+  it('archived sessions count as sessions in what the backup leaves out and why it is not offered', () => {
+    const snap = snapshot([rec('a'), rec('z', { state: 'archived', recoverable: false })]);
+    expect(buildPlan(snap, ['session:a', 'session:z'], OPTS).backupNotCovered).toContain('Codex has no import route for its sessions');
+    expect(buildPlan(snap, ['session:z'], OPTS).backupWhyNot).toBe('Codex has no import route, so its deleted sessions cannot be restored from any backup.');
+  });
+
+  it('an archive plan takes exactly 200,000 ids', () => {
+    const snap = snapshot([rec('a')]);
+    expect(
+      buildPlan(
+        snap,
+        Array.from({ length: 200_000 }, () => 'session:a'),
+        { ...OPTS, action: 'archive', archive: { archive: true, unarchive: true } },
+      ).items,
+    ).toHaveLength(1);
+  });
+
+  it('the note that unarchive touches sessions is never on an archive plan', () => {
+    const snap = snapshot([rec('a')]);
+    const plan = buildPlan(snap, ['session:a'], { ...OPTS, action: 'archive', archive: { archive: true, unarchive: true, unarchiveTouches: true } });
+    expect(plan.routeNotes).toEqual(["Sessions are archived by Codex's own route: they stay on disk and can be unarchived."]);
+  });
+
+  it('a descendant two selected roots both remove is planned once', () => {
+    const snap = snapshot([rec('r1', { deletionDescendantIds: ['k'] }), rec('r2', { deletionDescendantIds: ['k'] }), rec('k', { parentId: 'r1' })]);
+    const plan = buildPlan(snap, ['session:r1', 'session:r2'], OPTS);
+    expect(plan.items.map((i) => i.id)).toEqual(['session:r1', 'session:k', 'session:r2']);
+    expect(plan.estimatedBytes).toBe(300);
+  });
+});
