@@ -231,6 +231,8 @@ export class ReviewModal implements Modal {
     // Whole entries (a note of three lines is shown on three lines or not at all), then how many did not fit.
     const fitList = (xs: string[][], more: (n: number) => string): string[] => {
       const lineCount = xs.reduce((a, x) => a + x.length, 0);
+      // No row left even for the count: what is shown first (the blockers) took it, and the tail must stay on screen.
+      if (spare < 1 && lineCount) return [];
       if (lineCount <= spare) {
         spare -= lineCount;
         return xs.flat();
