@@ -4,14 +4,13 @@
 // at a time, once to measure it (the payload is written after the region it
 // reserves) and once, with the real hashes, to seal it.
 
-import type { Manifest } from './archive.js';
 import { jsonBytes, jsonPieces } from './json-pieces.js';
 import { pad512, tarHeader } from './tar-header.js';
 import { rawFramesLength, rawFramesOf } from './zstd-frames.js';
 
 export const MANIFEST_NAME = 'manifest.json';
 
-function* tarEntryPieces(m: Manifest, length: number, mtime: number): Generator<Buffer> {
+function* tarEntryPieces(m: object, length: number, mtime: number): Generator<Buffer> {
   yield tarHeader(MANIFEST_NAME, length, mtime);
   for (const piece of jsonPieces(m)) yield Buffer.from(piece);
   yield Buffer.alloc(pad512(length));
@@ -22,7 +21,8 @@ function* tarEntryPieces(m: Manifest, length: number, mtime: number): Generator<
  * every hash has 64 hex digits) and a fresh stream of its bytes each time
  * `pieces()` is called.
  */
-export function manifestRegion(m: Manifest, mtime: number): { length: number; pieces(): Iterable<Buffer> } {
+/** `m` is the archive's Manifest (any JSON record: the region only writes its text). */
+export function manifestRegion(m: object, mtime: number): { length: number; pieces(): Iterable<Buffer> } {
   const length = jsonBytes(m);
   const tarBytes = tarHeader(MANIFEST_NAME, length, mtime).length + length + pad512(length);
   return {

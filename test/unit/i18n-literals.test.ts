@@ -40,6 +40,8 @@ const ALLOWED = new Set([
   '→ l Space',
   // blessed option values, tag names and colours.
   ...['line', 'center', 'cyan', 'bold', 'cyan-fg', 'yellow-fg', 'red-fg', 'green-fg', 'inverse', 'grapheme'],
+  // Where package.json lies relative to a module (bundled chunk or tsc tree).
+  ...['../package.json', '../../package.json'],
   // The words a typed confirmation compares with: typed as they are in every language.
   'restore',
   'delete',

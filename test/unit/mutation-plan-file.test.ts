@@ -1,7 +1,7 @@
 // The plan file, field by field (#26 item 5: the mutants of
 // engine/inventory/retention/plan-file.ts). Every check of validatePlanFile
 // refuses its own defect with its own words and accepts the edge it allows;
-// readPlanFile refuses what is not a file, not JSON or nested too deep;
+// readPlanFiles refuses what is not a file, not JSON or nested too deep;
 // planFileFrom writes what the scan saw; assertPlanUnchanged names the
 // field of an edited plan.
 
@@ -18,7 +18,7 @@ import {
   type PlanFile,
   PlanRefusedError,
   planFileFrom,
-  readPlanFile,
+  readPlanFiles,
   selectedIds,
   validatePlanFile,
 } from '../../src/engine/inventory/retention/plan-file.js';
@@ -203,7 +203,7 @@ describe('validatePlanFile', () => {
   });
 });
 
-describe('readPlanFile', () => {
+describe('readPlanFiles (a single plan file)', () => {
   let dir = '';
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cx-planfile-'));
@@ -215,23 +215,23 @@ describe('readPlanFile', () => {
   it('reads a valid file; refuses a missing file, a directory, a link, non-JSON and JSON nested too deep, each saying how to make one', async () => {
     const ok = join(dir, 'ok.json');
     writeFileSync(ok, JSON.stringify(doc()));
-    expect((await readPlanFile(ok)).items).toHaveLength(2);
-    await expect(readPlanFile(join(dir, 'missing.json'))).rejects.toThrow(/^Cannot read the plan file: /);
+    expect((await readPlanFiles(ok))[0]!.items).toHaveLength(2);
+    await expect(readPlanFiles(join(dir, 'missing.json'))).rejects.toThrow(/^Cannot read the plan file: /);
     mkdirSync(join(dir, 'd'));
-    await expect(readPlanFile(join(dir, 'd'))).rejects.toThrow(/^Cannot read the plan file: /);
+    await expect(readPlanFiles(join(dir, 'd'))).rejects.toThrow(/^Cannot read the plan file: /);
     symlinkSync(ok, join(dir, 'link.json'));
-    await expect(readPlanFile(join(dir, 'link.json'))).rejects.toThrow(/^Cannot read the plan file: /);
+    await expect(readPlanFiles(join(dir, 'link.json'))).rejects.toThrow(/^Cannot read the plan file: /);
     const notJson = join(dir, 'bad.json');
     writeFileSync(notJson, '{"version": 1,');
-    await expect(readPlanFile(notJson)).rejects.toThrow(`${notJson} is not JSON; make it with cleanerx plan --agent A [rules] --json > FILE.`);
+    await expect(readPlanFiles(notJson)).rejects.toThrow(`${notJson} is not JSON; make it with cleanerx plan --agent A [rules] --json > FILE.`);
     const deep = join(dir, 'deep.json');
     writeFileSync(deep, '['.repeat(100_000));
-    const e = (await readPlanFile(deep).catch((x: unknown) => x)) as Error;
+    const e = (await readPlanFiles(deep).catch((x: unknown) => x)) as Error;
     expect(e).toBeInstanceOf(RequestError);
     expect(e.message).toMatch(new RegExp(`^${deep.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a plan file \\(.+\\); make it with cleanerx plan`));
     const invalid = join(dir, 'invalid.json');
     writeFileSync(invalid, JSON.stringify({ ...doc(), version: 3 }));
-    await expect(readPlanFile(invalid)).rejects.toThrow('version 3 is not 1');
+    await expect(readPlanFiles(invalid)).rejects.toThrow('version 3 is not 1');
   });
 });
 

@@ -309,32 +309,42 @@ export function snapshotItems(scan: SnapshotScan, inv: Inventory, block: string 
         metadata: { ...meta, files: held.length },
       });
     }
-    if (r.looseObjects > 0 || r.packs > 1) {
-      const gcBlock = repoBlock ?? (gitAvailable ? undefined : 'The system git was not found on PATH; install git to compact snapshot repositories.');
-      items.push({
-        id: gcItemId(r),
-        category: 'cache',
-        label: `Compact OpenCode snapshots (git gc) · ${label}`,
-        subtitle: `git gc --prune=1.hour.ago: ${plural(r.looseObjects, 'loose object')} and ${plural(r.packs, 'pack')} become one pack; every snapshot a session still refers to is kept, so undo keeps working`,
-        paths: [],
-        bytes: r.looseBytes,
-        risk: 'safe',
-        recoverable: false,
-        selectable: !gcBlock,
-        blockedReason: gcBlock,
-        ...common,
-        // alternativeTo: removing the repository frees all this gc would (engine/inventory/retention/item-kinds.ts counts the bytes once).
-        metadata: {
-          ...meta,
-          route: 'official',
-          officialKind: 'gc',
-          looseObjects: r.looseObjects,
-          packs: r.packs,
-          agentLoses: 'nothing it still refers to',
-          alternativeTo: repoItemId(r),
-        },
-      });
-    }
+    if (r.looseObjects > 0 || r.packs > 1) items.push(gcItem(r, label, repoBlock, gitAvailable, common, meta));
   }
   return items;
+}
+
+/** The git gc item of one repository: what gc would free, an alternative to removing the repository. */
+function gcItem(
+  r: SnapshotScan['repos'][number],
+  label: string,
+  repoBlock: string | undefined,
+  gitAvailable: boolean,
+  common: Pick<Item, 'projectId' | 'modifiedAt'>,
+  meta: Record<string, unknown>,
+): Item {
+  const gcBlock = repoBlock ?? (gitAvailable ? undefined : 'The system git was not found on PATH; install git to compact snapshot repositories.');
+  return {
+    id: gcItemId(r),
+    category: 'cache',
+    label: `Compact OpenCode snapshots (git gc) · ${label}`,
+    subtitle: `git gc --prune=1.hour.ago: ${plural(r.looseObjects, 'loose object')} and ${plural(r.packs, 'pack')} become one pack; every snapshot a session still refers to is kept, so undo keeps working`,
+    paths: [],
+    bytes: r.looseBytes,
+    risk: 'safe',
+    recoverable: false,
+    selectable: !gcBlock,
+    blockedReason: gcBlock,
+    ...common,
+    // alternativeTo: removing the repository frees all this gc would (engine/inventory/retention/item-kinds.ts counts the bytes once).
+    metadata: {
+      ...meta,
+      route: 'official',
+      officialKind: 'gc',
+      looseObjects: r.looseObjects,
+      packs: r.packs,
+      agentLoses: 'nothing it still refers to',
+      alternativeTo: repoItemId(r),
+    },
+  };
 }
