@@ -151,18 +151,27 @@ export class CleanupFlow {
   }
 
   /**
-   * The Overview's suggested plan: its items marked in each agent whose scan
-   * the app keeps (the marks need that scan's selection index), then the one
-   * review of everything marked, whatever the agent.
+   * The Overview's suggested plan: its items marked in each agent, then the
+   * one review of everything marked, whatever the agent. Marks need their
+   * agent's scan (its selection index): an agent the Overview scanned in the
+   * background but the app holds no scan of is fetched first (the engine
+   * answers from the scan in flight or its newest).
    */
   reviewSuggested(byAgent: Partial<Record<AgentKind, string[]>>): void {
     const { st } = this;
-    for (const [agent, ids] of Object.entries(byAgent) as [AgentKind, string[] | undefined][]) {
-      if (!ids?.length) continue;
-      if (agent === st.agent ? st.summary && !st.summary.provisional : st.perAgent.summaryOf(agent)) st.perAgent.marksOf(agent).addAll(ids);
-    }
-    st.requestRender();
-    this.reviewAllMarked();
+    const wanted = (Object.entries(byAgent) as [AgentKind, string[] | undefined][]).filter(([, ids]) => ids?.length);
+    const held = (agent: AgentKind): boolean => (agent === st.agent ? Boolean(st.summary && !st.summary.provisional) : Boolean(st.perAgent.summaryOf(agent)));
+    const markAll = (): void => {
+      for (const [agent, ids] of wanted) if (held(agent)) st.perAgent.marksOf(agent).addAll(ids!);
+      st.requestRender();
+      this.reviewAllMarked();
+    };
+    const missing = wanted.map(([agent]) => agent).filter((agent) => !held(agent));
+    if (!missing.length) return markAll();
+    this.ctx.hold(t('common.scanning'), Promise.all(missing.map((agent) => st.engine.scan(agent))), (summaries) => {
+      for (const s of summaries) st.perAgent.adopt(s);
+      markAll();
+    });
   }
 
   /** The backup key's passphrase (twice when the key is created now); never stored. */
