@@ -12,7 +12,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, isolatedEnvFor, median, ROOT, timeNodeTree } from './lib/util.mjs';
+import { CLI, isolatedEnvFor, median, ROOT, timeNodeTree, pairedRuns } from './lib/util.mjs';
 
 export const name = 'codex-delete-scale';
 export const target = 1.5;
@@ -107,14 +107,13 @@ export async function run({ log }) {
   }
   const wall = (xs) => median(xs.map((x) => x.ms));
   const cpu = (xs) => median(xs.map((x) => x.cpuMs));
-  const runs = (xs) => xs.map((x) => `${x.ms.toFixed(0)}/${x.cpuMs.toFixed(0)}`).join(', ');
-  const wallRatio = wall(ours) / wall(reference);
-  const cpuRatio = cpu(ours) / cpu(reference);
+  const paired = pairedRuns(ours, reference);
+  const { wallRatio, cpuRatio } = paired;
   log(`  ${threads} threads; ${ROOTS} roots deleted per run; ${RUNS} runs per side, alternating`);
   const lines = [
     `cleanerx clean (scan, one listing, deletes with a bounded proof each, verifying rescan): ${(wall(ours) / 1000).toFixed(1)} s wall, ${(cpu(ours) / 1000).toFixed(1)} s CPU`,
     `bare thread/delete loop through the same App Server: ${(wall(reference) / 1000).toFixed(1)} s wall, ${(cpu(reference) / 1000).toFixed(1)} s CPU (${(wall(reference) / ROOTS).toFixed(0)} ms/root)`,
-    `ratio ${wallRatio.toFixed(2)}× wall, ${cpuRatio.toFixed(2)}× CPU; runs wall/CPU ms: ours [${runs(ours)}], reference [${runs(reference)}]`,
+    paired.line,
   ];
   return {
     name,
@@ -122,12 +121,7 @@ export async function run({ log }) {
     reference: wall(reference),
     ratio: wallRatio,
     target,
-    runs: {
-      ours: ours.map((x) => x.ms),
-      reference: reference.map((x) => x.ms),
-      oursCpu: ours.map((x) => x.cpuMs),
-      referenceCpu: reference.map((x) => x.cpuMs),
-    },
+    runs: paired.runs,
     figures: [
       {
         label: `Codex delete of ${ROOTS} roots on a ${threads}-thread store vs a bare thread/delete loop (wall)`,

@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isolatedEnvFor, median, ROOT, STORES, timeNodeTree } from './lib/util.mjs';
+import { isolatedEnvFor, median, ROOT, STORES, timeNodeTree, pairedRuns } from './lib/util.mjs';
 
 export const name = 'opencode-export-scale';
 export const target = 1.5;
@@ -169,14 +169,13 @@ export async function run({ log }) {
   }
   const wall = (xs) => median(xs.map((x) => x.ms));
   const cpu = (xs) => median(xs.map((x) => x.cpuMs));
-  const runs = (xs) => xs.map((x) => `${x.ms.toFixed(0)}/${x.cpuMs.toFixed(0)}`).join(', ');
-  const wallRatio = wall(ours) / wall(reference);
-  const cpuRatio = cpu(ours) / cpu(reference);
+  const paired = pairedRuns(ours, reference);
+  const { wallRatio, cpuRatio } = paired;
   const oldMs = median(perSession) * tpl.order.length;
   log(`  ${tpl.order.length} sessions (${tpl.roots.length} roots) exported per run; ${PARALLEL} in flight; ${RUNS} runs per side, alternating`);
   const lines = [
     `cleanerx export route: ${(wall(ours) / 1000).toFixed(1)} s wall, ${(cpu(ours) / 1000).toFixed(1)} s CPU; bare script through one server: ${(wall(reference) / 1000).toFixed(1)} s wall, ${(cpu(reference) / 1000).toFixed(1)} s CPU`,
-    `ratio ${wallRatio.toFixed(2)}× wall, ${cpuRatio.toFixed(2)}× CPU; runs wall/CPU ms: ours [${runs(ours)}], reference [${runs(reference)}]`,
+    paired.line,
     `the old route, one \`opencode export\` process per session: ${median(perSession).toFixed(0)} ms each ([${perSession.map((x) => x.toFixed(0)).join(', ')}]) → ${(oldMs / 1000).toFixed(0)} s for ${tpl.order.length}`,
   ];
   return {
@@ -185,12 +184,7 @@ export async function run({ log }) {
     reference: wall(reference),
     ratio: wallRatio,
     target,
-    runs: {
-      ours: ours.map((x) => x.ms),
-      reference: reference.map((x) => x.ms),
-      oursCpu: ours.map((x) => x.cpuMs),
-      referenceCpu: reference.map((x) => x.cpuMs),
-    },
+    runs: paired.runs,
     figures: [
       {
         label: `OpenCode backup exports of ${tpl.order.length} sessions vs a bare script through one server (wall)`,

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, isolatedEnvFor, median, ROOT, STORES, timeTree } from './lib/util.mjs';
+import { CLI, isolatedEnvFor, median, ROOT, STORES, timeTree, pairedRuns } from './lib/util.mjs';
 
 export const name = 'opencode-gc';
 export const target = 1.3;
@@ -121,17 +121,16 @@ export async function run({ log }) {
   }
   const wall = (xs) => median(xs.map((x) => x.ms));
   const cpu = (xs) => median(xs.map((x) => x.cpuMs));
-  const runs = (xs) => xs.map((x) => `${x.ms.toFixed(0)}/${x.cpuMs.toFixed(0)}`).join(', ');
   const gib = (n) => `${(n / 2 ** 30).toFixed(2)} GiB`;
-  const wallRatio = wall(ours) / wall(reference);
-  const cpuRatio = cpu(ours) / cpu(reference);
+  const paired = pairedRuns(ours, reference);
+  const { wallRatio, cpuRatio } = paired;
   const freed = (xs) => median(xs.map((x) => x.freed));
   const apart = Math.abs(freed(ours) - freed(reference)) / Math.max(1, freed(reference));
   if (apart > 0.02) log(`  the two sides freed different bytes (${gib(freed(ours))} vs ${gib(freed(reference))}): the figures compare different work`);
   log(`  a ${gib(ours[0].before)} repository (scale ${SCALE}); ${RUNS} runs per side, alternating`);
   const lines = [
     `cleanerx clean (gc item): ${(wall(ours) / 1000).toFixed(1)} s wall, ${(cpu(ours) / 1000).toFixed(1)} s CPU, freed ${gib(freed(ours))}; git gc alone: ${(wall(reference) / 1000).toFixed(1)} s wall, ${(cpu(reference) / 1000).toFixed(1)} s CPU, freed ${gib(freed(reference))}`,
-    `ratio ${wallRatio.toFixed(2)}× wall, ${cpuRatio.toFixed(2)}× CPU; runs wall/CPU ms: ours [${runs(ours)}], reference [${runs(reference)}]`,
+    paired.line,
   ];
   return {
     name,
@@ -139,12 +138,7 @@ export async function run({ log }) {
     reference: wall(reference),
     ratio: wallRatio,
     target,
-    runs: {
-      ours: ours.map((x) => x.ms),
-      reference: reference.map((x) => x.ms),
-      oursCpu: ours.map((x) => x.cpuMs),
-      referenceCpu: reference.map((x) => x.cpuMs),
-    },
+    runs: paired.runs,
     figures: [
       { label: `OpenCode snapshot gc of ${gib(ours[0].before)} vs git gc with the same expiry (wall)`, value: wallRatio, unit: '×', op: '≤', target },
       { label: 'the same, CPU', value: cpuRatio, unit: '×', op: '≤', target },

@@ -140,3 +140,21 @@ export async function timeTree(cmd, args, { env, cwd, capture = false, timeoutMs
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Two sides' timed runs (timeTree results): the ratio line and the per-run figures every paired bench reports. */
+export function pairedRuns(ours, reference) {
+  const ms = (xs) => xs.map((x) => `${x.ms.toFixed(0)}/${x.cpuMs.toFixed(0)}`).join(', ');
+  const wallRatio = median(ours.map((x) => x.ms)) / median(reference.map((x) => x.ms));
+  const cpuRatio = median(ours.map((x) => x.cpuMs)) / median(reference.map((x) => x.cpuMs));
+  return {
+    wallRatio,
+    cpuRatio,
+    line: `ratio ${wallRatio.toFixed(2)}× wall, ${cpuRatio.toFixed(2)}× CPU; runs wall/CPU ms: ours [${ms(ours)}], reference [${ms(reference)}]`,
+    runs: {
+      ours: ours.map((x) => x.ms),
+      reference: reference.map((x) => x.ms),
+      oursCpu: ours.map((x) => x.cpuMs),
+      referenceCpu: reference.map((x) => x.cpuMs),
+    },
+  };
+}
