@@ -13,12 +13,11 @@ import { formatBytes, formatCount } from '../engine/core/format.js';
 import { t as tr } from '../engine/core/i18n/index.js';
 import type { CleanupPlan } from '../engine/core/model.js';
 import type { KeyContext } from '../widgets/bindings.js';
-import { fitTagged } from '../widgets/tagged.js';
 import { braces } from '../widgets/theme.js';
 import type { Theme } from '../widgets/theme.js';
 import { wrapTagged } from '../widgets/wrap.js';
 import type { Modal } from './modal.js';
-import { backupOnlyWhyNot, CONFIRM_WORD, costLine, planItemRow, REVIEW_MIN } from './review.js';
+import { backupOnlyWhyNot, CONFIRM_WORD, costLine, paintReviewBox, planItemRow, REVIEW_MIN } from './review.js';
 
 /** What Back up only asks the user to type (nothing is removed, so never `delete`). */
 export const BACKUP_WORD = 'backup';
@@ -148,25 +147,7 @@ export class GroupReviewModal implements Modal {
   }
 
   paint(): void {
-    const sw = (this.screen.width as number) || 80;
-    const sh = (this.screen.height as number) || 24;
-    this.box.width = Math.max(10, Math.min(100, sw - 4));
-    const lines = this.tooSmall() ? this.smallLines(sw, sh) : this.lines(Math.max(1, sh - 5));
-    this.box.height = Math.min(Math.max(3, sh - 3), lines.length + 2);
-    this.box.top = Math.max(1, Math.floor((sh - 2 - (this.box.height as number)) / 2));
-    const inner = (this.box.width as number) - 2;
-    this.box.setContent(lines.map((l) => fitTagged(l, inner)).join('\n'));
-    this.box.setFront();
-  }
-
-  private smallLines(sw: number, sh: number): string[] {
-    const t = this.theme;
-    return [
-      ` ${t.warn('⚠')} ${tr('rv.terminalIs', { size: `${sw}×${sh}`, tooSmall: tr('rv.tooSmall') })}`,
-      ` ${tr('rv.atLeast', { size: `${REVIEW_MIN.cols}×${REVIEW_MIN.rows}` })}`,
-      ` ${t.dim(tr('rv.escCancels'))}`,
-      ...(this.note ? [` ${t.warn(braces(this.note))}`] : []),
-    ];
+    paintReviewBox(this.box, this.screen, this.theme, this.note, this.tooSmall(), (maxLines) => this.lines(maxLines));
   }
 
   /** One agent's group: its header (items, bytes, backup), what it costs, its blockers, its items. */

@@ -159,26 +159,7 @@ export class ReviewModal implements Modal {
   }
 
   paint(): void {
-    const sw = (this.screen.width as number) || 80;
-    const sh = (this.screen.height as number) || 24;
-    this.box.width = Math.max(10, Math.min(100, sw - 4));
-    // Between the tab bar and the deck, whose footer names the review's keys.
-    const lines = this.tooSmall() ? this.smallLines(sw, sh) : this.lines(Math.max(1, sh - 5));
-    this.box.height = Math.min(Math.max(3, sh - 3), lines.length + 2);
-    this.box.top = Math.max(1, Math.floor((sh - 2 - (this.box.height as number)) / 2));
-    const inner = (this.box.width as number) - 2;
-    this.box.setContent(lines.map((l) => fitTagged(l, inner)).join('\n'));
-    this.box.setFront();
-  }
-
-  private smallLines(sw: number, sh: number): string[] {
-    const t = this.theme;
-    return [
-      ` ${t.warn('⚠')} ${tr('rv.terminalIs', { size: `${sw}×${sh}`, tooSmall: REVIEW_TOO_SMALL() })}`,
-      ` ${tr('rv.atLeast', { size: `${REVIEW_MIN.cols}×${REVIEW_MIN.rows}` })}`,
-      ` ${t.dim(tr('rv.escCancels'))}`,
-      ...(this.note ? [` ${t.warn(braces(this.note))}`] : []),
-    ];
+    paintReviewBox(this.box, this.screen, this.theme, this.note, this.tooSmall(), (maxLines) => this.lines(maxLines));
   }
 
   /** Every line of the box, the list cut to the rows the fixed lines leave (at most `maxLines`). */
@@ -289,4 +270,37 @@ export function planItemRow(t: Theme, i: PlanItem, inner: number): string {
   const whoW = who ? who.length + 2 : 0;
   const labelW = Math.max(6, inner - indent.length - 13 - whoW - 11);
   return `${indent}${cat} ${cell(i.label, labelW)}${who ? `  ${t.dim(braces(who))}` : ''} ${size}`;
+}
+
+/**
+ * Paints a review dialog (the one-agent and the grouped one alike): between
+ * the tab bar and the deck, whose footer names the review's keys; below
+ * REVIEW_MIN only what to do about the size.
+ */
+export function paintReviewBox(
+  box: blessed.Widgets.BoxElement,
+  screen: blessed.Widgets.Screen,
+  theme: Theme,
+  note: string | undefined,
+  tooSmall: boolean,
+  lines: (maxLines: number) => string[],
+): void {
+  const sw = (screen.width as number) || 80;
+  const sh = (screen.height as number) || 24;
+  box.width = Math.max(10, Math.min(100, sw - 4));
+  const shown = tooSmall ? smallReviewLines(theme, note, sw, sh) : lines(Math.max(1, sh - 5));
+  box.height = Math.min(Math.max(3, sh - 3), shown.length + 2);
+  box.top = Math.max(1, Math.floor((sh - 2 - (box.height as number)) / 2));
+  const inner = (box.width as number) - 2;
+  box.setContent(shown.map((l) => fitTagged(l, inner)).join('\n'));
+  box.setFront();
+}
+
+function smallReviewLines(t: Theme, note: string | undefined, sw: number, sh: number): string[] {
+  return [
+    ` ${t.warn('⚠')} ${tr('rv.terminalIs', { size: `${sw}×${sh}`, tooSmall: REVIEW_TOO_SMALL() })}`,
+    ` ${tr('rv.atLeast', { size: `${REVIEW_MIN.cols}×${REVIEW_MIN.rows}` })}`,
+    ` ${t.dim(tr('rv.escCancels'))}`,
+    ...(note ? [` ${t.warn(braces(note))}`] : []),
+  ];
 }
