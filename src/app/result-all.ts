@@ -68,5 +68,8 @@ export function allResultLines(plans: CleanupPlan[], skipped: CleanupPlan[], out
   }
   if (plans[0]?.action === 'backupOnly') out.push('', ...wrapped(t('flow.backupOnlyNothingRemoved')));
   else if (outcomes.some((o) => o.result?.status === 'complete')) out.push('', ...wrapped(t('flow.confirmedAll')));
+  // A run that stopped (or skipped a blocked agent) leaves marks behind: the way on is one key.
+  const stopped = outcomes.length < plans.length || outcomes.some((o) => o.result?.status !== 'complete');
+  if (plans[0]?.action !== 'backupOnly' && (stopped || skipped.length)) out.push('', ...wrapped(t('flow.reviewRest')));
   return out;
 }

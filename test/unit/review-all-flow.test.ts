@@ -50,8 +50,16 @@ const planOf = (agent: AgentKind, blockers: string[] = []): CleanupPlan =>
   }) as unknown as CleanupPlan;
 
 /** Runs the review of everything marked with `results` per agent; what was executed, and the result dialog's text. */
-async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>, blocked: AgentKind[] = [], stale: AgentKind[] = []) {
+async function run(
+  results: Partial<Record<AgentKind, ExecuteResult['status']>>,
+  blocked: AgentKind[] = [],
+  stale: AgentKind[] = [],
+  again?: Partial<Record<AgentKind, ExecuteResult['status']>>,
+) {
   const executed: string[] = [];
+  const requested: string[][] = [];
+  // The engine's newest scan per agent: a completed run's fresh scan replaces the first.
+  const latest = new Map<AgentKind, string>();
   const per = new PerAgent();
   for (const a of AGENTS) {
     per.adopt(summary(a, [`session:${a}`, `session:${a}-kept`]));
@@ -59,14 +67,16 @@ async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>,
   }
   let dialog: { title: string; lines: string[] } | null = null;
   let done: () => void = () => undefined;
-  const finished = new Promise<void>((r) => (done = r));
+  let finished = new Promise<void>((r) => (done = r));
   const engine = {
-    planGroup: async (reqs: { snapshotId: string }[]) =>
-      reqs.map((r) => planOf(r.snapshotId.slice(5) as AgentKind, blocked.includes(r.snapshotId.slice(5) as AgentKind) ? ['busy'] : [])),
+    planGroup: async (reqs: { snapshotId: string; ids: string[] }[]) =>
+      requested.push(...reqs.map((r) => [r.snapshotId, ...r.ids])) &&
+      reqs.map((r) => planOf(r.snapshotId.split('-')[1] as AgentKind, blocked.includes(r.snapshotId.split('-')[1] as AgentKind) ? ['busy'] : [])),
     execute: async (planId: string): Promise<ExecuteResult> => {
       const agent = planId.slice(5) as AgentKind;
       executed.push(agent);
       const status = results[agent] ?? 'complete';
+      if (status === 'complete') latest.set(agent, `snap-${agent}-2`);
       return {
         operationId: `op-${agent}`,
         status,
@@ -77,7 +87,7 @@ async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>,
         summary: status === 'complete' ? summary(agent, [`session:${agent}-kept`], `snap-${agent}-2`) : undefined,
       };
     },
-    latestSnapshot: async (agent: AgentKind) => (stale.includes(agent) ? `snap-${agent}-newer` : `snap-${agent}`),
+    latestSnapshot: async (agent: AgentKind) => (stale.includes(agent) ? `snap-${agent}-newer` : (latest.get(agent) ?? `snap-${agent}`)),
     backupsList: async () => [],
     recoveryList: async () => [],
     stopExecution: async () => undefined,
@@ -116,14 +126,28 @@ async function run(results: Partial<Record<AgentKind, ExecuteResult['status']>>,
     const d = dialog as unknown as { title: string; lines: string[] };
     return { executed, title: d.title, text: d.lines.join('\n'), per, modal: st.modal };
   }
-  const modal = st.modal!;
-  expect(modal, 'the grouped review is open').toBeTruthy();
-  const keys = modal.keyContext();
-  for (const ch of 'delete') dispatch([keys], ch, { name: ch, full: ch } as never);
-  dispatch([keys], '\r', { name: 'enter', full: 'enter' } as never);
-  await finished;
-  const text = dialog!.lines.join('\n').replace(/\{[^}]*\}/g, '');
-  return { executed, title: dialog!.title, text, per };
+  const confirm = async (): Promise<string> => {
+    const modal = st.modal!;
+    expect(modal, 'the grouped review is open').toBeTruthy();
+    const keys = modal.keyContext();
+    for (const ch of 'delete') dispatch([keys], ch, { name: ch, full: ch } as never);
+    dispatch([keys], '\r', { name: 'enter', full: 'enter' } as never);
+    await finished;
+    return dialog!.lines.join('\n').replace(/\{[^}]*\}/g, '');
+  };
+  const text = await confirm();
+  const first = { executed: [...executed], title: dialog!.title, text, per, requested: [...requested] };
+  if (!again) return first;
+  // The result's advice: x (the review of everything marked) again, on what the stopped run left.
+  Object.assign(results, again);
+  executed.length = 0;
+  requested.length = 0;
+  st.modal = null;
+  finished = new Promise<void>((r) => (done = r));
+  flow.reviewAllMarked();
+  await new Promise((r) => setImmediate(r));
+  const text2 = await confirm();
+  return { ...first, second: { executed, title: dialog!.title, text: text2, requested } };
 }
 
 it('runs one agent after another and reports every agent in one result', async () => {
@@ -144,6 +168,21 @@ it('stops at the first agent that does not complete: the ones before are reporte
   expect(r.text).toMatch(/pi: not started/);
   // pi's marks are untouched: both still marked.
   expect(r.per.marksOf('pi').count).toBe(2);
+  expect(r.text).toContain('What was not removed stays marked: x reviews it again');
+});
+
+it("after a stopped run, x reviews the rest: the failed and the not-started agents' marks whole, the done agent's only what is left", async () => {
+  const r = await run({ claude: 'failed' }, [], [], { claude: 'complete' });
+  const second = r.second!;
+  // Codex had its removed session rebased away; Claude (failed) and pi (not started) keep both marks.
+  expect(second.requested).toEqual([
+    ['snap-codex-2', 'session:codex-kept'],
+    ['snap-claude', 'session:claude', 'session:claude-kept'],
+    ['snap-pi', 'session:pi', 'session:pi-kept'],
+  ]);
+  expect(second.executed).toEqual(['codex', 'claude', 'pi']);
+  expect(second.title).toBe('Cleanup complete');
+  expect(second.text).not.toContain('x reviews it again');
 });
 
 it('a blocked agent is skipped and said so; the others run', async () => {

@@ -214,6 +214,7 @@ export const enApp = {
   'flow.agentFailed': '{agent}: failed — {why}',
   'flow.agentNotStarted': '{agent}: not started (an earlier agent did not complete); its marks are kept.',
   'flow.agentSkipped': '{agent}: blocked, skipped — {why}',
+  'flow.reviewRest': 'What was not removed stays marked: x reviews it again, with a fresh plan for each agent.',
   'flow.backupWhere': 'The backup is {path}; it is listed in the Backups tab (5).',
   'flow.backupOnlyTitle': 'Back up only complete',
   'flow.backupOnlyStopped': 'Back up only stopped',

@@ -215,6 +215,7 @@ export const zhApp: Record<keyof typeof enApp, string | Plural> = {
   'flow.agentFailed': '{agent}：失败 — {why}',
   'flow.agentNotStarted': '{agent}：未开始（之前的智能体未完成）；其标记保留。',
   'flow.agentSkipped': '{agent}：已阻止，跳过 — {why}',
+  'flow.reviewRest': '未删除的内容仍保持标记：按 x 再次审查，每个智能体都会生成新的计划。',
   'flow.backupWhere': '备份位于 {path}；它列在“备份”标签页（5）中。',
   'flow.backupOnlyTitle': '仅备份完成',
   'flow.backupOnlyStopped': '仅备份已停止',
