@@ -178,8 +178,13 @@ describe('stock tools', () => {
     try {
       await prompted;
       expect(screen).toMatch(/Enter passphrase/);
-      // age prints its prompt before it turns echo off: give it a moment, as a person typing would.
-      await new Promise((r) => setTimeout(r, 300));
+      // age prints its prompt before it turns echo off: type once the terminal says echo is off (no fixed wait).
+      const pts = (pty as unknown as { ptsName: string }).ptsName;
+      const echoOff = (): boolean => / -echo /.test(` ${spawnSync('stty', ['-a', '-F', pts], { encoding: 'utf8' }).stdout.replace(/[;\n]/g, ' ')} `);
+      for (const end = Date.now() + 60_000; !echoOff(); ) {
+        if (Date.now() > end) throw new Error('age never turned its terminal echo off');
+        await new Promise((r) => setTimeout(r, 10));
+      }
       pty.write(`${PASS}\r`);
       expect(await exited).toBe(0);
     } finally {

@@ -8,7 +8,7 @@
 // evidence.
 
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -60,14 +60,33 @@ async function standIn(
     uid: o.uid,
   });
   children.push(child);
+  started.push({ pid, name, stdinFile: o.stdinFile });
   return { pid };
 }
 
+/** The stand-ins started since the last settle: what each must show in /proc once its exec is done. */
+const started: { pid: number; name: string; stdinFile?: string }[] = [];
+
 const realProc = () => ({ ...t.ctx, procRoot: '/proc' });
 
+/** Waits (no fixed sleep: a loaded machine execs late) until every stand-in's exec is done: /proc/<pid>/comm names the copy, not node, and its stdin is the file. */
 async function settle(): Promise<void> {
-  // exec done: /proc/<pid>/comm names the copy, not node.
-  await new Promise((r) => setTimeout(r, 150));
+  const read = (f: () => string): string | null => {
+    try {
+      return f();
+    } catch {
+      return null;
+    }
+  };
+  const ready = (s: (typeof started)[number]): boolean =>
+    read(() => readFileSync(`/proc/${s.pid}/comm`, 'utf8').trim()) === s.name &&
+    (!s.stdinFile || read(() => readlinkSync(`/proc/${s.pid}/fd/0`)) === s.stdinFile);
+  const end = Date.now() + 60_000;
+  while (!started.every(ready)) {
+    if (Date.now() > end) throw new Error(`stand-ins not exec'd in 60 s: ${started.filter((s) => !ready(s)).map((s) => s.pid)}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  started.length = 0;
 }
 
 function openDb(): string {
