@@ -131,7 +131,7 @@ export async function run({ log }) {
     reference: r,
     ratio: finished && o !== null && r ? o / r : null,
     target,
-    runs: { ours: after, reference: refKeys, during },
+    runs: finished ? { ours: after, reference: refKeys, during } : { ours: [], reference: refKeys, during: [] },
     figures: [
       {
         label: 'peak RSS, 100k sessions in the app',
