@@ -19,7 +19,7 @@ import { chooseLanguage, withoutLang } from './cli/language.js';
 import type { ScanOptions } from './cli/scan.js';
 import { scanArgs } from './cli/scan-args.js';
 import { type CleanArgs, cleanArgs } from './cli/clean-args.js';
-import { getLanguage, LANGUAGE_ENV, t } from './engine/core/i18n/index.js';
+import { getLanguage, LANGUAGE_ENV, t } from './engine/i18n/index.js';
 
 const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
 

@@ -16,7 +16,7 @@ import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { ScanSummary } from './engine/core/model.js';
 import { isWrongPassphrase } from './engine/core/passphrase-rule.js';
 import { selectionTransfer } from './engine/inventory/selection.js';
-import { LANGUAGE_ENV, parseLanguage, setLanguage } from './engine/core/i18n/index.js';
+import { LANGUAGE_ENV, parseLanguage, setLanguage } from './engine/i18n/index.js';
 
 /** The engine thread's nice value once the first rows are on screen (0 = the UI's). */
 const WORKER_NICE = 5;

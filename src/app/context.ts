@@ -4,7 +4,7 @@
 
 import type blessed from 'blessed';
 import type { EngineApi } from '../engine/api/api.js';
-import { t, type MessageKey } from '../engine/core/i18n/index.js';
+import { t, type MessageKey } from '../engine/i18n/index.js';
 import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.js';
 import type { LoadedSettings } from '../engine/host/settings.js';
 import { BusyModal, type BusyCancel } from '../modals/busy.js';

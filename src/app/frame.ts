@@ -5,7 +5,7 @@
 
 import blessed from 'blessed';
 import { formatAgo, formatBytes, formatCount } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { padWidth } from '../engine/core/text.js';
 import { BackupsScreen } from '../screens/backups.js';
 import { ItemsScreen } from '../screens/items.js';

@@ -2,7 +2,7 @@
 // line, a modal, a dialog, the agent selector, else the screen and the app's
 // keys), and the keys typed while a dialog is on its way, which wait for it.
 
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { appKeys, type AppActions, type AppKeys } from '../screens/app-keys.js';
 import type { AppContext } from '../screens/screen.js';
 import { dispatch, keyId, typedKeys, type KeyContext } from '../widgets/bindings.js';

@@ -9,7 +9,7 @@ import { formatBytes } from '../engine/core/format.js';
 import type { AgentKind, CleanupPlan, ExecuteResult, PlanAction } from '../engine/core/model.js';
 import { residueSentences } from '../engine/core/residue-text.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { UsageError } from '../engine/host/own-dirs.js';
 import type { CleanArgs } from './clean-args.js';
 import type { Engine } from '../engine/api/engine.js';

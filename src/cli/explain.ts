@@ -4,7 +4,7 @@
 
 import { agentName } from '../engine/core/agents.js';
 import { explainBlocks } from '../engine/core/explain.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { UsageError } from '../engine/host/own-dirs.js';

@@ -2,7 +2,7 @@
 // first frame drawn: --lang, else the Settings choice, else the locale, else
 // English. The engine worker gets the same one through LANGUAGE_ENV.
 
-import { type Language, parseLanguage, resolveLanguage, setLanguage, t } from '../engine/core/i18n/index.js';
+import { type Language, parseLanguage, resolveLanguage, setLanguage, t } from '../engine/i18n/index.js';
 import { ownDirs, UsageError } from '../engine/host/own-dirs.js';
 import { loadSettings } from '../engine/host/settings.js';
 

@@ -2,7 +2,7 @@
 // to RetentionRules, and rules back to the flags that give them.
 
 import { UsageError } from '../engine/host/own-dirs.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { ITEM_KINDS, parseItemKinds, SUGGESTED_KINDS } from '../engine/inventory/retention/item-kinds.js';
 import { parseDuration, parseSize, rulesEmpty, type RetentionRules } from '../engine/inventory/retention/rules.js';
 

@@ -13,7 +13,7 @@ import type { EngineFactory } from './engine-factory.js';
 import { ruleFlags } from './plan-rules.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 
 export interface PlanOptions {
   /** One agent, or all: every agent with data, one plan file each, in the registry's order. */

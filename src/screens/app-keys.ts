@@ -3,7 +3,7 @@
 // dialog, and the wait for a dialog on its way. As data, like every
 // screen's, so dispatch, the footer and help read the same tables.
 
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { KeyContext } from '../widgets/bindings.js';
 
 export interface AppActions {

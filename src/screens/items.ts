@@ -4,7 +4,7 @@
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { fitPath, formatBytes } from '../engine/core/format.js';
-import { t as tr } from '../engine/core/i18n/index.js';
+import { t as tr } from '../engine/i18n/index.js';
 import type { Category, Detail, ItemSummary, Preview } from '../engine/core/model.js';
 import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane, wrapWords } from '../widgets/detail-pane.js';

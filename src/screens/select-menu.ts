@@ -5,7 +5,7 @@
 
 import blessed from 'blessed';
 import { formatBytes } from '../engine/core/format.js';
-import { t as tr } from '../engine/core/i18n/index.js';
+import { t as tr } from '../engine/i18n/index.js';
 import type { RetentionRules } from '../engine/inventory/retention/rules.js';
 import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';

@@ -6,7 +6,7 @@ import blessed from 'blessed';
 import type { AgentKind, KeyInfo } from '../engine/core/model.js';
 import { fitPath } from '../engine/core/format.js';
 import { displayWidth, padWidth } from '../engine/core/text.js';
-import { getLanguage, LANGUAGE_NAMES, t as tr, type LanguageSetting } from '../engine/core/i18n/index.js';
+import { getLanguage, LANGUAGE_NAMES, t as tr, type LanguageSetting } from '../engine/i18n/index.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { wrapWords } from '../widgets/detail-pane.js';
 import type { Settings } from '../engine/host/settings.js';

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { en } from '../../src/engine/core/i18n/en.js';
+import { en } from '../../src/engine/i18n/en.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const tsIn = (dir: string): string[] =>

@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBoundedJson } from '../../engine/core/bounded-json.js';
 import { formatBytes } from '../../engine/core/format.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import type { AgentKind } from '../../engine/core/model.js';
 import { padWidth, safe, safeJson, safeText, type SafeText } from '../../engine/core/text.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';

@@ -2,7 +2,7 @@
 // action's options, with the usage errors for what an action needs or
 // refuses. command-line.ts calls this; it loads only when `fleet` runs.
 
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import type { AgentKind } from '../../engine/core/model.js';
 import { UsageError } from '../../engine/host/own-dirs.js';
 import type { PassphraseReader } from '../passphrase.js';

@@ -3,7 +3,7 @@
 // here first: a leading '-' would be read as an option (ssh -oProxyCommand=…),
 // and whitespace, quotes or control characters have no place in a name.
 
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
 import { UsageError } from '../../engine/host/own-dirs.js';
 

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { constants, promises as fsp } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { AgentAdapter, HomeResolution, HostContext } from '../core/adapter.js';
-import { localized } from '../core/i18n/localized.js';
+import { localized } from '../i18n/localized.js';
 import type { Installation } from '../core/model.js';
 import { homeOf, UsageError } from './own-dirs.js';
 import { spawnTracked } from './own-children.js';

@@ -2,7 +2,7 @@
 
 import { isAbsolute, join } from 'node:path';
 import type { AgentEnvVar } from '../core/adapter.js';
-import { t } from '../core/i18n/index.js';
+import { t } from '../i18n/index.js';
 import { cleanText } from '../core/text.js';
 
 interface OwnDirs {
