@@ -15,6 +15,7 @@ import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/api/worker
 import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { ScanSummary } from './engine/core/model.js';
 import { isWrongPassphrase } from './engine/core/passphrase-rule.js';
+import { ConfigError } from './engine/core/config-error.js';
 import { selectionTransfer } from './engine/inventory/selection.js';
 import { LANGUAGE_ENV, parseLanguage, setLanguage } from './engine/i18n/index.js';
 
@@ -51,8 +52,8 @@ port.on('message', async (m: WorkerRequest) => {
     // The summary just sent (its selection index, the build's temporaries) is garbage the idle worker would keep.
     if (m.method === 'scan') setImmediate(collectGarbage);
   } catch (e) {
-    const err = e as Error & { request?: boolean; usage?: boolean };
-    const kind = isWrongPassphrase(err) ? 'passphrase' : err.request ? 'request' : err.usage ? 'usage' : 'internal';
+    const err = e as Error & { request?: boolean };
+    const kind = isWrongPassphrase(err) ? 'passphrase' : err.request ? 'request' : err instanceof ConfigError ? 'config' : 'internal';
     reply({ id: m.id, ok: false, error: err.message, kind });
   }
 });

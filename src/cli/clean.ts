@@ -10,7 +10,7 @@ import type { AgentKind, CleanupPlan, ExecuteResult, PlanAction } from '../engin
 import { residueSentences } from '../engine/core/residue-text.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
 import { t } from '../engine/i18n/index.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { UsageError } from './usage-error.js';
 import type { CleanArgs } from './clean-args.js';
 import type { Engine } from '../engine/api/engine.js';
 import type { EngineFactory } from './engine-factory.js';

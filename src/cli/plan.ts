@@ -6,7 +6,7 @@ import { formatBytes, formatCount } from '../engine/core/format.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
 import type { Engine } from '../engine/api/engine.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { UsageError } from './usage-error.js';
 import type { PlanFile, PlanSetFile } from '../engine/inventory/retention/plan-file.js';
 import type { RetentionRules } from '../engine/inventory/retention/rules.js';
 import type { EngineFactory } from './engine-factory.js';

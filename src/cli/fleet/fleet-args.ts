@@ -4,7 +4,7 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import { t } from '../../engine/i18n/index.js';
-import { UsageError } from '../../engine/host/own-dirs.js';
+import { UsageError } from '../usage-error.js';
 import type { SshSettings } from './ssh-runner.js';
 
 export interface FleetFlags {

@@ -15,7 +15,7 @@ import { t } from '../../engine/i18n/index.js';
 import type { AgentKind } from '../../engine/core/model.js';
 import { padWidth, safe, safeJson, safeText, type SafeText } from '../../engine/core/text.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
-import { UsageError } from '../../engine/host/own-dirs.js';
+import { UsageError } from '../usage-error.js';
 import { validatePlanFile } from '../../engine/inventory/retention/plan-file.js';
 import type { PassphraseReader } from '../passphrase.js';
 import type { Printer } from '../printer.js';

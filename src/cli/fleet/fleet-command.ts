@@ -4,7 +4,7 @@
 
 import { t } from '../../engine/i18n/index.js';
 import type { AgentKind } from '../../engine/core/model.js';
-import { UsageError } from '../../engine/host/own-dirs.js';
+import { UsageError } from '../usage-error.js';
 import type { PassphraseReader } from '../passphrase.js';
 import { type RuleArgs, rulesFromArgs } from '../plan-rules.js';
 import type { Printer } from '../printer.js';

@@ -5,7 +5,7 @@
 
 import { t } from '../../engine/i18n/index.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
-import { UsageError } from '../../engine/host/own-dirs.js';
+import { UsageError } from '../usage-error.js';
 
 /** A host as ssh takes it: [user@]name, an IPv4/IPv6 address or a ~/.ssh/config alias. */
 const HOST = /^[A-Za-z0-9_.[][A-Za-z0-9_.%+:@[\]-]{0,252}$/;

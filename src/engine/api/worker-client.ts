@@ -15,7 +15,7 @@ export interface WorkerInit {
 export type WorkerRequest = { id: number; method: EngineMethod; args: unknown[] };
 export type WorkerReply =
   | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: string; kind: 'request' | 'usage' | 'passphrase' | 'internal' }
+  | { id: number; ok: false; error: string; kind: 'request' | 'config' | 'passphrase' | 'internal' }
   | { id: number; progress: ScanProgress | ExecuteProgress | BackupProgress };
 
 /** Three semi-spaces' worth (V8 sizes the young generation as 3 × the semi-space). */
