@@ -3,7 +3,7 @@
 // keys), and the keys typed while a dialog is on its way, which wait for it.
 
 import { t } from '../engine/i18n/index.js';
-import { appKeys, type AppActions, type AppKeys } from '../screens/app-keys.js';
+import { appKeys, type AppActions, type AppKeys } from './app-keys.js';
 import type { AppContext } from '../screens/screen.js';
 import { dispatch, keyId, typedKeys, type KeyContext } from '../widgets/bindings.js';
 import { Dialog } from '../widgets/dialog.js';

@@ -6,7 +6,7 @@ import blessed from 'blessed';
 import { PassThrough } from 'node:stream';
 import type { EngineApi } from '../../src/engine/api/api.js';
 import type { CleanupPlan, RecoveryOperation } from '../../src/engine/core/model.js';
-import { appKeys, type AppActions } from '../../src/screens/app-keys.js';
+import { appKeys, type AppActions } from '../../src/app/app-keys.js';
 import { BackupsScreen } from '../../src/screens/backups.js';
 import { ItemsScreen } from '../../src/screens/items.js';
 import { Marks } from '../../src/screens/marks.js';

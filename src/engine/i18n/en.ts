@@ -126,7 +126,7 @@ export const en = {
   'footer.close': 'close',
   'help.letters': 'letters',
 
-  // ---- app keys (src/screens/app-keys.ts; call sites move in the second round) ----
+  // ---- app keys (src/app/app-keys.ts) ----
   'app.always': 'Always',
   'app.everywhere': 'Everywhere',
   'app.selector': 'Agent selector',
