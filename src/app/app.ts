@@ -37,7 +37,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   });
   const frame = new Frame(st, ctx, () => keys.focusedContexts());
   st.paint = () => frame.paint();
-  st.screens = buildScreens(st, ctx);
+  st.screens = buildScreens(ctx);
   const scan = new AgentScan(st, ctx);
   const cleanup = new CleanupFlow(st, ctx, scan);
   const keys = new KeyDispatch(st, ctx, {

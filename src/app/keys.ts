@@ -10,6 +10,7 @@ import { Dialog } from '../widgets/dialog.js';
 import type { KeyEvent } from '../widgets/text-input.js';
 import { braces } from '../widgets/theme.js';
 import type { AppState, Hold } from './context.js';
+import { tabEntries } from './tabs.js';
 
 export class KeyDispatch {
   private readonly keys: AppKeys;
@@ -19,7 +20,8 @@ export class KeyDispatch {
     private readonly ctx: AppContext,
     actions: Omit<AppActions, 'cancelHold' | 'leaveSelector'>,
   ) {
-    this.keys = appKeys({ ...actions, leaveSelector: () => (st.selectorFocused = false), cancelHold: () => this.releaseHold() });
+    const tabKeys = tabEntries(st.screens).map((e) => e.key);
+    this.keys = appKeys({ ...actions, leaveSelector: () => (st.selectorFocused = false), cancelHold: () => this.releaseHold() }, tabKeys);
   }
 
   private get always(): KeyContext {

@@ -26,6 +26,7 @@ export class ItemsScreen implements Screen {
     readonly title: string,
     private categories: Category[],
     private emptyNotice: (agent: string) => string,
+    readonly shortTitle?: string,
   ) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
     this.notice = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 2, tags: true });

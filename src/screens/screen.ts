@@ -110,7 +110,10 @@ export interface PassphraseRequest {
 }
 
 export interface Screen {
+  /** Its tab's label (the tab bar derives the tabs, their digits included, from the app's list of screens). */
   readonly title: string;
+  /** The tab's label when the whole labels do not fit the width (an 80-column terminal); the title when absent. */
+  readonly shortTitle?: string;
   readonly root: blessed.Widgets.BoxElement;
   /** Called when a new scan summary (or agent) arrives. */
   onSummary(): void;
