@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ADAPTERS } from './adapters/registry.js';
 import { defaultHostContext } from './engine/core/adapter.js';
-import { ENGINE_METHODS } from './engine/api/api.js';
+import { ENGINE_METHODS } from './engine/core/engine-methods.js';
 import { Engine } from './engine/api/engine.js';
 import { backupService } from './backup/service.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/api/worker-client.js';
@@ -16,7 +16,7 @@ import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { ScanSummary } from './engine/core/model.js';
 import { isWrongPassphrase } from './engine/core/passphrase-rule.js';
 import { ConfigError } from './engine/core/config-error.js';
-import { selectionTransfer } from './engine/inventory/selection.js';
+import { selectionTransfer } from './engine/core/selection.js';
 import { LANGUAGE_ENV, parseLanguage, setLanguage } from './engine/i18n/index.js';
 
 /** The engine thread's nice value once the first rows are on screen (0 = the UI's). */

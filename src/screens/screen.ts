@@ -2,9 +2,8 @@
 // from the engine, never paths to open: they cannot reach the filesystem.
 
 import type blessed from 'blessed';
-import type { EngineApi } from '../engine/api/api.js';
+import type { EngineApi, LoadedSettings } from '../engine/api/api.js';
 import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.js';
-import type { LoadedSettings } from '../engine/host/settings.js';
 import type { TextInputOptions } from '../widgets/text-input.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { Theme } from '../widgets/theme.js';

@@ -9,7 +9,7 @@ import { displayWidth, padWidth } from '../engine/core/text.js';
 import { getLanguage, LANGUAGE_NAMES, t as tr, type LanguageSetting } from '../engine/i18n/index.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { wrapWords } from '../widgets/detail-pane.js';
-import type { Settings } from '../engine/host/settings.js';
+import type { Settings } from '../engine/api/api.js';
 import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, PassphraseVerdict, Screen } from './screen.js';

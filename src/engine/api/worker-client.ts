@@ -2,7 +2,8 @@
 // Calls are matched to replies by id; scan progress arrives as events.
 
 import { Worker } from 'node:worker_threads';
-import { ENGINE_METHOD_NAMES, ENGINE_METHODS, type EngineApi, type EngineMethod, type EngineOptions } from './api.js';
+import { ENGINE_METHOD_NAMES, ENGINE_METHODS, type EngineMethod } from '../core/engine-methods.js';
+import type { EngineApi, EngineOptions } from './api.js';
 import type { BackupProgress, ExecuteProgress, ScanProgress } from '../core/model.js';
 import { WrongPassphraseError } from '../core/passphrase-rule.js';
 import { RequestError } from '../core/validate.js';
