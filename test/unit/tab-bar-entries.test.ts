@@ -3,7 +3,6 @@
 // the app's tab keys are those digits. A seventh screen gets the key 7 and a
 // label that fits 80 columns; a tenth is refused in a sentence.
 
-import blessed from 'blessed';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appKeys, type AppActions } from '../../src/app/app-keys.js';
 import { buildScreens } from '../../src/app/frame.js';
