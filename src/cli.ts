@@ -9,17 +9,18 @@
 // The registry first: every flag, file and message below learns the agents from it (engine/core/agents.ts).
 import { ADAPTERS } from './adapters/registry.js';
 import type { EngineApi } from './engine/api/api.js';
-import { checkEnvDirs, ownDirs, UsageError } from './engine/host/own-dirs.js';
+import { checkEnvDirs, ownDirs } from './engine/host/own-dirs.js';
 import { printError } from './terminal/terminal-out.js';
 import type { AppFlags } from './app/flags.js';
 import type { DemoLifetime } from './demo/demo-lifetime.js';
 import { appArgs, type AppRequest } from './cli/app-args.js';
+import { asUsageError, UsageError } from './cli/usage-error.js';
 import type { EngineFactory } from './cli/engine-factory.js';
 import { chooseLanguage, withoutLang } from './cli/language.js';
 import type { ScanOptions } from './cli/scan.js';
 import { scanArgs } from './cli/scan-args.js';
 import { type CleanArgs, cleanArgs } from './cli/clean-args.js';
-import { getLanguage, LANGUAGE_ENV, t } from './engine/core/i18n/index.js';
+import { getLanguage, LANGUAGE_ENV, t } from './engine/i18n/index.js';
 
 const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
 
@@ -144,7 +145,7 @@ async function startApp(request: AppRequest): Promise<number> {
 
 function fail(e: unknown): void {
   // The one error printer: the message is sanitized (it may quote a path, a process name or settings text).
-  process.exitCode = printError(e);
+  process.exitCode = printError(asUsageError(e));
 }
 
 // `cleanerx scan --json | head` closes the pipe early: that is not an error.

@@ -8,15 +8,16 @@ import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ADAPTERS } from './adapters/registry.js';
 import { defaultHostContext } from './engine/core/adapter.js';
-import { ENGINE_METHODS } from './engine/api/api.js';
+import { ENGINE_METHODS } from './engine/core/engine-methods.js';
 import { Engine } from './engine/api/engine.js';
 import { backupService } from './backup/service.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './engine/api/worker-client.js';
 import { hostContextFromEnv } from './engine/host/host-context.js';
 import type { ScanSummary } from './engine/core/model.js';
 import { isWrongPassphrase } from './engine/core/passphrase-rule.js';
-import { selectionTransfer } from './engine/inventory/selection.js';
-import { LANGUAGE_ENV, parseLanguage, setLanguage } from './engine/core/i18n/index.js';
+import { ConfigError } from './engine/core/config-error.js';
+import { selectionTransfer } from './engine/core/selection.js';
+import { LANGUAGE_ENV, parseLanguage, setLanguage } from './engine/i18n/index.js';
 
 /** The engine thread's nice value once the first rows are on screen (0 = the UI's). */
 const WORKER_NICE = 5;
@@ -51,8 +52,8 @@ port.on('message', async (m: WorkerRequest) => {
     // The summary just sent (its selection index, the build's temporaries) is garbage the idle worker would keep.
     if (m.method === 'scan') setImmediate(collectGarbage);
   } catch (e) {
-    const err = e as Error & { request?: boolean; usage?: boolean };
-    const kind = isWrongPassphrase(err) ? 'passphrase' : err.request ? 'request' : err.usage ? 'usage' : 'internal';
+    const err = e as Error & { request?: boolean };
+    const kind = isWrongPassphrase(err) ? 'passphrase' : err.request ? 'request' : err instanceof ConfigError ? 'config' : 'internal';
     reply({ id: m.id, ok: false, error: err.message, kind });
   }
 });

@@ -4,8 +4,8 @@
 // rescans, and re-detection after Settings → Save.
 
 import type { AgentKind, ScanSummary } from '../engine/core/model.js';
-import type { Settings } from '../engine/host/settings.js';
-import { t } from '../engine/core/i18n/index.js';
+import type { Settings } from '../engine/api/api.js';
+import { t } from '../engine/i18n/index.js';
 import type { AppContext } from '../screens/screen.js';
 import type { AppState } from './context.js';
 

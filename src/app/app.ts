@@ -5,7 +5,7 @@
 
 import '../widgets/terminal-width.js'; // blessed measures with the terminal's widths (before any screen exists)
 import type { EngineApi } from '../engine/api/api.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { KeyEvent } from '../widgets/text-input.js';
 import { makeTheme } from '../widgets/theme.js';
 import { AgentScan } from './agent-scan.js';
@@ -37,7 +37,7 @@ export async function runApp(openEngine: () => Promise<EngineApi>, flags: AppFla
   });
   const frame = new Frame(st, ctx, () => keys.focusedContexts());
   st.paint = () => frame.paint();
-  st.screens = buildScreens(st, ctx);
+  st.screens = buildScreens(ctx);
   const scan = new AgentScan(st, ctx);
   const cleanup = new CleanupFlow(st, ctx, scan);
   const keys = new KeyDispatch(st, ctx, {

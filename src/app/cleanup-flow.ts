@@ -5,7 +5,7 @@
 
 import { agentName } from '../engine/core/agents.js';
 import { formatBytes } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { AgentKind, CleanupPlan, ExecuteOptions, ExecuteResult, PlanAction } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { CLEANUP_START, cleanupState, freedLines, residueLines } from '../modals/progress.js';

@@ -3,10 +3,9 @@
 // keys, the frame) reads and changes; only the frame paints it.
 
 import type blessed from 'blessed';
-import type { EngineApi } from '../engine/api/api.js';
-import { t, type MessageKey } from '../engine/core/i18n/index.js';
+import type { EngineApi, LoadedSettings } from '../engine/api/api.js';
+import { t, type MessageKey } from '../engine/i18n/index.js';
 import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.js';
-import type { LoadedSettings } from '../engine/host/settings.js';
 import { BusyModal, type BusyCancel } from '../modals/busy.js';
 import type { Modal } from '../modals/modal.js';
 import type { Marks } from '../screens/marks.js';

@@ -1,7 +1,8 @@
 // The app's engine before it exists: the demo home and the worker start while
 // the first frame is drawn.
 
-import { ENGINE_METHOD_NAMES, type EngineApi } from '../engine/api/api.js';
+import type { EngineApi } from '../engine/api/api.js';
+import { ENGINE_METHOD_NAMES } from '../engine/core/engine-methods.js';
 
 /** Calls wait for the engine that is still starting (demo home, worker). */
 export function deferred(p: Promise<EngineApi>): EngineApi {

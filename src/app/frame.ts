@@ -5,7 +5,7 @@
 
 import blessed from 'blessed';
 import { formatAgo, formatBytes, formatCount } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { padWidth } from '../engine/core/text.js';
 import { BackupsScreen } from '../screens/backups.js';
 import { ItemsScreen } from '../screens/items.js';
@@ -19,6 +19,7 @@ import { TabBar } from '../widgets/tab-bar.js';
 import { braces } from '../widgets/theme.js';
 import { type Field, ranked, wrapTagged } from '../widgets/wrap.js';
 import type { AppState } from './context.js';
+import { tabEntries } from './tabs.js';
 
 export function createScreen(): blessed.Widgets.Screen {
   // blessed prints terminfo complaints (e.g. screen-256color) through console.error before the alt screen.
@@ -47,15 +48,16 @@ export function createScreen(): blessed.Widgets.Screen {
   return screen;
 }
 
-/** The tabs, in order (1–6). */
-export function buildScreens(st: AppState, ctx: AppContext): Screen[] {
+/** The screens, in the order of their tabs: the one list the tab bar and the tab keys are derived from (tabs.ts). */
+export function buildScreens(ctx: AppContext): Screen[] {
   // The notice of the agent on screen comes from its descriptor, in the app's language (detection picks it).
-  const memoryNotice = (name: string): string => st.installs.find((i) => i.agent === st.summary?.agent)?.memoryNotice ?? t('app.memoryNotice', { agent: name });
+  const memoryNotice = (name: string): string =>
+    ctx.installations().find((i) => i.agent === ctx.summary()?.agent)?.memoryNotice ?? t('app.memoryNotice', { agent: name });
   return [
     new OverviewScreen(ctx),
     new SessionsScreen(ctx),
     new ItemsScreen(ctx, t('tab.memory'), ['memory'], memoryNotice),
-    new ItemsScreen(ctx, t('tab.logs'), ['log', 'cache', 'temporary', 'protected'], () => t('app.logsNotice')),
+    new ItemsScreen(ctx, t('tab.logs'), ['log', 'cache', 'temporary', 'protected'], () => t('app.logsNotice'), t('tab.logsShort')),
     new BackupsScreen(ctx),
     new SettingsScreen(ctx),
   ];
@@ -86,7 +88,7 @@ export class Frame {
     const W = (screen.width as number) || 80;
     this.tabs.paint(
       // The Sessions tab by identity, not by its title (which is the catalog's, in either language).
-      screens.map((s) =>
+      tabEntries(screens, (s) =>
         s instanceof SessionsScreen && summary
           ? t('tab.sessionsCount', { count: `${formatCount(summary.sessionCount)}${summary.provisional ? '…' : ''}` })
           : s.title,

@@ -2,14 +2,15 @@
 // line, a modal, a dialog, the agent selector, else the screen and the app's
 // keys), and the keys typed while a dialog is on its way, which wait for it.
 
-import { t } from '../engine/core/i18n/index.js';
-import { appKeys, type AppActions, type AppKeys } from '../screens/app-keys.js';
+import { t } from '../engine/i18n/index.js';
+import { appKeys, type AppActions, type AppKeys } from './app-keys.js';
 import type { AppContext } from '../screens/screen.js';
 import { dispatch, keyId, typedKeys, type KeyContext } from '../widgets/bindings.js';
 import { Dialog } from '../widgets/dialog.js';
 import type { KeyEvent } from '../widgets/text-input.js';
 import { braces } from '../widgets/theme.js';
 import type { AppState, Hold } from './context.js';
+import { tabEntries } from './tabs.js';
 
 export class KeyDispatch {
   private readonly keys: AppKeys;
@@ -19,7 +20,8 @@ export class KeyDispatch {
     private readonly ctx: AppContext,
     actions: Omit<AppActions, 'cancelHold' | 'leaveSelector'>,
   ) {
-    this.keys = appKeys({ ...actions, leaveSelector: () => (st.selectorFocused = false), cancelHold: () => this.releaseHold() });
+    const tabKeys = tabEntries(st.screens).map((e) => e.key);
+    this.keys = appKeys({ ...actions, leaveSelector: () => (st.selectorFocused = false), cancelHold: () => this.releaseHold() }, tabKeys);
   }
 
   private get always(): KeyContext {

@@ -7,7 +7,7 @@
 // the keys until Enter or Esc. The prompt is open again before the next key
 // is read, so nothing typed as the retry reaches the screen behind it.
 
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { passphraseProblem } from '../engine/core/passphrase-rule.js';
 import type { AppContext, PassphraseRequest, PassphraseVerdict } from '../screens/screen.js';
 

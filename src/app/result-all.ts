@@ -6,7 +6,7 @@
 
 import { agentName } from '../engine/core/agents.js';
 import { formatBytes } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { CleanupPlan, ExecuteResult } from '../engine/core/model.js';
 import { freedLines, residueLines } from '../modals/progress.js';
 import { blockersOf } from '../modals/review-all.js';

@@ -12,7 +12,7 @@ import { ensurePrivateDir } from '../engine/host/atomic.js';
 import { promises as fsp } from 'node:fs';
 import { exportStagingParent, newExportStaging } from '../engine/host/export-staging.js';
 import { crashPoint } from '../engine/core/faults.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { type StepClock, stepClock } from '../engine/core/step-clock.js';
 
 export type { TakeBackupOptions, TakenBackup };

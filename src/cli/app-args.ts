@@ -3,8 +3,8 @@
 
 import { agentKinds, isAgentKind } from '../engine/core/agents.js';
 import type { AgentKind } from '../engine/core/model.js';
-import { t } from '../engine/core/i18n/index.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { t } from '../engine/i18n/index.js';
+import { UsageError } from './usage-error.js';
 
 /** What the command line asks of the app; the composition root hands it over as the app's flags. */
 export interface AppRequest {

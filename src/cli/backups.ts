@@ -4,9 +4,9 @@
 
 import { agentName } from '../engine/core/agents.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { safe, safeText, type SafeText } from '../engine/core/text.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { UsageError } from './usage-error.js';
 import type { Engine } from '../engine/api/engine.js';
 import type { RestoreSummary } from '../engine/core/model.js';
 import type { EngineFactory } from './engine-factory.js';

@@ -5,8 +5,8 @@
 import { agentKinds } from '../engine/core/agents.js';
 import { readFileSync } from 'node:fs';
 import type { AgentKind } from '../engine/core/model.js';
-import { getLanguage, t } from '../engine/core/i18n/index.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { getLanguage, t } from '../engine/i18n/index.js';
+import { UsageError } from './usage-error.js';
 import type { StartApp } from './app-args.js';
 import type { BackupsAction } from './backups.js';
 import type { EngineFactory } from './engine-factory.js';

@@ -4,10 +4,10 @@
 
 import { agentName } from '../engine/core/agents.js';
 import { explainBlocks } from '../engine/core/explain.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { safe, safeJson, safeText } from '../engine/core/text.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { UsageError } from './usage-error.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';

@@ -1,7 +1,7 @@
 // `cleanerx backups key-store [file|keyring]`: shows or switches where the backup key is unlocked from.
 
-import { t } from '../engine/core/i18n/index.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { t } from '../engine/i18n/index.js';
+import { UsageError } from './usage-error.js';
 import type { EngineFactory } from './engine-factory.js';
 import { readNewPassphrase, type PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';

@@ -2,8 +2,9 @@
 // first frame drawn: --lang, else the Settings choice, else the locale, else
 // English. The engine worker gets the same one through LANGUAGE_ENV.
 
-import { type Language, parseLanguage, resolveLanguage, setLanguage, t } from '../engine/core/i18n/index.js';
-import { ownDirs, UsageError } from '../engine/host/own-dirs.js';
+import { type Language, parseLanguage, resolveLanguage, setLanguage, t } from '../engine/i18n/index.js';
+import { ownDirs } from '../engine/host/own-dirs.js';
+import { UsageError } from './usage-error.js';
 import { loadSettings } from '../engine/host/settings.js';
 
 /** --lang's value (`--lang X` or `--lang=X`): undefined when absent, '' when it has none. */

@@ -3,8 +3,8 @@
 
 import type { SafeText } from '../engine/core/text.js';
 import { safe } from '../engine/core/text.js';
-import { t } from '../engine/core/i18n/index.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { t } from '../engine/i18n/index.js';
+import { UsageError } from './usage-error.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';
 

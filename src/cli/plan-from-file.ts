@@ -7,8 +7,8 @@ import { agentName } from '../engine/core/agents.js';
 import type { Engine } from '../engine/api/engine.js';
 import type { AgentKind, CleanupPlan } from '../engine/core/model.js';
 import { safe, safeText } from '../engine/core/text.js';
-import { UsageError } from '../engine/host/own-dirs.js';
-import { t } from '../engine/core/i18n/index.js';
+import { UsageError } from './usage-error.js';
+import { t } from '../engine/i18n/index.js';
 import { readPlanFiles } from '../engine/inventory/retention/plan-file.js';
 import type { Printer } from './printer.js';
 

@@ -1,8 +1,8 @@
 // Retention rules between the command line and the engine: `plan`'s flags
 // to RetentionRules, and rules back to the flags that give them.
 
-import { UsageError } from '../engine/host/own-dirs.js';
-import { t } from '../engine/core/i18n/index.js';
+import { UsageError } from './usage-error.js';
+import { t } from '../engine/i18n/index.js';
 import { ITEM_KINDS, parseItemKinds, SUGGESTED_KINDS } from '../engine/inventory/retention/item-kinds.js';
 import { parseDuration, parseSize, rulesEmpty, type RetentionRules } from '../engine/inventory/retention/rules.js';
 

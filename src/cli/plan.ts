@@ -6,14 +6,14 @@ import { formatBytes, formatCount } from '../engine/core/format.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { safe, safeJson, safeText, type SafeText } from '../engine/core/text.js';
 import type { Engine } from '../engine/api/engine.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { UsageError } from './usage-error.js';
 import type { PlanFile, PlanSetFile } from '../engine/inventory/retention/plan-file.js';
 import type { RetentionRules } from '../engine/inventory/retention/rules.js';
 import type { EngineFactory } from './engine-factory.js';
 import { ruleFlags } from './plan-rules.js';
 import type { Printer } from './printer.js';
 import { say } from './say.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 
 export interface PlanOptions {
   /** One agent, or all: every agent with data, one plan file each, in the registry's order. */

@@ -4,9 +4,9 @@
 import { agentName } from '../engine/core/agents.js';
 import type { SettledRestore } from '../engine/cleanup/backup-service.js';
 import type { ItemObservation } from '../engine/cleanup/recovery.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { padWidth, safe, safeText, type SafeText } from '../engine/core/text.js';
-import { UsageError } from '../engine/host/own-dirs.js';
+import { UsageError } from './usage-error.js';
 import type { EngineFactory } from './engine-factory.js';
 import type { PassphraseReader } from './passphrase.js';
 import type { Printer } from './printer.js';

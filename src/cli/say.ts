@@ -1,7 +1,7 @@
 // The catalog's text as the CLI's SafeText: t() fills the placeholders, the
 // `safe` tag cleans the whole line (values from agents and files included).
 
-import { type MessageKey, type Params, t } from '../engine/core/i18n/index.js';
+import { type MessageKey, type Params, t } from '../engine/i18n/index.js';
 import { padWidth } from '../engine/core/text.js';
 import { safe, type SafeText } from '../engine/core/text.js';
 

@@ -3,7 +3,7 @@
 import { agentName, agentKinds } from '../engine/core/agents.js';
 import { scanAgents, scanReport, scanReportPieces } from '../engine/api/scan-report.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { AgentKind, Category } from '../engine/core/model.js';
 import { joinSafe, padWidth, safe, safeJsonText, safeText, type SafeText } from '../engine/core/text.js';
 import type { EngineFactory } from './engine-factory.js';

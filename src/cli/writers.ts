@@ -1,6 +1,6 @@
 // Lines that scan and doctor share.
 
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { joinSafe, safe, safeText, type SafeText } from '../engine/core/text.js';
 import type { Writer } from '../engine/core/model.js';
 import type { LoadedSettings } from '../engine/host/settings.js';

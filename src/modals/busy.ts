@@ -9,7 +9,7 @@
 
 import blessed from 'blessed';
 import { formatBytes } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { bar } from '../widgets/bars.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { wrapWords } from '../widgets/detail-pane.js';

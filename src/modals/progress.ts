@@ -5,7 +5,7 @@
 // (promised, measured, why).
 
 import { formatBytes } from '../engine/core/format.js';
-import { type MessageKey, t } from '../engine/core/i18n/index.js';
+import { type MessageKey, t } from '../engine/i18n/index.js';
 import type { ExecuteProgress, FreedBytes, ItemResidue } from '../engine/core/model.js';
 import { residueSentences } from '../engine/core/residue-text.js';
 import { wrapWords } from '../widgets/detail-pane.js';

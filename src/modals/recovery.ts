@@ -5,7 +5,7 @@
 
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { RecoveryOperation } from '../engine/core/model.js';
 import { displayWidth, padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';

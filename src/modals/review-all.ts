@@ -10,7 +10,7 @@
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { t as tr } from '../engine/core/i18n/index.js';
+import { t as tr } from '../engine/i18n/index.js';
 import type { CleanupPlan } from '../engine/core/model.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { braces } from '../widgets/theme.js';

@@ -12,7 +12,7 @@
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { formatBytes, formatCount, formatDate } from '../engine/core/format.js';
-import { t as tr } from '../engine/core/i18n/index.js';
+import { t as tr } from '../engine/i18n/index.js';
 import type { CleanupPlan, PlanItem } from '../engine/core/model.js';
 import { padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';

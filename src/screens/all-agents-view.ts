@@ -6,9 +6,9 @@
 
 import { agentName } from '../engine/core/agents.js';
 import { formatBytes, formatCount } from '../engine/core/format.js';
-import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
+import { t as tr, type MessageKey } from '../engine/i18n/index.js';
 import type { AgentKind } from '../engine/core/model.js';
-import type { AllAgentsOverview, CostWord } from '../engine/inventory/retention/all-agents.js';
+import type { AllAgentsOverview, CostWord } from '../engine/api/api.js';
 import { fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell } from '../widgets/theme.js';
 import type { AppContext } from './screen.js';

@@ -6,7 +6,7 @@
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { fitPath, formatBytes, formatDate } from '../engine/core/format.js';
-import { type MessageKey, t as tr } from '../engine/core/i18n/index.js';
+import { type MessageKey, t as tr } from '../engine/i18n/index.js';
 import type { BackupProgress, BackupSummary, KeyInfo, RestoreSummary } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';

@@ -4,7 +4,7 @@
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { fitPath, formatBytes } from '../engine/core/format.js';
-import { t as tr } from '../engine/core/i18n/index.js';
+import { t as tr } from '../engine/i18n/index.js';
 import type { Category, Detail, ItemSummary, Preview } from '../engine/core/model.js';
 import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane, wrapWords } from '../widgets/detail-pane.js';
@@ -26,6 +26,7 @@ export class ItemsScreen implements Screen {
     readonly title: string,
     private categories: Category[],
     private emptyNotice: (agent: string) => string,
+    readonly shortTitle?: string,
   ) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
     this.notice = blessed.box({ parent: this.root, top: 0, left: 0, width: '100%', height: 2, tags: true });

@@ -3,7 +3,7 @@
 // whole filtered scope needs no loaded pages.
 
 import type { CompactSelection, ScanSummary } from '../engine/core/model.js';
-import { compactSelection, SelectionLookup } from '../engine/inventory/selection.js';
+import { compactSelection, SelectionLookup } from '../engine/core/selection.js';
 
 interface Counts {
   marked: number;

@@ -4,7 +4,7 @@
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import { fitPath, formatBytes, formatCount, formatDate } from '../engine/core/format.js';
-import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
+import { t as tr, type MessageKey } from '../engine/i18n/index.js';
 import { type Attribution, CATEGORIES, type Installation } from '../engine/core/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { bar } from '../widgets/bars.js';

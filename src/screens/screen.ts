@@ -2,9 +2,8 @@
 // from the engine, never paths to open: they cannot reach the filesystem.
 
 import type blessed from 'blessed';
-import type { EngineApi } from '../engine/api/api.js';
+import type { EngineApi, LoadedSettings } from '../engine/api/api.js';
 import type { AgentKind, Installation, ScanSummary } from '../engine/core/model.js';
-import type { LoadedSettings } from '../engine/host/settings.js';
 import type { TextInputOptions } from '../widgets/text-input.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { Theme } from '../widgets/theme.js';
@@ -110,7 +109,10 @@ export interface PassphraseRequest {
 }
 
 export interface Screen {
+  /** Its tab's label (the tab bar derives the tabs, their digits included, from the app's list of screens). */
   readonly title: string;
+  /** The tab's label when the whole labels do not fit the width (an 80-column terminal); the title when absent. */
+  readonly shortTitle?: string;
   readonly root: blessed.Widgets.BoxElement;
   /** Called when a new scan summary (or agent) arrives. */
   onSummary(): void;

@@ -5,8 +5,8 @@
 
 import blessed from 'blessed';
 import { formatBytes } from '../engine/core/format.js';
-import { t as tr } from '../engine/core/i18n/index.js';
-import type { RetentionRules } from '../engine/inventory/retention/rules.js';
+import { t as tr } from '../engine/i18n/index.js';
+import type { RetentionRules } from '../engine/api/api.js';
 import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import { fitTagged } from '../widgets/tagged.js';

@@ -4,7 +4,7 @@
 // only reads). The answer is shown as the detail pane's preview.
 
 import { explainBlocks } from '../engine/core/explain.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { Preview } from '../engine/core/model.js';
 import type { AppContext } from './screen.js';
 

@@ -4,7 +4,7 @@
 
 import blessed from 'blessed';
 import { fitPath, formatAge, formatBytes, formatCount } from '../engine/core/format.js';
-import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
+import { t as tr, type MessageKey } from '../engine/i18n/index.js';
 import type { Detail, ExpansionSpec, PageResult, Preview, Row, ScanSummary, SessionFilter, SortKey, UpdatedFilter } from '../engine/core/model.js';
 import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';

@@ -3,7 +3,7 @@
 // Claude Code resolves it, and when that is not what the user wrote.
 
 import { formatBytes } from '../engine/core/format.js';
-import { t as tr } from '../engine/core/i18n/index.js';
+import { t as tr } from '../engine/i18n/index.js';
 import type { ScanSummary } from '../engine/core/model.js';
 
 /** Null when the sweep takes nothing at the next start and the rule is what the user wrote. */

@@ -3,7 +3,7 @@
 // paths come from agent data: cleaned and made inert before they are shown.
 
 import { fitPath } from '../engine/core/format.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { ScanWarning } from '../engine/core/model.js';
 import { cleanText } from '../engine/core/text.js';
 import { wrapWords } from '../widgets/detail-pane.js';

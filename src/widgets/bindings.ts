@@ -3,7 +3,7 @@
 // table drives dispatch, the footer hints and the help overlay, so what the
 // footer promises is what a key does, and help lists every key there is.
 
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 
 /** blessed's key event, the parts the bindings read. */
 export interface KeyEvent {

@@ -6,7 +6,7 @@
 
 import blessed from 'blessed';
 import { cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
-import { t as tr } from '../engine/core/i18n/index.js';
+import { t as tr } from '../engine/i18n/index.js';
 import { fitTagged } from './tagged.js';
 import { braces, type Theme } from './theme.js';
 import { dropFields, FIELD_SEP, type Field } from './wrap.js';

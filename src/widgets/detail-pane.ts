@@ -3,7 +3,7 @@
 
 import blessed from 'blessed';
 import type { Detail, Preview } from '../engine/core/model.js';
-import { t as tr, type MessageKey } from '../engine/core/i18n/index.js';
+import { t as tr, type MessageKey } from '../engine/i18n/index.js';
 import { fitPath } from '../engine/core/format.js';
 import { cleanMultiline, cleanText, displayWidth, fitWidth } from '../engine/core/text.js';
 import { braces, esc, type Theme } from './theme.js';

@@ -5,7 +5,7 @@
 // the box, so a long help is never cut off at the bottom of a small terminal.
 
 import blessed from 'blessed';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import { displayWidth } from '../engine/core/text.js';
 import { fitTagged, taggedWidth } from './tagged.js';
 import { wrapTagged } from './wrap.js';

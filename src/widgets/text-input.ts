@@ -5,7 +5,7 @@
 import { dispatch, type KeyContext, type KeyEvent } from './bindings.js';
 import { braces } from './theme.js';
 import { fitWidth } from '../engine/core/text.js';
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 
 export interface TextInputOptions {
   label: string;

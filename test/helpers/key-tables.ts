@@ -6,7 +6,9 @@ import blessed from 'blessed';
 import { PassThrough } from 'node:stream';
 import type { EngineApi } from '../../src/engine/api/api.js';
 import type { CleanupPlan, RecoveryOperation } from '../../src/engine/core/model.js';
-import { appKeys, type AppActions } from '../../src/screens/app-keys.js';
+import { appKeys, type AppActions } from '../../src/app/app-keys.js';
+import { buildScreens } from '../../src/app/frame.js';
+import { tabEntries } from '../../src/app/tabs.js';
 import { BackupsScreen } from '../../src/screens/backups.js';
 import { ItemsScreen } from '../../src/screens/items.js';
 import { Marks } from '../../src/screens/marks.js';
@@ -128,7 +130,11 @@ export function everyContext(): Record<string, KeyContext> {
     // Tab moves focus inside a screen (the Sessions detail pane); each focus has its own table.
     if (sc.focusNext?.()) out[`screen ${sc.title}, second focus`] = sc.keyContext();
   }
-  const k = appKeys(actions);
+  // The tab keys as the app derives them from its own list of screens.
+  const k = appKeys(
+    actions,
+    tabEntries(buildScreens(app)).map((e) => e.key),
+  );
   Object.assign(out, { always: k.always, global: k.global, selector: k.selector, hold: k.hold });
   out.dialog = k.dialog({ title: 'Help', scroll: () => undefined, page: () => 5 }, () => undefined);
   out.review = new ReviewModal(

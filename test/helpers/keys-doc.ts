@@ -2,7 +2,7 @@
 // drive dispatch, the footer and help), so the reference cannot drift from
 // what the keys do.
 
-import { setLanguage } from '../../src/engine/core/i18n/index.js';
+import { setLanguage } from '../../src/engine/i18n/index.js';
 import { helpSections, type KeyContext } from '../../src/widgets/bindings.js';
 import { closeHeadless, everyContext } from './key-tables.js';
 

@@ -7,7 +7,7 @@
 // redraw check (the screen equals a full redraw of the same state) lives in
 // the screen classes, which can send Ctrl-L.
 
-import { LANGUAGES, type MessageKey, t } from '../../src/engine/core/i18n/index.js';
+import { LANGUAGES, type MessageKey, t } from '../../src/engine/i18n/index.js';
 import { displayWidth } from '../../src/engine/core/text.js';
 
 /**

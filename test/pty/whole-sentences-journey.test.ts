@@ -6,7 +6,7 @@
 // fields (never "3 war…" or "6.…").
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Language, type MessageKey, t as catalog } from '../../src/engine/core/i18n/index.js';
+import { type Language, type MessageKey, t as catalog } from '../../src/engine/i18n/index.js';
 import { KEYS, openTmux, requireTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

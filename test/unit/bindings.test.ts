@@ -6,7 +6,7 @@
 // and rescan).
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { setLanguage, t } from '../../src/engine/core/i18n/index.js';
+import { setLanguage, t } from '../../src/engine/i18n/index.js';
 import { ItemsScreen } from '../../src/screens/items.js';
 import { bindingLabel, dispatch, duplicateKeys, footerHints, helpSections, keyId, typedKeys } from '../../src/widgets/bindings.js';
 import type { KeyEvent } from '../../src/widgets/text-input.js';

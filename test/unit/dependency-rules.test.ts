@@ -1,12 +1,15 @@
 // Layering rules over src/, read from the import graph (the TypeScript parser,
 // so comments and strings never count as imports):
-//   engine rooms     core → nothing above it; host → core; inventory → host, core;
+//   engine rooms     i18n → nothing (no other room, no package, no node builtin); every room and every layer may import it.
+//                    core → i18n only; host → core; inventory → host, core;
 //                    cleanup → inventory, host, core; api → every room.
 //                    The engine reaches nothing outside src/engine (no UI, adapters, app, cli, backup, demo) and no blessed.
 //   backup/          engine/core, engine/host, engine/cleanup only; never engine/api (nor inventory), UI, app, cli, adapters, demo.
 //   adapters/        never the UI (screens, widgets, modals, app, blessed), the cli or the demo.
 //   demo/            imported by neither the engine nor the adapters (the engine rule above and the adapters rule say so).
 //   screens/, widgets/, modals/  no fs, no child_process, no adapters.
+//   the UI (app/, modals/, screens/, widgets/) uses only engine/core, engine/i18n and the types of engine/api:
+//                    no run-time import of engine/api, nothing at all of engine/host, inventory or cleanup.
 //   app/             never cli.ts or src/cli/**;  src/cli/** never app/.
 //   no import cycle, neither between files nor between folders (a folder = the directory a file sits in).
 //   homedir() / tmpdir() of node:os only in src/engine/host/** (every other place takes the home and temp dir from there).
@@ -28,6 +31,8 @@ interface Imp {
   names: string[];
   /** For '*' bindings: the local name. */
   local?: string;
+  /** Erased at compile time: `import type`, `export type`, or every named binding marked `type`. */
+  typeOnly: boolean;
 }
 
 /** Every module a source names: import/export … from, import x = require(), literal import() and require(). */
@@ -48,15 +53,18 @@ function importsOf(source: string): Imp[] {
         names.push('*');
         local = b.name.text;
       } else if (b) for (const e of b.elements) names.push((e.propertyName ?? e.name).text);
-      out.push({ spec: n.moduleSpecifier.text, names, local });
+      const everyNamedIsType = !c?.name && !!b && ts.isNamedImports(b) && b.elements.length > 0 && b.elements.every((e) => e.isTypeOnly);
+      out.push({ spec: n.moduleSpecifier.text, names, local, typeOnly: !!c?.isTypeOnly || everyNamedIsType });
     } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
-      out.push({ spec: n.moduleSpecifier.text, names: [] });
+      const e = n.exportClause;
+      const everyNamedIsType = !!e && ts.isNamedExports(e) && e.elements.length > 0 && e.elements.every((x) => x.isTypeOnly);
+      out.push({ spec: n.moduleSpecifier.text, names: [], typeOnly: n.isTypeOnly || everyNamedIsType });
     } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference) && ts.isStringLiteral(n.moduleReference.expression)) {
-      out.push({ spec: n.moduleReference.expression.text, names: ['*'], local: n.name.text });
+      out.push({ spec: n.moduleReference.expression.text, names: ['*'], local: n.name.text, typeOnly: n.isTypeOnly });
     } else if (ts.isCallExpression(n) && n.arguments.length >= 1 && ts.isStringLiteralLike(n.arguments[0]!)) {
       const isImport = n.expression.kind === ts.SyntaxKind.ImportKeyword;
       const isRequire = ts.isIdentifier(n.expression) && n.expression.text === 'require';
-      if (isImport || isRequire) out.push({ spec: (n.arguments[0] as ts.StringLiteralLike).text, names: ['*'] });
+      if (isImport || isRequire) out.push({ spec: (n.arguments[0] as ts.StringLiteralLike).text, names: ['*'], typeOnly: false });
     }
     ts.forEachChild(n, visit);
   };
@@ -66,6 +74,7 @@ function importsOf(source: string): Imp[] {
 
 /** The folder rule a file falls under (path relative to src, '/'-separated). */
 type Area =
+  | 'engine/i18n'
   | 'engine/core'
   | 'engine/host'
   | 'engine/inventory'
@@ -86,7 +95,8 @@ type Area =
 function areaOf(rel: string): Area {
   const [first, second] = rel.split('/');
   if (first === 'engine') {
-    if (second === 'core' || second === 'host' || second === 'inventory' || second === 'cleanup' || second === 'api') return `engine/${second}`;
+    if (second === 'i18n' || second === 'core' || second === 'host' || second === 'inventory' || second === 'cleanup' || second === 'api')
+      return `engine/${second}`;
     return 'engine/?';
   }
   if (rel === 'cli.ts') return 'cli.ts';
@@ -104,17 +114,20 @@ function areaOf(rel: string): Area {
   return 'other';
 }
 
-const ROOMS = ['engine/core', 'engine/host', 'engine/inventory', 'engine/cleanup', 'engine/api'] as const;
+const ROOMS = ['engine/i18n', 'engine/core', 'engine/host', 'engine/inventory', 'engine/cleanup', 'engine/api'] as const;
 /** Which rooms each room may import (itself included). */
 const ROOM_MAY: Record<string, readonly string[]> = {
-  'engine/core': ['engine/core'],
-  'engine/host': ['engine/host', 'engine/core'],
-  'engine/inventory': ['engine/inventory', 'engine/host', 'engine/core'],
-  'engine/cleanup': ['engine/cleanup', 'engine/inventory', 'engine/host', 'engine/core'],
+  'engine/i18n': ['engine/i18n'],
+  'engine/core': ['engine/core', 'engine/i18n'],
+  'engine/host': ['engine/host', 'engine/core', 'engine/i18n'],
+  'engine/inventory': ['engine/inventory', 'engine/host', 'engine/core', 'engine/i18n'],
+  'engine/cleanup': ['engine/cleanup', 'engine/inventory', 'engine/host', 'engine/core', 'engine/i18n'],
   'engine/api': ROOMS,
 };
-const BACKUP_MAY = ['backup', 'engine/core', 'engine/host', 'engine/cleanup'];
+const BACKUP_MAY = ['backup', 'engine/core', 'engine/host', 'engine/cleanup', 'engine/i18n'];
 const UI: readonly Area[] = ['screens', 'widgets', 'modals', 'app'];
+/** The engine rooms the UI may import at run time; of engine/api, only types. */
+const UI_MAY_RUN = ['engine/core', 'engine/i18n'];
 const FS_AND_PROCESSES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process']);
 const OS = new Set(['os', 'node:os']);
 const isBlessed = (bare: string): boolean => bare === 'blessed' || bare.startsWith('blessed/');
@@ -144,6 +157,7 @@ function checkTree(tree: ReadonlyMap<string, string>): string[] {
       const { spec } = imp;
       const say = (why: string): void => void out.push(`${rel}: '${spec}' (${why})`);
       if (!spec.startsWith('.')) {
+        if (from === 'engine/i18n') say('engine/i18n imports nothing outside itself (no package, no node builtin)');
         if (from.startsWith('engine/') && isBlessed(spec)) say('the engine must not use blessed');
         if (from === 'adapters' && isBlessed(spec)) say('adapters must not use blessed');
         if ((from === 'screens' || from === 'widgets' || from === 'modals') && FS_AND_PROCESSES.has(spec))
@@ -159,9 +173,11 @@ function checkTree(tree: ReadonlyMap<string, string>): string[] {
       if (to.startsWith('..')) continue;
       edges.push({ from: rel, to, spec });
       const dest = areaOf(to);
+      if (UI.includes(from) && dest.startsWith('engine/') && !UI_MAY_RUN.includes(dest) && !(dest === 'engine/api' && imp.typeOnly))
+        say(`the UI uses only engine/core, engine/i18n and the types of engine/api, not ${dest === 'engine/api' ? 'engine/api at run time' : dest}`);
       if (from.startsWith('engine/')) {
         if (!dest.startsWith('engine/')) say(`the engine must not import ${dest === 'other' ? to : dest}`);
-        else if (from === 'engine/?') say(`${rel.split('/').slice(0, 2).join('/')} is not an engine room (core, host, inventory, cleanup, api)`);
+        else if (from === 'engine/?') say(`${rel.split('/').slice(0, 2).join('/')} is not an engine room (i18n, core, host, inventory, cleanup, api)`);
         else if (dest !== 'engine/?' && !ROOM_MAY[from]!.includes(dest)) say(`${from} must not import ${dest} (rooms import only the rooms below them)`);
       } else if (from === 'backup') {
         if (!BACKUP_MAY.includes(dest)) say(`backup may import only engine/core, engine/host and engine/cleanup, not ${dest === 'other' ? to : dest}`);
@@ -325,7 +341,7 @@ describe('the import scanner', () => {
 
 describe('each rule can fail (synthetic trees)', () => {
   it('engine rooms import only the rooms below them', () => {
-    const rooms = ['core', 'host', 'inventory', 'cleanup', 'api'];
+    const rooms = ['i18n', 'core', 'host', 'inventory', 'cleanup', 'api'];
     for (const [i, room] of rooms.entries()) {
       for (const [j, other] of rooms.entries()) {
         const found = breaks(`engine/${room}/x.ts`, `import { y } from '../${other}/y.js';`, [`engine/${other}/y.ts`]);
@@ -336,6 +352,53 @@ describe('each rule can fail (synthetic trees)', () => {
     expect(breaks('engine/core/x.ts', "import type { Y } from '../host/y.js';", ['engine/host/y.ts'])).toHaveLength(1);
     expect(breaks('engine/core/x.ts', "const y = await import('../inventory/y.js');", ['engine/inventory/y.ts'])).toHaveLength(1);
     expect(breaks('engine/newroom/x.ts', "import { y } from '../core/y.js';", ['engine/core/y.ts'])[0]).toMatch(/not an engine room/);
+  });
+
+  it('engine/i18n imports nothing outside itself, and every layer may import it', () => {
+    expect(breaks('engine/i18n/x.ts', "import { en } from './en.js';", ['engine/i18n/en.ts'])).toEqual([]);
+    expect(breaks('engine/i18n/x.ts', "import type { AgentKind } from '../core/model.js';", ['engine/core/model.ts'])).toHaveLength(1);
+    for (const bare of ['node:fs', 'node:os', 'string-width']) expect(breaks('engine/i18n/x.ts', `import * as m from '${bare}';`), bare).toHaveLength(1);
+    for (const from of ['engine/core/x.ts', 'engine/host/x.ts', 'engine/inventory/retention/x.ts', 'engine/cleanup/x.ts', 'engine/api/x.ts']) {
+      const up = '../'.repeat(from.split('/').length - 2);
+      expect(breaks(from, `import { t } from '${up}i18n/index.js';`, ['engine/i18n/index.ts']), from).toEqual([]);
+    }
+    for (const from of ['backup/x.ts', 'adapters/pi/x.ts', 'screens/x.ts', 'widgets/x.ts', 'modals/x.ts', 'app/x.ts', 'cli/x.ts', 'demo/x.ts']) {
+      const up = '../'.repeat(from.split('/').length - 1);
+      expect(breaks(from, `import { t } from '${up}engine/i18n/index.js';`, ['engine/i18n/index.ts']), from).toEqual([]);
+    }
+  });
+
+  it('the UI uses only engine/core, engine/i18n and the types of engine/api', () => {
+    for (const layer of ['app', 'modals', 'screens', 'widgets']) {
+      const ok = [
+        ["import { cleanText } from '../engine/core/text.js';", 'engine/core/text.ts'],
+        ["import { t } from '../engine/i18n/index.js';", 'engine/i18n/index.ts'],
+        ["import type { EngineApi } from '../engine/api/api.js';", 'engine/api/api.ts'],
+        ["import { type EngineApi, type Settings } from '../engine/api/api.js';", 'engine/api/api.ts'],
+        ["export type { Settings } from '../engine/api/api.js';", 'engine/api/api.ts'],
+      ];
+      for (const [src, file] of ok) expect(breaks(`${layer}/x.ts`, src!, [file!]), `${layer}: ${src}`).toEqual([]);
+      const bad = [
+        // Run-time code of engine/api, even beside a type.
+        ["import { ENGINE_METHODS } from '../engine/api/api.js';", 'engine/api/api.ts'],
+        ["import { ENGINE_METHODS, type EngineApi } from '../engine/api/api.js';", 'engine/api/api.ts'],
+        ["const w = await import('../engine/api/worker-client.js');", 'engine/api/worker-client.ts'],
+        ["export { ENGINE_METHODS } from '../engine/api/api.js';", 'engine/api/api.ts'],
+        // The rooms below api, even for a type (marks.ts's selection index, the settings and retention types).
+        ["import { compactSelection } from '../engine/inventory/selection.js';", 'engine/inventory/selection.ts'],
+        ["import type { LoadedSettings } from '../engine/host/settings.js';", 'engine/host/settings.ts'],
+        ["import type { RetentionRules } from '../engine/inventory/retention/rules.js';", 'engine/inventory/retention/rules.ts'],
+        ["import type { CleanupPlan } from '../engine/cleanup/planner.js';", 'engine/cleanup/planner.ts'],
+      ];
+      for (const [src, file] of bad) {
+        const found = breaks(`${layer}/x.ts`, src!, [file!]);
+        expect(found, `${layer}: ${src}`).toHaveLength(1);
+        expect(found[0]).toMatch(/the UI uses only engine\/core, engine\/i18n and the types of engine\/api/);
+      }
+    }
+    // The CLI and the composition roots are not the UI: they build engines.
+    expect(breaks('cli/x.ts', "import { cliEngine } from '../engine/api/engine.js';", ['engine/api/engine.ts'])).toEqual([]);
+    expect(breaks('cli.ts', "import { ownDirs } from './engine/host/own-dirs.js';", ['engine/host/own-dirs.ts'])).toEqual([]);
   });
 
   it('the engine reaches nothing outside src/engine, nor blessed', () => {
@@ -450,6 +513,7 @@ describe('dependency rules over src/', () => {
     ['src/backup', (v) => v.startsWith('backup/') && !/\(\w+\(\) is read only/.test(v)],
     ['src/adapters', (v) => v.startsWith('adapters/') && !/\(\w+\(\) is read only/.test(v)],
     ['src/screens, src/widgets, src/modals', (v) => /^(screens|widgets|modals)\//.test(v)],
+    ['the UI (app, modals, screens, widgets): engine/core, engine/i18n and the types of engine/api only', (v) => v.includes('the UI uses only')],
     ['src/app and src/cli', (v) => /^(app|cli)\//.test(v) && !/\(\w+\(\) is read only/.test(v)],
     ['homedir() and tmpdir() only in src/engine/host', (v) => /\(\w+\(\) is read only/.test(v)],
     ['no file cycles', (v) => v.startsWith('file cycle')],

@@ -9,7 +9,7 @@ import { ADAPTERS } from '../../src/adapters/registry.js';
 import type { HostContext } from '../../src/engine/core/adapter.js';
 import { detectOne, findExecutable, resolveHome, VERSION_PROBE_ENV } from '../../src/engine/host/detect.js';
 import { Engine } from '../../src/engine/api/engine.js';
-import { UsageError } from '../../src/engine/host/own-dirs.js';
+import { ConfigError } from '../../src/engine/core/config-error.js';
 import { DEFAULT_SETTINGS } from '../../src/engine/host/settings.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -48,9 +48,9 @@ describe('home resolution', () => {
     });
   });
 
-  it('rejects a relative override with a UsageError', () => {
+  it("rejects a relative override with the engine's ConfigError (the CLI shows it as a usage error)", () => {
     t = makeTempEnv();
-    expect(() => resolveHome(piAdapter, t.ctx, 'relative/pi')).toThrow(UsageError);
+    expect(() => resolveHome(piAdapter, t.ctx, 'relative/pi')).toThrow(ConfigError);
     expect(() => resolveHome(piAdapter, t.ctx, './pi')).toThrow(/absolute path/);
   });
 

@@ -5,7 +5,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
-import { setLanguage } from '../../src/engine/core/i18n/index.js';
+import { setLanguage } from '../../src/engine/i18n/index.js';
 import type { Detail, Item } from '../../src/engine/core/model.js';
 import { passphraseProblem } from '../../src/engine/core/passphrase-rule.js';
 import { inventory, session, snapshotOf } from '../helpers/sessions.js';

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { en } from '../../src/engine/core/i18n/en.js';
+import { en } from '../../src/engine/i18n/en.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const tsIn = (dir: string): string[] =>
@@ -19,7 +19,7 @@ const MIGRATED = [
   'src/cli.ts',
   ...tsIn('src/terminal'),
   ...tsIn('src/modals'),
-  'src/screens/app-keys.ts',
+  'src/app/app-keys.ts',
   // The engine's files whose every sentence is migrated (detail-text, the planner and recovery still hold English request errors and row reasons).
   ...['src/engine/core/item-cost.ts', 'src/engine/core/passphrase-rule.ts'],
   ...['backups', 'items', 'marks', 'overview', 'sessions', 'settings', 'select-menu', 'warnings'].map((f) => `src/screens/${f}.ts`),

@@ -4,9 +4,9 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatAge, formatAgo, formatBytes, formatCount } from '../../src/engine/core/format.js';
-import { en } from '../../src/engine/core/i18n/en.js';
-import { CATALOGS, getLanguage, languageFromLocale, parseLanguage, placeholders, resolveLanguage, setLanguage, t } from '../../src/engine/core/i18n/index.js';
-import { zh } from '../../src/engine/core/i18n/zh.js';
+import { en } from '../../src/engine/i18n/en.js';
+import { CATALOGS, getLanguage, languageFromLocale, parseLanguage, placeholders, resolveLanguage, setLanguage, t } from '../../src/engine/i18n/index.js';
+import { zh } from '../../src/engine/i18n/zh.js';
 import { displayWidth } from '../../src/engine/core/text.js';
 import { fitTabs } from '../../src/widgets/tab-bar.js';
 

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { ScanSummary, SelectionEntry } from '../../src/engine/core/model.js';
-import { compactSelection, selectionId } from '../../src/engine/inventory/selection.js';
+import { compactSelection, selectionId } from '../../src/engine/core/selection.js';
 import { Marks } from '../../src/screens/marks.js';
 
 const entries: SelectionEntry[] = [

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { SelectionEntry } from '../../src/engine/core/model.js';
-import { compactSelection, SelectionLookup, selectionId } from '../../src/engine/inventory/selection.js';
+import { compactSelection, SelectionLookup, selectionId } from '../../src/engine/core/selection.js';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;

@@ -20,7 +20,12 @@ function rendered(width: number, sessions = 'Sessions (431)', badges?: string): 
   screen = blessed.screen({ input: input as never, output: output as never, terminal: 'xterm-256color', warnings: false, fullUnicode: true });
   const theme = makeTheme({});
   const bar = new TabBar(screen, theme);
-  bar.paint(['Overview', sessions, 'Memory', 'Logs & caches', 'Backups', 'Settings'], 5, badges ?? `${theme.dim('cleanerx')} ${theme.warn('read-only')}`);
+  const labels = ['Overview', sessions, 'Memory', 'Logs & caches', 'Backups', 'Settings'];
+  bar.paint(
+    labels.map((label, i) => ({ key: String(i + 1), label, short: label })),
+    5,
+    badges ?? `${theme.dim('cleanerx')} ${theme.warn('read-only')}`,
+  );
   screen.render();
   const line = (screen as unknown as { lines: [number, string][][] }).lines[0]!;
   return line

@@ -9,7 +9,7 @@
 
 import { promises as fsp } from 'node:fs';
 import { type ExplainKind, ExplainTally, type SessionExplain } from '../../engine/core/explain.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { explainPaths, headTypes } from '../shared/explain-files.js';
 
 const OUTPUT_ITEMS = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output', 'tool_search_output']);

@@ -14,7 +14,7 @@ import type { HostContext, ItemRoute } from '../../engine/core/adapter.js';
 import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
 import type { Installation } from '../../engine/core/model.js';
 import { compactDatabase } from '../../engine/cleanup/compact.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { readDbSpace } from '../../engine/host/db-space.js';
 import { ownDirs } from '../../engine/host/own-dirs.js';
 import { connectCodex } from './connection.js';

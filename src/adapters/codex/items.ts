@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import type { HostContext } from '../../engine/core/adapter.js';
 import { fileHolders, type Holder } from '../../engine/cleanup/compact-holders.js';
 import { formatBytes } from '../../engine/core/format.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { parseDbHeader, readDbSpace, type DbSpace } from '../../engine/host/db-space.js';
 import { listDirSorted, lstatSyncOrNull, readAtSync } from '../../engine/host/fsx.js';
 import type { Item, ScanWarning, Writer } from '../../engine/core/model.js';

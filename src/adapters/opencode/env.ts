@@ -5,7 +5,7 @@
 
 import { isAbsolute } from 'node:path';
 import type { AgentEnvVar } from '../../engine/core/adapter.js';
-import { localized } from '../../engine/core/i18n/localized.js';
+import { localized } from '../../engine/i18n/localized.js';
 import { cleanText } from '../../engine/core/text.js';
 
 const RELATIVE_DB = {

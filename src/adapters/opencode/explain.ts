@@ -6,7 +6,7 @@
 // (session_diff) count as side files.
 
 import { type ExplainKind, ExplainTally, type SessionExplain } from '../../engine/core/explain.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { explainPaths } from '../shared/explain-files.js';
 import { describeSqliteError, openReadOnly } from './db-open.js';
 import { readSchema } from './schema.js';

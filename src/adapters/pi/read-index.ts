@@ -5,7 +5,7 @@
 // the scan's peak (the end of reading). Open addressing over one Int32Array of
 // [read number, hash] pairs; keys compared in place, never copied.
 
-import { hashChars } from '../../engine/inventory/selection.js';
+import { hashChars } from '../../engine/core/selection.js';
 
 export class ReadIndex {
   private table = new Int32Array(2 * 1024).fill(-1);

@@ -7,7 +7,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { ExplainKind, ExplainTally } from '../../engine/core/explain.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { forEachBoundedLine } from '../../engine/host/line-reader.js';
 import { parseObject } from './jsonl.js';
 

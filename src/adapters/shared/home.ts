@@ -3,7 +3,7 @@
 
 import { isAbsolute, join } from 'node:path';
 import type { AgentEnvVar, HomeResolution, HostContext } from '../../engine/core/adapter.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { cleanText } from '../../engine/core/text.js';
 import { lstatSyncOrNull } from '../../engine/host/fsx.js';
 import type { ScanWarning } from '../../engine/core/model.js';

@@ -3,8 +3,8 @@
 // and the environment; bad values are usage errors (exit 2).
 
 import { isAbsolute, resolve } from 'node:path';
-import { t } from '../../engine/core/i18n/index.js';
-import { UsageError } from '../../engine/host/own-dirs.js';
+import { t } from '../../engine/i18n/index.js';
+import { UsageError } from '../usage-error.js';
 import type { SshSettings } from './ssh-runner.js';
 
 export interface FleetFlags {

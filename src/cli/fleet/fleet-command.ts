@@ -2,9 +2,9 @@
 // action's options, with the usage errors for what an action needs or
 // refuses. command-line.ts calls this; it loads only when `fleet` runs.
 
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import type { AgentKind } from '../../engine/core/model.js';
-import { UsageError } from '../../engine/host/own-dirs.js';
+import { UsageError } from '../usage-error.js';
 import type { PassphraseReader } from '../passphrase.js';
 import { type RuleArgs, rulesFromArgs } from '../plan-rules.js';
 import type { Printer } from '../printer.js';

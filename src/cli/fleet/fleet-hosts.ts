@@ -3,9 +3,9 @@
 // here first: a leading '-' would be read as an option (ssh -oProxyCommand=…),
 // and whitespace, quotes or control characters have no place in a name.
 
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { readRegularText } from '../../engine/host/bounded-read.js';
-import { UsageError } from '../../engine/host/own-dirs.js';
+import { UsageError } from '../usage-error.js';
 
 /** A host as ssh takes it: [user@]name, an IPv4/IPv6 address or a ~/.ssh/config alias. */
 const HOST = /^[A-Za-z0-9_.[][A-Za-z0-9_.%+:@[\]-]{0,252}$/;

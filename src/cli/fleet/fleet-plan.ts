@@ -8,7 +8,7 @@
 import { agentName } from '../../engine/core/agents.js';
 import { join } from 'node:path';
 import { formatBytes, formatCount } from '../../engine/core/format.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import type { AgentKind } from '../../engine/core/model.js';
 import { padWidth, safe, safeJson, safeText, type SafeText } from '../../engine/core/text.js';
 import { parseBoundedJson } from '../../engine/core/bounded-json.js';

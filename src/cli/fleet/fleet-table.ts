@@ -5,7 +5,7 @@
 
 import { agentKinds, agentName } from '../../engine/core/agents.js';
 import { formatBytes, formatCount } from '../../engine/core/format.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { cleanText, padWidth, safe, type SafeText, safeText } from '../../engine/core/text.js';
 import { say } from '../say.js';
 import { type FleetScanReport, shownAgents } from './scan-merge.js';

@@ -3,7 +3,7 @@
 // Statuses are language-neutral codes (the JSON carries them); reasons are
 // one sentence in the user's language, quoting the host's own last stderr line.
 
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import { cleanText } from '../../engine/core/text.js';
 import type { SshResult } from './ssh-runner.js';
 

@@ -6,7 +6,7 @@
 
 import { agentOrder, isAgentKind } from '../../engine/core/agents.js';
 import { parseBoundedJson } from '../../engine/core/bounded-json.js';
-import { t } from '../../engine/core/i18n/index.js';
+import { t } from '../../engine/i18n/index.js';
 import type { AgentKind } from '../../engine/core/model.js';
 import { cleanText } from '../../engine/core/text.js';
 import type { HostProblem, HostStatus } from './outcome.js';

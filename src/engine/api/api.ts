@@ -23,11 +23,17 @@ import type {
   SessionFilter,
 } from '../core/model.js';
 import type { SessionExplain } from '../core/explain.js';
+import type { ENGINE_METHODS, EngineMethod } from '../core/engine-methods.js';
 import type { ObservedRecoveryOperation } from '../cleanup/recovery.js';
 import type { PlanFile } from '../inventory/retention/plan-file.js';
 import type { AllAgentsOverview } from '../inventory/retention/all-agents.js';
 import type { RetentionRules } from '../inventory/retention/rules.js';
 import type { LoadedSettings, Settings } from '../host/settings.js';
+
+// The request and answer types that live in the rooms below: the UI names them through this module (it uses only engine/core and the types of engine/api).
+export type { AllAgentsOverview, CostWord } from '../inventory/retention/all-agents.js';
+export type { RetentionRules } from '../inventory/retention/rules.js';
+export type { LoadedSettings, Settings } from '../host/settings.js';
 
 export interface EngineApi {
   /** Every agent (or only `agents`); `versions` runs each executable's --version. */
@@ -78,46 +84,6 @@ export interface EngineApi {
   close(): Promise<void>;
 }
 
-/**
- * Every EngineApi method, once: the worker client, the worker host and the
- * app's deferred engine are built from this list. `progress` is the index of
- * the method's progress callback (it streams events across the worker), or
- * null. The checks below fail the build when the list and the interface part.
- */
-export const ENGINE_METHODS = {
-  detect: { progress: null },
-  scan: { progress: 1 },
-  page: { progress: null },
-  matchIds: { progress: null },
-  detail: { progress: null },
-  preview: { progress: null },
-  explain: { progress: null },
-  sessionCopy: { progress: null },
-  plan: { progress: null },
-  planGroup: { progress: null },
-  latestSnapshot: { progress: null },
-  matchRules: { progress: null },
-  retentionPlan: { progress: null },
-  planFromFile: { progress: null },
-  allAgents: { progress: null },
-  execute: { progress: 2 },
-  keyInfo: { progress: null },
-  keyExport: { progress: null },
-  keyStoreSet: { progress: null },
-  backupsList: { progress: null },
-  backupVerify: { progress: 2 },
-  backupRestore: { progress: 3 },
-  backupDelete: { progress: null },
-  stopExecution: { progress: null },
-  recoveryList: { progress: null },
-  recoveryAction: { progress: null },
-  loadSettings: { progress: null },
-  saveSettings: { progress: null },
-  close: { progress: null },
-} as const satisfies { [K in keyof EngineApi]: { progress: number | null } };
-
-export type EngineMethod = keyof typeof ENGINE_METHODS;
-
 // ---- type-level agreement of ENGINE_METHODS and EngineApi ----
 type Assert<T extends true> = T;
 type FnParam<K extends keyof EngineApi, I extends number> = NonNullable<Parameters<EngineApi[K]>[I]> extends (p: never) => void ? true : false;
@@ -127,13 +93,10 @@ type ProgressAgrees<K extends keyof EngineApi> = (typeof ENGINE_METHODS)[K]['pro
   : AnyFnParam<K> extends false
     ? true
     : false;
-/** Every interface method is listed (and nothing else: `satisfies` refuses extra keys). */
-export type EngineMethodsComplete = Assert<keyof EngineApi extends EngineMethod ? true : false>;
+/** Every interface method is listed, and nothing else. */
+export type EngineMethodsComplete = Assert<keyof EngineApi extends EngineMethod ? (EngineMethod extends keyof EngineApi ? true : false) : false>;
 /** A method has a callback parameter exactly when the list says it streams progress, at the index it names. */
 export type EngineProgressAgrees = Assert<{ [K in keyof EngineApi]: ProgressAgrees<K> }[keyof EngineApi]>;
-
-/** The method names, in the list's order. */
-export const ENGINE_METHOD_NAMES = Object.keys(ENGINE_METHODS) as EngineMethod[];
 
 export interface EngineOptions {
   readOnly: boolean;

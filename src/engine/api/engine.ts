@@ -39,7 +39,7 @@ import type {
   SessionCopy,
   SessionFilter,
 } from '../core/model.js';
-import { t, type Language } from '../core/i18n/index.js';
+import { t, type Language } from '../i18n/index.js';
 import type { PlanFile } from '../inventory/retention/plan-file.js';
 import type { RetentionRules } from '../inventory/retention/rules.js';
 import type { ObservedRecoveryOperation, RecoveryDeps } from '../cleanup/recovery.js';

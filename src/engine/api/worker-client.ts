@@ -2,7 +2,8 @@
 // Calls are matched to replies by id; scan progress arrives as events.
 
 import { Worker } from 'node:worker_threads';
-import { ENGINE_METHOD_NAMES, ENGINE_METHODS, type EngineApi, type EngineMethod, type EngineOptions } from './api.js';
+import { ENGINE_METHOD_NAMES, ENGINE_METHODS, type EngineMethod } from '../core/engine-methods.js';
+import type { EngineApi, EngineOptions } from './api.js';
 import type { BackupProgress, ExecuteProgress, ScanProgress } from '../core/model.js';
 import { WrongPassphraseError } from '../core/passphrase-rule.js';
 import { RequestError } from '../core/validate.js';
@@ -15,7 +16,7 @@ export interface WorkerInit {
 export type WorkerRequest = { id: number; method: EngineMethod; args: unknown[] };
 export type WorkerReply =
   | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: string; kind: 'request' | 'usage' | 'passphrase' | 'internal' }
+  | { id: number; ok: false; error: string; kind: 'request' | 'config' | 'passphrase' | 'internal' }
   | { id: number; progress: ScanProgress | ExecuteProgress | BackupProgress };
 
 /** Three semi-spaces' worth (V8 sizes the young generation as 3 × the semi-space). */

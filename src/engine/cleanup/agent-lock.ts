@@ -7,7 +7,7 @@
 import { agentName } from '../core/agents.js';
 import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { t } from '../core/i18n/index.js';
+import { t } from '../i18n/index.js';
 import type { AgentKind } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 

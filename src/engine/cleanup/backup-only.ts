@@ -6,7 +6,7 @@
 // offered: any other item blocks the plan in one sentence.
 
 import { agentName } from '../core/agents.js';
-import { t, type Language } from '../core/i18n/index.js';
+import { t, type Language } from '../i18n/index.js';
 import type { CleanupPlan } from '../core/model.js';
 
 export function asBackupOnly(plan: CleanupPlan, lang?: Language): CleanupPlan {

@@ -5,7 +5,7 @@
 
 import type { ExecuteResult } from '../core/model.js';
 import type { ExportProgress } from './backup-step.js';
-import { t } from '../core/i18n/index.js';
+import { t } from '../i18n/index.js';
 import { failRun, type BackupRequest, type Failed, type Run } from './executor-run.js';
 
 interface BackupTaken {

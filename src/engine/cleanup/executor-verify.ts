@@ -7,7 +7,7 @@ import { agentName } from '../core/agents.js';
 import type { CleanupPlan, ExecuteResult, PlanItem } from '../core/model.js';
 import { proveResidue } from './residue.js';
 import type { Snapshot } from '../inventory/snapshot.js';
-import { t } from '../core/i18n/index.js';
+import { t } from '../i18n/index.js';
 import type { Run } from './executor-run.js';
 
 /** The planned items the rescan still shows (or, archiving, not yet in the wanted state). */

@@ -13,7 +13,7 @@ import type { AgentKind, CleanupPlan, ExecuteProgress, ExecuteResult } from '../
 import { ParentHandles } from './path-safety.js';
 import { planBlockers } from './planner.js';
 import { RequestError } from '../core/validate.js';
-import { t } from '../core/i18n/index.js';
+import { t } from '../i18n/index.js';
 import { isFailed, openRun, type BackupRequest, type ExecutorDeps } from './executor-run.js';
 import { preflightStep } from './executor-preflight.js';
 import { backupStep, finishBackupOnly } from './executor-backup.js';

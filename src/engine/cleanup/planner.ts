@@ -8,7 +8,7 @@ import type { ArchiveSupport, Category, CleanupPlan, ItemCost, OperationKind, Pl
 import type { Snapshot } from '../inventory/snapshot.js';
 import { itemCost } from '../core/item-cost.js';
 import { RequestError } from '../core/validate.js';
-import { type Language, t } from '../core/i18n/index.js';
+import { type Language, t } from '../i18n/index.js';
 import { asBackupOnly } from './backup-only.js';
 
 const MAX_SELECTION = 200_000;

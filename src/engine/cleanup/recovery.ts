@@ -14,7 +14,7 @@ import type { AgentKind, RecoveryOperation, ScanSummary } from '../core/model.js
 import { observePath, type PathState } from './path-safety.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 import { RequestError } from '../core/validate.js';
-import { t } from '../core/i18n/index.js';
+import { t } from '../i18n/index.js';
 
 export interface RecoveryDeps {
   stateDir: string;

@@ -3,7 +3,7 @@
 // (src/adapters/registry.ts), so the engine never imports an agent.
 
 import type { SessionExplain } from './explain.js';
-import type { Localized } from './i18n/localized.js';
+import type { Localized } from '../i18n/localized.js';
 import type { AgentDetailLabels, AgentKind, Installation, Inventory, Preview, ResidueSurface, ScanProgress, SessionRecord, Writer } from './model.js';
 import type { ResumeCommand } from './shell-quote.js';
 

@@ -3,7 +3,7 @@
 // kinds language-neutral (the JSON's codes) and words them for the pane.
 
 import { formatBytes } from './format.js';
-import { type MessageKey, t } from './i18n/index.js';
+import { type MessageKey, t } from '../i18n/index.js';
 import type { AgentKind, PreviewBlock } from './model.js';
 
 const EXPLAIN_KINDS = [

@@ -3,7 +3,7 @@
 // Sizes keep the SI unit symbols in every language (Chinese terminal tools
 // write "1.2 MB" too); dates stay ISO-like, which reads the same in both.
 
-import { groupDigits, t } from './i18n/index.js';
+import { groupDigits, t } from '../i18n/index.js';
 import { displayWidth } from './text.js';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];

@@ -2,7 +2,7 @@
 // and the agent's descriptor labels: the planner puts it on every plan item,
 // the detail pane shows it for every row.
 
-import { t, type MessageKey } from './i18n/index.js';
+import { t, type MessageKey } from '../i18n/index.js';
 import type { Category, ItemCost } from './model.js';
 
 /** What the agent loses with an item of each category, when nothing more particular is known (a catalog key; none: nothing it cannot rebuild). */

@@ -2,7 +2,7 @@
 // prompt checks it as it is typed and the key store applies the same rule to
 // standard input.
 
-import { t } from './i18n/index.js';
+import { t } from '../i18n/index.js';
 
 export const MIN_PASSPHRASE = 8;
 export const MAX_PASSPHRASE = 512;

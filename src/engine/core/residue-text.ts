@@ -2,7 +2,7 @@
 // human output alike: one summary, then one line per PARTIAL item naming
 // each surviving surface and whether a follow-up item now offers it.
 
-import { t } from './i18n/index.js';
+import { t } from '../i18n/index.js';
 import type { ItemResidue, ResidueSurface } from './model.js';
 
 /** Surfaces with a name of their own; per-table row surfaces (`messageRows`) name their table. */

@@ -7,9 +7,10 @@ import type { ChildProcess } from 'node:child_process';
 import { constants, promises as fsp } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { AgentAdapter, HomeResolution, HostContext } from '../core/adapter.js';
-import { localized } from '../core/i18n/localized.js';
+import { localized } from '../i18n/localized.js';
 import type { Installation } from '../core/model.js';
-import { homeOf, UsageError } from './own-dirs.js';
+import { ConfigError } from '../core/config-error.js';
+import { homeOf } from './own-dirs.js';
 import { spawnTracked } from './own-children.js';
 
 const VERSION_TIMEOUT_MS = 10_000;
@@ -19,7 +20,7 @@ const MAX_VERSION_OUTPUT = 64 * 1024;
 export function resolveHome(adapter: AgentAdapter, ctx: HostContext, override: string | undefined): HomeResolution {
   if (override !== undefined && override !== '') {
     if (!isAbsolute(override)) {
-      throw new UsageError(`The ${adapter.kind} home override must be an absolute path (got "${override}").`);
+      throw new ConfigError(`The ${adapter.kind} home override must be an absolute path (got "${override}").`);
     }
     return { home: override, source: 'override' };
   }

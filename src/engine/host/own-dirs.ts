@@ -2,7 +2,8 @@
 
 import { isAbsolute, join } from 'node:path';
 import type { AgentEnvVar } from '../core/adapter.js';
-import { t } from '../core/i18n/index.js';
+import { ConfigError } from '../core/config-error.js';
+import { t } from '../i18n/index.js';
 import { cleanText } from '../core/text.js';
 
 interface OwnDirs {
@@ -18,7 +19,7 @@ function xdg(env: Readonly<Record<string, string | undefined>>, name: string, fa
 
 export function homeOf(env: Readonly<Record<string, string | undefined>>): string {
   const h = env.HOME;
-  if (!h || !isAbsolute(h)) throw new UsageError('HOME is not set to an absolute path; set HOME and try again.');
+  if (!h || !isAbsolute(h)) throw new ConfigError('HOME is not set to an absolute path; set HOME and try again.');
   return h;
 }
 
@@ -26,7 +27,7 @@ export function ownDirs(env: Readonly<Record<string, string | undefined>>): OwnD
   const pick = (override: string, xdgName: string, fallback: string): string => {
     const o = env[override];
     if (o) {
-      if (!isAbsolute(o)) throw new UsageError(`${override} must be an absolute path (got "${o}").`);
+      if (!isAbsolute(o)) throw new ConfigError(`${override} must be an absolute path (got "${o}").`);
       return o;
     }
     return join(xdg(env, xdgName, fallback), 'cleanerx');
@@ -61,15 +62,10 @@ export function checkEnvDirs(env: Readonly<Record<string, string | undefined>>, 
   for (const rule of agentVars) {
     const v = env[rule.name]?.trim();
     const why = v ? rule.check(v) : null;
-    if (why) throw new UsageError(why);
+    if (why) throw new ConfigError(why);
   }
   for (const name of LITERAL_DIR_VARS) {
     const v = env[name]?.trim();
-    if (v && !isAbsolute(v)) throw new UsageError(t('dirs.relative', { name, value: cleanText(v, 200) }));
+    if (v && !isAbsolute(v)) throw new ConfigError(t('dirs.relative', { name, value: cleanText(v, 200) }));
   }
-}
-
-/** An error the user caused and can fix; the CLI prints it as one line and exits 2. */
-export class UsageError extends Error {
-  readonly usage = true;
 }

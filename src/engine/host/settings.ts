@@ -6,7 +6,7 @@ import { isAgentKind } from '../core/agents.js';
 import { isAbsolute, join } from 'node:path';
 import { BoundedReadError, readRegularTextAsync } from './bounded-read.js';
 import type { AgentKind } from '../core/model.js';
-import { type LanguageSetting, t } from '../core/i18n/index.js';
+import { type LanguageSetting, t } from '../i18n/index.js';
 import { cleanText } from '../core/text.js';
 import { parseBoundedJson } from '../core/bounded-json.js';
 

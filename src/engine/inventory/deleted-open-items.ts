@@ -3,7 +3,7 @@
 // thing that frees it — the holding process ending.
 
 import { formatBytes } from '../core/format.js';
-import { t } from '../core/i18n/index.js';
+import { t } from '../i18n/index.js';
 import type { Inventory, Item } from '../core/model.js';
 import { deletedOpenFiles, deletedOpenLabel } from '../host/deleted-open.js';
 

@@ -6,7 +6,7 @@ import type { SnapshotIndex } from './snapshot-index.js';
 import { itemSweepText, sessionSweepText } from './agent-sweep.js';
 import { formatBytes, formatDate } from '../core/format.js';
 import { itemCost } from '../core/item-cost.js';
-import { t } from '../core/i18n/index.js';
+import { t } from '../i18n/index.js';
 import { NO_PROJECT_ID, type AgentDetailLabels, type Category, type AgentKind, type Detail, type Installation, type Inventory } from '../core/model.js';
 import { RequestError } from '../core/validate.js';
 

@@ -5,7 +5,7 @@
 // again for the final snapshot, at the worker's peak. This is one Int32Array
 // of node numbers, open addressing, ids compared in place.
 
-import { hashChars } from './selection.js';
+import { hashChars } from '../core/selection.js';
 
 /** Anything with a session's id: the forest's nodes (generic, so this file does not import the forest that uses it). */
 interface HasSessionId {

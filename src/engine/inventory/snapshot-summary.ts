@@ -3,7 +3,7 @@
 
 import type { Forest, SessionNode } from './forest.js';
 import { projectComparator, type SnapshotOrder } from './snapshot-order.js';
-import { SelectionBuilder } from './selection.js';
+import { SelectionBuilder } from '../core/selection.js';
 import {
   CATEGORIES,
   type AgentKind,

@@ -87,6 +87,7 @@ export const en = {
   'tab.sessionsCount': 'Sessions ({count})',
   'tab.memory': 'Memory',
   'tab.logs': 'Logs & caches',
+  'tab.logsShort': 'Logs',
   'tab.backups': 'Backups',
   'tab.settings': 'Settings',
 
@@ -126,7 +127,7 @@ export const en = {
   'footer.close': 'close',
   'help.letters': 'letters',
 
-  // ---- app keys (src/screens/app-keys.ts; call sites move in the second round) ----
+  // ---- app keys (src/app/app-keys.ts) ----
   'app.always': 'Always',
   'app.everywhere': 'Everywhere',
   'app.selector': 'Agent selector',
@@ -135,6 +136,7 @@ export const en = {
   'app.redraw': 'redraw the whole screen',
   'app.suspend': 'suspend (the shell’s fg resumes)',
   'app.switchTab': 'switch tab',
+  'app.tooManyTabs': 'The tab bar has the keys 1–{max}: {screens} screens are more than it can switch to.',
   'app.nextPane': 'next pane, then the agent selector',
   'app.rescan': 'rescan',
   'app.review': 'review the cleanup of the marked items',

@@ -75,6 +75,7 @@ export const zh: Catalog = {
   'tab.sessionsCount': '会话（{count}）',
   'tab.memory': '记忆',
   'tab.logs': '日志与缓存',
+  'tab.logsShort': '日志',
   'tab.backups': '备份',
   'tab.settings': '设置',
 
@@ -121,6 +122,7 @@ export const zh: Catalog = {
   'app.redraw': '重绘整个屏幕',
   'app.suspend': '挂起（在 shell 中用 fg 恢复）',
   'app.switchTab': '切换标签页',
+  'app.tooManyTabs': '标签栏只有 1–{max} 这些键：{screens} 个页面无法全部切换。',
   'app.nextPane': '下一个窗格，然后是智能体选择器',
   'app.rescan': '重新扫描',
   'app.review': '审查已标记项的清理',

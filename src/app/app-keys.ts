@@ -3,7 +3,7 @@
 // dialog, and the wait for a dialog on its way. As data, like every
 // screen's, so dispatch, the footer and help read the same tables.
 
-import { t } from '../engine/core/i18n/index.js';
+import { t } from '../engine/i18n/index.js';
 import type { KeyContext } from '../widgets/bindings.js';
 
 export interface AppActions {
@@ -38,7 +38,9 @@ export interface AppKeys {
   dialog(d: ScrollableDialog, close: () => void): KeyContext;
 }
 
-export function appKeys(a: AppActions): AppKeys {
+/** `tabKeys`: the digits of the tabs, in order (tabs.ts derives them from the screens). */
+export function appKeys(a: AppActions, tabKeys: readonly string[]): AppKeys {
+  const tabsLabel = tabKeys.length > 1 ? `${tabKeys[0]}–${tabKeys.at(-1)}` : tabKeys[0];
   const quit = { keys: ['q'], does: t('app.quit'), footer: t('app.footer.quit'), run: () => a.quit() };
   return {
     always: {
@@ -52,7 +54,7 @@ export function appKeys(a: AppActions): AppKeys {
     global: {
       title: t('app.everywhere'),
       bindings: [
-        { keys: ['1', '2', '3', '4', '5', '6'], label: '1–6', does: t('app.switchTab'), run: (ch) => a.showTab(Number(ch) - 1) },
+        { keys: [...tabKeys], label: tabsLabel, does: t('app.switchTab'), run: (ch) => a.showTab(tabKeys.indexOf(ch ?? '')) },
         { keys: ['['], does: t('key.previousAgent'), run: () => a.switchAgent(-1) },
         { keys: [']'], does: t('key.nextAgent'), run: () => a.switchAgent(1) },
         { keys: ['tab'], does: t('app.nextPane'), run: () => a.focusNext() },

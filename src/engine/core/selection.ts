@@ -3,7 +3,7 @@
 // The worker hands the UI this instead of 100k {id, projectId, bytes}
 // objects (its ArrayBuffers move without a copy), and the marks key on it.
 
-import type { CompactSelection, SelectionEntry } from '../core/model.js';
+import type { CompactSelection, SelectionEntry } from './model.js';
 
 /** Builds a CompactSelection entry by entry (no intermediate objects). */
 export class SelectionBuilder {
