@@ -210,7 +210,7 @@ describe('JsonLineFields against JSON.parse', () => {
 /** pi's activity rule, by JSON.parse (the reader's rule before the scan). */
 function activityRef(line: string): number | null {
   const v = parseObject(line);
-  if (!v || v.type !== 'message') return null;
+  if (v?.type !== 'message') return null;
   const m = v.message as Record<string, unknown> | null;
   if (!m || typeof m !== 'object') return null;
   if (typeof m.role !== 'string' || !('content' in m) || (m.role !== 'user' && m.role !== 'assistant')) return null;
