@@ -6,22 +6,18 @@
 // changed between the scan and the walk.
 
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/demo/fixtures/claude.js';
 import type { Installation, Inventory } from '../../src/engine/core/model.js';
 import { attributeInventory } from '../../src/engine/inventory/attribution.js';
+import { inst } from '../helpers/attribution-fixtures.js';
 import { lstatsDuring } from '../helpers/lstat-spy.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
-afterEach(() => {
-  vi.restoreAllMocks();
-  syncBuiltinESMExports();
-  t?.cleanup();
-});
+afterEach(() => t?.cleanup());
 
 const claude = ADAPTERS.find((a) => a.kind === 'claude')!;
 
@@ -29,17 +25,7 @@ function store(): { home: string; inst: Installation; m: ClaudeFixtureManifest }
   t = makeTempEnv();
   const home = t.env.CLAUDE_CONFIG_DIR!;
   const m = buildClaudeFixture({ configDir: home, projects: 3, sessionsPerProject: 5, seed: 5, sidecars: true, memory: true, config: true });
-  const inst = {
-    agent: 'claude',
-    displayName: 'Claude Code',
-    state: 'dataOnly',
-    home,
-    homeSource: 'env',
-    executable: null,
-    version: null,
-    warnings: [],
-  } as unknown as Installation;
-  return { home, inst, m };
+  return { home, inst: inst(home, 'claude'), m };
 }
 
 const scan = (inst: Installation): Promise<Inventory> => claude.scan(inst, t.ctx, () => {});
