@@ -2,8 +2,8 @@
 // Runs the benches (all, or those named on the command line) against the
 // built dist/, prints `name  ours  reference  ratio`, each issue figure
 // against its target (lib/targets.mjs) and each bench's time, ends with all
-// the figures together and the whole run's time against its 10-minute
-// budget, and writes bench/results/<name>.json. Targets are printed, never
+// the figures together, issue #30's table with pass/fail per row, and the
+// whole run's time against its 10-minute budget, and writes bench/results/<name>.json. Targets are printed, never
 // enforced.
 //
 //   npm run bench                 # builds first
@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { figureLine, figuresOf } from './lib/targets.mjs';
+import { figureLine, figuresOf, issueTableLines } from './lib/targets.mjs';
 import { CLI, fmtBytes, fmtMs, RESULTS } from './lib/util.mjs';
 import * as piScan from './pi-scan-10k.mjs';
 import * as coldStart from './cold-start.mjs';
@@ -75,6 +75,8 @@ let failed = 0;
 const t0 = Date.now();
 /** Every bench's issue figures and its time, for the summary at the end. */
 const summary = [];
+/** This run's results by bench name, for issue #30's table. */
+const results = new Map();
 for (const b of BENCHES) {
   if (wanted.length && !wanted.includes(b.name)) continue;
   let res;
@@ -101,6 +103,7 @@ for (const b of BENCHES) {
     log(`  pi data on screen (Sessions count + agent in the deck): ${Math.round(res.extra.dataOnScreenMs)} ms median`);
   if (res.extra?.note) log(`  ours: n/a (${res.extra.note})`);
   for (const l of res.extra?.lines ?? []) log(`  ${l}`);
+  results.set(res.name, res);
   const issueFigures = figuresOf(res);
   const figures = issueFigures.map(figureLine);
   for (const f of figures) log(`  figure: ${f}`);
@@ -125,6 +128,9 @@ for (const s of summary) {
   log(`  ${s.name.padEnd(16)} ${`${s.seconds.toFixed(1)} s`.padStart(8)}  ${s.lines[0] ?? '(no issue figure)'}`);
   for (const l of s.lines.slice(1)) log(`  ${''.padEnd(16)} ${''.padStart(8)}  ${l}`);
 }
+log('');
+log("issue #30's table: this run's wall and CPU ratios, pass/fail against each target:");
+for (const l of issueTableLines(results)) log(l);
 log(
   `total ${total.toFixed(1)} s${wanted.length ? '' : total > 600 ? ' (OVER the 10-minute budget for a whole run)' : ' (within the 10-minute budget for a whole run)'}`,
 );

@@ -5,11 +5,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Installation, Item } from '../../src/engine/core/model.js';
 
-/** A pi installation of `home` with data and no program. */
-export const inst = (home: string): Installation =>
+/** An installation of `home` with data and no program (pi's unless told). */
+export const inst = (home: string, agent: Installation['agent'] = 'pi'): Installation =>
   ({
-    agent: 'pi',
-    displayName: 'pi',
+    agent,
+    displayName: agent,
     memoryNotice: '',
     state: 'dataOnly',
     home,

@@ -16,6 +16,7 @@ import type { Inventory, Item } from '../../src/engine/core/model.js';
 import { attributeInventory } from '../../src/engine/inventory/attribution.js';
 import { WalkRecorder, walkOwned } from '../../src/engine/inventory/revision.js';
 import { inst, item, put } from '../helpers/attribution-fixtures.js';
+import { lstatsDuring } from '../helpers/lstat-spy.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -47,23 +48,6 @@ async function fresh(home: string, rows: Item[]): Promise<{ a: unknown; items: I
   const inv = inventory(rows);
   const a = await attributeInventory(inst(home), inv);
   return { a, items: inv.items };
-}
-
-/** The lstat calls made while `f` runs, by path. */
-async function lstatsDuring<T>(f: () => Promise<T>): Promise<{ value: T; paths: string[] }> {
-  const paths: string[] = [];
-  const lstat = fs.lstatSync;
-  vi.spyOn(fs, 'lstatSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
-    paths.push(String(p));
-    return (lstat as (...a: unknown[]) => unknown)(p, ...rest);
-  }) as typeof fs.lstatSync);
-  syncBuiltinESMExports();
-  try {
-    return { value: await f(), paths };
-  } finally {
-    vi.restoreAllMocks();
-    syncBuiltinESMExports();
-  }
 }
 
 describe('attribution with the walk log', () => {

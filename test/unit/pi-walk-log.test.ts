@@ -3,7 +3,7 @@
 // file again and still gives the figures and rows of a walk of its own, on a
 // store left alone and on one changed between the scan and the walk.
 
-import fs, { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +11,7 @@ import { ADAPTERS } from '../../src/adapters/registry.js';
 import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
 import type { Installation, Inventory } from '../../src/engine/core/model.js';
 import { attributeInventory } from '../../src/engine/inventory/attribution.js';
+import { lstatsDuring } from '../helpers/lstat-spy.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -49,23 +50,6 @@ async function ownWalk(inst: Installation): Promise<{ a: unknown; items: Invento
   delete inv.walkLog;
   const a = await attributeInventory(inst, inv);
   return { a, items: inv.items };
-}
-
-/** The lstat calls made while `f` runs. */
-async function lstatsDuring<T>(f: () => Promise<T>): Promise<{ value: T; paths: string[] }> {
-  const paths: string[] = [];
-  const lstat = fs.lstatSync;
-  vi.spyOn(fs, 'lstatSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
-    paths.push(String(p));
-    return (lstat as (...a: unknown[]) => unknown)(p, ...rest);
-  }) as typeof fs.lstatSync);
-  syncBuiltinESMExports();
-  try {
-    return { value: await f(), paths };
-  } finally {
-    vi.restoreAllMocks();
-    syncBuiltinESMExports();
-  }
 }
 
 describe('pi scan → attribution walk log', () => {

@@ -169,11 +169,11 @@ export async function scanClaude(inst: Installation, ctx: HostContext, onProgres
   const log = new WalkRecorder();
   inv.walkLog = log;
 
-  const perSession = listPerSessionRoots(home, warnings);
-  const todos = listTodos(home);
+  const perSession = listPerSessionRoots(home, warnings, log);
+  const todos = listTodos(home, log);
   for (const [key, paths] of todos.bySession) perSession.set(key, [...(perSession.get(key) ?? []), ...paths]);
 
-  const listed = listProjects(home, warnings);
+  const listed = listProjects(home, warnings, log);
   // Temp folders named by a transcript's id go with its session (lstat only: task output can be terabytes).
   const temp = listClaudeTemp(ctx, new Set(listed.transcripts.map((t) => t.id.toLowerCase())), warnings);
   inv.attributionRoots = temp.roots;
@@ -241,7 +241,7 @@ class ProjectGroups {
 }
 
 /** One listing per per-session root, instead of a probe per session and root. */
-function listPerSessionRoots(home: string, warnings: ScanWarning[]): Map<string, string[]> {
+function listPerSessionRoots(home: string, warnings: ScanWarning[], log: WalkRecorder): Map<string, string[]> {
   const perSession = new Map<string, string[]>();
   for (const root of PER_SESSION_ROOTS) {
     const dir = join(home, root);
@@ -252,7 +252,9 @@ function listPerSessionRoots(home: string, warnings: ScanWarning[]): Map<string,
       continue;
     }
     if (!st.isDirectory()) continue;
-    for (const name of listDirSorted(dir).map((d) => d.name)) {
+    const names = listDirSorted(dir).map((d) => d.name);
+    if (names.length) log.listedDir(dir, st, names);
+    for (const name of names) {
       const id = root === 'debug' && name.endsWith('.txt') ? name.slice(0, -4) : name;
       if (!UUID.test(id)) continue;
       const key = id.toLowerCase();
@@ -490,6 +492,7 @@ function keepNewestOfEachId(inv: Inventory, warnings: ScanWarning[]): Item[] {
 function listProjects(
   home: string,
   warnings: ScanWarning[],
+  log: WalkRecorder,
 ): {
   transcripts: Transcript[];
   memoryDirs: { dir: string; bucket: string; bucketKey: string }[];
@@ -511,7 +514,17 @@ function listProjects(
     incomplete ??= `Claude's projects directory could not be read (${code})`;
     warnings.push({ path: root, reason: `Could not read Claude's projects directory (${code}): no session is listed; check its permissions.` });
   };
-  for (const b of listDirSorted(root, rootUnreadable)) {
+  // Each listing is kept for the attribution walk (an lstat before it, to know it is still current then); the
+  // transcripts' fstats and the walks of session folders fill its entries.
+  const rootStat = lstatSyncOrNull(root);
+  const buckets = listDirSorted(root, rootUnreadable);
+  if (rootStat?.isDirectory() && buckets.length)
+    log.listedDir(
+      root,
+      rootStat,
+      buckets.map((b) => b.name),
+    );
+  for (const b of buckets) {
     const bucket = `${root}/${b.name}`;
     if (b.isSymbolicLink()) {
       warnings.push({ path: bucket, reason: 'Skipped symlinked Claude project directory.' });
@@ -524,6 +537,7 @@ function listProjects(
     }
     if (!b.isDirectory()) continue;
     const bucketKey = canonicalPath(bucket);
+    const bucketStat = lstatSyncOrNull(bucket);
     const entries = listDirSorted(bucket, (code) => {
       incomplete ??= `the Claude project directory ${cleanText(b.name, 200)} could not be read (${code})`;
       warnings.push({
@@ -531,6 +545,12 @@ function listProjects(
         reason: `Could not read this Claude project directory (${code}): its sessions are not listed; check its permissions.`,
       });
     });
+    if (bucketStat?.isDirectory() && entries.length)
+      log.listedDir(
+        bucket,
+        bucketStat,
+        entries.map((e) => e.name),
+      );
     const dirs = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
     const names = new Set(entries.map((e) => e.name));
     for (const e of entries) {
@@ -652,12 +672,19 @@ function combinedItems(
 }
 
 /** `todos/`: the legacy per-session todo lists by session, and its other entries. */
-function listTodos(home: string): { bySession: Map<string, string[]>; files: string[]; other: string[] } {
+function listTodos(home: string, log: WalkRecorder): { bySession: Map<string, string[]>; files: string[]; other: string[] } {
   const out = { bySession: new Map<string, string[]>(), files: [] as string[], other: [] as string[] };
   const dir = join(home, 'todos');
   const st = lstatSyncOrNull(dir);
   if (!st?.isDirectory()) return out;
-  for (const d of listDirSorted(dir)) {
+  const entries = listDirSorted(dir);
+  if (entries.length)
+    log.listedDir(
+      dir,
+      st,
+      entries.map((d) => d.name),
+    );
+  for (const d of entries) {
     const p = `${dir}/${d.name}`;
     const m = TODO_FILE.exec(d.name);
     if (!m || !d.isFile()) {

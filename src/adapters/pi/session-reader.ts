@@ -5,6 +5,7 @@
 // looked at transiently and dropped.
 
 import { cleanText, truncateChars } from '../../engine/core/text.js';
+import { JsonLineFields, KIND_ARRAY, KIND_NONE, KIND_NUMBER, KIND_OBJECT, KIND_STRING, LINE_OBJECT, LINE_UNSURE } from '../shared/json-fields.js';
 import { parseObject } from '../shared/jsonl.js';
 
 export const PI_PREFIX_BYTES = 2 * 1024 * 1024;
@@ -100,10 +101,8 @@ export function readPiSession(buf: Buffer, truncated: boolean, tail: Buffer | nu
   }
   let lastActivity: number | null = null;
   for (const [b, lo, hi] of windows) {
-    const v = lastLineWith(b, MESSAGE, lo, hi, (v) => v.type === 'message' && activityTime(v) !== null);
-    if (!v) continue;
-    lastActivity = activityTime(v);
-    break;
+    lastActivity = lastMessageTime(b, lo, hi);
+    if (lastActivity !== null) break;
   }
   // A name or message of only controls/escapes cleans to "": it must not become an empty title.
   const cleanName = name === null ? null : cleanText(name, 512) || null;
@@ -113,11 +112,8 @@ export function readPiSession(buf: Buffer, truncated: boolean, tail: Buffer | nu
     const i = buf.indexOf(USER, at);
     if (i < 0 || i >= end) break;
     const [ls, le] = lineAround(buf, i, body, end);
-    const line = buf.toString('utf8', ls, le);
-    if (line.includes('"message"')) {
-      const v = parseObject(line);
-      if (v && v.type === 'message') firstUser = userText(v.message);
-    }
+    const m = buf.indexOf(MESSAGE, ls);
+    if (m >= 0 && m + MESSAGE.length <= le) firstUser = userMessageText(buf, ls, le);
     at = le + 1;
   }
   return {
@@ -143,6 +139,71 @@ function lastLineWith(b: Buffer, needle: Buffer, lo: number, hi: number, accept:
     at = ls;
   }
   return null;
+}
+
+/** The fields of a message line the scan reads without parsing it (pi's entry and its `message`). */
+const LINE = new JsonLineFields(['type', 'timestamp', 'message'], 'message', ['role', 'content', 'timestamp']);
+const TYPE = 0;
+const TIMESTAMP = 1;
+const MESSAGE_FIELD = 2;
+const ROLE = 3;
+const CONTENT = 4;
+const MESSAGE_TIMESTAMP = 5;
+
+/** Whether the scanned line is a `message` entry whose message (an object) has a role and content; the role, or null. */
+function scannedMessageRole(): string | null {
+  if (LINE.string(TYPE) !== 'message' || LINE.kind(MESSAGE_FIELD) !== KIND_OBJECT || LINE.kind(CONTENT) === KIND_NONE) return null;
+  return LINE.string(ROLE) ?? null;
+}
+
+/**
+ * The last user/assistant message's time in [lo, hi), latest line first, or null. Only the bytes of each
+ * line are scanned (role and times); a line the scan is unsure of is parsed, with the same rule.
+ */
+function lastMessageTime(b: Buffer, lo: number, hi: number): number | null {
+  for (let at = hi; at > lo; ) {
+    const i = b.lastIndexOf(MESSAGE, at - 1);
+    if (i < lo) break;
+    const [ls, le] = lineAround(b, i, lo, hi);
+    const r = LINE.scan(b, ls, le);
+    let t: number | null = null;
+    if (r === LINE_UNSURE) {
+      const v = parseObject(b.toString('utf8', ls, le));
+      t = v && v.type === 'message' ? activityTime(v) : null;
+    } else if (r === LINE_OBJECT) {
+      const role = scannedMessageRole();
+      if (role === 'user' || role === 'assistant') t = scannedActivityTime();
+    }
+    if (t !== null) return t;
+    at = ls;
+  }
+  return null;
+}
+
+/** activityTime of the line just scanned, once its role and content are known to count. */
+function scannedActivityTime(): number | null {
+  if (LINE.kind(MESSAGE_TIMESTAMP) === KIND_NUMBER) {
+    const n = LINE.number(MESSAGE_TIMESTAMP)!;
+    return Number.isFinite(n) && n > 0 ? n : null;
+  }
+  const ts = LINE.string(TIMESTAMP);
+  if (ts === undefined) return null;
+  const t = Date.parse(ts);
+  return Number.isNaN(t) || t <= 0 ? null : t;
+}
+
+/** A user message's text from one line (null: no such message, or no text); only its content is parsed. */
+function userMessageText(b: Buffer, ls: number, le: number): string | null {
+  const r = LINE.scan(b, ls, le);
+  if (r === LINE_UNSURE) {
+    const v = parseObject(b.toString('utf8', ls, le));
+    return v && v.type === 'message' ? userText(v.message) : null;
+  }
+  if (r !== LINE_OBJECT || scannedMessageRole() !== 'user') return null;
+  if (LINE.kind(CONTENT) === KIND_STRING) return LINE.string(CONTENT) || null;
+  if (LINE.kind(CONTENT) !== KIND_ARRAY) return null;
+  const [s, e] = LINE.span(CONTENT);
+  return partsText(JSON.parse(b.toString('utf8', s, e)) as unknown[]);
 }
 
 /**
@@ -197,7 +258,11 @@ function userText(message: unknown): string | null {
   if (m.role !== 'user' || !('content' in m)) return null;
   const c = m.content;
   if (typeof c === 'string') return c || null;
-  if (!Array.isArray(c)) return null;
+  return Array.isArray(c) ? partsText(c) : null;
+}
+
+/** The text parts of a content array, joined by spaces; null when there are none. */
+function partsText(c: unknown[]): string | null {
   const parts: string[] = [];
   for (const b of c) {
     if (b && typeof b === 'object' && (b as Record<string, unknown>).type === 'text') {

@@ -4,7 +4,7 @@
 // prove the tree is what the scan saw. A link, a foreign owner or a mount
 // boundary anywhere inside makes the item unsafe (read-only).
 
-import { createHash, hash } from 'node:crypto';
+import { createHash, type Hash, hash } from 'node:crypto';
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { SEEN_DIR, SEEN_FILE, SEEN_NONE, SEEN_OTHER, type SeenListing, type WalkLog } from '../core/walk-log.js';
 import { allocatedBytes } from '../host/fsx.js';
@@ -46,6 +46,8 @@ export class WalkRecorder implements WalkLog {
   private used = 0;
   private readonly roots = new Map<string, number>();
   private readonly listings = new Map<number, SeenListing>();
+  /** Entries of the listings the adapter took itself (listedDir), by path: a walk of one fills its slot. */
+  private readonly entries = new Map<string, number>();
 
   /** `n` consecutive slots, not stat'ed yet (kind SEEN_NONE). */
   reserve(n: number): number {
@@ -88,11 +90,27 @@ export class WalkRecorder implements WalkLog {
     this.used = mark;
   }
 
-  /** A walk's root (the last walk of a path wins). */
+  /**
+   * A walk's root (the last walk of a path wins). A root that is an entry of a listing taken with
+   * listedDir goes to that entry's slot: the attribution walk then needs no stat of its own for it.
+   */
   root(path: string, st: Stats): number {
-    const slot = this.add(st);
+    const at = this.entries.get(path);
+    const slot = at ?? this.add(st);
+    if (at !== undefined) this.put(at, st);
     this.roots.set(path, slot);
     return slot;
+  }
+
+  /**
+   * A directory the adapter listed itself, `st` its lstat taken before the listing: its entries get
+   * slots (not stat'ed yet) that the adapter's walks and reads fill, and the attribution walk reuses
+   * the listing while the directory still has that identity.
+   */
+  listedDir(dir: string, st: Stats, names: readonly string[]): void {
+    const first = this.reserve(names.length);
+    this.listed(this.root(dir, st), names, first);
+    for (let i = 0; i < names.length; i++) this.entries.set(`${dir}/${names[i]}`, first + i);
   }
 
   listed(slot: number, names: readonly string[], first: number): void {
@@ -159,7 +177,8 @@ export function fileRevision(path: string, st: Stats): string {
 
 /** Walks each path (file or directory tree) without following links. Missing paths are skipped. */
 export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTree {
-  const hash = createHash('sha256');
+  // Most trees are a file or two: their lines are hashed in one shot; a Hash object only once they outgrow a run.
+  let hasher: Hash | null = null;
   const out: OwnedTree = { bytes: 0, files: 0, revision: null, newestMtime: 0 };
   const max = opts.maxEntries ?? 2_000_000;
   const log = opts.log;
@@ -170,7 +189,8 @@ export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTre
     seen++;
     lines += entryLine(p, st);
     if (lines.length > 32_768) {
-      hash.update(lines);
+      hasher ??= createHash('sha256');
+      hasher.update(lines);
       lines = '';
     }
     out.bytes += allocatedBytes(st);
@@ -222,6 +242,6 @@ export function walkOwned(paths: readonly string[], opts: WalkOptions): OwnedTre
     }
     visit(p, st, st.dev, log ? log.root(p, st) : -1);
   }
-  out.revision = hash.update(lines).digest('hex');
+  out.revision = hasher ? (hasher as Hash).update(lines).digest('hex') : hash('sha256', lines, 'hex');
   return out;
 }
