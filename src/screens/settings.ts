@@ -14,7 +14,7 @@ import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, PassphraseVerdict, Screen } from './screen.js';
 
-import { AGENT_STATE } from './overview.js';
+import { AGENT_STATE } from './overview-render.js';
 
 /** The L key's cycle; each language is named in its own script. */
 const LANGUAGE_CYCLE: LanguageSetting[] = ['auto', 'en', 'zh'];
