@@ -20,7 +20,7 @@ const COST: Record<CostWord, MessageKey> = {
   lost: 'overview.all.cost.lost',
 };
 
-export interface AllAgentsState {
+interface AllAgentsState {
   /** The engine's report (null until its first answer). */
   report: AllAgentsOverview | null;
   installations: readonly Installation[];

@@ -10,7 +10,7 @@ import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 import { wrapTagged } from '../widgets/wrap.js';
 
-export interface BackupsHead {
+interface BackupsHead {
   /** The backup key's state (null until read). */
   key: Pick<KeyInfo, 'exists' | 'path' | 'problem'> | null;
   /** Why the catalog could not be read ('' when it was). */

@@ -34,7 +34,7 @@ export type OverviewSummary = Pick<
   | 'warnings'
 >;
 
-export interface OverviewState {
+interface OverviewState {
   summary: OverviewSummary | null;
   scanning: boolean;
   /** The agent shown (null: none detected). */

@@ -31,7 +31,7 @@ const LIST_TOP = 2;
 type Box = { top: number; left: number; width: number; height: number };
 
 /** Where everything goes at W×H (H: the rows between the tab bar and the footer). */
-export interface SessionsLayout {
+interface SessionsLayout {
   /** The list's width (the header's too). */
   listW: number;
   /** The list's box (its top is the header's height). */
@@ -67,7 +67,7 @@ export function sessionsLayout(W: number, H: number, t: Theme): SessionsLayout {
 }
 
 /** What the header reads: the view, the scan's facts and the matches the engine counted. */
-export interface HeaderState {
+interface HeaderState {
   view: SessionsView;
   summary: Pick<ScanSummary, 'provisional' | 'sweepForecast' | 'sessionCount'> | null;
   matched: number;
@@ -126,7 +126,7 @@ function columns(width: number) {
 }
 
 /** What a row's look depends on besides the row: the marks and the scan's clock. */
-export interface RowLook {
+interface RowLook {
   theme: Theme;
   /** The ages are counted from here (the scan's time). */
   now: number;
@@ -173,7 +173,7 @@ function projectMark(r: Row, marks: RowLook['marks']): string {
 }
 
 /** What an empty list says: the page's error, no scan yet, no sessions, the first page on its way, or no match. */
-export interface EmptyState {
+interface EmptyState {
   error: string | null;
   summary: Pick<ScanSummary, 'sessionCount'> | null;
   scanning: boolean;
@@ -190,7 +190,7 @@ export function sessionsEmptyText(e: EmptyState, t: Theme): string {
 }
 
 /** The cursor row's details as far as they came. */
-export interface PaneDetail {
+interface PaneDetail {
   id: string;
   detail: Detail | null;
   error?: string;

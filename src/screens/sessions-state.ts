@@ -4,7 +4,7 @@
 
 import type { ExpansionSpec, PageRequest, SessionFilter, SortKey, UpdatedFilter } from '../engine/core/model.js';
 
-export const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
+const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
 const SORTS: SortKey[] = ['updated', 'size', 'title'];
 
 /** One agent's view of its sessions (#28.3: each agent keeps its own across a round trip through another). */

@@ -14,7 +14,7 @@ import { wrapWords } from '../widgets/detail-pane.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 import { AGENT_STATE } from './overview-render.js';
 
-export interface SettingsState {
+interface SettingsState {
   /** The agent the cursor is on (registry order). */
   cursor: number;
   /** The unsaved draft, if any; `settings` is the draft or what was loaded. */
