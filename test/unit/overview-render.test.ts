@@ -87,7 +87,12 @@ describe('overview render', () => {
     for (const cols of [80, 120]) {
       const lines = overviewLines(state({ summary: summary({ writers }) }), cols - 2, plainTheme);
       expectDrawable(lines, cols - 2);
-      const running = lines.map(shown).filter((l, i, all) => all.slice(0, i + 1).some((x) => x.startsWith(' Running:')) && i < 6);
+      const text = lines.map(shown);
+      const from = text.findIndex((l) => l.startsWith(' Running:'));
+      expect(from).toBe(1);
+      // The sentence runs until the blank line under the head (no attribution line in this summary).
+      const running = text.slice(from, text.indexOf('', from));
+      expect(running.length).toBeGreaterThan(1);
       expect(running.join(' ')).toContain('agent-process-5 (pid 1005)');
       expect(running.join(' ')).toContain('read-only until it exits.');
     }

@@ -43,7 +43,7 @@ const row = (over: Partial<Row> = {}): Row => ({
   ...over,
 });
 
-const noMarks = { has: () => false, projectCounts: () => ({ marked: 0, selectable: 0 }) };
+const noMarks = { has: (_id: string): boolean => false, projectCounts: (_id: string) => ({ marked: 0, selectable: 0 }) };
 const look = (marks = noMarks) => ({ theme: plainTheme, now: NOW, marks });
 const summary = { provisional: false, sweepForecast: undefined, sessionCount: 1234 };
 
