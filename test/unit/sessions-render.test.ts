@@ -20,29 +20,13 @@ import {
   withText,
 } from '../../src/screens/sessions-state.js';
 import { colour, expectDrawable, plainTheme, shown } from '../helpers/render-lines.js';
+import { viewRow } from '../helpers/sessions.js';
 
 const NOW = Date.UTC(2026, 10, 30);
 const DAY = 86_400_000;
 
-const row = (over: Partial<Row> = {}): Row => ({
-  kind: 'session',
-  id: 'session:a',
-  depth: 1,
-  title: 'Fix the parser',
-  projectLabel: 'proj',
-  source: 'cli',
-  state: '',
-  updatedAt: NOW - 3 * DAY,
-  bytes: 12_345,
-  childCount: 0,
-  expandable: false,
-  expanded: false,
-  context: false,
-  selectable: true,
-  named: true,
-  ...over,
-});
-
+const row = (over: Partial<Row> = {}): Row =>
+  viewRow({ depth: 1, title: 'Fix the parser', projectLabel: 'proj', updatedAt: NOW - 3 * DAY, bytes: 12_345, ...over });
 const noMarks = { has: (_id: string): boolean => false, projectCounts: (_id: string) => ({ marked: 0, selectable: 0 }) };
 const look = (marks = noMarks) => ({ theme: plainTheme, now: NOW, marks });
 const summary = { provisional: false, sweepForecast: undefined, sessionCount: 1234 };
