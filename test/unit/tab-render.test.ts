@@ -8,6 +8,7 @@ import type { BackupSummary, Installation, ItemSummary } from '../../src/engine/
 import { DEFAULT_SETTINGS } from '../../src/engine/host/settings.js';
 import { backupRow, backupsHead } from '../../src/screens/backups-render.js';
 import { itemPaneLines, itemRow, itemsLayout, itemsNotice } from '../../src/screens/items-render.js';
+import { selectMenuFrame } from '../../src/screens/select-menu-render.js';
 import { settingsLines } from '../../src/screens/settings-render.js';
 import { colour, expectDrawable, plainTheme, shown } from '../helpers/render-lines.js';
 
@@ -196,5 +197,59 @@ describe('settings render', () => {
     expect(text[at + 2]).toMatch(/^ {5}override {4}\/srv\/pi/);
     expect(text.filter((l) => l.includes('— (none)')).length).toBeGreaterThan(0);
     expect(text.at(-1)).toMatch(/^ {5}Unsaved changes/);
+  });
+});
+
+describe('select-by-rules render', () => {
+  const fields = [
+    { label: 'Last used', choices: ['any time', 'older than 7 days', 'older than 30 days'] },
+    // The form cleans the agent's labels (cleanText) where it builds its choices; braces still reach here.
+    { label: 'Project', choices: ['any project', `{bold}${'a project with a very long name '.repeat(4)}`] },
+    { label: 'Size', choices: ['any size', 'larger than 1 MB'] },
+  ];
+  const state = (over: Partial<Parameters<typeof selectMenuFrame>[0]> = {}) => ({
+    fields,
+    values: [0, 0, 0],
+    cursor: 0,
+    result: null,
+    error: null,
+    busy: false,
+    ...over,
+  });
+
+  it('centres a box of at most 64 columns, the rules inside its border, and says what to do first', () => {
+    for (const w of WIDTHS) {
+      const f = selectMenuFrame(state(), w, 24, colour);
+      expect(f.width).toBe(64);
+      expectDrawable(f.lines, f.width - 2);
+      expect(f.height).toBe(f.lines.length + 2);
+      expect(f.top).toBe(Math.floor((24 - 2 - f.height) / 2));
+      const text = f.lines.map(shown);
+      expect(text[2]).toMatch(/^› Last used +any time +$/);
+      expect(f.lines[2]).toMatch(/^\{inverse\}/);
+      expect(text.at(-2)).toMatch(/^Choose a rule/);
+    }
+  });
+
+  it('shows a chosen rule between arrows, cut inert in the box, and what the rules match', () => {
+    const result = { ids: ['session:a', 'session:b'], bytes: 2_000_000, skipped: 1, notes: ['{x} one note'] };
+    const f = selectMenuFrame(state({ values: [1, 1, 0], cursor: 2, result }), 80, 24, colour);
+    expectDrawable(f.lines, 62);
+    const text = f.lines.map(shown);
+    expect(text[2]).toMatch(/^ {2}Last used +◂ older than 7 days ▸ *$/);
+    expect(text[3]).toMatch(/^ {2}Project +◂ \{bold\}a project.*…$/);
+    expect(f.lines[3]).toContain('{open}bold{close}');
+    expect(text.slice(-3, -1)).toEqual(['Matches 2 sessions · 2.0 MB · 1 blocked, skipped', '{x} one note']);
+    expect(shown(selectMenuFrame(state({ values: [1, 0, 0], busy: true }), 80, 24, plainTheme).lines.at(-2)!)).toMatch(/^Counting/);
+  });
+
+  it('keeps the counts and the keys on a short terminal, cutting the rules', () => {
+    const result = { ids: ['session:a'], bytes: 1, skipped: 0, notes: [] };
+    const tall = selectMenuFrame(state({ values: [1, 0, 0], result }), 80, 24, plainTheme);
+    const short = selectMenuFrame(state({ values: [1, 0, 0], result }), 80, 10, plainTheme);
+    expect(short.height).toBe(7);
+    expect(short.lines).toHaveLength(5);
+    expect(short.lines.slice(-3)).toEqual(tall.lines.slice(-3));
+    expect(short.top).toBe(1);
   });
 });
