@@ -2,19 +2,19 @@
 // (decrypts and hash-checks everything), Enter restores (preflight first, then a
 // typed confirm), D deletes forever (its own typed confirm). Verify and restore
 // run in the busy state (ctx.busy): the keys typed meanwhile do nothing here.
+// backups-render draws the tab; this class holds the catalog and the keys.
 
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
-import { fitPath, formatBytes, formatDate } from '../engine/core/format.js';
+import { formatBytes } from '../engine/core/format.js';
 import { type MessageKey, t as tr } from '../engine/i18n/index.js';
 import type { BackupProgress, BackupSummary, KeyInfo, RestoreSummary } from '../engine/core/model.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
-import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
-import { braces, cell, esc } from '../widgets/theme.js';
-import { wrapTagged } from '../widgets/wrap.js';
+import { esc } from '../widgets/theme.js';
 import { VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, BusyState, PassphraseVerdict, Screen } from './screen.js';
+import { backupRow, backupsHead } from './backups-render.js';
 
 export class BackupsScreen implements Screen {
   readonly title = tr('tab.backups');
@@ -31,7 +31,7 @@ export class BackupsScreen implements Screen {
     this.list = new VirtualList(
       this.root,
       { top: 3, left: 0, width: '100%', bottom: 0 },
-      { total: () => this.rows.length, line: (i, w, sel) => this.line(this.rows[i]!, w, sel), ensure: () => undefined },
+      { total: () => this.rows.length, line: (i, w, sel) => backupRow(this.rows[i]!, w, sel, this.app.theme), ensure: () => undefined },
       () => '',
     );
     this.reload();
@@ -59,51 +59,12 @@ export class BackupsScreen implements Screen {
   paint(): void {
     const t = this.app.theme;
     const W = Math.max(20, ((this.app.screen.width as number) || 80) - 1);
-    const keyLabel = tr('backups.key');
-    const room = W - 2 - displayWidth(keyLabel);
-    const problem = this.key?.problem ? ` — ${this.key.problem}` : '';
-    const key = !this.key
-      ? '…'
-      : this.key.exists
-        ? fitWidth(fitPath(this.key.path, Math.max(12, room - displayWidth(problem))) + problem, room)
-        : fitWidth(tr('backups.keyNotCreated'), room);
-    const second = this.error ? wrapTagged(` ${t.danger(braces(this.error))}`, W - 1).slice(0, 4) : this.readable(W - 1);
-    this.head.height = second.length + 2;
-    this.list.box.top = second.length + 2;
-    this.head.setContent(
-      [
-        ` ${t.dim(keyLabel)} ${braces(key)}`,
-        ...second,
-        t.dim(
-          `    ${padWidth(tr('backups.col.created'), 17)}${padWidth(tr('backups.col.agent'), 12)}${padWidth(tr('backups.col.items'), 7, 'right')}` +
-            `${padWidth(tr('backups.col.original'), 11, 'right')}${padWidth(tr('backups.col.archive'), 11, 'right')}  ${tr('backups.col.id')}`,
-        ),
-      ].join('\n'),
-    );
+    const head = backupsHead({ key: this.key, error: this.error }, W, t);
+    this.head.height = head.length;
+    this.list.box.top = head.length;
+    this.head.setContent(head.join('\n'));
     this.list.setEmptyText(t.dim(`  ${tr('backups.none')}`));
     this.list.paint();
-  }
-
-  /** How to read an archive without cleanerx: the command a user copies is always whole on one line of its own. */
-  private readable(width: number): string[] {
-    const t = this.app.theme;
-    const label = tr('backups.readable');
-    const command = tr('backups.readableCommand');
-    if (displayWidth(label) + 1 + displayWidth(command) + 1 <= width) return [` ${t.dim(braces(label))} ${braces(command)}`];
-    return [` ${t.dim(braces(label))}`, `   ${braces(command)}`];
-  }
-
-  private line(b: BackupSummary, width: number, selected: boolean): string {
-    const text =
-      '    ' +
-      padWidth(formatDate(Date.parse(b.createdAt)), 17) +
-      padWidth(agentName(b.agent), 12) +
-      padWidth(String(b.itemCount), 7, 'right') +
-      padWidth(b.onDiskBytes === null ? '—' : formatBytes(b.onDiskBytes), 11, 'right') +
-      padWidth(formatBytes(b.archiveBytes), 11, 'right') +
-      '  ' +
-      cell(b.id, Math.max(8, width - 62));
-    return selected ? this.app.theme.cursor(text) : text;
   }
 
   private readonly context: KeyContext = {

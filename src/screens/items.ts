@@ -1,17 +1,16 @@
 // Memory and Logs & caches: the non-session items of the current scan, with
 // category, size, risk and blocker; the same marks as the session tree.
+// items-render draws them; this class holds the list and the keys.
 
 import { agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
-import { fitPath, formatBytes } from '../engine/core/format.js';
 import { t as tr } from '../engine/i18n/index.js';
 import type { Category, Detail, ItemSummary, Preview } from '../engine/core/model.js';
-import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
-import { DetailPane, wrapWords } from '../widgets/detail-pane.js';
-import { braces, cell } from '../widgets/theme.js';
+import { DetailPane } from '../widgets/detail-pane.js';
 import { place, VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
+import { itemPaneLines, itemRow, itemsLayout, itemsNotice } from './items-render.js';
 
 export class ItemsScreen implements Screen {
   readonly root: blessed.Widgets.BoxElement;
@@ -35,7 +34,7 @@ export class ItemsScreen implements Screen {
       { top: 2, left: 0, width: '100%' },
       {
         total: () => this.items.length,
-        line: (i, w, sel) => this.renderRow(this.items[i]!, w, sel),
+        line: (i, w, sel) => itemRow(this.items[i]!, w, sel, { theme: this.app.theme, marked: this.app.marks.has(this.items[i]!.id) }),
         ensure: () => undefined,
       },
       () => '',
@@ -55,41 +54,16 @@ export class ItemsScreen implements Screen {
     const s = this.app.summary();
     const agent = s ? agentName(s.agent) : tr('common.thisAgent');
     const nw = Math.max(20, ((this.app.screen.width as number) || 80) - 2);
-    this.notice.setContent(
-      wrapWords(this.emptyNotice(agent), nw)
-        .slice(0, 2)
-        .map((l) => ` ${t.dim(braces(l))}`)
-        .join('\n'),
-    );
-    const paneH = Math.max(4, Math.floor(H * 0.35));
-    place(this.list.box, { height: Math.max(2, H - 2 - paneH) });
-    place(this.pane.box, { top: H - paneH, height: paneH });
+    this.notice.setContent(itemsNotice(this.emptyNotice(agent), nw, t).join('\n'));
+    const at = itemsLayout(H);
+    place(this.list.box, { height: at.listH });
+    place(this.pane.box, { top: at.paneTop, height: at.paneH });
     this.list.setEmptyText(t.dim(`  ${tr(s ? 'items.none' : 'common.waitingForScan')}`));
     this.list.paint();
     const it = this.items[this.list.cursor];
-    if (it && this.shown?.id === it.id) {
-      this.pane.show(this.shown.detail, this.app.marks.has(it.id), this.shown.preview);
-    } else if (it) {
-      // The pane does not wrap: prose wraps at spaces here, the path is cut in the middle (p shows it whole).
-      const w = Math.max(20, ((this.app.screen.width as number) || 80) - 1);
-      this.pane.showText([
-        t.bold(braces(fitWidth(cleanText(it.label), w))),
-        ...(it.subtitle ? wrapWords(cleanText(it.subtitle), w).map(braces) : []),
-        `${t.dim(padWidth(tr('items.path'), 14))}${braces(fitPath(cleanText(it.pathLabel), w - 14))}`,
-        `${t.dim(padWidth(tr('items.size'), 14))}${formatBytes(it.bytes)}`,
-        `${t.dim(padWidth(tr('items.risk'), 14))}${tr(`risk.${it.risk}`)}`,
-        ...(it.blockedReason ? wrapWords(cleanText(it.blockedReason), w).map((l) => t.warn(braces(l))) : []),
-      ]);
-    } else this.pane.showText([]);
-  }
-
-  private renderRow(it: ItemSummary, width: number, selected: boolean): string {
-    const t = this.app.theme;
-    const mark = !it.selectable ? ' -  ' : this.app.marks.has(it.id) ? '[x] ' : '[ ] ';
-    const titleW = Math.max(10, width - 4 - 12 - 10 - 11);
-    const line = `${mark}${padWidth(tr(`kind.${it.category}`), 12)}${cell(it.label, titleW)}${padWidth(tr(`risk.${it.risk}`), 10)}${padWidth(formatBytes(it.bytes), 11, 'right')}`;
-    if (selected) return t.cursor(line);
-    return it.category === 'protected' ? t.dim(line) : line;
+    if (it && this.shown?.id === it.id) this.pane.show(this.shown.detail, this.app.marks.has(it.id), this.shown.preview);
+    else if (it) this.pane.showText(itemPaneLines(it, Math.max(20, ((this.app.screen.width as number) || 80) - 1), t));
+    else this.pane.showText([]);
   }
 
   private context: KeyContext | null = null;

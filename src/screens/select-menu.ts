@@ -1,17 +1,17 @@
 // Select by rules (Sessions → R): the retention rules of `cleanerx plan`
 // as a small form. Every change asks the engine what matches and shows the
 // count and size before anything is marked; Enter only adds marks (what is
-// marked already stays), and the review is the usual one.
+// marked already stays), and the review is the usual one. select-menu-render
+// draws it; this class holds the rules and asks the engine.
 
 import blessed from 'blessed';
 import { formatBytes } from '../engine/core/format.js';
 import { t as tr } from '../engine/i18n/index.js';
 import type { RetentionRules } from '../engine/api/api.js';
-import { cleanText, fitWidth, padWidth } from '../engine/core/text.js';
+import { cleanText } from '../engine/core/text.js';
 import type { KeyContext } from '../widgets/bindings.js';
-import { fitTagged } from '../widgets/tagged.js';
-import { braces } from '../widgets/theme.js';
 import type { AppContext } from './screen.js';
+import { selectMenuFrame } from './select-menu-render.js';
 
 /** The form's title (a function: the language is set at start-up, after this module loads). */
 function selectMenuTitle(): string {
@@ -179,48 +179,15 @@ export class SelectMenu {
 
   paint(): void {
     if (this.closed) return;
-    const t = this.app.theme;
     const sw = (this.app.screen.width as number) || 80;
     const sh = (this.app.screen.height as number) || 24;
-    const width = Math.max(30, Math.min(64, sw - 2));
-    const inner = width - 2;
-    const labelW = Math.min(24, Math.max(10, inner - 22));
-    const lines: string[] = [t.dim(tr('select.intro')), ''];
-    this.fields.forEach((f, k) => {
-      const v = this.values[k]!;
-      const text = `${k === this.cursor ? '›' : ' '} ${padWidth(fitWidth(f.label, labelW), labelW)} ${v === 0 ? f.choices[0] : `◂ ${f.choices[v]} ▸`}`;
-      const line = braces(padWidth(fitWidth(text, inner), inner));
-      lines.push(k === this.cursor ? t.cursor(line) : v === 0 ? t.dim(line) : line);
-    });
-    lines.push('');
-    lines.push(...this.summaryLines());
-    lines.push(t.dim(tr('select.keysLine')));
-    const height = Math.min(lines.length + 2, sh - 3);
-    this.box.width = width;
-    this.box.height = height;
-    this.box.top = Math.max(1, Math.floor((sh - 2 - height) / 2));
-    const room = height - 2;
-    // On a short terminal the fields near the cursor stay; the counts and keys always show.
-    const tail = lines.slice(-3);
-    const head = lines.slice(0, Math.max(0, room - tail.length));
-    this.box.setContent(
-      [...head, ...tail]
-        .slice(0, room)
-        .map((l) => fitTagged(l, inner))
-        .join('\n'),
-    );
+    const state = { fields: this.fields, values: this.values, cursor: this.cursor, result: this.result, error: this.error, busy: this.busy };
+    const f = selectMenuFrame(state, sw, sh, this.app.theme);
+    this.box.width = f.width;
+    this.box.height = f.height;
+    this.box.top = f.top;
+    this.box.setContent(f.lines.join('\n'));
     this.box.setFront();
-  }
-
-  private summaryLines(): string[] {
-    const t = this.app.theme;
-    if (this.error) return [t.danger(braces(cleanText(this.error, 300)))];
-    if (!this.active()) return [t.dim(tr('select.chooseToSee'))];
-    if (this.busy || !this.result) return [t.dim(tr('select.counting'))];
-    const r = this.result;
-    const head = tr('select.matches', { count: r.ids.length, size: formatBytes(r.bytes) }) + (r.skipped ? tr('select.skipped', { count: r.skipped }) : '');
-    const note = r.notes[0] ? t.dim(braces(cleanText(r.notes[0], 300))) : '';
-    return note ? [t.bold(braces(head)), note] : [t.bold(braces(head))];
   }
 
   keyContext(): KeyContext {

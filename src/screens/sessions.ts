@@ -1,194 +1,26 @@
 // Sessions: the collapsible, virtualized project → session → fork tree (or
 // the flat list), filters, marks and the detail pane. Rows arrive from the
-// engine in pages of 50; only the visible window is drawn.
+// engine in pages of 50 (sessions-pages); only the visible window is drawn.
+// This class is the shell: it keeps the view (sessions-state), asks the
+// engine, and writes what sessions-render draws into the widgets; the keys
+// are the tables of sessions-keys.
 
 import blessed from 'blessed';
-import { fitPath, formatAge, formatBytes, formatCount } from '../engine/core/format.js';
-import { t as tr, type MessageKey } from '../engine/i18n/index.js';
-import type { Detail, ExpansionSpec, PageResult, Preview, Row, ScanSummary, SessionFilter, SortKey, UpdatedFilter } from '../engine/core/model.js';
-import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
+import { formatBytes } from '../engine/core/format.js';
+import { t as tr } from '../engine/i18n/index.js';
+import type { Detail, PageResult, Preview, Row, ScanSummary } from '../engine/core/model.js';
+import { padWidth } from '../engine/core/text.js';
 import { DetailPane } from '../widgets/detail-pane.js';
-import { braces, cell } from '../widgets/theme.js';
-import { place, VirtualList, type RowSource } from '../widgets/virtual-list.js';
+import { place, VirtualList } from '../widgets/virtual-list.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, Screen } from './screen.js';
 import { openWarnings } from './warnings.js';
 import { SelectMenu } from './select-menu.js';
 import { explainPreview } from './session-explain.js';
-
-const PAGE = 50;
-const UPDATED_CYCLE: UpdatedFilter[] = ['all', 'within7', 'within30', 'older30', 'older90'];
-const UPDATED_LABEL: Record<UpdatedFilter, MessageKey> = {
-  all: 'sessions.updated.all',
-  within7: 'sessions.updated.within7',
-  within30: 'sessions.updated.within30',
-  older30: 'sessions.updated.older30',
-  older90: 'sessions.updated.older90',
-  agentSweep: 'sessions.updated.agentSweep',
-};
-const SORTS: SortKey[] = ['updated', 'size', 'title'];
-/** Each key's order in plain words, [default, reversed]. */
-const SORT_LABEL: Record<SortKey, [MessageKey, MessageKey]> = {
-  updated: ['sessions.sort.newest', 'sessions.sort.oldest'],
-  size: ['sessions.sort.largest', 'sessions.sort.smallest'],
-  title: ['sessions.sort.titleAz', 'sessions.sort.titleZa'],
-};
-
-/** Page cache over the engine: keeps showing the old rows until the new view's first page lands. */
-class PagedRows implements RowSource {
-  private pages = new Map<number, Row[]>();
-  private inflight = new Set<number>();
-  private count = 0;
-  private gen = 0;
-  private fresh = false;
-  matched = 0;
-  matchedBytes = 0;
-  error: string | null = null;
-
-  constructor(
-    private load: (offset: number, limit: number) => Promise<PageResult>,
-    private onLoaded: () => void,
-    private render: (r: Row, width: number, selected: boolean) => string,
-  ) {}
-
-  reset(): void {
-    this.gen++;
-    this.inflight.clear();
-    this.fresh = true;
-    this.next = null;
-  }
-
-  /**
-   * The same view over newer data (a running scan's next partial snapshot):
-   * the rows on hand stay on screen, and answer keys, until the pages they
-   * cover have arrived from the new snapshot; then all of them change at
-   * once. A reset instead blanks the answer to every key typed meanwhile.
-   */
-  refresh(): void {
-    if (this.fresh || this.count === 0) return this.reset();
-    this.gen++;
-    this.inflight.clear();
-    this.next = { pages: new Map(), total: 0, matched: 0, matchedBytes: 0 };
-    // The pages the last paint asked for; the others load again when they are needed.
-    for (const p of this.pages.keys()) if (p >= this.window[0] && p <= this.window[1]) this.fetch(p);
-    if (this.inflight.size === 0) this.reset();
-  }
-
-  /** The new snapshot's pages while a refresh gathers them. */
-  private next: { pages: Map<number, Row[]>; total: number; matched: number; matchedBytes: number } | null = null;
-  /** The first and last page of the window the last paint asked for. */
-  private window: [number, number] = [0, 0];
-
-  total(): number {
-    return this.count;
-  }
-
-  /** The rows on hand belong to an earlier view (a reset waits for its first page). */
-  get stale(): boolean {
-    return this.fresh;
-  }
-
-  row(i: number): Row | undefined {
-    return this.pages.get(Math.floor(i / PAGE))?.[i % PAGE];
-  }
-
-  line(i: number, width: number, selected: boolean): string | undefined {
-    const r = this.row(i);
-    return r ? this.render(r, width, selected) : undefined;
-  }
-
-  ensure(from: number, to: number): void {
-    const first = Math.floor(from / PAGE);
-    const last = Math.floor(Math.max(from, to - 1) / PAGE);
-    this.window = [first, last];
-    for (let p = first; p <= last; p++) this.fetch(p);
-    if (this.fresh) this.fetch(first);
-    // The ends of the view too (one slice each for the engine): g and G then draw at once.
-    else if (this.count > 0) {
-      this.fetch(0);
-      this.fetch(Math.floor((this.count - 1) / PAGE));
-    }
-  }
-
-  private fetch(p: number): void {
-    const next = this.next;
-    if (next ? next.pages.has(p) : !this.fresh && this.pages.has(p)) return;
-    if (this.inflight.has(p)) return;
-    const gen = this.gen;
-    this.inflight.add(p);
-    this.load(p * PAGE, PAGE).then(
-      (res) => {
-        if (gen !== this.gen) {
-          // A reset came after this request: if nothing of the new view is on its way, ask for a paint,
-          // which requests it (the view showed "Nothing matches" until a key was pressed otherwise).
-          if (this.fresh && this.inflight.size === 0) this.onLoaded();
-          return;
-        }
-        this.inflight.delete(p);
-        if (this.next) {
-          const next = this.next;
-          next.pages.set(p, res.rows);
-          next.total = res.total;
-          next.matched = res.matched;
-          next.matchedBytes = res.matchedBytes;
-          if (this.inflight.size > 0) return;
-          this.next = null;
-          this.pages = next.pages;
-          this.error = null;
-          this.count = next.total;
-          this.matched = next.matched;
-          this.matchedBytes = next.matchedBytes;
-          this.onLoaded();
-          return;
-        }
-        if (this.fresh) {
-          this.pages.clear();
-          this.fresh = false;
-        }
-        this.error = null;
-        this.count = res.total;
-        this.matched = res.matched;
-        this.matchedBytes = res.matchedBytes;
-        this.pages.set(p, res.rows);
-        this.onLoaded();
-      },
-      (e: Error) => {
-        // Refused for an old view (the engine dropped a provisional snapshot): the same paint as an answer.
-        if (gen !== this.gen) {
-          if (this.fresh && this.inflight.size === 0) this.onLoaded();
-          return;
-        }
-        this.inflight.delete(p);
-        // A refresh that failed leaves the old rows as a reset would: stale, with the error.
-        if (this.next) {
-          this.next = null;
-          this.fresh = true;
-        }
-        this.error = e.message;
-        this.onLoaded();
-      },
-    );
-  }
-
-  clear(): void {
-    this.reset();
-    this.pages.clear();
-    this.count = 0;
-    this.fresh = false;
-  }
-}
-
-interface ViewSettings {
-  view: 'tree' | 'flat';
-  filter: SessionFilter;
-  sort: SortKey;
-  reverse: boolean;
-  expansion: { base: ExpansionSpec['base']; toggled: Set<string> };
-}
-
-function defaultViewSettings(): ViewSettings {
-  return { view: 'tree', filter: {}, sort: 'updated', reverse: false, expansion: { base: 'default', toggled: new Set() } };
-}
+import { PagedRows } from './sessions-pages.js';
+import { defaultView, isFiltered, pageRequest, type SessionsView, toggleRow, withText } from './sessions-state.js';
+import { pendingPaneLines, sessionRow, sessionsEmptyText, sessionsHeader, sessionsLayout } from './sessions-render.js';
+import { type SessionsActions, sessionsKeys } from './sessions-keys.js';
 
 export class SessionsScreen implements Screen {
   readonly title = tr('tab.sessions');
@@ -198,11 +30,7 @@ export class SessionsScreen implements Screen {
   private sep: blessed.Widgets.BoxElement;
   private pane: DetailPane;
   private rows: PagedRows;
-  private view: 'tree' | 'flat' = 'tree';
-  private filter: SessionFilter = {};
-  private sort: SortKey = 'updated';
-  private reverse = false;
-  private expansion: { base: ExpansionSpec['base']; toggled: Set<string> } = { base: 'default', toggled: new Set() };
+  private v: SessionsView = defaultView();
   private focus: 'list' | 'detail' = 'list';
   private detail: { id: string; detail: Detail | null; preview: Preview | null; error?: string } | null = null;
   private detailTimer: NodeJS.Timeout | null = null;
@@ -211,9 +39,10 @@ export class SessionsScreen implements Screen {
   /** The summary the rows were last asked for. */
   private shown: ScanSummary | null = null;
   /** Each agent's own view, filters and sort (#28.3): the same keys select the same set after a round trip through another agent. */
-  private readonly views = new Map<string, ViewSettings>();
+  private readonly views = new Map<string, SessionsView>();
   /** The agent the current view settings belong to. */
   private viewAgent: string | null = null;
+  private readonly keys: { list: KeyContext; detail: KeyContext };
 
   constructor(private app: AppContext) {
     this.root = blessed.box({ parent: app.screen, top: 1, left: 0, width: '100%', bottom: 2, tags: true, hidden: true });
@@ -221,25 +50,49 @@ export class SessionsScreen implements Screen {
     this.rows = new PagedRows(
       (offset, limit) => this.loadPage(offset, limit),
       () => this.app.requestRender(),
-      (r, w, sel) => this.renderRow(r, w, sel),
+      (r, w, sel) => sessionRow(r, w, sel, { theme: this.app.theme, now: this.app.summary()?.scannedAt ?? this.app.now(), marks: this.app.marks }),
     );
     this.list = new VirtualList(this.root, { top: 2, left: 0 }, this.rows, (w) => this.app.theme.dim(padWidth('  …', w)));
     this.sep = blessed.box({ parent: this.root, tags: true });
     this.pane = new DetailPane(this.root, app.theme, {});
+    this.keys = sessionsKeys(this.actions());
+  }
+
+  /** The key tables' hold on the screen. */
+  private actions(): SessionsActions {
+    return {
+      view: () => this.v,
+      setView: (v, resetCursor) => this.setView(v, resetCursor),
+      cursor: () => this.list.cursor,
+      pageRows: () => this.list.height,
+      totalRows: () => this.rows.total(),
+      moveTo: (i) => void this.moveTo(i),
+      expand: (force) => void this.expand(force),
+      collapseOrParent: () => void this.collapseOrParent(),
+      markRow: () => void this.markRow(),
+      markScope: (on) => void this.markScope(on),
+      archive: () => this.archive(),
+      openMenu: () => this.openMenu(),
+      openSearch: () => this.openSearch(),
+      openWarnings: () => openWarnings(this.app),
+      loadPreview: (explain) => void this.loadPreview(explain),
+      copy: (kind) => void this.copy(kind),
+      scrollPane: (n) => this.scrollPane(n),
+      focusList: () => {
+        this.focus = 'list';
+        this.app.requestRender();
+      },
+      hasSweep: () => Boolean(this.app.summary()?.sweepForecast),
+      hasWarnings: () => Boolean(this.app.summary()?.warnings.length),
+      readOnlyWhy: () => this.readOnlyWhy(),
+      archiveWhyNot: () => this.archiveWhyNot(),
+    };
   }
 
   private loadPage(offset: number, limit: number): Promise<PageResult> {
     const s = this.app.summary();
     if (!s) return Promise.resolve({ snapshotId: '', total: 0, offset: 0, rows: [], matched: 0, matchedBytes: 0 });
-    return this.app.engine.page({
-      snapshotId: s.snapshotId,
-      scope: { view: this.view, expansion: { base: this.expansion.base, toggled: [...this.expansion.toggled] } },
-      filter: this.filter,
-      sort: this.sort,
-      reverse: this.reverse,
-      offset,
-      limit,
-    });
+    return this.app.engine.page(pageRequest(this.v, s.snapshotId, offset, limit));
   }
 
   paintState(): { rows: number; settled: boolean } {
@@ -268,15 +121,15 @@ export class SessionsScreen implements Screen {
       this.viewAgent = agent;
       return;
     }
-    this.views.set(this.viewAgent, { view: this.view, filter: this.filter, sort: this.sort, reverse: this.reverse, expansion: this.expansion });
-    const next = this.views.get(agent) ?? defaultViewSettings();
-    ({ view: this.view, filter: this.filter, sort: this.sort, reverse: this.reverse, expansion: this.expansion } = next);
+    this.views.set(this.viewAgent, this.v);
+    this.v = this.views.get(agent) ?? defaultView();
     this.viewAgent = agent;
     this.list.cursor = 0;
     this.list.top = 0;
   }
 
-  private changed(resetCursor: boolean): void {
+  private setView(v: SessionsView, resetCursor: boolean): void {
+    this.v = v;
     this.rows.reset();
     if (resetCursor) {
       this.list.cursor = 0;
@@ -286,159 +139,35 @@ export class SessionsScreen implements Screen {
     this.app.requestRender();
   }
 
-  // ---- layout and drawing -------------------------------------------------
-
   paint(): void {
+    const t = this.app.theme;
     const W = (this.app.screen.width as number) || 80;
     const H = Math.max(4, ((this.app.screen.height as number) || 24) - 3);
-    const wide = W >= 120;
-    const listTop = 2;
-    if (wide) {
-      const paneW = Math.min(60, Math.floor(W * 0.38));
-      place(this.list.box, { width: W - paneW - 1 });
-      place(this.list.box, { height: H - listTop });
-      place(this.sep, { top: listTop, left: W - paneW - 1, width: 1, height: H - listTop });
-      this.sep.setContent(
-        this.app.theme.dim(
-          Array(Math.max(1, H - listTop))
-            .fill('│')
-            .join('\n'),
-        ),
-      );
-      place(this.pane.box, { top: listTop, left: W - paneW, width: paneW, height: H - listTop });
-    } else {
-      const paneH = Math.max(4, Math.floor((H - listTop) * 0.38));
-      const listH = Math.max(2, H - listTop - paneH - 1);
-      place(this.list.box, { width: W });
-      place(this.list.box, { height: listH });
-      place(this.sep, { top: listTop + listH, left: 0, width: W, height: 1 });
-      this.sep.setContent(this.app.theme.dim('─'.repeat(W)));
-      place(this.pane.box, { top: listTop + listH + 1, left: 0, width: W, height: paneH });
-    }
-    const listW = wide ? W - Math.min(60, Math.floor(W * 0.38)) - 1 : W;
-    this.header.setContent(this.headerLines(listW).join('\n'));
+    const at = sessionsLayout(W, H, t);
+    place(this.list.box, { width: at.list.width });
+    place(this.list.box, { height: at.list.height });
+    place(this.sep, at.sep);
+    this.sep.setContent(at.sepText);
+    place(this.pane.box, at.pane);
     const s = this.app.summary();
-    this.list.setEmptyText(
-      this.rows.error
-        ? this.app.theme.danger(braces(this.rows.error))
-        : !s
-          ? this.app.theme.dim(`  ${tr(this.app.scanning() ? 'common.scanning' : 'common.waitingForScan')}`)
-          : s.sessionCount === 0
-            ? this.app.theme.dim(`  ${tr('sessions.noData')}`)
-            : // The new view's first page is on its way (a first start showed "Nothing matches" until it came).
-              this.app.theme.dim(`  ${tr(this.rows.stale ? 'sessions.loadingRows' : 'sessions.noMatch')}`),
-    );
+    const header = { view: this.v, summary: s, matched: this.rows.matched, matchedBytes: this.rows.matchedBytes };
+    this.header.setContent(sessionsHeader(header, at.listW, t).join('\n'));
+    this.list.setEmptyText(sessionsEmptyText({ error: this.rows.error, summary: s, scanning: this.app.scanning(), stale: this.rows.stale }, t));
     this.list.paint();
     this.paintDetail();
     this.menu?.paint();
   }
 
-  private headerLines(width: number): string[] {
-    const t = this.app.theme;
-    const s = this.app.summary();
-    const viewName = tr(this.view === 'tree' ? 'sessions.tree' : 'sessions.list');
-    const parts = [
-      viewName,
-      tr(SORT_LABEL[this.sort][this.reverse ? 1 : 0]),
-      this.filter.updated === 'agentSweep' && s?.sweepForecast
-        ? tr('sweep.forecast.filter', { agent: s.sweepForecast.agentName, count: s.sweepForecast.sessions })
-        : tr(UPDATED_LABEL[this.filter.updated ?? 'all']),
-    ];
-    if (s?.provisional) parts.unshift(tr('sessions.partial'));
-    if (this.filter.state) parts.push(tr(this.filter.state === 'archived' ? 'sessions.state.archivedOnly' : 'sessions.state.currentOnly'));
-    if (this.filter.text) parts.push(`“${this.filter.text}”`);
-    const filtered = Boolean(this.filter.text || this.filter.updated || this.filter.state);
-    const counts = !s
-      ? ''
-      : filtered
-        ? tr('sessions.countsFiltered', { matched: this.rows.matched, count: s.sessionCount, size: formatBytes(this.rows.matchedBytes) })
-        : tr('sessions.counts', { count: s.sessionCount, size: formatBytes(this.rows.matchedBytes) });
-    // At 80 columns the agent's filter and sort come first (#28.3): the view's name (the column header
-    // says tree or list) and then the size give way before any of them is cut.
-    let shown = parts;
-    let countsShown = counts;
-    const fits = (): boolean => displayWidth(shown.join(' · ')) + displayWidth(countsShown) + 2 <= width - 1;
-    if (s && !fits()) shown = parts.filter((p) => p !== viewName);
-    if (s && !fits() && filtered) countsShown = tr('sessions.countsShort', { matched: this.rows.matched, count: s.sessionCount });
-    const left = fitWidth(shown.join(' · '), Math.max(10, width - displayWidth(countsShown) - 2));
-    const gap = Math.max(1, width - 1 - displayWidth(left) - displayWidth(countsShown));
-    const line1 = `${braces(left)}${' '.repeat(gap)}${t.dim(countsShown)}`;
-    const cols = this.columns(width);
-    const head =
-      '    ' +
-      padWidth(tr(this.view === 'tree' ? 'sessions.col.projectSession' : 'sessions.col.session'), cols.title) +
-      padWidth(tr('sessions.col.source'), cols.source) +
-      padWidth(tr('sessions.col.updated'), cols.age, 'right') +
-      padWidth(tr('sessions.col.size'), cols.size, 'right') +
-      padWidth(tr('sessions.col.kids'), cols.kids, 'right');
-    return [line1, t.dim(braces(head))];
-  }
-
-  private columns(width: number) {
-    // 8 columns hold the state badge and the usual sources whole (archived, subagent, unknown, vscode).
-    const source = width >= 90 ? 9 : 8;
-    const age = 8;
-    const size = 10;
-    const kids = 6;
-    const title = Math.max(10, width - 4 - source - age - size - kids);
-    return { source, age, size, kids, title };
-  }
-
-  private renderRow(r: Row, width: number, selected: boolean): string {
-    const t = this.app.theme;
-    const cols = this.columns(width);
-    const now = this.app.summary()?.scannedAt ?? this.app.now();
-    let mark: string;
-    if (r.kind === 'project') mark = this.projectMark(r);
-    else if (!r.selectable) mark = r.context ? '    ' : ' -  ';
-    else mark = this.app.marks.has(r.id) ? '[x] ' : '[ ] ';
-    const indent = '  '.repeat(Math.max(0, r.depth));
-    const glyph = r.expandable ? (r.expanded ? '▾ ' : '▸ ') : '  ';
-    const prefix = indent + glyph;
-    const titleRoom = Math.max(1, cols.title - displayWidth(prefix));
-    let label = r.title;
-    // A project's root path is cut in the middle (its end names the project), after the label.
-    if (r.kind === 'project' && r.source) {
-      const room = titleRoom - 1 - displayWidth(r.title) - 2;
-      if (room >= 8) label = `${r.title}  ${fitPath(r.source, room)}`;
-    }
-    const title = prefix + cell(label, titleRoom - 1) + ' ';
-    const source = cell(r.kind === 'project' ? '' : r.state === 'archived' ? tr('sessions.archived') : r.source, cols.source);
-    const age = padWidth(formatAge(r.updatedAt, now), cols.age, 'right');
-    // A filtered view's project row counts its matches, not everything it holds.
-    const bytes = r.matchedBytes ?? r.bytes;
-    const size = padWidth(formatBytes(bytes), cols.size, 'right');
-    const count = r.matchedSessions ?? r.childCount;
-    const kids = padWidth(r.kind === 'project' ? formatCount(count) : r.childCount ? `+${formatCount(r.childCount)}` : '', cols.kids, 'right');
-    let line = `${mark}${title}${source}${age}${size}${kids}`;
-    if (selected) return t.cursor(line);
-    if (r.kind === 'project') line = t.bold(line);
-    else if (r.context) line = t.dim(line);
-    return line;
-  }
-
-  private projectMark(r: Row): string {
-    // A project's box reflects the marks of its selectable sessions (from the selection index).
-    const { marked, selectable } = this.app.marks.projectCounts(r.id);
-    if (selectable === 0) return '    ';
-    return marked === selectable ? '[x] ' : marked > 0 ? '[~] ' : '[ ] ';
-  }
-
   private paintDetail(): void {
-    const t = this.app.theme;
     const row = this.rows.row(this.list.cursor);
-    if (!row) {
-      this.pane.showText([t.dim(this.app.summary() ? '' : tr('sessions.chooseAgent'))]);
-      return;
-    }
     const d = this.detail;
-    if (!d || d.id !== row.id || !d.detail) {
-      this.pane.showText([t.bold(braces(row.title)), d?.error ? t.danger(braces(d.error)) : t.dim(tr('sessions.loadingDetails'))]);
-      if (!this.detailTimer && (!d || d.id !== row.id)) this.scheduleDetail();
+    const pending = pendingPaneLines(row, d, Boolean(this.app.summary()), this.app.theme);
+    if (pending) {
+      this.pane.showText(pending);
+      if (row && !this.detailTimer && (!d || d.id !== row.id)) this.scheduleDetail();
       return;
     }
-    const marked = this.app.marks.has(row.id);
-    this.pane.show(d.detail, marked, d.preview);
+    this.pane.show(d!.detail!, this.app.marks.has(row!.id), d!.preview);
   }
 
   private scheduleDetail(): void {
@@ -496,146 +225,7 @@ export class SessionsScreen implements Screen {
 
   keyContext(): KeyContext {
     if (this.menu) return this.menu.keyContext();
-    return this.focus === 'detail' ? this.detailContext : this.listContext;
-  }
-
-  private readonly detailContext: KeyContext = {
-    title: tr('sessions.details'),
-    bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: tr('key.scrollUp'), footer: tr('footer.scroll'), run: () => this.scrollPane(-1) },
-      { keys: ['down', 'j'], label: '↓ j', does: tr('key.scrollDown'), run: () => this.scrollPane(1) },
-      { keys: ['pageup'], does: tr('key.scrollPageUp'), run: () => this.scrollPane(-10) },
-      { keys: ['pagedown'], does: tr('key.scrollPageDown'), run: () => this.scrollPane(10) },
-      // The pane itself says "p: load a bounded, read-only preview"; it works where it is read.
-      { keys: ['p'], does: tr('sessions.previewKey'), footer: tr('footer.preview'), run: () => void this.loadPreview() },
-      { keys: ['b'], does: tr('explain.key'), footer: tr('explain.footer'), run: () => void this.loadPreview(true) },
-      ...this.copyBindings(),
-      {
-        keys: ['escape'],
-        does: tr('sessions.backToList'),
-        footer: tr('sessions.backToList'),
-        run: () => {
-          this.focus = 'list';
-          this.app.requestRender();
-        },
-      },
-    ],
-  };
-
-  private readonly listContext: KeyContext = {
-    title: tr('tab.sessions'),
-    bindings: [
-      { keys: ['up', 'k'], label: '↑ k', does: tr('key.moveUp'), run: () => void this.moveTo(this.list.cursor - 1) },
-      { keys: ['down', 'j'], label: '↓ j', does: tr('key.moveDown'), run: () => void this.moveTo(this.list.cursor + 1) },
-      { keys: ['pageup'], does: tr('key.pageUp'), run: () => void this.moveTo(this.list.cursor - this.list.height) },
-      { keys: ['pagedown'], does: tr('key.pageDown'), run: () => void this.moveTo(this.list.cursor + this.list.height) },
-      { keys: ['g', 'home'], does: tr('key.top'), run: () => void this.moveTo(0) },
-      { keys: ['G', 'end'], does: tr('key.bottom'), run: () => void this.moveTo(this.rows.total() - 1) },
-      { keys: ['enter'], does: tr('sessions.expandCollapse'), footer: tr('sessions.expand'), run: () => void this.expand(undefined) },
-      { keys: ['right', 'l'], label: '→ l', does: tr('sessions.expand'), run: () => void this.expand(true) },
-      { keys: ['left', 'h'], label: '← h', does: tr('sessions.collapse'), run: () => void this.collapseOrParent() },
-      { keys: ['space'], does: tr('sessions.markRow'), footer: tr('footer.mark'), disabled: () => this.readOnlyWhy(), run: () => void this.markRow() },
-      {
-        keys: ['a'],
-        does: tr('sessions.markAll'),
-        footer: tr('sessions.footer.markAll'),
-        disabled: () => this.readOnlyWhy(),
-        run: () => void this.markScope(true),
-      },
-      { keys: ['u'], does: tr('sessions.clearMarks'), run: () => void this.markScope(false) },
-      {
-        keys: ['A'],
-        does: tr('sessions.key.archive'),
-        footer: tr('sessions.footer.archive'),
-        disabled: () => this.readOnlyWhy() ?? this.archiveWhyNot(),
-        run: () => this.archive(),
-      },
-      { keys: ['R'], does: tr('sessions.rules'), footer: tr('sessions.footer.rules'), disabled: () => this.readOnlyWhy(), run: () => this.openMenu() },
-      { keys: ['/'], does: tr('sessions.filterKey'), footer: tr('sessions.footer.filter'), run: () => this.openSearch() },
-      {
-        keys: ['f'],
-        does: tr('sessions.updatedKey'),
-        footer: tr('sessions.footer.updated'),
-        run: () => {
-          // The agent's own sweep joins the cycle where it has one (Claude: the sessions it deletes at its next start).
-          const cycle: UpdatedFilter[] = this.app.summary()?.sweepForecast ? [...UPDATED_CYCLE, 'agentSweep'] : UPDATED_CYCLE;
-          const i = cycle.indexOf(this.filter.updated ?? 'all');
-          const next = cycle[(i + 1) % cycle.length]!;
-          this.filter = { ...this.filter, updated: next === 'all' ? undefined : next };
-          this.changed(true);
-        },
-      },
-      {
-        keys: ['v'],
-        does: tr('sessions.stateKey'),
-        run: () => {
-          // all → archived only → current only → all
-          this.filter = { ...this.filter, state: this.filter.state === undefined ? 'archived' : this.filter.state === 'archived' ? 'current' : undefined };
-          this.changed(true);
-        },
-      },
-      {
-        keys: ['s'],
-        does: tr('sessions.sortKey'),
-        footer: tr('sessions.footer.sort'),
-        run: () => {
-          this.sort = SORTS[(SORTS.indexOf(this.sort) + 1) % SORTS.length]!;
-          this.changed(true);
-        },
-      },
-      {
-        keys: ['S'],
-        does: tr('sessions.reverseKey'),
-        run: () => {
-          this.reverse = !this.reverse;
-          this.changed(true);
-        },
-      },
-      {
-        keys: ['w'],
-        does: tr('key.listWarnings'),
-        disabled: () => (this.app.summary()?.warnings.length ? undefined : tr('common.noWarningsWhy')),
-        run: () => openWarnings(this.app),
-      },
-      {
-        keys: ['t'],
-        does: tr('sessions.treeKey'),
-        footer: tr('sessions.footer.tree'),
-        run: () => {
-          this.view = this.view === 'tree' ? 'flat' : 'tree';
-          this.changed(true);
-        },
-      },
-      {
-        keys: ['e'],
-        does: tr('sessions.expandAllKey'),
-        run: () => {
-          this.expansion = { base: this.expansion.base === 'allOpen' ? 'allClosed' : 'allOpen', toggled: new Set() };
-          this.changed(false);
-        },
-      },
-      { keys: ['p'], does: tr('sessions.previewKey'), footer: tr('footer.preview'), run: () => void this.loadPreview() },
-      { keys: ['b'], does: tr('explain.key'), run: () => void this.loadPreview(true) },
-      ...this.copyBindings(),
-      {
-        keys: ['escape'],
-        does: tr('sessions.clearFilter'),
-        disabled: () => (this.filter.text || this.filter.updated || this.filter.state ? undefined : tr('sessions.noFilter')),
-        // One layer per Esc: the typed filter first (the age and state filters stay in the header), then the rest.
-        run: () => {
-          this.filter = this.filter.text ? { ...this.filter, text: undefined } : {};
-          this.changed(true);
-        },
-      },
-    ],
-  };
-
-  /** c and y: the cursor's session, in the list and in its detail pane alike. */
-  private copyBindings(): KeyContext['bindings'] {
-    return [
-      { keys: ['c'], does: tr('copy.resumeKey'), footer: tr('copy.footer'), run: () => void this.copy('resume') },
-      { keys: ['y'], does: tr('copy.referenceKey'), run: () => void this.copy('reference') },
-    ];
+    return this.focus === 'detail' ? this.keys.detail : this.keys.list;
   }
 
   /** Asks the engine for the session's text (the screen never builds a command from paths) and hands it to the clipboard. */
@@ -711,7 +301,7 @@ export class SessionsScreen implements Screen {
   private expand(force?: boolean): boolean {
     const r = this.rows.row(this.list.cursor);
     // Nothing to open: the frame still answers the key (and the perf log sees it answered).
-    if (!r?.expandable || this.view === 'flat') return this.moveTo(this.list.cursor);
+    if (!r?.expandable || this.v.view === 'flat') return this.moveTo(this.list.cursor);
     if (force && r.expanded) return this.moveTo(this.list.cursor + 1);
     this.toggle(r.id);
     return true;
@@ -733,9 +323,7 @@ export class SessionsScreen implements Screen {
   }
 
   private toggle(id: string): void {
-    if (this.expansion.toggled.has(id)) this.expansion.toggled.delete(id);
-    else this.expansion.toggled.add(id);
-    this.changed(false);
+    this.setView(toggleRow(this.v, id), false);
   }
 
   /** A partial view from a running scan offers nothing to mark (the engine refuses it too). */
@@ -771,7 +359,7 @@ export class SessionsScreen implements Screen {
   private async markProject(r: Row): Promise<void> {
     const s = this.app.summary();
     if (!s) return;
-    const { ids } = await this.app.engine.matchIds(s.snapshotId, { ...this.filter, projectId: r.id });
+    const { ids } = await this.app.engine.matchIds(s.snapshotId, { ...this.v.filter, projectId: r.id });
     const allMarked = ids.length > 0 && ids.every((id) => this.app.marks.has(id));
     if (allMarked) this.app.marks.deleteAll(ids);
     else this.app.marks.addAll(ids);
@@ -791,9 +379,9 @@ export class SessionsScreen implements Screen {
       return;
     }
     if (this.provisional()) return;
-    const { ids, bytes } = await this.app.engine.matchIds(s.snapshotId, this.filter);
+    const { ids, bytes } = await this.app.engine.matchIds(s.snapshotId, this.v.filter);
     const n = on ? this.app.marks.addAll(ids) : this.app.marks.deleteAll(ids);
-    const filtered = Boolean(this.filter.text || this.filter.updated || this.filter.state);
+    const filtered = isFiltered(this.v.filter);
     this.app.message(
       on
         ? tr(filtered ? 'sessions.markedInFilter' : 'sessions.markedInAll', { count: n, size: formatBytes(bytes) })
@@ -803,7 +391,7 @@ export class SessionsScreen implements Screen {
   }
 
   private openSearch(): void {
-    const before = this.filter.text ?? '';
+    const before = this.v.filter.text ?? '';
     let timer: NodeJS.Timeout | null = null;
     this.app.openInput({
       label: tr('sessions.filterPrompt'),
@@ -812,19 +400,16 @@ export class SessionsScreen implements Screen {
       onChange: (v) => {
         if (timer) clearTimeout(timer);
         timer = setTimeout(() => {
-          this.filter = { ...this.filter, text: v || undefined };
-          this.changed(true);
+          this.setView(withText(this.v, v || undefined), true);
         }, 80);
       },
       onSubmit: (v) => {
         if (timer) clearTimeout(timer);
-        this.filter = { ...this.filter, text: v.trim() || undefined };
-        this.changed(true);
+        this.setView(withText(this.v, v.trim() || undefined), true);
       },
       onCancel: () => {
         if (timer) clearTimeout(timer);
-        this.filter = { ...this.filter, text: undefined };
-        this.changed(true);
+        this.setView(withText(this.v, undefined), true);
       },
     });
   }

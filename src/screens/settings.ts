@@ -1,20 +1,17 @@
 // Settings: the four agents as detected (state, home, executable, version),
 // editable absolute home overrides, Detect again, and an atomic Save.
+// settings-render draws the tab; this class holds the draft and the keys.
 
 import { agentKinds, agentName } from '../engine/core/agents.js';
 import blessed from 'blessed';
 import type { AgentKind, KeyInfo } from '../engine/core/model.js';
-import { fitPath } from '../engine/core/format.js';
-import { displayWidth, padWidth } from '../engine/core/text.js';
 import { getLanguage, LANGUAGE_NAMES, t as tr, type LanguageSetting } from '../engine/i18n/index.js';
 import { isWrongPassphrase } from '../engine/core/passphrase-rule.js';
-import { wrapWords } from '../widgets/detail-pane.js';
 import type { Settings } from '../engine/api/api.js';
-import { braces, cell } from '../widgets/theme.js';
 import type { KeyContext } from '../widgets/bindings.js';
 import type { AppContext, PassphraseVerdict, Screen } from './screen.js';
 
-import { AGENT_STATE } from './overview.js';
+import { settingsLines } from './settings-render.js';
 
 /** The L key's cycle; each language is named in its own script. */
 const LANGUAGE_CYCLE: LanguageSetting[] = ['auto', 'en', 'zh'];
@@ -53,57 +50,20 @@ export class SettingsScreen implements Screen {
   }
 
   paint(): void {
-    const t = this.app.theme;
     const W = Math.max(40, ((this.app.screen.width as number) || 80) - 2);
-    const loaded = this.app.settings();
-    const s = this.current();
-    const L: string[] = [` ${t.accent(tr('settings.agents'))} ${t.dim(this.busy ? tr('settings.detectingNote') : '')}`];
-    const installs = this.app.installations();
-    const room = Math.max(10, W - 17);
-    agentKinds().forEach((kind, i) => {
-      const inst = installs.find((x) => x.agent === kind);
-      const sel = i === this.cursor;
-      const state = this.busy || !inst ? tr('settings.detecting') : tr(AGENT_STATE[inst.state]);
-      const head = `${sel ? '›' : ' '} ${padWidth(agentName(kind), 12)} ${padWidth(state, 16)} ${inst?.version ? braces(inst.version) : ''}`;
-      L.push(sel ? t.cursor(padWidth(head, W)) : head);
-      const override = s?.homeOverrides[kind];
-      const source = inst?.homeSource === 'override' ? tr('settings.fromOverride') : inst?.homeSource === 'env' ? tr('settings.fromEnv') : '';
-      L.push(path(tr('settings.home'), inst ? inst.home : '…', source));
-      if (override !== undefined || this.draft)
-        L.push(override === undefined ? text(tr('settings.override'), tr('settings.noOverride'))[0]! : path(tr('settings.override'), override));
-      L.push(inst?.executable ? path(tr('settings.executable'), inst.executable) : text(tr('settings.executable'), tr('settings.notFound'))[0]!);
-      for (const w of inst?.warnings ?? []) L.push(...warnLines(w));
-    });
-    // Labels padded to 12 after 5 columns; a path is cut in the middle (suffix kept), prose wraps at spaces.
-    function path(label: string, value: string, suffix = ''): string {
-      return `     ${t.dim(padWidth(label, 12))}${cell(fitPath(value, Math.max(8, room - displayWidth(suffix))) + suffix, room)}`;
-    }
-    function text(label: string, value: string): string[] {
-      return wrapWords(value, room).map((l, i) => `     ${t.dim(padWidth(i === 0 ? label : '', 12))}${braces(l)}`);
-    }
-    function warnLines(w: string): string[] {
-      return wrapWords(w, W - 6).map((l) => `     ${t.warn(braces(l))}`);
-    }
-    L.push('', ` ${t.accent('cleanerx')}`);
-    L.push(path(tr('settings.config'), loaded?.path ?? '…'));
-    if (loaded?.warning) L.push(...warnLines(loaded.warning));
-    if (s)
-      L.push(
-        ...text(
-          tr('settings.retention'),
-          tr('settings.retentionValue', {
-            backupDays: String(s.retention.backupDays),
-            logDays: String(s.retention.logDays),
-            tempHours: String(s.retention.tempHours),
-          }),
-        ),
-      );
-    if (s) L.push(...text(tr('settings.language'), tr('settings.languageValue', { value: languageLabel(s.language) })));
-    L.push(path(tr('settings.backupKey'), this.keyPath));
-    if (this.keyNote) L.push(...text('', this.keyNote));
-    L.push(...text(tr('settings.unlockedBy'), this.storeLine));
-    if (this.draft) L.push('', ...warnLines(tr('settings.unsaved')));
-    this.root.setContent(L.join('\n'));
+    const state = {
+      cursor: this.cursor,
+      draft: this.draft,
+      settings: this.current(),
+      loaded: this.app.settings(),
+      installations: this.app.installations(),
+      busy: this.busy,
+      keyPath: this.keyPath,
+      keyNote: this.keyNote,
+      storeLine: this.storeLine,
+      language: languageLabel(this.current()?.language ?? 'auto'),
+    };
+    this.root.setContent(settingsLines(state, W, this.app.theme).join('\n'));
   }
 
   private readonly context: KeyContext = {

@@ -1,7 +1,7 @@
 // Hand-built inventories for engine tests: no disk, no adapter.
 
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
-import type { Installation, Inventory, Item, ProjectGroup, SessionRecord } from '../../src/engine/core/model.js';
+import type { Installation, Inventory, Item, ProjectGroup, Row, SessionRecord } from '../../src/engine/core/model.js';
 
 export const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 export const DAY = 86_400_000;
@@ -53,4 +53,26 @@ export function installation(): Installation {
 
 export function snapshotOf(inv: Inventory, scannedAt = NOW): Snapshot {
   return new Snapshot('pi', installation(), inv, scannedAt, 1);
+}
+
+/** A row of an engine page, as the Sessions screen gets it: a markable session unless told otherwise. */
+export function viewRow(over: Partial<Row> = {}): Row {
+  return {
+    kind: 'session',
+    id: 'session:a',
+    depth: 0,
+    title: 'Session a',
+    projectLabel: '',
+    source: 'cli',
+    state: '',
+    updatedAt: 0,
+    bytes: 1024,
+    childCount: 0,
+    expandable: false,
+    expanded: false,
+    context: false,
+    selectable: true,
+    named: true,
+    ...over,
+  };
 }

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Attribution } from '../../src/engine/core/model.js';
 import { setLanguage } from '../../src/engine/i18n/index.js';
-import { attributionLine, deletedOpenLine } from '../../src/screens/overview.js';
+import { attributionLine, deletedOpenLine } from '../../src/screens/overview-render.js';
 
 const base: Attribution = {
   measure: 'allocated',

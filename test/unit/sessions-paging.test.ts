@@ -13,6 +13,7 @@ import { Marks } from '../../src/screens/marks.js';
 import type { AppContext } from '../../src/screens/screen.js';
 import { SessionsScreen } from '../../src/screens/sessions.js';
 import { makeTheme } from '../../src/widgets/theme.js';
+import { viewRow } from '../helpers/sessions.js';
 
 interface Asked {
   req: PageRequest;
@@ -26,23 +27,7 @@ afterEach(() => {
   screen = null;
 });
 
-const row = (id: string, title: string): Row => ({
-  kind: 'session',
-  id,
-  depth: 0,
-  title,
-  projectLabel: '',
-  source: 'cli',
-  state: '',
-  updatedAt: 0,
-  bytes: 1024,
-  childCount: 0,
-  expandable: false,
-  expanded: false,
-  context: false,
-  selectable: true,
-  named: true,
-});
+const row = (id: string, title: string): Row => viewRow({ id, title });
 const summaryOf = (snapshotId: string, provisional: boolean): ScanSummary =>
   ({ snapshotId, provisional, sessionCount: 2, scannedAt: 0, warnings: [], agent: 'pi' }) as unknown as ScanSummary;
 const answer = (snapshotId: string): PageResult => ({
