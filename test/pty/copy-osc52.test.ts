@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/demo/fixtures/claude.js';
 import { CLI, requireTmux, TMUX } from '../helpers/app-screen.js';
+import { budget } from '../helpers/budget.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
 const SOCKET = `copy-${process.pid}`;
@@ -36,7 +37,7 @@ function buffer(): string {
 }
 
 async function until<T>(what: string, probe: () => T | undefined, timeout = 30_000): Promise<T> {
-  const end = Date.now() + timeout;
+  const end = Date.now() + budget(timeout);
   for (;;) {
     const v = probe();
     if (v !== undefined) return v;
@@ -122,5 +123,5 @@ describe('copy over OSC 52 through real tmux at 80×24', () => {
         return true;
       }
     });
-  }, 120_000);
+  }, budget(120_000));
 });
