@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/adapters/claude/fixture.js';
 import { CLI, requireTmux, TMUX } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 
