@@ -158,7 +158,7 @@ async function ensureStore(log) {
   const tmp = `${root}.building-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const sessions = join(tmp, 'home', '.pi', 'agent', 'sessions');
-  const { rng } = await import(join(ROOT, 'dist', 'demo', 'fixtures', 'rng.js'));
+  const { rng } = await import(join(ROOT, 'dist', 'adapters', 'shared', 'fixture-rng.js'));
   const r = rng(PARAMS.seed);
   const bucket = (i) => {
     const d = join(sessions, `--home-bench-src-project-${i % PARAMS.buckets}--`);

@@ -137,7 +137,7 @@ function timeDu(dir) {
 }
 
 async function ensureStore(log) {
-  const fixtureJs = join(ROOT, 'dist', 'demo', 'fixtures', 'claude.js');
+  const fixtureJs = join(ROOT, 'dist', 'adapters', 'claude', 'fixture.js');
   const key = createHash('sha256')
     .update(JSON.stringify({ PARAMS, TRANSCRIPTS, TARGET_BYTES, BENCH_VERSION }))
     .update(readFileSync(fixtureJs))

@@ -24,7 +24,7 @@ export async function run() {
   try {
     const base = await isolatedEnvFor(root, { CLEANERX_PROC_ROOT: join(root, 'proc') });
     for (const d of [base.CLEANERX_PROC_ROOT, base.HOME, base.CODEX_HOME]) mkdirSync(d, { recursive: true });
-    const { buildPiFixture } = await import(join(ROOT, 'dist', 'demo', 'fixtures', 'pi.js'));
+    const { buildPiFixture } = await import(join(ROOT, 'dist', 'adapters', 'pi', 'fixture.js'));
     buildPiFixture({ agentDir: base.PI_CODING_AGENT_DIR, projects: 2, sessionsPerProject: 5, forkRate: 0, seed: 3 });
     const bin = join(root, 'bin');
     mkdirSync(bin);

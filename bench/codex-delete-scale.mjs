@@ -51,7 +51,7 @@ await c.close();
 `;
 
 async function freshStore() {
-  const { buildCodexFixture } = await import(join(DIST, 'demo', 'fixtures', 'codex.js'));
+  const { buildCodexFixture } = await import(join(DIST, 'adapters', 'codex', 'fixture.js'));
   const root = mkdtempSync(join(tmpdir(), 'cleanerx-bench-codex-del-'));
   const env = await isolatedEnvFor(root, { CLEANERX_PROC_ROOT: join(root, 'proc'), PATH: `${join(BIN, '..')}:/usr/bin:/bin` });
   mkdirSync(env.CLEANERX_PROC_ROOT, { recursive: true });

@@ -22,7 +22,7 @@ const DIST = process.env.CLEANERX_BENCH_DIST ?? join(ROOT, 'dist');
 const BIN = join(ROOT, 'node_modules', '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex');
 
 export async function run({ log }) {
-  const { buildCodexFixture } = await import(join(DIST, 'demo', 'fixtures', 'codex.js'));
+  const { buildCodexFixture } = await import(join(DIST, 'adapters', 'codex', 'fixture.js'));
   const root = mkdtempSync(join(tmpdir(), 'cleanerx-bench-codex-'));
   try {
     const home = join(root, 'home');

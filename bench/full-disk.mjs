@@ -97,20 +97,19 @@ function grow(path, bytes) {
 
 async function buildHome(root, env, scale, log) {
   const now = Date.now();
-  const [{ DEMO_AGENTS }, claudeTemp, claudeFx, snaps, ocFx, codexLogs, tools] = await Promise.all([
-    import(DIST('demo/demo-agents.js')),
-    import(DIST('demo/fixtures/claude-temp.js')),
-    import(DIST('demo/fixtures/claude.js')),
-    import(DIST('demo/fixtures/opencode-snapshots.js')),
-    import(DIST('demo/fixtures/opencode.js')),
+  const [{ ADAPTERS }, claudeTemp, claudeFx, snaps, ocFx, codexLogs, tools] = await Promise.all([
+    import(DIST('adapters/registry.js')),
+    import(DIST('adapters/claude/fixture-temp.js')),
+    import(DIST('adapters/claude/fixture.js')),
+    import(DIST('adapters/opencode/fixture-snapshots.js')),
+    import(DIST('adapters/opencode/fixture.js')),
     import(DIST('demo/codex-demo-logs.js')),
     import(DIST('demo/demo-tools.js')),
   ]);
   mkdirSync(env.TMPDIR, { recursive: true, mode: 0o700 });
   mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
   // Ordinary sessions of Codex and pi, as the demo has them.
-  DEMO_AGENTS.codex.build(env, now);
-  DEMO_AGENTS.pi.build(env, now);
+  for (const a of ADAPTERS.filter((x) => x.kind === 'codex' || x.kind === 'pi')) await a.demo.build(env, now);
   // Claude: its sessions, and task output left in its temp root, grown to the hog's size.
   const m = claudeFx.buildClaudeFixture({
     configDir: env.CLAUDE_CONFIG_DIR,

@@ -31,7 +31,7 @@ const CLI_SAMPLE = 5;
 const OPENCODE = join(ROOT, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
 
 async function fixtureModule() {
-  return import(join(ROOT, 'dist', 'demo', 'fixtures', 'opencode.js'));
+  return import(join(ROOT, 'dist', 'adapters', 'opencode', 'fixture.js'));
 }
 
 /** The template store, built once: 10 projects × 198 roots (5,000 sessions), half with 2 children, each with a grandchild. */

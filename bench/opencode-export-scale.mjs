@@ -26,7 +26,7 @@ const DIST = join(ROOT, 'dist');
 const OPENCODE = join(ROOT, 'node_modules', `opencode-${process.platform}-${process.arch}`, 'bin', 'opencode');
 const PARALLEL = availableParallelism();
 
-const fixtureModule = () => import(join(DIST, 'demo', 'fixtures', 'opencode.js'));
+const fixtureModule = () => import(join(DIST, 'adapters', 'opencode', 'fixture.js'));
 
 async function template(log) {
   const dir = join(STORES, 'opencode-export');

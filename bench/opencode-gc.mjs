@@ -37,8 +37,8 @@ async function template(log) {
   if (existsSync(marker)) return { dir, ...JSON.parse(readFileSync(marker, 'utf8')) };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const f = await import(join(DIST, 'demo', 'fixtures', 'opencode.js'));
-  const snaps = await import(join(DIST, 'demo', 'fixtures', 'opencode-snapshots.js'));
+  const f = await import(join(DIST, 'adapters', 'opencode', 'fixture.js'));
+  const snaps = await import(join(DIST, 'adapters', 'opencode', 'fixture-snapshots.js'));
   const { gcItemId } = await import(join(DIST, 'adapters', 'opencode', 'snapshots.js'));
   const sandbox = join(dir, 'sandbox');
   const env = f.opencodeSandboxEnv(await isolatedEnvFor(sandbox), join(sandbox, 'tmp'));
@@ -82,7 +82,7 @@ async function copy(tpl) {
   const root = mkdtempSync(join(tmpdir(), 'cleanerx-bench-oc-gc-'));
   const cp = spawnSync('cp', ['-a', join(tpl.dir, 'sandbox'), join(root, 'sandbox')]);
   if (cp.status !== 0) throw new Error(`cp failed: ${cp.stderr}`);
-  const f = await import(join(DIST, 'demo', 'fixtures', 'opencode.js'));
+  const f = await import(join(DIST, 'adapters', 'opencode', 'fixture.js'));
   const sandbox = join(root, 'sandbox');
   const base = await isolatedEnvFor(sandbox, { CLEANERX_PROC_ROOT: join(root, 'proc') });
   const env = { ...f.opencodeSandboxEnv(base, join(sandbox, 'tmp')), PATH: `${join(OPENCODE, '..')}:/usr/bin:/bin` };

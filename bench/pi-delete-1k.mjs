@@ -26,7 +26,7 @@ async function freshStore() {
   const root = mkdtempSync(join(tmpdir(), 'cleanerx-bench-del-'));
   const env = await isolatedEnvFor(root, { CLEANERX_PROC_ROOT: join(root, 'proc') });
   mkdirSync(env.CLEANERX_PROC_ROOT, { recursive: true });
-  const { buildPiFixture } = await import(join(ROOT, 'dist', 'demo', 'fixtures', 'pi.js'));
+  const { buildPiFixture } = await import(join(ROOT, 'dist', 'adapters', 'pi', 'fixture.js'));
   const m = buildPiFixture({ agentDir: env.PI_CODING_AGENT_DIR, projects: 20, sessionsPerProject: 60, forkRate: 0, seed: 5 });
   return { root, env, sessions: m.sessions.slice(0, 1000) };
 }

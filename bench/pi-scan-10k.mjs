@@ -30,7 +30,7 @@ const PARAMS = {
 
 /** Builds the store once into bench/.stores/pi-10k; a marker records what it was built from. */
 async function ensureStore(log) {
-  const fixtureJs = join(ROOT, 'dist', 'demo', 'fixtures', 'pi.js');
+  const fixtureJs = join(ROOT, 'dist', 'adapters', 'pi', 'fixture.js');
   const key = createHash('sha256').update(JSON.stringify({ PARAMS, STORE_VERSION })).update(readFileSync(fixtureJs)).digest('hex').slice(0, 16);
   const root = join(STORES, 'pi-10k');
   const marker = join(root, '.complete');

@@ -31,7 +31,7 @@ async function store(log) {
   // path, so a store built elsewhere and renamed would list every fork as a root.
   rmSync(root, { recursive: true, force: true });
   const env = await isolatedEnvFor(root);
-  const { buildPiFixture } = await import(join(ROOT, 'dist', 'demo', 'fixtures', 'pi.js'));
+  const { buildPiFixture } = await import(join(ROOT, 'dist', 'adapters', 'pi', 'fixture.js'));
   buildPiFixture({ ...PARAMS, agentDir: env.PI_CODING_AGENT_DIR });
   writeFileSync(marker, key);
   return root;

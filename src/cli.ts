@@ -123,7 +123,7 @@ async function startApp(request: AppRequest): Promise<number> {
     if (flags.demo) {
       // The same demo home `scan --demo` and `doctor --demo` read (src/demo/demo-open.ts).
       const { openDemoHome } = await import('./demo/demo-open.js');
-      const opened = openDemoHome(env, flags.keep);
+      const opened = await openDemoHome(env, flags.keep);
       demo = opened.demo;
       Object.assign(env, opened.env);
     }

@@ -10,7 +10,7 @@ export async function withDemoHome(
   run: (engine: EngineFactory, env: Readonly<Record<string, string | undefined>>) => Promise<number>,
 ): Promise<number> {
   const [{ openDemoHome }, { cliEngine }] = await Promise.all([import('../demo/demo-open.js'), import('./engine-factory.js')]);
-  const { demo, env } = openDemoHome(base, false);
+  const { demo, env } = await openDemoHome(base, false);
   try {
     await demo.build;
     const engine: EngineFactory = async (o) => {

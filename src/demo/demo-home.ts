@@ -5,7 +5,6 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADAPTERS } from '../adapters/registry.js';
-import { DEMO_AGENTS } from './demo-agents.js';
 import { DEMO_PREFIX, writeOwner } from './demo-owner.js';
 import { systemTempDir } from '../engine/host/host-context.js';
 
@@ -35,7 +34,7 @@ export function isolatedEnv(root: string): Record<string, string> {
  * `onRoot` hears the root as soon as it exists (before the fixtures are
  * written), so the caller's exit handlers can remove a half-built home too.
  */
-export function createDemoHome(now = Date.now(), onRoot?: (root: string) => void, tmp = systemTempDir()): DemoHome {
+export async function createDemoHome(now = Date.now(), onRoot?: (root: string) => void, tmp = systemTempDir()): Promise<DemoHome> {
   const root = mkdtempSync(join(tmp, DEMO_PREFIX));
   writeOwner(root);
   onRoot?.(root);
@@ -43,7 +42,8 @@ export function createDemoHome(now = Date.now(), onRoot?: (root: string) => void
   const env: Record<string, string> = { ...isolatedEnv(root), TMPDIR: join(root, 'tmp') };
   mkdirSync(env.XDG_RUNTIME_DIR!, { recursive: true, mode: 0o700 });
   mkdirSync(env.TMPDIR!, { recursive: true, mode: 0o700 });
-  for (const a of ADAPTERS) DEMO_AGENTS[a.kind]?.build(env, now);
+  // Each descriptor brings its own demo data (AgentDemo); one without gets its isolated home empty.
+  for (const a of ADAPTERS) await a.demo?.build(env, now);
   // A demo user who last looked at pi: the one agent whose inventory is complete today.
   mkdirSync(env.CLEANERX_CONFIG_DIR!, { recursive: true, mode: 0o700 });
   writeFileSync(join(env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'pi', homeOverrides: {} }) + '\n', { mode: 0o600 });

@@ -54,7 +54,7 @@ export class DemoLifetime {
 
   constructor(private readonly keep: boolean) {}
 
-  create(now = Date.now()): DemoHome {
+  create(now = Date.now()): Promise<DemoHome> {
     sweepStaleDemoHomes(systemTempDir());
     return createDemoHome(now, (root) => {
       this.root = root;

@@ -16,9 +16,9 @@ interface OpenedDemo {
   env: Record<string, string | undefined>;
 }
 
-export function openDemoHome(base: Readonly<Record<string, string | undefined>>, keep: boolean, now = Date.now()): OpenedDemo {
+export async function openDemoHome(base: Readonly<Record<string, string | undefined>>, keep: boolean, now = Date.now()): Promise<OpenedDemo> {
   const demo = new DemoLifetime(keep);
-  const home = demo.create(now);
+  const home = await demo.create(now);
   const env: Record<string, string | undefined> = { ...base, ...home.env };
   // The pinned agents beside this install, not whatever PATH has (the installed bin runs without npm's node_modules/.bin).
   const tools = findDemoTools();

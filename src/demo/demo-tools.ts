@@ -8,11 +8,10 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADAPTERS } from '../adapters/registry.js';
 import type { AgentKind } from '../engine/core/model.js';
-import { DEMO_AGENTS } from './demo-agents.js';
 
 /** The agents whose demo runs a pinned package, in registry order. */
 const PINNED: { agent: AgentKind; pkg: string; bin: string }[] = ADAPTERS.flatMap((a) => {
-  const p = DEMO_AGENTS[a.kind]?.pinned;
+  const p = a.demo?.pinned;
   return p ? [{ agent: a.kind, ...p }] : [];
 });
 

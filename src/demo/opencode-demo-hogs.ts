@@ -9,8 +9,8 @@
 
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import type { OpencodeFixtureManifest } from './fixtures/opencode.js';
-import { ageLooseObjects, hasGit, leakPack, makeSnapshotRepo, recordSnapshot } from './fixtures/opencode-snapshots.js';
+import type { OpencodeFixtureManifest } from '../adapters/opencode/fixture.js';
+import { ageLooseObjects, hasGit, leakPack, makeSnapshotRepo, recordSnapshot } from '../adapters/opencode/fixture-snapshots.js';
 
 /** Source-like text that does not compress away, so the repository weighs what a real one does. */
 const noisy = (projectId: string, step: number, file: number, bytes: number): string =>

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { addOpencodeHogs } from './opencode-demo-hogs.js';
-import { buildOpencodeFixture, initOpencodeStore, opencodeSandboxEnv, writeNpmGuard } from './fixtures/opencode.js';
+import { buildOpencodeFixture, initOpencodeStore, opencodeSandboxEnv, writeNpmGuard } from '../adapters/opencode/fixture.js';
 
 /** The directory of the exact-pinned platform binary, when it is installed. */
 export function bundledOpencodeBinDir(): string | null {

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildCodexFixture, type CodexFixtureManifest, type CodexFixtureOptions } from '../../src/demo/fixtures/codex.js';
+import { buildCodexFixture, type CodexFixtureManifest, type CodexFixtureOptions } from '../../src/adapters/codex/fixture.js';
 import { JsonRpcClient } from '../../src/adapters/codex/rpc-client.js';
 import { stdioChannel } from '../../src/adapters/codex/stdio-transport.js';
 import { ALL_SOURCE_KINDS } from '../../src/adapters/codex/thread-list.js';

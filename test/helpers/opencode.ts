@@ -18,7 +18,7 @@ import {
   writeNpmGuard,
   type OpencodeFixtureManifest,
   type OpencodeFixtureOptions,
-} from '../../src/demo/fixtures/opencode.js';
+} from '../../src/adapters/opencode/fixture.js';
 import type { Installation } from '../../src/engine/core/model.js';
 import type { TempEnv } from './temp-env.js';
 

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';

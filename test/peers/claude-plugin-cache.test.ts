@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PLUGIN_VERSIONS_ITEM } from '../../src/adapters/claude/plugin-cache.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 // @ts-expect-error plain ESM script shared with `node scripts/ensure-peer-claude.mjs`
 import { CLAUDE_BIN, ensurePeerClaude } from '../../scripts/ensure-peer-claude.mjs';

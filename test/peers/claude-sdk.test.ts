@@ -14,7 +14,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/adapters/claude/fixture.js';
 import { claudeAdapter } from '../../src/adapters/claude/index.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';

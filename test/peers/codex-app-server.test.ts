@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCodex, probeCapabilities, resetSocketBypass } from '../../src/adapters/codex/connection.js';
-import type { CodexFixtureManifest } from '../../src/demo/fixtures/codex.js';
+import type { CodexFixtureManifest } from '../../src/adapters/codex/fixture.js';
 import { codexAdapter } from '../../src/adapters/codex/index.js';
 import { MEMORY_ITEM } from '../../src/adapters/codex/items.js';
 import { controlSocket } from '../../src/adapters/codex/paths.js';

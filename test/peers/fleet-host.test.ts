@@ -5,7 +5,7 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { openPty, openTmux, TMUX_80x24 } from '../helpers/app-screen.js';
 import { type SshLab, startSshLab } from '../helpers/sshd.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { CLI } from '../helpers/constants.js';
 import { type SshLab, startSshLab } from '../helpers/sshd.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

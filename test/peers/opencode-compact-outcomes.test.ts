@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COMPACT_ITEM_ID } from '../../src/adapters/opencode/compact-item.js';
 import { opencodeAdapter } from '../../src/adapters/opencode/index.js';
 import { COMPACT_CRASH_POINTS } from '../../src/engine/cleanup/compact.js';
-import type { OpencodeFixtureManifest } from '../../src/demo/fixtures/opencode.js';
+import type { OpencodeFixtureManifest } from '../../src/adapters/opencode/fixture.js';
 import { CLI } from '../helpers/constants.js';
 import { buildStore, installation, makeTemplate, OPENCODE_BIN, opencodeEnv, type Template } from '../helpers/opencode.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

@@ -1,13 +1,13 @@
 // The reclaim tests' view of OpenCode's snapshot git dirs: the builders
-// (src/demo/fixtures/opencode-snapshots.ts, shared with the demo) and what
+// (src/adapters/opencode/fixture-snapshots.ts, shared with the demo) and what
 // the tests measure of a repository.
 
 import { lstatSync, readdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { git } from '../../src/demo/fixtures/opencode-snapshots.js';
+import { git } from '../../src/adapters/opencode/fixture-snapshots.js';
 import { allocatedBytes } from '../../src/engine/host/fsx.js';
 
-export { git, makeSnapshotRepo, type MadeRepo, recordSnapshot } from '../../src/demo/fixtures/opencode-snapshots.js';
+export { git, makeSnapshotRepo, type MadeRepo, recordSnapshot } from '../../src/adapters/opencode/fixture-snapshots.js';
 
 /** Allocated bytes of a tree, as du counts them (links count 0, never followed). */
 export function duBytes(p: string): number {

@@ -21,7 +21,7 @@ import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, statSyn
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { PI_PREFIX_BYTES } from '../../src/adapters/pi/session-reader.js';
 import { CLI, ROOT } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

@@ -28,7 +28,7 @@ it('scans every agent in the background, fits 80×24, and S reviews the suggeste
   t = makeTempEnv('cleanerx-all-agents-');
   const tmp = join(t.root, 'tmp');
   mkdirSync(tmp);
-  const demo = createDemoHome(Date.now(), undefined, tmp);
+  const demo = await createDemoHome(Date.now(), undefined, tmp);
   // The app opens on Claude Code, whose temp output is the suggested plan's largest row.
   writeFileSync(join(demo.env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'claude', homeOverrides: {} }));
   const env = { ...t.env, ...demo.env, PATH: '/usr/bin:/bin' };

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { CLI, KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { ROOT, TEST_PASSPHRASE } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { TEST_PASSPHRASE } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';

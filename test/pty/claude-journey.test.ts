@@ -4,7 +4,7 @@
 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/adapters/claude/fixture.js';
 import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture, type ClaudeFixtureManifest } from '../../src/adapters/claude/fixture.js';
 import { CLI, requireTmux, TMUX } from '../helpers/app-screen.js';
 import { budget } from '../helpers/budget.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
@@ -83,45 +83,49 @@ afterEach(() => {
 });
 
 describe('copy over OSC 52 through real tmux at 80×24', () => {
-  it('c puts the quoted resume command in the tmux buffer, y the id and file; both are shown whole', async () => {
-    const s = manifest.sessions[0]!;
-    expect(manifest.sessions).toHaveLength(1);
-    startApp('on');
-    await shows(/1 sessions? · /);
-    // The tree's first row is the project; its session is next.
-    tmux('send-keys', '-t', 'main', 'j');
-    await shows(new RegExp(`Identifier\\s+${s.id}`));
-    tmux('send-keys', '-t', 'main', 'c');
-    const resume = `cd ${q(s.cwd!)} && claude --resume ${s.id}`;
-    expect(resume).toContain(`'\\''s a $dir \`x\`/`);
-    await buffered(resume);
-    const dialog = await shows(/Copied: resume command/);
-    // Whole on screen: the dialog's lines, joined, hold every character of it.
-    const inside = dialog
-      .split('\n')
-      .map((l) => /│ (.*?)\s*│/.exec(l)?.[1] ?? '')
-      .join('');
-    expect(inside.replace(/ /g, '')).toContain(resume.replace(/ /g, ''));
-    expect(dialog).toMatch(/set-clipboard on/);
+  it(
+    'c puts the quoted resume command in the tmux buffer, y the id and file; both are shown whole',
+    async () => {
+      const s = manifest.sessions[0]!;
+      expect(manifest.sessions).toHaveLength(1);
+      startApp('on');
+      await shows(/1 sessions? · /);
+      // The tree's first row is the project; its session is next.
+      tmux('send-keys', '-t', 'main', 'j');
+      await shows(new RegExp(`Identifier\\s+${s.id}`));
+      tmux('send-keys', '-t', 'main', 'c');
+      const resume = `cd ${q(s.cwd!)} && claude --resume ${s.id}`;
+      expect(resume).toContain(`'\\''s a $dir \`x\`/`);
+      await buffered(resume);
+      const dialog = await shows(/Copied: resume command/);
+      // Whole on screen: the dialog's lines, joined, hold every character of it.
+      const inside = dialog
+        .split('\n')
+        .map((l) => /│ (.*?)\s*│/.exec(l)?.[1] ?? '')
+        .join('');
+      expect(inside.replace(/ /g, '')).toContain(resume.replace(/ /g, ''));
+      expect(dialog).toMatch(/set-clipboard on/);
 
-    tmux('send-keys', '-t', 'main', 'Escape');
-    await until('the dialog to close', () => (/Copied:/.test(pane()) ? undefined : true));
-    tmux('send-keys', '-t', 'main', 'y');
-    // The bucket's name is Claude's slug of the folder (no quote left in it): a plain word, copied bare.
-    expect(s.file).toMatch(/^[\w@%+:,./-]+$/);
-    await buffered(`${s.id} ${s.file}`);
-    await shows(/Copied: id and file/);
+      tmux('send-keys', '-t', 'main', 'Escape');
+      await until('the dialog to close', () => (/Copied:/.test(pane()) ? undefined : true));
+      tmux('send-keys', '-t', 'main', 'y');
+      // The bucket's name is Claude's slug of the folder (no quote left in it): a plain word, copied bare.
+      expect(s.file).toMatch(/^[\w@%+:,./-]+$/);
+      await buffered(`${s.id} ${s.file}`);
+      await shows(/Copied: id and file/);
 
-    tmux('send-keys', '-t', 'main', 'Escape');
-    await until('the dialog to close', () => (/Copied:/.test(pane()) ? undefined : true));
-    tmux('send-keys', '-t', 'main', 'q');
-    await until('the app to quit', () => {
-      try {
-        pane();
-        return undefined;
-      } catch {
-        return true;
-      }
-    });
-  }, budget(120_000));
+      tmux('send-keys', '-t', 'main', 'Escape');
+      await until('the dialog to close', () => (/Copied:/.test(pane()) ? undefined : true));
+      tmux('send-keys', '-t', 'main', 'q');
+      await until('the app to quit', () => {
+        try {
+          pane();
+          return undefined;
+        } catch {
+          return true;
+        }
+      });
+    },
+    budget(120_000),
+  );
 });

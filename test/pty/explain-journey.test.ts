@@ -10,7 +10,7 @@ import { closeSync, existsSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { codexAdapter } from '../../src/adapters/codex/index.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { buildStore, CODEX_BIN, codexHome, installation } from '../helpers/codex.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

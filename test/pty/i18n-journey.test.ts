@@ -8,7 +8,7 @@
 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { type Language, type MessageKey, t as catalog } from '../../src/engine/i18n/index.js';
 import { KEYS, openTmux, requireTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';

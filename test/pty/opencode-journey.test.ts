@@ -6,7 +6,7 @@
 
 import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { OpencodeFixtureManifest } from '../../src/demo/fixtures/opencode.js';
+import type { OpencodeFixtureManifest } from '../../src/adapters/opencode/fixture.js';
 import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { TEST_PASSPHRASE } from '../helpers/constants.js';
 import { buildStore, expectOnlyRemoved, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';

@@ -19,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { CLI, KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { TEST_PASSPHRASE } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';

@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { buildStore, CODEX_BIN, rawClient, serverListing } from '../helpers/codex.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';

@@ -4,7 +4,7 @@
 // checked for black text and for lines wider than the terminal.
 
 import { spawnSync } from 'node:child_process';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';

@@ -10,7 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { fullMatrix, HEADLESS_100x30, KEYS, openApp, openPty, type ScreenDriver, TMUX_80x24, type TmuxScreen } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';

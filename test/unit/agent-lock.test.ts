@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { acquireAgentLock, liveLockHolder, lockPath } from '../../src/engine/cleanup/agent-lock.js';
 import { Engine } from '../../src/engine/api/engine.js';

@@ -3,10 +3,10 @@
 // the descriptors' texts in both languages, the demo's data, the isolated env,
 // and detection's order and names.
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { DEMO_AGENTS } from '../../src/demo/demo-agents.js';
 import { isolatedEnv } from '../../src/demo/demo-home.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { agentKinds, agentName, isAgentKind } from '../../src/engine/core/agents.js';
@@ -15,6 +15,9 @@ import { detectOne } from '../../src/engine/host/detect.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { inventory, NOW, session } from '../helpers/sessions.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { ROOT } from '../helpers/constants.js';
+
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 
 let t: TempEnv | undefined;
 afterEach(() => {
@@ -51,8 +54,11 @@ describe('the agent registry', () => {
     }
   });
 
-  it('keeps demo data only for agents of the registry', () => {
-    for (const k of Object.keys(DEMO_AGENTS)) expect(isAgentKind(k), k).toBe(true);
+  it('gives every agent of the registry its demo data from its own descriptor, the pinned program named by its package', () => {
+    for (const a of ADAPTERS) {
+      expect(typeof a.demo?.build, a.kind).toBe('function');
+      if (a.demo?.pinned) expect(a.demo.pinned.pkg in PKG.devDependencies, a.kind).toBe(true);
+    }
   });
 
   it('builds the isolated env from every descriptor, all inside the temp root', () => {

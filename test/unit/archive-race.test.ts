@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

@@ -10,7 +10,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import type { Inventory, Item } from '../../src/engine/core/model.js';
 import { attributeInventory } from '../../src/engine/inventory/attribution.js';

@@ -16,7 +16,7 @@ import type { TakeBackupOptions } from '../../src/engine/cleanup/backup-step.js'
 import type { BackupService } from '../../src/engine/cleanup/backup-service.js';
 import { listJournals } from '../../src/engine/cleanup/journal.js';
 import { Engine } from '../../src/engine/api/engine.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

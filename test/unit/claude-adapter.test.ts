@@ -11,7 +11,7 @@ import fs, { closeSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSyn
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildClaudeFixture, claudeSlug, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture, claudeSlug, type ClaudeFixtureManifest, type ClaudeFixtureOptions } from '../../src/adapters/claude/fixture.js';
 import { claudeAdapter } from '../../src/adapters/claude/index.js';
 import { CLAUDE_HEAD_BYTES, CLAUDE_TAIL_BYTES, readClaudeTranscript } from '../../src/adapters/claude/transcript-reader.js';
 import { CLAUDE_RUNNING_REASON, isClaudeProcess } from '../../src/adapters/claude/writers.js';

@@ -10,7 +10,7 @@ import { afterEach, expect, it } from 'vitest';
 import { PLUGIN_TEMP_ITEM, PLUGIN_VERSIONS_ITEM } from '../../src/adapters/claude/plugin-cache.js';
 import { CLAUDE_RUNNING_REASON } from '../../src/adapters/claude/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';

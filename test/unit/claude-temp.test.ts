@@ -12,7 +12,7 @@ import { claudeTempRootPaths } from '../../src/adapters/claude/temp-roots.js';
 import { CLAUDE_RUNNING_REASON } from '../../src/adapters/claude/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { backupService } from '../../src/backup/service.js';
-import { buildClaudeFixture, claudeSlug, type ClaudeFixtureManifest } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture, claudeSlug, type ClaudeFixtureManifest } from '../../src/adapters/claude/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';

@@ -24,8 +24,8 @@ import {
 } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { backupService } from '../../src/backup/service.js';

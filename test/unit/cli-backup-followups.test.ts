@@ -8,7 +8,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { cliEngine } from '../../src/cli/engine-factory.js';
 import { itemLines } from '../../src/cli/recovery.js';
 import { acquireAgentLock } from '../../src/engine/cleanup/agent-lock.js';

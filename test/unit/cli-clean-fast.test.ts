@@ -14,7 +14,7 @@ import { runCommandLine } from '../../src/cli/command-line.js';
 import { cliEngine } from '../../src/cli/engine-factory.js';
 import type { PassphraseReader } from '../../src/cli/passphrase.js';
 import type { Printer } from '../../src/cli/printer.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { exitCodeFor } from '../../src/terminal/terminal-out.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

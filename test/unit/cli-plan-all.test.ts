@@ -16,11 +16,11 @@ import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 let t: TempEnv;
 let demo: DemoHome;
 
-beforeEach(() => {
+beforeEach(async () => {
   t = makeTempEnv();
   const tmp = join(t.root, 'tmp');
   mkdirSync(tmp);
-  demo = createDemoHome(Date.now(), undefined, tmp);
+  demo = await createDemoHome(Date.now(), undefined, tmp);
 });
 afterEach(() => t.cleanup());
 

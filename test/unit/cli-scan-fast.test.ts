@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanArgs } from '../../src/cli/scan-args.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import { CLI } from '../helpers/constants.js';
 import { buildStore, makeTemplate, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

@@ -20,7 +20,7 @@ import { rulesFromArgs } from '../../src/cli/plan-rules.js';
 import type { Printer } from '../../src/cli/printer.js';
 import { runRecovery } from '../../src/cli/recovery.js';
 import { runScan } from '../../src/cli/scan.js';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import type { Engine } from '../../src/engine/api/engine.js';
 import type { SafeText } from '../../src/engine/core/text.js';
 import { exitCodeFor } from '../../src/terminal/terminal-out.js';

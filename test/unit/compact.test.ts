@@ -18,7 +18,7 @@ import { listCompactions, saveCompaction, type CompactionEntry } from '../../src
 import { compareWith, contentProof, proofDifference, type ContentProof } from '../../src/engine/cleanup/compact-proof.js';
 import { recoverCompaction, recoverCompactions } from '../../src/engine/cleanup/compact-recovery.js';
 import { readDbSpace } from '../../src/engine/host/db-space.js';
-import { buildOpencodeFixture, copyOpencodeStore } from '../../src/demo/fixtures/opencode.js';
+import { buildOpencodeFixture, copyOpencodeStore } from '../../src/adapters/opencode/fixture.js';
 import { makeTemplate, type Template } from '../helpers/opencode.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, rmSync, statSync, symlinkSync, writeSyn
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 

@@ -11,7 +11,7 @@ import { afterEach, expect, it } from 'vitest';
 import { buildDemoCodexLogs } from '../../src/demo/codex-demo-logs.js';
 import { createDemoHome } from '../../src/demo/demo-home.js';
 import { findDemoTools } from '../../src/demo/demo-tools.js';
-import { hasGit } from '../../src/demo/fixtures/opencode-snapshots.js';
+import { hasGit } from '../../src/adapters/opencode/fixture-snapshots.js';
 import { buildDemoOpencodeStore, bundledOpencodeBinDir } from '../../src/demo/opencode-demo.js';
 import { CLI } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -26,11 +26,11 @@ interface ScanItem {
   paths: string[];
 }
 
-it.runIf(typeof process.getuid === 'function')("offers Claude's leaked task output, inside the demo home, as one safe item of megabytes", () => {
+it.runIf(typeof process.getuid === 'function')("offers Claude's leaked task output, inside the demo home, as one safe item of megabytes", async () => {
   t = makeTempEnv();
   const tmp = join(t.root, 'tmp');
   mkdirSync(tmp);
-  const demo = createDemoHome(Date.now(), undefined, tmp);
+  const demo = await createDemoHome(Date.now(), undefined, tmp);
   const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'claude', '--json'], {
     env: { PATH: process.env.PATH, ...demo.env },
     encoding: 'utf8',
@@ -53,7 +53,7 @@ it.runIf(bundledOpencodeBinDir() !== null && hasGit())(
     t = makeTempEnv();
     const tmp = join(t.root, 'tmp');
     mkdirSync(tmp);
-    const demo = createDemoHome(Date.now(), undefined, tmp);
+    const demo = await createDemoHome(Date.now(), undefined, tmp);
     await buildDemoOpencodeStore(demo.root, demo.env, bundledOpencodeBinDir()!, Date.now());
     const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'opencode', '--json'], {
       env: { PATH: process.env.PATH, ...demo.env },
@@ -82,7 +82,7 @@ it.runIf(findDemoTools().missing.every((m) => m.agent !== 'codex'))(
     t = makeTempEnv();
     const tmp = join(t.root, 'tmp');
     mkdirSync(tmp);
-    const demo = createDemoHome(Date.now(), undefined, tmp);
+    const demo = await createDemoHome(Date.now(), undefined, tmp);
     const env = { ...demo.env, PATH: [...findDemoTools().dirs, '/usr/bin', '/bin'].join(':') };
     expect(await buildDemoCodexLogs(demo.root, env, Date.now())).toBe(true);
     // The build home is gone; only the database moved in.

@@ -29,12 +29,12 @@ function fakeHome(tmp: string, name: string, owner: object | null): string {
 }
 
 describe('demo home ownership', () => {
-  it('a new demo home is marked with our pid and start time, inside the temp dir given, with its own TMPDIR', () => {
+  it('a new demo home is marked with our pid and start time, inside the temp dir given, with its own TMPDIR', async () => {
     t = makeTempEnv();
     const tmp = join(t.root, 'tmp');
     mkdirSync(tmp);
     let seen: string | null = null;
-    const demo = createDemoHome(
+    const demo = await createDemoHome(
       Date.now(),
       (root) => {
         seen = root;

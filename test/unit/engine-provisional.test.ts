@@ -3,7 +3,7 @@
 // snapshot replaces them and they cannot be planned or marked.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import type { PageResult, ScanProgress, ScanSummary } from '../../src/engine/core/model.js';

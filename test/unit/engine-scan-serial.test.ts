@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import type { AgentAdapter } from '../../src/engine/core/adapter.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

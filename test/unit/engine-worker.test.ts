@@ -10,7 +10,7 @@ import type { EngineApi } from '../../src/engine/api/api.js';
 import { ENGINE_METHOD_NAMES, ENGINE_METHODS } from '../../src/engine/core/engine-methods.js';
 import { createWorkerEngine, type WorkerReply } from '../../src/engine/api/worker-client.js';
 import { deferred } from '../../src/app/deferred-engine.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import type { BackupProgress, ScanProgress } from '../../src/engine/core/model.js';
 import { isWrongPassphrase } from '../../src/engine/core/passphrase-rule.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

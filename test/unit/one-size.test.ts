@@ -9,7 +9,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEngine } from '../../src/cli/engine-factory.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { formatBytes } from '../../src/engine/core/format.js';
 import { CLI } from '../helpers/pty-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';

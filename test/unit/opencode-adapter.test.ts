@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closeQuietly, openReadOnly } from '../../src/adapters/opencode/db-open.js';
 import { dbRevision } from '../../src/adapters/opencode/db-revision.js';
 import { NO_EXECUTABLE } from '../../src/adapters/opencode/delete-route.js';
-import type { OpencodeFixtureManifest } from '../../src/demo/fixtures/opencode.js';
+import type { OpencodeFixtureManifest } from '../../src/adapters/opencode/fixture.js';
 import { opencodeAdapter } from '../../src/adapters/opencode/index.js';
 import { RUNNING_REASON } from '../../src/adapters/opencode/items.js';
 import { buildLineage, descendantsOf, minimalRoots } from '../../src/adapters/opencode/lineage.js';

@@ -7,7 +7,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { ParentHandles } from '../../src/engine/cleanup/path-safety.js';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs, { chownSync, mkdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bucketName, buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { bucketName, buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { PI_PREFIX_BYTES } from '../../src/adapters/pi/session-reader.js';
 import { isPiProcess } from '../../src/adapters/pi/writers.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';

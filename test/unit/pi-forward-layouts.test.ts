@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { piAdapter } from '../../src/adapters/pi/index.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';

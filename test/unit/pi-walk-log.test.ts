@@ -8,7 +8,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ADAPTERS } from '../../src/adapters/registry.js';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
 import type { Installation, Inventory } from '../../src/engine/core/model.js';
 import { attributeInventory } from '../../src/engine/inventory/attribution.js';
 import { lstatsDuring } from '../helpers/lstat-spy.js';

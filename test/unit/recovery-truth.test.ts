@@ -7,7 +7,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { backupService } from '../../src/backup/service.js';

@@ -10,7 +10,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, uti
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { readArchive } from '../../src/backup/archive.js';
 import { restoreArchive, settlePendingRestores } from '../../src/backup/restore.js';
 import { CLI } from '../helpers/pty-screen.js';

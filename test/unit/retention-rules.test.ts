@@ -5,8 +5,8 @@
 import { appendFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import type { Installation, Inventory, SessionRecord } from '../../src/engine/core/model.js';

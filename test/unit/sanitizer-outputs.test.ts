@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { installTerminalWidths } from '../../src/widgets/terminal-width.js';
 import { braces } from '../../src/widgets/theme.js';
 import { CLI, PtyScreen } from '../helpers/pty-screen.js';

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEngine } from '../../src/cli/engine-factory.js';
 import { createDemoHome } from '../../src/demo/demo-home.js';
 import { findDemoTools } from '../../src/demo/demo-tools.js';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { scanAgents, scanReport, scanReportPieces } from '../../src/engine/api/scan-report.js';
 import type { AgentKind } from '../../src/engine/core/model.js';
 import { safeJson, safeJsonText } from '../../src/engine/core/text.js';
@@ -70,7 +70,7 @@ describe('the streamed scan --json is byte-identical to the whole report', () =>
   });
 
   it('the demo home, every agent', { timeout: 240_000 }, async () => {
-    const home = createDemoHome(NOW, undefined, t.root);
+    const home = await createDemoHome(NOW, undefined, t.root);
     const env = { ...t.env, ...home.env, PATH: [...findDemoTools().dirs, '/usr/bin:/bin'].join(':') };
     const { whole, pieces } = await bothTexts(env, agentKinds());
     expect(JSON.parse(whole).agents).toHaveLength(agentKinds().length);

@@ -3,7 +3,8 @@
 // temporary copy of the sources with its import and its place in ADAPTERS;
 // the copy must build, and its binary must detect the stub, scan it
 // (`scan --json`), refuse a relative home variable of it (exit 2), show it in
-// the app's agent selector and in `doctor`. The copy's diff against these
+// the app's agent selector and in `doctor`, and fill its part of the demo
+// home from its descriptor (`scan --demo`). The copy's diff against these
 // sources is asserted to be exactly that folder and those two lines, so a
 // fifth agent that needed any other file changed fails here.
 
@@ -107,6 +108,15 @@ describe('a fifth agent: its folder and one registry entry', () => {
     const r = run(['scan'], { ...env, STUB_AGENT_HOME: 'relstub' });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('cleanerx: STUB_AGENT_HOME is a relative path ("relstub"); set it to an absolute path or unset it.\n');
+  });
+
+  it('--demo fills its home from its own descriptor', () => {
+    const r = run(['scan', '--demo', '--agent', 'stub', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const [stub] = JSON.parse(r.stdout).agents;
+    expect(stub.agent).toBe('stub');
+    expect(stub.home).not.toBe(env.STUB_AGENT_HOME);
+    expect(stub.sessions.map((s: { title: string }) => s.title).sort()).toEqual(['Stub demo session one', 'Stub demo session two']);
   });
 
   it('doctor names it', () => {

@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClaudeFixture } from '../../src/demo/fixtures/claude.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const REPO = join(import.meta.dirname, '..', '..');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineApi } from '../../src/engine/api/api.js';
 import { createWorkerEngine } from '../../src/engine/api/worker-client.js';
-import { buildPiFixture } from '../../src/demo/fixtures/pi.js';
+import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const WORKER = new URL('../../dist/worker.js', import.meta.url);

@@ -206,15 +206,16 @@ const ALLOWED: Record<string, string> = {
   'app/settled-signal.ts': 'appends "settled <n>" to the file CLEANERX_SETTLED_FILE names (PTY tests only; unset, nothing is written)',
   'demo/demo-home.ts': 'creates the demo home with mkdtemp in the temp dir and writes only inside it',
   'demo/demo-owner.ts': 'writes, and on exit removes, only demo homes it can prove are its own (owner file of this pid, this user, not a link)',
-  'demo/demo-agents.ts': "writes the agents' demo data into the demo home's isolated env",
   'demo/opencode-demo.ts': "builds the demo's opencode.db inside the demo home and moves it into place there",
   'demo/codex-demo-logs.ts': "builds the demo's Codex logs database beside the demo home (codex makes it) and moves it into the demo's CODEX_HOME",
-  'demo/fixtures/claude.ts': "builds a Claude Code store in the (temp) home it is given: the demo home or a test's temp dir",
-  'demo/fixtures/codex.ts': "builds a Codex store in the (temp) home it is given: the demo home or a test's temp dir",
-  'demo/fixtures/opencode.ts': "builds an OpenCode store in the (temp) home it is given: the demo home or a test's temp dir",
-  'demo/fixtures/claude-temp.ts': "builds Claude's temp root in the (temp) home it is given: the demo home or a test's temp dir",
-  'demo/fixtures/opencode-snapshots.ts': "builds OpenCode snapshot repositories in the (temp) home it is given: the demo home or a test's temp dir",
-  'demo/fixtures/pi.ts': "builds a pi store in the (temp) home it is given: the demo home or a test's temp dir",
+  'adapters/claude/fixture.ts': "builds a Claude Code store in the (temp) home it is given: the demo home or a test's temp dir",
+  'adapters/codex/fixture.ts': "builds a Codex store in the (temp) home it is given: the demo home or a test's temp dir",
+  'adapters/opencode/fixture.ts': "builds an OpenCode store in the (temp) home it is given: the demo home or a test's temp dir",
+  'adapters/claude/fixture-temp.ts': "builds Claude's temp root in the (temp) home it is given: the demo home or a test's temp dir",
+  'adapters/opencode/fixture-snapshots.ts': "builds OpenCode snapshot repositories in the (temp) home it is given: the demo home or a test's temp dir",
+  'adapters/pi/fixture.ts': "builds a pi store in the (temp) home it is given: the demo home or a test's temp dir",
+  'adapters/codex/fixture-demo.ts': "creates CODEX_HOME inside the demo home's isolated env for Codex's demo rollouts",
+  'adapters/opencode/fixture-demo.ts': "writes OpenCode's minimal demo store inside the demo home's isolated env",
 };
 
 function sourceFiles(dir: string): string[] {

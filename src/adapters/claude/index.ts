@@ -35,6 +35,8 @@ export const claudeAdapter: AgentAdapter = {
   binaryNames: ['claude'],
   extraBinDirs: (ctx) => [join(ctx.env.HOME ?? '/nonexistent', '.claude', 'local')],
   resumeCommand: claudeResume,
+  // The demo's config dir and temp root; the fixture builder loads only with --demo.
+  demo: { build: async (env, now) => (await import('./fixture-demo.js')).buildClaudeDemo(env, now) },
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CLAUDE_CONFIG_DIR', ['.claude'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     return Boolean((await lstatOrNull(join(home, 'projects')))?.isDirectory() || (await lstatOrNull(join(home, 'history.jsonl')))?.isFile());

@@ -38,6 +38,11 @@ export const codexAdapter: AgentAdapter = {
   binaryNames: ['codex'],
   extraBinDirs: (ctx) => (ctx.platform === 'darwin' ? ['/Applications/Codex.app/Contents/Resources', '/Applications/ChatGPT.app/Contents/Resources'] : []),
   resumeCommand: codexResume,
+  // The demo's rollouts; the fixture builder loads only with --demo.
+  demo: {
+    build: async (env, now) => (await import('./fixture-demo.js')).buildCodexDemo(env, now),
+    pinned: { pkg: '@openai/codex', bin: 'codex' },
+  },
   resolveHome: (ctx) => resolveAgentHome(ctx, 'CODEX_HOME', ['.codex'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     if ((await lstatOrNull(join(home, 'sessions')))?.isDirectory()) return true;

@@ -47,6 +47,8 @@ export const opencodeAdapter: AgentAdapter = {
   binaryNames: ['opencode'],
   extraBinDirs: (ctx) => [join(homeOf(ctx.env), '.opencode', 'bin')],
   resumeCommand: opencodeResume,
+  // The demo's minimal store; the fixture builder loads only with --demo.
+  demo: { build: async (env) => (await import('./fixture-demo.js')).buildOpencodeDemo(env) },
   resolveHome: resolveOpencodeHome,
   async hasData(home) {
     if ((await lstatOrNull(join(home, 'storage')))?.isDirectory()) return true;

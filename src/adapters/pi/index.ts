@@ -31,6 +31,11 @@ export const piAdapter: AgentAdapter = {
   binaryNames: ['pi'],
   extraBinDirs: () => [],
   resumeCommand: piResume,
+  // The demo's store; the fixture builder loads only with --demo.
+  demo: {
+    build: async (env, now) => (await import('./fixture-demo.js')).buildPiDemo(env, now),
+    pinned: { pkg: '@mariozechner/pi-coding-agent', bin: 'pi' },
+  },
   resolveHome: (ctx: HostContext) => resolveAgentHome(ctx, 'PI_CODING_AGENT_DIR', ['.pi', 'agent'], (v) => expandTilde(v, ctx)),
   async hasData(home) {
     const st = await lstatOrNull(join(home, 'sessions'));

@@ -55,6 +55,20 @@ interface AdapterDescriptor {
   extraBinDirs(ctx: HostContext, home: string): string[];
   /** The agent's own command that reopens a session, as its pinned CLI accepts it (`c` copies it); null when it has none for this one. */
   resumeCommand(session: Pick<SessionRecord, 'id' | 'cwd' | 'paths'>): ResumeCommand | null;
+  /** Its part of `cleanerx --demo` (absent: an empty isolated home). */
+  demo?: AgentDemo;
+}
+
+/** What an agent brings to the throw-away demo home. */
+export interface AgentDemo {
+  /**
+   * Writes the agent's demo data into the home `env` (the isolated env) points
+   * at; its fixture builder is a dynamic import inside, so a command about one
+   * agent never loads it.
+   */
+  build(env: Readonly<Record<string, string>>, now: number): Promise<void>;
+  /** The package pinned in cleanerx's package.json whose program the demo runs, when there is one. */
+  pinned?: { pkg: string; bin: string };
 }
 
 /** One of an agent's variables and its rule. */
