@@ -97,7 +97,7 @@ export class ManifestTable {
     return this.roots;
   }
 
-  /** A short-lived object of entry `i`, with the fields its manifest gave. */
+  /** A short-lived object of entry `i`, with the fields its manifest gave (in the writer's order). */
   entry(i: number): ManifestEntry {
     const mode = this.modes[i]!;
     const f = this.flags[i]!;
@@ -107,8 +107,8 @@ export class ManifestTable {
       sha256: this.sha256(i),
       sizeBytes: this.sizes[i]!,
       ...(mode !== NO_MODE ? { mode } : {}),
-      ...(f & SPARSE ? { sparse: true as const } : {}),
       ...(f & HAS_MTIME ? { mtimeNs: String(this.mtimes[i]!) } : {}),
+      ...(f & SPARSE ? { sparse: true as const } : {}),
     };
   }
 
