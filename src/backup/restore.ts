@@ -21,7 +21,7 @@ import { ArchiveError, readArchiveTable, type ManifestDir, type ManifestDirAttrs
 import type { TableManifest } from './manifest-read.js';
 import type { ManifestTable } from './manifest-table.js';
 import { AnchoredTree, commitFile, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, setMtime, uncommit, unlinkAt } from './restore-commit.js';
-import { StagingWriter } from './restore-staging.js';
+import { removeStaging, StagingWriter } from './restore-staging.js';
 import {
   listRestoreJournals,
   partialName,
@@ -270,7 +270,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
   } finally {
     if (tidy) {
       await stager.settle();
-      await fsp.rm(staging, { recursive: true, force: true });
+      await removeStaging(staging);
       crashPoint('restore:unstaged');
       await removeRestoreJournal(journalDir, id);
       if (made) await removeEmptyDirs(journalDir, made);
@@ -651,7 +651,7 @@ async function removeOrphanStaging(parent: string, journalDir: string): Promise<
       )
     )
       continue;
-    await fsp.rm(p, { recursive: true, force: true });
+    await removeStaging(p);
   }
 }
 
@@ -673,7 +673,7 @@ async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOut
     };
   }
   const finish = async (): Promise<void> => {
-    await fsp.rm(j.staging, { recursive: true, force: true });
+    await removeStaging(j.staging);
     await removeRestoreJournal(o.journalDir, j.restoreId);
   };
   if (j.status === 'staging') {
