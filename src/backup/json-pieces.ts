@@ -10,7 +10,8 @@ export interface JsonList<T> {
 }
 
 const isList = (v: unknown): v is JsonList<unknown> =>
-  Array.isArray(v) || (typeof v === 'object' && v !== null && typeof (v as JsonList<unknown>).at === 'function' && typeof (v as JsonList<unknown>).length === 'number');
+  Array.isArray(v) ||
+  (typeof v === 'object' && v !== null && typeof (v as JsonList<unknown>).at === 'function' && typeof (v as JsonList<unknown>).length === 'number');
 
 /** Pieces are gathered to about this many characters before they are handed on. */
 const PIECE_CHARS = 64 * 1024;

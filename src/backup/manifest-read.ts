@@ -25,7 +25,8 @@ const safeRef = (e: { root?: unknown; relativePath?: unknown }): boolean =>
 
 function checkEntry(v: unknown): ManifestEntry {
   const e = (v ?? {}) as ManifestEntry;
-  if (typeof e.root !== 'string' || !ROOT_LABEL.test(e.root) || typeof e.relativePath !== 'string') throw new ArchiveError('The manifest names an invalid entry.');
+  if (typeof e.root !== 'string' || !ROOT_LABEL.test(e.root) || typeof e.relativePath !== 'string')
+    throw new ArchiveError('The manifest names an invalid entry.');
   if (!e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s))) throw new ArchiveError(`The manifest names an unsafe path: ${e.relativePath}`);
   if (typeof e.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(e.sha256) || !Number.isSafeInteger(e.sizeBytes) || e.sizeBytes < 0)
     throw new ArchiveError('The manifest has an invalid hash or size.');

@@ -118,8 +118,7 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
         o.progress({ phase: 'backup', bytesDone, bytesTotal, current: 'reopening and verifying the archive' });
       },
     });
-    if (m.id !== id || m.operationId !== j.operationId || m.entries.length !== written.files)
-      throw new Error('the archive does not match what was written');
+    if (m.id !== id || m.operationId !== j.operationId || m.entries.length !== written.files) throw new Error('the archive does not match what was written');
   } catch (e) {
     await fsp.unlink(archivePath).catch(() => undefined);
     throw new Error(`The backup failed its verification and was removed: ${(e as Error).message}`);

@@ -118,9 +118,9 @@ describe('the manifest walk', () => {
     expect(() => parsed(good.replace('"entries":[', '"entries":{"x":[').replace('],"dirs"', ']},"dirs"'))).toThrow(/no valid cleanerx manifest/);
     expect(() => parsed(JSON.stringify(manifestOf([{ ...ENTRIES[0]!, mtimeNs: '1e9' }])))).toThrow(/invalid modification time/);
     expect(() => parsed(JSON.stringify(manifestOf([{ ...ENTRIES[0]!, relativePath: 'sessions/../x' }])))).toThrow(/unsafe path/);
-    expect(() => parsed(JSON.stringify(manifestOf(ENTRIES, { dirs: [{ root: 'pi_home', relativePath: 'sessions/a.jsonl', mode: 0o700, mtimeNs: '1' }] })))).toThrow(
-      /as a file and a directory/,
-    );
+    expect(() =>
+      parsed(JSON.stringify(manifestOf(ENTRIES, { dirs: [{ root: 'pi_home', relativePath: 'sessions/a.jsonl', mode: 0o700, mtimeNs: '1' }] }))),
+    ).toThrow(/as a file and a directory/);
     expect(() => unpackManifest(parseManifest(Buffer.from(good), 'claude'))).toThrow('The archive belongs to pi, not claude.');
   });
 
