@@ -8,7 +8,8 @@
 
 import { JsonTooDeepError, MAX_JSON_DEPTH } from '../engine/core/bounded-json.js';
 import type { AgentKind } from '../engine/core/model.js';
-import { ArchiveError, type Manifest, type ManifestEntry } from './archive.js';
+import { ArchiveError } from './archive-error.js';
+import type { Manifest, ManifestEntry } from './manifest.js';
 import { ManifestTable } from './manifest-table.js';
 
 /** A manifest as a reader holds it: every field of Manifest, the file entries packed. */

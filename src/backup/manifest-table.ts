@@ -6,7 +6,7 @@
 // A hash index over (root, path) finds an entry by name and refuses a
 // duplicate as it is added, without a set of key strings.
 
-import type { ManifestEntry } from './archive.js';
+import type { ManifestEntry } from './manifest.js';
 
 const NO_MODE = -1;
 const SPARSE = 1;
