@@ -23,87 +23,28 @@ import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import { AgeEncryptor, AgePayloadError, AgePayloadReader, openAgeFile } from './age-stream.js';
+import { ArchiveError } from './archive-error.js';
 import { MANIFEST_NAME, manifestRegion } from './manifest-region.js';
+import { parseManifest, type TableManifest, unpackManifest } from './manifest-read.js';
+import type { ManifestTable } from './manifest-table.js';
 import { PayloadSink } from './payload-sink.js';
 import { BLOCK, pad512, tarHeader } from './tar-header.js';
 import { archiveIdentity, markVerified, wasVerified } from './verified-archives.js';
 import { FRAME_BYTES, ZstdFrameReader } from './zstd-frames.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { BoundedReadError, openRegularFileAsync } from '../engine/host/bounded-read.js';
-import { parseBoundedJson } from '../engine/core/bounded-json.js';
 
-export { MANIFEST_NAME };
-
-export interface ManifestEntry {
-  root: string;
-  relativePath: string;
-  sha256: string;
-  sizeBytes: number;
-  /** Permission bits (0–0o777) the file had; a restore gives them back (older archives: 0600). */
-  mode?: number;
-  /** The file had holes (fewer blocks allocated than its size): a restore may write its runs of zeros as holes. The payload holds every byte (zeros included) all the same. */
-  sparse?: true;
-  /** Modification time in ns since the epoch, a decimal string (beyond a JSON number's precision); format 2 on. */
-  mtimeNs?: string;
-}
-
-/** A directory under a planned path with no archived file anywhere below it: restore recreates it (the payload has nothing that would). */
-export interface ManifestDir {
-  root: string;
-  relativePath: string;
-  mode: number;
-}
-
-/**
- * A directory on the way to or under a planned path (format 2 on): a restore
- * that has to create it gives it this mode and mtime once its contents are
- * in place. Below the root only; the root itself is never recorded.
- */
-export interface ManifestDirAttrs {
-  root: string;
-  relativePath: string;
-  mode: number;
-  mtimeNs: string;
-}
-
-export type SkippedKind = 'fifo' | 'socket' | 'device';
-
-/** Something under a planned path that is not a regular file or directory: not archived (it holds no data to keep), named here and reported. */
-interface ManifestSkipped {
-  root: string;
-  relativePath: string;
-  kind: SkippedKind;
-}
+export { ArchiveError, MANIFEST_NAME };
+export type { Manifest, ManifestDir, ManifestDirAttrs, ManifestEntry, SkippedKind } from './manifest.js';
+import type { Manifest, ManifestDir, ManifestDirAttrs, ManifestEntry, ManifestSkipped, SkippedKind } from './manifest.js';
 
 /** 2: files carry mtimeNs, and `dirs` holds every directory's mode and mtime. 1 (still restored): neither. */
 const MANIFEST_FORMAT = 2;
-
-export interface Manifest {
-  formatVersion: 1 | 2;
-  id: string;
-  agent: AgentKind;
-  createdAt: string;
-  expiresAt: string;
-  operationId: string;
-  itemCount: number;
-  originalBytes: number;
-  archiveBytes: 0;
-  entries: ManifestEntry[];
-  /** Present when there are any (archives before it: none recorded). */
-  emptyDirs?: ManifestDir[];
-  skipped?: ManifestSkipped[];
-  /** Format 2 on: every directory a restore may create, parents first. */
-  dirs?: ManifestDirAttrs[];
-}
 
 export interface SourceFile {
   root: string;
   rootDir: string;
   path: string;
-}
-
-export class ArchiveError extends Error {
-  readonly archive = true;
 }
 
 interface CollectedEntries {
@@ -325,9 +266,9 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
 
 interface ReadHandlers {
   /** Called once with the validated manifest, before any payload. */
-  manifest?(m: Manifest): void | Promise<void>;
-  /** Receives each payload's bytes (already checked against the manifest when the entry ends). */
-  payload?(entry: ManifestEntry, stream: Readable): Promise<void>;
+  manifest?(m: TableManifest): void | Promise<void>;
+  /** Receives each payload's bytes (already checked against the manifest when the entry ends); `index` is its entry's in the manifest. */
+  payload?(entry: ManifestEntry, stream: Readable, index: number): Promise<void>;
 }
 
 interface ReadOptions {
@@ -342,61 +283,6 @@ interface ReadOptions {
    * counts once it ends) of the manifest's, and bytes read of its original bytes.
    */
   onRead?(entriesDone: number, entriesTotal: number, bytesDone: number, bytesTotal: number): void;
-}
-
-const SAFE_SEGMENT = /^(?!\.\.?$)[^/\0]+$/;
-/** A root's label as the engine names them: `<agent>_home`, `<agent>_root<n>` (Claude's temp roots), `<agent>_session_export`. */
-const ROOT_LABEL = /^[a-z_]+[0-9]*$/;
-/** A time in ns as a decimal string, within what a 64-bit timespec holds. */
-const validNs = (v: unknown): v is string => typeof v === 'string' && /^-?[0-9]{1,19}$/.test(v) && BigInt(v) < 2n ** 63n && BigInt(v) > -(2n ** 63n);
-
-function validManifest(v: unknown, expectAgent?: AgentKind): Manifest {
-  const m = v as Manifest;
-  if (!m || (m.formatVersion !== 1 && m.formatVersion !== 2) || typeof m.id !== 'string' || !Array.isArray(m.entries))
-    throw new ArchiveError('The archive has no valid cleanerx manifest.');
-  if (expectAgent && m.agent !== expectAgent) throw new ArchiveError(`The archive belongs to ${m.agent}, not ${expectAgent}.`);
-  const seen = new Set<string>();
-  for (const e of m.entries) {
-    if (typeof e.root !== 'string' || !ROOT_LABEL.test(e.root) || typeof e.relativePath !== 'string')
-      throw new ArchiveError('The manifest names an invalid entry.');
-    if (!e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s))) throw new ArchiveError(`The manifest names an unsafe path: ${e.relativePath}`);
-    if (!/^[0-9a-f]{64}$/.test(e.sha256) || !Number.isSafeInteger(e.sizeBytes) || e.sizeBytes < 0)
-      throw new ArchiveError('The manifest has an invalid hash or size.');
-    if (e.mode !== undefined && (!Number.isInteger(e.mode) || e.mode < 0 || e.mode > 0o777)) throw new ArchiveError('The manifest has an invalid file mode.');
-    if (e.sparse !== undefined && e.sparse !== true) throw new ArchiveError('The manifest has an invalid sparse flag.');
-    if (e.mtimeNs !== undefined && !validNs(e.mtimeNs)) throw new ArchiveError('The manifest has an invalid modification time.');
-    const key = `${e.root}/${e.relativePath}`;
-    if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} twice.`);
-    seen.add(key);
-  }
-  const safeRef = (e: { root?: unknown; relativePath?: unknown }): boolean =>
-    typeof e.root === 'string' && ROOT_LABEL.test(e.root) && typeof e.relativePath === 'string' && e.relativePath.split('/').every((s) => SAFE_SEGMENT.test(s));
-  if (m.emptyDirs !== undefined) {
-    if (!Array.isArray(m.emptyDirs)) throw new ArchiveError('The manifest has an invalid list of empty directories.');
-    for (const d of m.emptyDirs) {
-      if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777)
-        throw new ArchiveError('The manifest names an invalid or unsafe empty directory.');
-      if (seen.has(`${d.root}/${d.relativePath}`)) throw new ArchiveError(`The manifest names ${d.root}/${d.relativePath} as a file and a directory.`);
-    }
-  }
-  if (m.dirs !== undefined) {
-    if (!Array.isArray(m.dirs)) throw new ArchiveError('The manifest has an invalid list of directories.');
-    const dirSeen = new Set<string>();
-    for (const d of m.dirs) {
-      if (!d || !safeRef(d) || !Number.isInteger(d.mode) || d.mode < 0 || d.mode > 0o777 || !validNs(d.mtimeNs))
-        throw new ArchiveError('The manifest names an invalid or unsafe directory.');
-      const key = `${d.root}/${d.relativePath}`;
-      if (seen.has(key)) throw new ArchiveError(`The manifest names ${key} as a file and a directory.`);
-      if (dirSeen.has(key)) throw new ArchiveError(`The manifest names the directory ${key} twice.`);
-      dirSeen.add(key);
-    }
-  }
-  if (m.skipped !== undefined) {
-    if (!Array.isArray(m.skipped)) throw new ArchiveError('The manifest has an invalid list of skipped entries.');
-    for (const k of m.skipped)
-      if (!k || !safeRef(k) || !['fifo', 'socket', 'device'].includes(k.kind)) throw new ArchiveError('The manifest names an invalid skipped entry.');
-  }
-  return m;
 }
 
 const MAX_MANIFEST = 64 * 1024 * 1024;
@@ -415,43 +301,45 @@ async function manifestBytes(entry: AsyncIterable<unknown>, declared: number): P
   return buf.subarray(0, size);
 }
 
-const payloadName = (e: ManifestEntry): string => `payload/${e.root}/${e.relativePath}`;
+const payloadName = (t: ManifestTable, i: number): string => `payload/${t.root(i)}/${t.relativePath(i)}`;
 
 /**
  * Matches payload names to manifest entries. cleanerx writes the payloads in
  * the manifest's order, so the next entry is checked first and nothing is
- * kept per path; an archive in any other order falls back to a map of every
- * name (built once, at the first payload out of order).
+ * kept per path; an archive in any other order is matched through the
+ * table's own index, one bit per entry marking it seen.
  */
 class PayloadNames {
   private next = 0;
-  private byName: Map<string, ManifestEntry> | null = null;
-  private seen: Set<string> | null = null;
+  private seen: Uint8Array | null = null;
 
-  constructor(private readonly entries: readonly ManifestEntry[]) {}
+  constructor(private readonly entries: ManifestTable) {}
 
-  /** The entry named `name`; refuses a name the manifest lacks or one seen before. */
-  take(name: string): ManifestEntry {
-    const expected = this.entries[this.next];
-    if (!this.byName && expected && name === payloadName(expected)) {
-      this.next++;
-      return expected;
+  /** The index of the entry named `name`; refuses a name the manifest lacks or one seen before. */
+  take(name: string): number {
+    if (!this.seen && this.next < this.entries.length && name === payloadName(this.entries, this.next)) return this.next++;
+    if (!this.seen) {
+      this.seen = new Uint8Array(this.entries.length);
+      this.seen.fill(1, 0, this.next);
     }
-    if (!this.byName) {
-      this.byName = new Map(this.entries.map((e) => [payloadName(e), e]));
-      this.seen = new Set(this.entries.slice(0, this.next).map(payloadName));
-    }
-    const e = this.byName.get(name);
-    if (!e) throw new ArchiveError(`The archive holds an entry the manifest does not name: ${name}`);
-    if (this.seen!.has(name)) throw new ArchiveError(`The archive holds ${name} twice.`);
-    this.seen!.add(name);
-    return e;
+    const m = /^payload\/([^/]+)\/(.+)$/s.exec(name);
+    const i = m ? this.entries.indexOf(m[1]!, m[2]!) : -1;
+    if (i < 0) throw new ArchiveError(`The archive holds an entry the manifest does not name: ${name}`);
+    if (this.seen[i]) throw new ArchiveError(`The archive holds ${name} twice.`);
+    this.seen[i] = 1;
+    return i;
   }
 
   /** Refuses an archive that ended before every entry of its manifest had its payload. */
   checkComplete(): void {
-    const missing = this.byName ? [...this.byName.keys()].filter((k) => !this.seen!.has(k)) : this.entries.slice(this.next).map(payloadName);
-    if (missing.length) throw new ArchiveError(`The archive is missing ${missing.length} payload(s), e.g. ${missing[0]}.`);
+    let missing = 0;
+    let first = -1;
+    for (let i = this.seen ? 0 : this.next; i < this.entries.length; i++)
+      if (!this.seen?.[i]) {
+        missing++;
+        if (first < 0) first = i;
+      }
+    if (missing) throw new ArchiveError(`The archive is missing ${missing} payload(s), e.g. ${payloadName(this.entries, first)}.`);
   }
 }
 
@@ -462,13 +350,13 @@ class PayloadNames {
  * archive this process has just verified, when `opts.reuseVerified`),
  * nothing missing and nothing extra.
  */
-export async function readArchive(
+export async function readArchiveTable(
   archivePath: string,
   identity: string,
   handlers: ReadHandlers = {},
   expectAgent?: AgentKind,
   opts: ReadOptions = {},
-): Promise<Manifest> {
+): Promise<TableManifest> {
   let fh: FileHandle;
   let st: Stats;
   let key: { payloadKey: Buffer; payloadOffset: number };
@@ -491,7 +379,7 @@ export async function readArchive(
   // The same open file for the payload: the header just authenticated is this file's.
   const plain = new AgePayloadReader(fh, key.payloadKey, key.payloadOffset);
   const extract = tar.extract();
-  let manifest: Manifest | null = null;
+  let manifest: TableManifest | null = null;
   let payloads: PayloadNames | null = null;
   let bytesRead = 0;
   let entriesRead = 0;
@@ -502,13 +390,14 @@ export async function readArchive(
       if (h.type !== 'file') throw new ArchiveError(`The archive holds a non-file entry (${h.type}: ${h.name}).`);
       if (!manifest) {
         if (h.name !== MANIFEST_NAME) throw new ArchiveError('The archive does not start with its manifest.');
-        manifest = validManifest(parseBoundedJson((await manifestBytes(entry, h.size ?? 0)).toString('utf8')), expectAgent);
+        manifest = parseManifest(await manifestBytes(entry, h.size ?? 0), expectAgent);
         payloads = new PayloadNames(manifest.entries);
         await handlers.manifest?.(manifest);
         reported();
         continue;
       }
-      const e = payloads!.take(h.name);
+      const i = payloads!.take(h.name);
+      const size0 = manifest.entries.sizeBytes(i);
       const hash = hashed ? createHash('sha256') : null;
       let size = 0;
       const checked = new Transform({
@@ -521,9 +410,9 @@ export async function readArchive(
         },
       });
       entry.pipe(checked);
-      if (handlers.payload) await handlers.payload(e, checked);
+      if (handlers.payload) await handlers.payload(manifest.entries.entry(i), checked, i);
       else for await (const _ of checked) void _;
-      if (size !== e.sizeBytes || (hash && hash.digest('hex') !== e.sha256))
+      if (size !== size0 || (hash && hash.digest('hex') !== manifest.entries.sha256(i)))
         throw new ArchiveError(`${h.name} does not match its manifest entry (size or SHA-256).`);
       entriesRead++;
       reported();
@@ -542,6 +431,11 @@ export async function readArchive(
   payloads!.checkComplete();
   if (hashed) markVerified(archiveId);
   return manifest;
+}
+
+/** readArchiveTable, every entry then unpacked into an object: for a caller that wants them all (a small archive). */
+export async function readArchive(...args: Parameters<typeof readArchiveTable>): Promise<Manifest> {
+  return unpackManifest(await readArchiveTable(...args));
 }
 
 export function newBackupId(): string {

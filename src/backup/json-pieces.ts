@@ -3,10 +3,20 @@
 // pieces of about 64 KiB, so that the whole text never exists at once; the
 // pieces joined are exactly JSON.stringify(record).
 
+/** A list written element by element like an array (an array is one): e.g. a packed table that makes each element on demand. */
+export interface JsonList<T> {
+  readonly length: number;
+  at(i: number): T | undefined;
+}
+
+const isList = (v: unknown): v is JsonList<unknown> =>
+  Array.isArray(v) ||
+  (typeof v === 'object' && v !== null && typeof (v as JsonList<unknown>).at === 'function' && typeof (v as JsonList<unknown>).length === 'number');
+
 /** Pieces are gathered to about this many characters before they are handed on. */
 const PIECE_CHARS = 64 * 1024;
 
-/** JSON.stringify(record) in pieces, each array-valued field (entries, dirs, …) one element at a time. */
+/** JSON.stringify(record) in pieces, each array-valued field (entries, dirs, …) one element at a time; a JsonList field as if it were its array. */
 export function* jsonPieces(record: object): Generator<string> {
   let text = '{';
   let first = true;
@@ -14,13 +24,13 @@ export function* jsonPieces(record: object): Generator<string> {
     if (value === undefined) continue;
     text += `${first ? '' : ','}${JSON.stringify(key)}:`;
     first = false;
-    if (!Array.isArray(value)) {
+    if (!isList(value)) {
       text += JSON.stringify(value);
       continue;
     }
     text += '[';
     for (let i = 0; i < value.length; i++) {
-      text += (i ? ',' : '') + JSON.stringify(value[i]);
+      text += (i ? ',' : '') + JSON.stringify(value.at(i));
       if (text.length >= PIECE_CHARS) {
         yield text;
         text = '';

@@ -15,7 +15,8 @@ import { writeFileAtomic } from '../engine/host/atomic.js';
 import { crashPoint } from '../engine/core/faults.js';
 import type { AgentKind } from '../engine/core/model.js';
 import { parseBoundedJson } from '../engine/core/bounded-json.js';
-import { jsonBytes, jsonPieces } from './json-pieces.js';
+import { jsonBytes, jsonPieces, type JsonList } from './json-pieces.js';
+import type { ManifestTable } from './manifest-table.js';
 
 /** staging: decrypting into staging, nothing written to the agent yet; committing: files going into place; committed: every file in place, staging still to remove; rollingBack: undoing. */
 type RestoreStatus = 'staging' | 'committing' | 'committed' | 'rollingBack';
@@ -33,6 +34,48 @@ export interface RestoreJournalEntry {
   staged: string;
   /** Byte-identical at the destination before this restore committed anything: never removed by a rollback. */
   present: boolean;
+}
+
+/** The journal's files: an array when read back, a PlannedEntries view while a restore runs. */
+type JournalEntries = JsonList<RestoreJournalEntry>;
+
+/**
+ * The files a restore plans, packed: the manifest's entries by index, each
+ * with its staged name and whether it was already in place, made into a
+ * RestoreJournalEntry only when asked for (the journal's text, a commit).
+ */
+export class PlannedEntries implements JournalEntries {
+  /** 1: byte-identical at its destination before this restore committed anything. */
+  readonly present: Uint8Array;
+
+  /** `indexes`: the manifest entries restored, in order; `staged`: each manifest entry's staged name (a number). */
+  constructor(
+    private readonly table: ManifestTable,
+    readonly indexes: Uint32Array,
+    private readonly staged: Int32Array,
+  ) {
+    this.present = new Uint8Array(indexes.length);
+  }
+
+  get length(): number {
+    return this.indexes.length;
+  }
+
+  at(i: number): RestoreJournalEntry | undefined {
+    if (!(i >= 0 && i < this.indexes.length)) return undefined;
+    const k = this.indexes[i]!;
+    const e = this.table.entry(k);
+    return {
+      root: e.root,
+      path: e.relativePath,
+      sha256: e.sha256,
+      sizeBytes: e.sizeBytes,
+      mode: e.mode ?? 0o600,
+      ...(e.mtimeNs !== undefined ? { mtimeNs: e.mtimeNs } : {}),
+      staged: String(this.staged[k]!),
+      present: this.present[i] === 1,
+    };
+  }
 }
 
 export interface RestoreJournalDir {
@@ -61,7 +104,7 @@ export interface RestoreJournal {
   uid: number;
   /** Root label → absolute dir, as allowlisted when the restore started. */
   roots: Record<string, string>;
-  entries: RestoreJournalEntry[];
+  entries: JournalEntries;
   /**
    * Dirs this restore may create, outermost first (root label + relative
    * path): parents of planned files, and the backup's empty dirs, which carry
@@ -157,7 +200,7 @@ function checkJournal(v: unknown, id: string): RestoreJournal | string {
   if (typeof j.uid !== 'number' || !j.roots || typeof j.roots !== 'object') return 'The restore journal has no roots.';
   for (const d of Object.values(j.roots)) if (typeof d !== 'string' || !d.startsWith('/')) return 'The restore journal has a root that is not absolute.';
   if (!Array.isArray(j.entries) || !Array.isArray(j.dirs)) return 'The restore journal has no entry list.';
-  for (const e of j.entries) {
+  for (const e of j.entries as RestoreJournalEntry[]) {
     if (!e || typeof e !== 'object' || !(e.root in j.roots) || !safeRelative(e.path) || !HEX64.test(String(e.sha256)))
       return 'The restore journal holds a malformed entry.';
     if (typeof e.sizeBytes !== 'number' || typeof e.mode !== 'number' || typeof e.present !== 'boolean' || !/^[0-9]{1,9}$/.test(String(e.staged)))

@@ -15,8 +15,42 @@ import { futimesSeconds, SparseWriter } from './restore-commit.js';
 const WRITES_IN_FLIGHT = 2;
 /** Files finishing in the background at once. */
 const TAILS = 8;
-/** How many staged files are fsync'd at once (libuv's pool has 4 threads; the rest queue). */
+/** How many staged files are fsync'd (or removed) at once (libuv's pool has 4 threads; the rest queue). */
 const SYNC_PARALLEL = 8;
+
+/**
+ * Removes a staging dir (cleanerx's own, private, flat) and its files, a few
+ * unlinks at a time as its listing streams. fs.rm({ recursive }) starts one
+ * request per entry at once: for 200,000 staged files that held ~2 KB each
+ * (its promises in the heap, libuv's requests outside), 440 MB at the end
+ * of a restore. Anything it does not expect (a subdir) is left to fs.rm.
+ */
+export async function removeStaging(dir: string): Promise<void> {
+  // Inside the private 0700 staging parent; a link there is removed itself, never followed.
+  const st = await fsp.lstat(dir).catch(() => null);
+  if (!st) return;
+  if (!st.isDirectory()) return fsp.rm(dir, { recursive: true, force: true });
+  const d = await fsp.opendir(dir);
+  const unlinks = new Set<Promise<void>>();
+  try {
+    for await (const entry of d) {
+      if (!entry.isFile()) continue;
+      while (unlinks.size >= SYNC_PARALLEL) await Promise.race(unlinks);
+      const p: Promise<void> = fsp
+        .unlink(join(dir, entry.name))
+        .catch(() => undefined)
+        .then(() => void unlinks.delete(p));
+      unlinks.add(p);
+    }
+  } finally {
+    await Promise.all(unlinks);
+  }
+  const removed = await fsp.rmdir(dir).then(
+    () => true,
+    () => false,
+  );
+  if (!removed) await fsp.rm(dir, { recursive: true, force: true });
+}
 
 export class StagingWriter {
   private readonly tails = new Set<Promise<void>>();

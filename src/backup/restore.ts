@@ -17,12 +17,15 @@ import { ensurePrivateDir } from '../engine/host/atomic.js';
 import type { DirHandle } from '../engine/host/anchored-fs.js';
 import { crashPoint, failPoint } from '../engine/core/faults.js';
 import type { AgentKind, BackupProgress } from '../engine/core/model.js';
-import { ArchiveError, readArchive, type Manifest, type ManifestDir, type ManifestDirAttrs, type ManifestEntry, type SkippedKind } from './archive.js';
+import { ArchiveError, readArchiveTable, type ManifestDir, type ManifestDirAttrs, type SkippedKind } from './archive.js';
+import type { TableManifest } from './manifest-read.js';
+import type { ManifestTable } from './manifest-table.js';
 import { AnchoredTree, commitFile, hashFd, holdsContent, lstatAt, openStaging, removeCreatedDir, setMtime, uncommit, unlinkAt } from './restore-commit.js';
-import { StagingWriter } from './restore-staging.js';
+import { removeStaging, StagingWriter } from './restore-staging.js';
 import {
   listRestoreJournals,
   partialName,
+  PlannedEntries,
   removeRestoreJournal,
   restoreJournalPath,
   safeRelative,
@@ -72,7 +75,7 @@ export interface RestoreOptions {
 }
 
 export interface RestoreResult {
-  manifest: Manifest;
+  manifest: TableManifest;
   /** Every destination now holding its backed-up content (written now, or already byte-identical). */
   restored: string[];
   /** The subset that was already there byte-identical (e.g. put back by an interrupted restore) and was left as it was. */
@@ -85,7 +88,7 @@ export interface RestoreResult {
 
 const KIND_TEXT: Record<SkippedKind, string> = { fifo: 'a FIFO (named pipe)', socket: 'a socket', device: 'a device file' };
 
-function notInBackup(o: RestoreOptions, m: Manifest, wanted: (e: { root: string; relativePath: string }) => boolean): string[] {
+function notInBackup(o: RestoreOptions, m: TableManifest, wanted: (e: { root: string; relativePath: string }) => boolean): string[] {
   return (m.skipped ?? [])
     .filter((k) => o.roots[k.root] && wanted(k))
     .map(
@@ -134,30 +137,31 @@ async function stageArchive(
   o: RestoreOptions,
   stager: StagingWriter,
   wanted: (e: { root: string; relativePath: string }) => boolean,
-): Promise<{ manifest: Manifest; staged: Map<ManifestEntry, string> }> {
-  const staged = new Map<ManifestEntry, string>();
+): Promise<{ manifest: TableManifest; staged: Int32Array }> {
+  // By manifest index: the staged name (a number), -1 for an entry not staged.
+  let staged = new Int32Array(0);
   const imp = o.sessionImport;
   let n = 0;
-  const manifest = await readArchive(
+  const manifest = await readArchiveTable(
     o.archivePath,
     o.identity,
     {
       manifest: (m) => {
         if (o.expectId && m.id !== o.expectId) throw new ArchiveError('The archive does not belong to this catalog entry.');
+        staged = new Int32Array(m.entries.length).fill(-1);
       },
-      payload: async (entry, stream) => {
+      payload: async (entry, stream, index) => {
         const imported = Boolean(imp && entry.root === imp.root);
         // A dry run writes no file copy: the reader still hash-checks every payload,
         // and the preflight needs only names. Session exports are staged even then
         // (the import route reads them to say what it would import).
         if ((!imported && !wanted(entry)) || (o.dryRun && !imported)) {
           for await (const _ of stream) void _; // still hash-checked by the reader
-          if (o.dryRun && wanted(entry)) staged.set(entry, String(n++));
+          if (o.dryRun && wanted(entry)) staged[index] = n++;
           return;
         }
-        const name = String(n++);
-        await stager.stage(name, stream, entry.mode ?? 0o600, entry.mtimeNs);
-        staged.set(entry, name);
+        staged[index] = n;
+        await stager.stage(String(n++), stream, entry.mode ?? 0o600, entry.mtimeNs);
       },
     },
     o.agent,
@@ -168,6 +172,26 @@ async function stageArchive(
     },
   );
   return { manifest, staged };
+}
+
+/** The staged files' names (every entry staged). */
+function* stagedNames(staged: Int32Array): Generator<string> {
+  for (const n of staged) if (n >= 0) yield String(n);
+}
+
+/** The manifest entries a restore wants, in manifest order. */
+function wantedIndexes(t: ManifestTable, wanted: (e: { root: string; relativePath: string }) => boolean): Uint32Array {
+  const out = new Uint32Array(t.length);
+  let n = 0;
+  for (let i = 0; i < t.length; i++) if (wanted({ root: t.root(i), relativePath: t.relativePath(i) })) out[n++] = i;
+  return out.subarray(0, n);
+}
+
+/** The destinations the preflight found already holding their content. */
+function presentDests(t: ManifestTable, planned: PlannedEntries, roots: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < planned.length; i++) if (planned.present[i]) out.push(destOf(roots, t.root(planned.indexes[i]!), t.relativePath(planned.indexes[i]!)));
+  return out;
 }
 
 export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> {
@@ -192,12 +216,13 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
     // Durable before the journal can say "committing" (a resume links these very inodes):
     // every staged file fsync'd at once, overlapped, then the staging dir once, instead
     // of one fsync per file while the archive streams.
-    if (!o.dryRun) await stager.sync(staged.values());
+    if (!o.dryRun) await stager.sync(stagedNames(staged));
     crashPoint('restore:staged');
-    if (imp && manifest.entries.some((e) => e.root === imp.root)) {
-      if (manifest.entries.some((e) => e.root !== imp.root))
-        throw new ArchiveError('The archive mixes session exports with files; cleanerx never writes such an archive.');
-      const byPath = new Map(manifest.entries.map((e) => [e.relativePath, join(staging, staged.get(e)!)]));
+    const labels = manifest.entries.rootLabels();
+    if (imp && labels.includes(imp.root)) {
+      if (labels.some((r) => r !== imp.root)) throw new ArchiveError('The archive mixes session exports with files; cleanerx never writes such an archive.');
+      const byPath = new Map<string, string>();
+      for (let i = 0; i < manifest.entries.length; i++) byPath.set(manifest.entries.relativePath(i), join(staging, String(staged[i]!)));
       const result = (restored: string[]): RestoreResult => ({ manifest, restored, alreadyPresent: [], emptyDirs: [], notInBackup: [] });
       o.onProgress?.({ step: o.dryRun ? 'checking' : 'writing', ...counted });
       if (!o.dryRun && o.onPlanned) await o.onPlanned(result(await imp.run(byPath, true)));
@@ -207,9 +232,9 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
     let stage: DirHandle | null = null;
     try {
       o.onProgress?.({ step: 'checking', ...counted });
-      const entries = manifest.entries.filter(wanted);
-      const restored = await preflight(entries, (manifest.emptyDirs ?? []).filter(wanted), manifest.dirs ?? [], staged, o, tree, j);
-      const alreadyPresent = j.entries.filter((e) => e.present).map((e) => destOf(o.roots, e.root, e.path));
+      const planned = new PlannedEntries(manifest.entries, wantedIndexes(manifest.entries, wanted), staged);
+      const restored = await preflight(manifest.entries, planned, (manifest.emptyDirs ?? []).filter(wanted), manifest.dirs ?? [], o, tree, j);
+      const alreadyPresent = presentDests(manifest.entries, planned, o.roots);
       const emptyDirs = j.dirs.filter((d) => d.empty).map((d) => destOf(o.roots, d.root, d.path));
       const result = { manifest, restored, alreadyPresent, emptyDirs, notInBackup: notInBackup(o, manifest, wanted) };
       if (o.dryRun) return result;
@@ -245,7 +270,7 @@ export async function restoreArchive(o: RestoreOptions): Promise<RestoreResult> 
   } finally {
     if (tidy) {
       await stager.settle();
-      await fsp.rm(staging, { recursive: true, force: true });
+      await removeStaging(staging);
       crashPoint('restore:unstaged');
       await removeRestoreJournal(journalDir, id);
       if (made) await removeEmptyDirs(journalDir, made);
@@ -274,14 +299,17 @@ const splitPath = (rel: string): { dir: string; name: string } => {
 
 /** Fills j.entries and j.dirs and returns each entry's destination, in order; refuses (nothing written) whatever a restore must not touch. */
 async function preflight(
-  entries: ManifestEntry[],
+  t: ManifestTable,
+  planned: PlannedEntries,
   emptyDirs: ManifestDir[],
   dirAttrs: ManifestDirAttrs[],
-  staged: Map<ManifestEntry, string>,
   o: RestoreOptions,
   tree: AnchoredTree,
   j: RestoreJournal,
 ): Promise<string[]> {
+  // The manifest names each (root, path) once, so files' destinations can only meet when two roots nest:
+  // only then (and for the few empty dirs) is every destination kept to be compared.
+  const nested = rootsNest(o.roots, t.rootLabels());
   const dests = new Set<string>();
   const missing = new Set<string>();
   const dirs: RestoreJournalDir[] = [];
@@ -324,18 +352,19 @@ async function preflight(
     }
     return found;
   };
-  const check = (e: { root: string; relativePath: string }): string => {
+  const check = (e: { root: string; relativePath: string }, kept: boolean): string => {
     if (!o.roots[e.root]) throw new ArchiveError(`The archive restores into "${e.root}", which is not a root of ${o.agent}.`);
     if (!safeRelative(e.relativePath)) throw new ArchiveError(`${e.relativePath} escapes its root.`);
     const dest = destOf(o.roots, e.root, e.relativePath);
+    if (!kept) return dest;
     if (dests.has(dest)) throw new ArchiveError(`Two entries restore to ${dest}.`);
     dests.add(dest);
     return dest;
   };
-  // The same strings as the set's keys: one copy of each destination for 200,000 files, not three.
   const restored: string[] = [];
-  for (const entry of entries) {
-    const dest = check(entry);
+  for (let i = 0; i < planned.length; i++) {
+    const entry = t.entry(planned.indexes[i]!);
+    const dest = check(entry, nested);
     restored.push(dest);
     const { dir, name } = splitPath(entry.relativePath);
     const parent = planDirs(entry.root, dir ? dir.split('/') : []);
@@ -344,24 +373,22 @@ async function preflight(
       present = await holdsContent(parent, name, o.uid, entry);
       if (!present) throw new ArchiveError(`${dest} already exists; a restore never overwrites anything.`);
     }
-    j.entries.push({
-      root: entry.root,
-      path: entry.relativePath,
-      sha256: entry.sha256,
-      sizeBytes: entry.sizeBytes,
-      mode: entry.mode ?? 0o600,
-      ...(entry.mtimeNs !== undefined ? { mtimeNs: entry.mtimeNs } : {}),
-      staged: staged.get(entry)!,
-      present,
-    });
+    if (present) planned.present[i] = 1;
   }
   // Parents first (the manifest's order): a dir that exists already (as a plain dir of this user) is left as it is.
   for (const d of emptyDirs) {
-    check(d);
+    check(d, true);
     planDirs(d.root, d.relativePath.split('/'), d.mode & 0o777);
   }
+  j.entries = planned;
   j.dirs = dirs;
   return restored;
+}
+
+/** Whether a root's dir is, or holds, another's (a path under one could then be a path under the other). */
+function rootsNest(roots: Record<string, string>, labels: readonly string[]): boolean {
+  const dirs = labels.map((l) => roots[l]).filter((d) => d !== undefined);
+  return dirs.some((a, i) => dirs.some((b, k) => k !== i && (a.startsWith(b) || b.startsWith(a))));
 }
 
 /** A mode that keeps its owner from adding or removing entries: loosened before a rollback empties the dir. */
@@ -405,11 +432,17 @@ async function loosen(tree: AnchoredTree, dirs: readonly RestoreJournalDir[], on
   }
 }
 
+/** The files this run committed, oldest first: journal index and the inode it linked (three numbers each, no object per file). */
 interface Committed {
-  root: string;
-  dir: string;
-  name: string;
-  id: { dev: number; ino: number };
+  at: number[];
+  dev: number[];
+  ino: number[];
+}
+
+/** Committed file `k`: where it is (from its journal entry) and which inode it was. */
+function committedAt(j: RestoreJournal, c: Committed, k: number): { root: string; dir: string; name: string; id: { dev: number; ino: number } } {
+  const e = j.entries.at(c.at[k]!)!;
+  return { root: e.root, ...splitPath(e.path), id: { dev: c.dev[k]!, ino: c.ino[k]! } };
 }
 
 /**
@@ -426,11 +459,11 @@ async function commitAll(
 ): Promise<{ error: Error; message: string } | null> {
   const planned = new Set(j.dirs.map((d) => `${d.root}\0${d.path}`));
   const created: { root: string; path: string }[] = [];
-  const committed: Committed[] = [];
+  const committed: Committed = { at: [], dev: [], ino: [] };
   const moded = new Set<string>();
   try {
     for (let i = 0; i < j.entries.length; i++) {
-      const e = j.entries[i]!;
+      const e = j.entries.at(i)!;
       if (e.present || done.has(i)) continue;
       const { dir, name } = splitPath(e.path);
       const parent = tree.dir(
@@ -450,13 +483,20 @@ async function commitAll(
           throw new ArchiveError(`${tree.display(e.root, e.path)} appeared during the restore; everything restored so far was removed again.`);
         throw err;
       }
-      committed.push({ root: e.root, dir, name, id });
+      committed.at.push(i);
+      committed.dev.push(id.dev);
+      committed.ino.push(id.ino);
       tree.pin(e.root, dir, parent);
       crashPoint(`restore:${i}:after`);
       failPoint(`restore:${i}:after`);
     }
     // Before the modes are given: the fresh walk then meets the dirs as the commits left them (0700).
-    for (const k of new Set(committed.map((c) => `${c.root}\0${c.dir}`))) {
+    const parents = new Set<string>();
+    for (let k = 0; k < committed.at.length; k++) {
+      const c = committedAt(j, committed, k);
+      parents.add(`${c.root}\0${c.dir}`);
+    }
+    for (const k of parents) {
       const [root, dir] = k.split('\0') as [string, string];
       tree.verify(root, dir);
     }
@@ -468,7 +508,7 @@ async function commitAll(
     // Recorded first: a kill during the undo is finished as a rollback, not resumed.
     await beforeUndo?.().catch(() => undefined);
     await loosen(tree, j.dirs, moded);
-    const left = await undo(tree, committed, created);
+    const left = await undo(tree, j, committed, created);
     if (!left.length) throw err;
     return {
       error: new ArchiveError(
@@ -511,9 +551,10 @@ async function withDir(tree: AnchoredTree, root: string, dir: string, f: (h: Dir
 }
 
 /** Removes committed files (newest first, only if still the committed inode), then created dirs (deepest first, only if empty). */
-async function undo(tree: AnchoredTree, committed: Committed[], created: { root: string; path: string }[]): Promise<string[]> {
+async function undo(tree: AnchoredTree, j: RestoreJournal, committed: Committed, created: { root: string; path: string }[]): Promise<string[]> {
   const left: string[] = [];
-  for (const c of committed.reverse()) {
+  for (let k = committed.at.length - 1; k >= 0; k--) {
+    const c = committedAt(j, committed, k);
     let removed = true;
     const ok = await withDir(tree, c.root, c.dir, (h) => {
       removed = uncommit(h, c.name, c.id) || !lstatAt(h, c.name);
@@ -610,8 +651,15 @@ async function removeOrphanStaging(parent: string, journalDir: string): Promise<
       )
     )
       continue;
-    await fsp.rm(p, { recursive: true, force: true });
+    await removeStaging(p);
   }
+}
+
+/** The root labels a journal's files are under. */
+function journalRoots(j: RestoreJournal): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < j.entries.length; i++) out.add(j.entries.at(i)!.root);
+  return out;
 }
 
 async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOutcome> {
@@ -625,7 +673,7 @@ async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOut
     };
   }
   const finish = async (): Promise<void> => {
-    await fsp.rm(j.staging, { recursive: true, force: true });
+    await removeStaging(j.staging);
     await removeRestoreJournal(o.journalDir, j.restoreId);
   };
   if (j.status === 'staging') {
@@ -637,7 +685,7 @@ async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOut
       message: 'An interrupted restore had not written anything to the agent yet; its staging was removed.',
     };
   }
-  const dests = j.entries.map((e) => destOf(j.roots, e.root, e.path));
+  const dests = Array.from({ length: j.entries.length }, (_, i) => destOf(j.roots, j.entries.at(i)!.root, j.entries.at(i)!.path));
   if (j.status === 'committed') {
     await finish();
     return {
@@ -650,7 +698,7 @@ async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOut
   const now = await o.rootsFor(j.agent);
   if (typeof now === 'string') return { ...base, outcome: 'pending', restored: [], message: now };
   for (const [label, dir] of Object.entries(j.roots)) {
-    if (j.entries.some((e) => e.root === label) && now[label] !== dir) {
+    if (journalRoots(j).has(label) && now[label] !== dir) {
       return {
         ...base,
         outcome: 'pending',
@@ -719,7 +767,7 @@ async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOut
 async function tryResume(j: RestoreJournal, tree: AnchoredTree, stage: DirHandle): Promise<true | string> {
   const done = new Set<number>();
   for (let i = 0; i < j.entries.length; i++) {
-    const e = j.entries[i]!;
+    const e = j.entries.at(i)!;
     if (e.present) continue;
     const { dir, name } = splitPath(e.path);
     const dest = destOf(j.roots, e.root, e.path);
@@ -781,7 +829,7 @@ async function rollbackJournal(j: RestoreJournal, tree: AnchoredTree, stage: Dir
   // The journal cannot tell whether its modes were applied yet: a dir that locks its owner out is opened up before anything is removed from it.
   await loosen(tree, j.dirs);
   for (let i = j.entries.length - 1; i >= 0; i--) {
-    const e = j.entries[i]!;
+    const e = j.entries.at(i)!;
     if (e.present) continue;
     const { dir, name } = splitPath(e.path);
     const s = stage ? lstatAt(stage, e.staged) : null;

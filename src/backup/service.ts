@@ -47,11 +47,11 @@ export function backupService(env: Readonly<Record<string, string | undefined>>)
         .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
     },
     async verify(dataDir, r, identity, onProgress) {
-      const [{ readArchive }, { archivePathFor }] = await Promise.all([import('./archive.js'), import('./catalog.js')]);
+      const [{ readArchiveTable }, { archivePathFor }] = await Promise.all([import('./archive.js'), import('./catalog.js')]);
       const onRead =
         onProgress &&
         ((done: number, total: number, bytesDone: number, bytesTotal: number) => onProgress({ step: 'reading', done, total, bytesDone, bytesTotal }));
-      const m = await readArchive(archivePathFor(dataDir, r.id), identity, {}, r.agent, { onRead });
+      const m = await readArchiveTable(archivePathFor(dataDir, r.id), identity, {}, r.agent, { onRead });
       if (m.id !== r.id || m.operationId !== r.operationId) throw new RequestError('The archive does not belong to this catalog entry.');
       return { entries: m.entries.length, bytes: m.originalBytes };
     },
@@ -71,7 +71,7 @@ export function backupService(env: Readonly<Record<string, string | undefined>>)
         alreadyPresent: res.alreadyPresent.length,
         bytes: res.manifest.originalBytes,
         paths: res.restored,
-        unit: res.manifest.entries.some((e) => e.root === sessionExportRoot(q.agent)) ? 'sessions' : 'files',
+        unit: res.manifest.entries.rootLabels().includes(sessionExportRoot(q.agent)) ? 'sessions' : 'files',
         emptyDirs: res.emptyDirs,
         notInBackup: res.notInBackup,
       });

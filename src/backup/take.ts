@@ -6,7 +6,7 @@ import { agentName } from '../engine/core/agents.js';
 import { join } from 'node:path';
 import type { SessionExportEntry } from '../engine/core/adapter.js';
 import type { TakeBackupOptions, TakenBackup } from '../engine/cleanup/backup-step.js';
-import { collectEntries, collectFiles, newBackupId, readArchive, skippedWarning, writeArchive } from './archive.js';
+import { collectEntries, collectFiles, newBackupId, readArchiveTable, skippedWarning, writeArchive } from './archive.js';
 import { addRecord, archivePathFor, backupsDir } from './catalog.js';
 import { ensurePrivateDir } from '../engine/host/atomic.js';
 import { promises as fsp } from 'node:fs';
@@ -83,9 +83,10 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     files.push(...(await collectFiles([join(staging, SESSION_EXPORT_INDEX), ...exported.map((e) => e.file)], [root])));
   }
   o.progress({ phase: 'backup', current: `${files.length} files` });
-  let written;
+  // Only what the catalog needs is kept: the written manifest (an object per file) is not held through the verify.
+  let written: { createdAt: string; expiresAt: string; originalBytes: number; files: number; archiveBytes: number };
   try {
-    written = await writeArchive({
+    const w = await writeArchive({
       archivePath,
       recipient: o.key.recipient,
       agent: o.plan.agent,
@@ -99,6 +100,8 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
       dirs,
       onBytes: (done, total) => o.progress({ phase: 'backup', bytesDone: done, bytesTotal: total, current: 'writing the encrypted archive' }),
     });
+    const { createdAt, expiresAt, originalBytes, entries } = w.manifest;
+    written = { createdAt, expiresAt, originalBytes, files: entries.length, archiveBytes: w.archiveBytes };
   } catch (e) {
     throw new Error(`The backup could not be written: ${(e as Error).message}`);
   }
@@ -108,15 +111,14 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
   try {
     // Reported per chunk read: passed on at most every 100 ms (each report crosses the worker).
     let at = 0;
-    const m = await readArchive(archivePath, o.key.identity, {}, o.plan.agent, {
+    const m = await readArchiveTable(archivePath, o.key.identity, {}, o.plan.agent, {
       onRead: (_done, _total, bytesDone, bytesTotal) => {
         if (Date.now() - at < 100) return;
         at = Date.now();
         o.progress({ phase: 'backup', bytesDone, bytesTotal, current: 'reopening and verifying the archive' });
       },
     });
-    if (m.id !== id || m.operationId !== j.operationId || m.entries.length !== written.manifest.entries.length)
-      throw new Error('the archive does not match what was written');
+    if (m.id !== id || m.operationId !== j.operationId || m.entries.length !== written.files) throw new Error('the archive does not match what was written');
   } catch (e) {
     await fsp.unlink(archivePath).catch(() => undefined);
     throw new Error(`The backup failed its verification and was removed: ${(e as Error).message}`);
@@ -126,11 +128,11 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
   const now = new Date().toISOString();
   await addRecord(o.dataDir, {
     id,
-    createdAt: written.manifest.createdAt,
-    expiresAt: written.manifest.expiresAt,
+    createdAt: written.createdAt,
+    expiresAt: written.expiresAt,
     archivePath: join(backupsDir(o.dataDir), `${id}.cxb`),
     archiveBytes: written.archiveBytes,
-    originalBytes: written.manifest.originalBytes,
+    originalBytes: written.originalBytes,
     // The number the review showed for this backup (the plan's estimatedBackupBytes): one thing, one size (docs/sizes.md).
     onDiskBytes: o.plan.items.filter((i) => i.recoverable).reduce((a, i) => a + i.bytes, 0),
     itemCount: o.plan.items.filter((i) => i.recoverable).length,

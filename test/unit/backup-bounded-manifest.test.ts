@@ -14,7 +14,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { collectFiles, type Manifest, readArchive, writeArchive } from '../../src/backup/archive.js';
+import { collectFiles, type Manifest, readArchiveTable, writeArchive } from '../../src/backup/archive.js';
+import { ManifestTable } from '../../src/backup/manifest-table.js';
 import { jsonPieces } from '../../src/backup/json-pieces.js';
 import { manifestRegion } from '../../src/backup/manifest-region.js';
 import { pad512, tarHeader } from '../../src/backup/tar-header.js';
@@ -67,15 +68,20 @@ function manifestOf(n: number): Manifest {
   };
 }
 
-/** Records the largest JSON.stringify result, Buffer.from string and Buffer.concat result while `f` runs. */
-async function largestWhile<T>(f: () => Promise<T>): Promise<{ value: T; json: number; from: number; concat: number }> {
-  const most = { json: 0, from: 0, concat: 0 };
+/** Records the largest JSON.stringify result, JSON.parse text, Buffer.from string and Buffer.concat result while `f` runs. */
+async function largestWhile<T>(f: () => Promise<T>): Promise<{ value: T; json: number; parsed: number; from: number; concat: number }> {
+  const most = { json: 0, parsed: 0, from: 0, concat: 0 };
   const stringify = JSON.stringify;
   vi.spyOn(JSON, 'stringify').mockImplementation(((...a: Parameters<typeof JSON.stringify>) => {
     const s = stringify(...a);
     if (typeof s === 'string') most.json = Math.max(most.json, s.length);
     return s;
   }) as typeof JSON.stringify);
+  const parse = JSON.parse;
+  vi.spyOn(JSON, 'parse').mockImplementation(((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    most.parsed = Math.max(most.parsed, text.length);
+    return parse(text, reviver);
+  }) as typeof JSON.parse);
   const from = Buffer.from.bind(Buffer) as (...a: unknown[]) => Buffer;
   vi.spyOn(Buffer, 'from').mockImplementation(((...a: unknown[]) => {
     const b = from(...a);
@@ -163,15 +169,18 @@ describe('the manifest is streamed, never held whole', () => {
     expect(onDisk.entries[0]!.sha256).not.toBe('0'.repeat(64));
     expect(readFileSync(join(sessions, '--home-u-p0--', '2026-01-01T00-00-00-000Z_0.jsonl'), 'utf8')).toBe('{"n":0}\n');
 
-    // Reading: the manifest is parsed from one buffer, and no per-path map of payload names is built.
+    // Reading: the manifest is walked in one buffer (no JSON.parse of it whole, no object per entry), and no per-path map of payload names is built.
     let payloadKeys = 0;
     const set = Map.prototype.set;
     vi.spyOn(Map.prototype, 'set').mockImplementation(function (this: Map<unknown, unknown>, k: unknown, v: unknown) {
       if (typeof k === 'string' && k.startsWith('payload/')) payloadKeys++;
       return set.call(this, k, v);
     });
-    const read = await largestWhile(() => readArchive(archivePath, identity, {}, 'pi'));
+    const read = await largestWhile(() => readArchiveTable(archivePath, identity, {}, 'pi'));
+    expect(read.value.entries).toBeInstanceOf(ManifestTable);
     expect(read.value.entries).toHaveLength(FILES);
+    expect(read.value.entries.sha256(FILES - 1)).toBe(written.value.manifest.entries[FILES - 1]!.sha256);
+    expect(read.parsed, 'largest JSON.parse text while reading').toBeLessThan(BOUND);
     expect(read.concat, 'largest Buffer.concat while reading').toBeLessThan(BOUND);
     expect(payloadKeys, 'payload names kept in a map while reading').toBe(0);
   });
