@@ -341,3 +341,46 @@ describe('journalBytes', () => {
     expect(disk).toContain('"after"');
   });
 });
+
+describe('the store, later additions', () => {
+  it('journals live in operations/ of the state dir', () => {
+    expect(journalDir(state)).toBe(join(state, 'operations'));
+    expect(journalPath(state, 'x')).toBe(join(state, 'operations', 'x.json'));
+  });
+
+  it('in name order whatever order the folder lists them in', async () => {
+    const names = Array.from({ length: 24 }, (_, i) => `n${String((i * 7) % 24).padStart(2, '0')}`);
+    for (const n of names) put(`${n}.json`, v2({ operationId: n }));
+    expect((await reasons()).map(([n]) => n)).toEqual([...names].sort().map((n) => `${n}.json`));
+  });
+
+  it('an immutable field replaced outside a transition is refused at the next one, created or read back', async () => {
+    const store = new JournalStore(state);
+    const j = journal('op-created');
+    await store.create(j);
+    j.plan = { ...j.plan };
+    await expect(store.transition(j, (x) => (x.status = 'deleting'), 'journal:deleting')).rejects.toThrow(/immutable plan/);
+    await new JournalStore(state).create(journal('op-read'));
+    const back = (await listJournals(state)).find((e) => e.kind === 'journal' && e.journal.operationId === 'op-read');
+    if (back?.kind !== 'journal') throw new Error('not read back');
+    const fresh = new JournalStore(state);
+    await fresh.transition(back.journal, (x) => (x.status = 'deleting'), 'journal:deleting');
+    back.journal.createdAt = 'later';
+    await expect(fresh.transition(back.journal, (x) => (x.status = 'failed'), 'journal:failed')).rejects.toThrow(/immutable plan/);
+  });
+
+  it('a mark right after create, or as the first write of a store that read the journal back, is written', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-05-05T10:00:00.000Z'));
+    const store = new JournalStore(state);
+    const j = journal('op', 2);
+    await store.create(j);
+    await store.transition(j, (x) => (x.mutations[0]!.status = 'running'), 'mutation:0:running');
+    const disk = (): string[] => (JSON.parse(readFileSync(journalPath(state, 'op'), 'utf8')) as Journal).mutations.map((m) => m.status);
+    expect(disk()).toEqual(['running', 'pending']);
+    const [e] = await listJournals(state);
+    if (e?.kind !== 'journal') throw new Error('not read back');
+    await new JournalStore(state).transition(e.journal, (x) => (x.mutations[1]!.status = 'running'), 'mutation:1:running');
+    expect(disk()).toEqual(['running', 'running']);
+  });
+});
