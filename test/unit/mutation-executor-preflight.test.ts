@@ -7,9 +7,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureOperations, safetyContext } from '../../src/engine/cleanup/executor-preflight.js';
+import { captureOperations, preflightStep, safetyContext } from '../../src/engine/cleanup/executor-preflight.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
 import type { Inventory, Item } from '../../src/engine/core/model.js';
+import { isFailed } from '../../src/engine/cleanup/executor-run.js';
+import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { walkOwned } from '../../src/engine/inventory/revision.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
@@ -106,5 +108,37 @@ describe('the safety context', () => {
     const { run, parents } = await openStepRun(deps, buildPlan(snap, ['session:a'], { readOnly: false, routeAvailable: true }));
     parents.close();
     expect(safetyContext(run)).toEqual({ roots: [home], protectedPaths: [keep], uid: t.ctx.uid });
+  });
+});
+
+describe('preflightStep', () => {
+  it('one operation of several that needs the agent stopped is enough to refuse while it runs; success passes journal:preflight', async () => {
+    const a = file('a.jsonl');
+    const b = file('b.jsonl');
+    const snap = snapshotOf(home, [sessionRecord('a', [a]), sessionRecord('b', [b])]);
+    const writers = [{ pid: 42, name: 'agent', command: 'agent', evidence: 'test' }];
+    const base = buildPlan(snap, ['session:a', 'session:b'], { readOnly: false, routeAvailable: true });
+    const op = base.operations[0]!;
+    const two = {
+      ...base,
+      operations: [
+        { ...op, index: 0, paths: [a], requiresAgentExit: false },
+        { ...op, index: 1, paths: [b], requiresAgentExit: true },
+      ],
+    };
+    const busy = await openStepRun(executorDeps(t, { home, stateDir: join(t.root, 'state'), snap, writers }), two);
+    busy.parents.close();
+    const r = await preflightStep(busy.run);
+    expect(isFailed(r) && r.failed.message).toMatch(/^Quit OpenCode and retry/);
+    const points: string[] = [];
+    const free = await openStepRun(executorDeps(t, { home, stateDir: join(t.root, 'state2'), snap }), two);
+    free.parents.close();
+    atCrashPoints((p) => points.push(p));
+    try {
+      expect(isFailed(await preflightStep(free.run))).toBe(false);
+    } finally {
+      atCrashPoints(null);
+    }
+    expect(points).toEqual(['journal:preflight']);
   });
 });

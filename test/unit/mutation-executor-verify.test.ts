@@ -134,3 +134,19 @@ describe('remainingItems', () => {
     expect(remainingItems(plan, after, 'archived').map((i) => i.id)).toEqual(['item:log', 'session:a']);
   });
 });
+
+describe('verifyStep, the states on disk', () => {
+  it('each crash point finds the state it names on disk; a backup is named in the message', async () => {
+    const { run } = await opened();
+    for (const f of files) rmSync(f);
+    const seen: [string, string][] = [];
+    atCrashPoints((p) => seen.push([p, journalOf(run.j.operationId).status]));
+    const r = await verifyStep(run, 2, 20, 'bk-1');
+    expect(r.message).toBe('Cleanup complete · 2 items · backup bk-1');
+    expect(seen).toEqual([
+      ['journal:verifying', 'verifying'],
+      ['journal:verified', 'verified'],
+      ['journal:complete', 'complete'],
+    ]);
+  });
+});
