@@ -9,7 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireAgentLock } from '../../src/engine/cleanup/agent-lock.js';
+import { acquireAgentLock, liveLockHolder, lockPath } from '../../src/engine/cleanup/agent-lock.js';
+import { agentKinds } from '../../src/engine/core/agents.js';
+import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
 import { journalDir, JournalStore, type Journal, type MutationStatus } from '../../src/engine/cleanup/journal.js';
 import { listRecovery, recoveryAction, type RecoveryDeps } from '../../src/engine/cleanup/recovery.js';
@@ -28,7 +30,10 @@ beforeEach(() => {
   mkdirSync(join(home, 'sessions'), { recursive: true });
   mkdirSync(state, { recursive: true });
 });
-afterEach(() => t.cleanup());
+afterEach(() => {
+  atCrashPoints(null);
+  t.cleanup();
+});
 
 function snap(sessions: SessionRecord[], items: Item[]): Snapshot {
   const inv: Inventory = { sessions, items, projects: [], warnings: [], writers: [] };
@@ -320,9 +325,11 @@ describe('the verdicts and their sentences', () => {
   it('an unreadable journal is listed as unknown and blocks; an unknown id is refused', async () => {
     mkdirSync(journalDir(state), { recursive: true });
     writeFileSync(join(journalDir(state), 'op-broken.json'), '{not json');
+    writeFileSync(join(journalDir(state), 'op.jsonl-broken.json'), '{not json');
     const m = await interrupted({ mutation: 'pending' });
     const ops = await listRecovery(m.deps);
-    expect(ops).toHaveLength(2);
+    expect(ops).toHaveLength(3);
+    expect(ops.filter((o) => o.unknown).map((o) => o.operationId)).toEqual(['op-broken', 'op.jsonl-broken']);
     const bad = ops.find((o) => o.unknown)!;
     expect(bad).toMatchObject({
       operationId: 'op-broken',
@@ -395,5 +402,223 @@ describe('the actions', () => {
     const noCandidate = await interrupted({ createBackup: true, backup: null });
     await recoveryAction(noCandidate.deps, noCandidate.j.operationId, 'close');
     expect(noCandidate.discarded).toEqual([]);
+  });
+});
+
+/** Changes the journal as it is on disk (what recovery reads), e.g. to record identities or a second mutation. */
+function rewrite(m: Made, change: (j: Journal) => void): void {
+  const path = join(journalDir(state), `${m.j.operationId}.json`);
+  const j = JSON.parse(readFileSync(path, 'utf8')) as Journal;
+  change(j);
+  writeFileSync(path, JSON.stringify(j));
+}
+const preOf = (rel: string) => {
+  const st = lstatSync(join(home, rel));
+  // No revision: the entry's identity is what these cases are about.
+  return { path: join(home, rel), dev: st.dev, ino: st.ino, size: st.size } as { path: string; dev: number; ino: number; size: number; revision: string };
+};
+
+describe('the verdicts, edge by edge', () => {
+  it('a planned path that cannot be looked at: not provable, not closable, saying why', async () => {
+    const m = await interrupted({ mutation: 'applied' });
+    const long = join(home, 'n'.repeat(300), 'a.jsonl');
+    rewrite(m, (j) => {
+      (j.plan.items[0]!.paths as string[])[0] = long;
+    });
+    const op = await only(m.deps);
+    expect([op.observed, op.canClose, op.canAccept, op.items]).toEqual(['Not provable', false, false, []]);
+    expect(op.reason).toMatch(/^A planned path cannot be looked at: .*ENAMETOOLONG/);
+  });
+
+  it('one journal rescans its agent once, however many journals it has', async () => {
+    const a = await interrupted({ remove: ['sessions/a.jsonl'] });
+    const b = await interrupted({ remove: ['sessions/a.jsonl'] });
+    let scans = 0;
+    const rescan = a.deps.rescan;
+    const deps: RecoveryDeps = {
+      ...a.deps,
+      rescan: (agent) => {
+        scans++;
+        return rescan(agent);
+      },
+      boundBackup: async () => null,
+    };
+    expect((await listRecovery(deps)).map((o) => o.operationId).sort()).toEqual([a.j.operationId, b.j.operationId].sort());
+    expect(scans).toBe(1);
+  });
+
+  it('a removal started by one mutation of two is started: all gone is All applied', async () => {
+    const m = await interrupted({ remove: ['sessions/a.jsonl', 'sessions/b.jsonl', 'sessions/b'] });
+    rewrite(m, (j) => {
+      j.mutations = [
+        { ...j.mutations[0]!, status: 'applied' },
+        { ...j.mutations[0]!, index: 1, status: 'pending' },
+      ];
+    });
+    const op = await only(m.deps);
+    expect([op.observed, op.recorded]).toEqual(['All applied', '1 of 2 mutations recorded as applied']);
+  });
+
+  it('one path replaced: named without "and more"; an item with one path replaced and one not is never restored over', async () => {
+    const m = await interrupted({ remove: ['sessions/a.jsonl'], backup: 'bk-1' });
+    rewrite(m, (j) => {
+      j.mutations[0]!.pre = [preOf('sessions/b.jsonl'), preOf('sessions/b')];
+    });
+    renameSync(join(home, 'sessions/b.jsonl'), join(home, 'sessions/b.jsonl.old'));
+    writeFileSync(join(home, 'sessions/b.jsonl'), 'other');
+    const op = await only(m.deps);
+    expect(op.reason).toBe(
+      `1 planned item gone, 0 present, 1 partly removed of 2. ${join(home, 'sessions/b.jsonl')} is no longer the entry the cleanup saw (replaced, or a link on the way to it): inspect it; it is never restored over.`,
+    );
+    expect(op.items[1]!.paths.map((p) => p.state)).toEqual(['replaced', 'intact']);
+    expect(op.canRestore).toBe(false);
+  });
+
+  it('some items gone and the others present, none partly: the counts and nothing more', async () => {
+    const m = await interrupted({ remove: ['sessions/a.jsonl'] });
+    expect((await only(m.deps)).reason).toBe('1 planned item gone, 1 present, 0 partly removed of 2.');
+  });
+});
+
+describe('the actions, edge by edge', () => {
+  it('restore: what comes back is checked by presence, not by the identities captured before the run', async () => {
+    const m = await interrupted({ backup: 'bk-7', restores: ['sessions/a.jsonl', 'sessions/b.jsonl'] });
+    rewrite(m, (j) => {
+      j.mutations[0]!.pre = [preOf('sessions/a.jsonl'), preOf('sessions/b.jsonl'), preOf('sessions/b')];
+    });
+    // Moved aside, not removed: what the restore writes cannot reuse the old inodes.
+    renameSync(join(home, 'sessions/a.jsonl'), join(t.root, 'a.aside'));
+    renameSync(join(home, 'sessions/b.jsonl'), join(t.root, 'b.aside'));
+    const points: string[] = [];
+    atCrashPoints((p) => points.push(p));
+    await recoveryAction(m.deps, m.j.operationId, 'restore');
+    expect(m.restored[0]!.pass).toBe('');
+    expect(m.journal().status).toBe('recovered');
+    expect(points).toContain('journal:recovered');
+  });
+
+  it('restore that brings back none of an item: every one of its paths counted missing', async () => {
+    const m = await interrupted({ remove: ['sessions/b.jsonl', 'sessions/b'], backup: 'bk-7', restores: [] });
+    await expect(recoveryAction(m.deps, m.j.operationId, 'restore', 'pw')).rejects.toThrow(
+      'The restore finished but Title b is not entirely back (2 of 2 paths missing, or not listed by the rescan).',
+    );
+  });
+
+  it('accept and close pass their own crash points', async () => {
+    const points: string[] = [];
+    atCrashPoints((p) => points.push(p));
+    const a = await interrupted({ remove: ['sessions/a.jsonl', 'sessions/b.jsonl', 'sessions/b'], mutation: 'applied' });
+    await recoveryAction(a.deps, a.j.operationId, 'accept');
+    expect(points.slice(-1)).toEqual(['journal:accepted']);
+    const c = await interrupted({ remove: ['sessions/a.jsonl'] });
+    await recoveryAction(c.deps, c.j.operationId, 'close');
+    expect(points.slice(-1)).toEqual(['journal:closed']);
+  });
+});
+
+describe('interrupted compactions', () => {
+  const compactions = (): string => {
+    const dir = join(state, 'compactions');
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  const entry = (id: string, step: string, db: string) =>
+    JSON.stringify({ formatVersion: 1, kind: 'compact', operationId: id, dbPath: db, siblingPath: `${db}.sibling`, createdAt: 'x', updatedAt: 'x', step });
+  const blocked = (path: string, reason: string) => ({
+    operationId: path
+      .split('/')
+      .pop()!
+      .replace(/\.json$/, ''),
+    agent: null,
+    path,
+    status: 'compaction',
+    recorded: 'A database compaction was interrupted.',
+    observed: 'Not provable',
+    reason,
+    canAccept: false,
+    canRestore: false,
+    restoreWhyNot: 'A compaction keeps no backup: the original database or its verified copy is the only complete one.',
+    canClose: false,
+    unknown: false,
+    items: [],
+  });
+  const depsFor = async (): Promise<RecoveryDeps> => (await interrupted({ noFiles: true, steps: 1 })).deps;
+  const allLocksFree = (): void => {
+    for (const a of agentKinds()) acquireAgentLock(state, a).release();
+  };
+
+  it('settled under every agent lock: an unreadable journal and a lost database stay listed; one rolled back and one finished are not', async () => {
+    const dir = compactions();
+    writeFileSync(join(dir, 'cmp.jsonish.json'), '{not json');
+    writeFileSync(join(dir, 'lost.json'), entry('lost', 'copying', join(t.root, 'no-such.db')));
+    const db = join(t.root, 'kept.db');
+    writeFileSync(db, 'db');
+    writeFileSync(join(dir, 'back.json'), entry('back', 'copying', db));
+    writeFileSync(join(dir, 'done.json'), entry('done', 'complete', join(t.root, 'gone.db')));
+    const deps = await depsFor();
+    rmSync(journalDir(state), { recursive: true });
+    const heldAtSettle: boolean[] = [];
+    atCrashPoints((p) => {
+      if (p.startsWith('compact:recovered:')) heldAtSettle.push(agentKinds().every((a) => liveLockHolder(state, a)?.pid === process.pid));
+    });
+    expect(await listRecovery(deps)).toEqual([
+      blocked(join(dir, 'cmp.jsonish.json'), 'The compaction journal cannot be read as JSON.'),
+      blocked(join(dir, 'lost.json'), `${join(t.root, 'no-such.db')} and its compacted copy are both missing: something else removed them.`),
+    ]);
+    expect(heldAtSettle).toEqual([true]);
+    expect(JSON.parse(readFileSync(join(dir, 'back.json'), 'utf8')).step).toBe('rolledBack');
+    allLocksFree();
+  });
+
+  it('only settled compactions: nothing listed, nothing locked', async () => {
+    const dir = compactions();
+    writeFileSync(join(dir, 'done.json'), entry('done', 'complete', join(t.root, 'gone.db')));
+    const deps = await depsFor();
+    rmSync(journalDir(state), { recursive: true });
+    const lock = acquireAgentLock(state, 'opencode');
+    try {
+      expect(await listRecovery(deps)).toEqual([]);
+    } finally {
+      lock.release();
+    }
+  });
+
+  it('while a cleanup holds its lock, every pending compaction waits, saying why; the other locks are given back', async () => {
+    const dir = compactions();
+    writeFileSync(join(dir, 'a.json'), entry('a', 'copying', join(t.root, 'a.db')));
+    writeFileSync(join(dir, 'b.json'), '{');
+    writeFileSync(join(dir, 'done.json'), entry('done', 'complete', join(t.root, 'gone.db')));
+    const deps = await depsFor();
+    rmSync(journalDir(state), { recursive: true });
+    const lock = acquireAgentLock(state, 'opencode');
+    let ops: Awaited<ReturnType<typeof listRecovery>>;
+    try {
+      ops = await listRecovery(deps);
+    } finally {
+      lock.release();
+    }
+    const why = new RegExp(
+      `^A OpenCode cleanup is running now \\(pid ${process.pid}, started \\d{4}-.+\\); this compaction is looked at when it has finished\\.$`,
+    );
+    expect(ops.map((o) => o.path)).toEqual([join(dir, 'a.json'), join(dir, 'b.json')]);
+    for (const o of ops) expect(o.reason).toMatch(why);
+    expect(ops[0]).toEqual(blocked(join(dir, 'a.json'), ops[0]!.reason));
+    allLocksFree();
+  });
+
+  it('a lock that cannot be taken: every pending compaction listed with the reason, the locks taken given back', async () => {
+    const dir = compactions();
+    writeFileSync(join(dir, 'a.json'), entry('a', 'copying', join(t.root, 'a.db')));
+    const deps = await depsFor();
+    rmSync(journalDir(state), { recursive: true });
+    const last = agentKinds().at(-1)!;
+    mkdirSync(lockPath(state, last), { recursive: true });
+    const ops = await listRecovery(deps);
+    expect(ops).toHaveLength(1);
+    expect(ops[0]!.reason).toBe(
+      `The compaction could not be recovered: The cleanup lock ${lockPath(state, last)} is not a regular file; remove it and try again.`,
+    );
+    rmSync(lockPath(state, last), { recursive: true });
+    allLocksFree();
   });
 });

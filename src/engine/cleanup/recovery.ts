@@ -70,8 +70,13 @@ async function rescanned(j: Journal, deps: RecoveryDeps, scans: Map<AgentKind, S
   return snap;
 }
 
+// The helpers below are declared, not assigned to consts: a mutant of a whole
+// arrow function is switched at module load, which no test run repeats.
+
 /** A count as the sentence shows it (ungrouped, as before) and the plural it picks. */
-const num = (n: number): { count: number; n: string } => ({ count: n, n: String(n) });
+function num(n: number): { count: number; n: string } {
+  return { count: n, n: String(n) };
+}
 
 /**
  * Observes every path of every planned item (against the identities the
@@ -167,31 +172,34 @@ function allGoneReason(j: Journal): string {
 }
 
 /** Restore fills in what is missing; it cannot work around an entry swapped in by someone else. */
-const restorable = (o: Observed): boolean =>
-  (o.observed === 'All applied' || o.observed === 'Partially applied') && o.items.every((i) => i.paths.every((p) => p.state !== 'replaced'));
+function restorable(o: Observed): boolean {
+  return (o.observed === 'All applied' || o.observed === 'Partially applied') && o.items.every((i) => i.paths.every((p) => p.state !== 'replaced'));
+}
 
-const scopeOf = (o: Observed): RestoreScope => ({
-  paths: o.items.flatMap((i) => i.paths.map((p) => ({ path: p.path, state: p.state as Exclude<PathState, 'replaced'> }))),
-});
+function scopeOf(o: Observed): RestoreScope {
+  return { paths: o.items.flatMap((i) => i.paths.map((p) => ({ path: p.path, state: p.state as Exclude<PathState, 'replaced'> }))) };
+}
 
-const compactionEntry = (path: string, reason: string): ObservedRecoveryOperation => ({
-  operationId: path
-    .split('/')
-    .pop()!
-    .replace(/\.json$/, ''),
-  agent: null,
-  path,
-  status: 'compaction',
-  recorded: 'A database compaction was interrupted.',
-  observed: 'Not provable',
-  reason,
-  canAccept: false,
-  canRestore: false,
-  restoreWhyNot: 'A compaction keeps no backup: the original database or its verified copy is the only complete one.',
-  canClose: false,
-  unknown: false,
-  items: [],
-});
+function compactionEntry(path: string, reason: string): ObservedRecoveryOperation {
+  return {
+    operationId: path
+      .split('/')
+      .pop()!
+      .replace(/\.json$/, ''),
+    agent: null,
+    path,
+    status: 'compaction',
+    recorded: 'A database compaction was interrupted.',
+    observed: 'Not provable',
+    reason,
+    canAccept: false,
+    canRestore: false,
+    restoreWhyNot: 'A compaction keeps no backup: the original database or its verified copy is the only complete one.',
+    canClose: false,
+    unknown: false,
+    items: [],
+  };
+}
 
 /**
  * Settles every interrupted compaction while no cleanup can run: the
