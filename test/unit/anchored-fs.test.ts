@@ -80,13 +80,13 @@ describe('anchored-fs', () => {
     const h = keep(openTrustedDir(join(home, 'a', 'b')));
     expect(readdirAt(h)).toEqual(['f']);
     if (!lstatSync('/bin').isSymbolicLink()) return; // not a merged-/usr system: nothing more to show
-    // The source through jiti, not dist/: a mutation run's sandbox has no build, and the source is what it mutates.
-    const probe = `const m = await import(${JSON.stringify(new URL('../../src/engine/host/anchored-fs.ts', import.meta.url).href)}); const { fstatSync } = await import('node:fs'); const h = (m.default ?? m).openTrustedDir('/bin'); process.stdout.write(String(fstatSync(h.fd).ino));`;
-    const asNobody = process.geteuid?.() === 0 ? `process.setgid(65534); process.setuid(65534); ${probe}` : probe;
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', '--input-type=module', '-e', asNobody], {
+    // The source through jiti, not dist/ (a mutation run's sandbox has no build, and the source is what it mutates),
+    // loaded before the switch to nobody, who may not read a private sandbox: the check runs at the call.
+    const load = `const m = await import(${JSON.stringify(new URL('../../src/engine/host/anchored-fs.ts', import.meta.url).href)}); const { fstatSync } = await import('node:fs');`;
+    const drop = process.geteuid?.() === 0 ? 'process.setgid(65534); process.setuid(65534);' : '';
+    const probe = `${load} ${drop} const h = (m.default ?? m).openTrustedDir('/bin'); process.stdout.write(String(fstatSync(h.fd).ino));`;
+    const r = spawnSync(process.execPath, ['--import', 'jiti/register', '--input-type=module', '-e', probe], {
       cwd: new URL('../..', import.meta.url).pathname,
-      // nobody may not write jiti's cache in node_modules.
-      env: { ...process.env, JITI_FS_CACHE: 'false' },
       encoding: 'utf8',
     });
     expect(r.stderr).toBe('');
