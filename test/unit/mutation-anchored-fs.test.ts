@@ -27,6 +27,7 @@ import {
   type DirHandle,
   linkAt,
   lstatAt,
+  mkdirAt,
   openChildDir,
   openDirPath,
   openFileAt,
@@ -46,7 +47,10 @@ afterEach(() => {
   for (const h of handles.splice(0)) h.close();
   for (const t of envs.splice(0)) t.cleanup();
 });
-const keep = (h: DirHandle): DirHandle => (handles.push(h), h);
+function keep(h: DirHandle): DirHandle {
+  handles.push(h);
+  return h;
+}
 
 function tree(): { root: string; home: string } {
   const t = makeTempEnv('cleanerx-anchored-mut-');
@@ -145,6 +149,11 @@ describe('errors: each an AnchoredError naming the entry, with its errno', () =>
     const l = asNobody(() => refusal(() => lstatAt(a, 'b')));
     expect([l.message, l.code]).toEqual([`${home}/a/b is not accessible.`, 'EACCES']);
     expect(lstatAt(a, 'b')!.isDirectory()).toBe(true);
+    // Through a handle root opened: listing it, or a second handle on it, is refused to nobody too.
+    for (const op of [() => readdirAt(a), () => openDirPath(a, [])]) {
+      const r = asNobody(() => refusal(op));
+      expect([r.message, r.code]).toEqual([`${home}/a is not accessible.`, 'EACCES']);
+    }
   });
 
   it('a link in the way is refused as a link (ELOOP), a bad name as EINVAL, a closed handle as EBADF', () => {
@@ -160,7 +169,8 @@ describe('errors: each an AnchoredError naming the entry, with its errno', () =>
     closed.close(); // a second close is a no-op, not a close of whatever took the number
     e = refusal(() => closed.at('b'));
     expect([e.message, e.code]).toEqual([`The folder handle for ${home}/a is already closed.`, 'EBADF']);
-    expect(() => openDirPath(closed, [])).toThrow(AnchoredError);
+    e = refusal(() => mkdirAt(keep(openRootDir(join(home, 'a'))), 'b'));
+    expect([e.message, e.code]).toEqual([`${home}/a/b already exists.`, 'EEXIST']);
   });
 
   it('close really closes the descriptor, once', () => {
@@ -363,6 +373,7 @@ describe('off Linux (no /proc anchor)', () => {
       for (const op of [
         () => m.assertAnchoredSupported(),
         () => m.openRootDir(home),
+        () => m.openRootDir('/'),
         () => m.openChildDir(dir, 'a'),
         () => m.openDirPath(dir, []),
         () => m.openTrustedDir(home),
