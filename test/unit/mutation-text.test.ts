@@ -54,6 +54,7 @@ describe('charWidth at the bounds of its own ranges', () => {
 
   it('displayWidth and fitWidth count controls and non-ASCII by code point, ASCII by length', () => {
     expect(displayWidth('a\x01b')).toBe(2);
+    expect(displayWidth('\x01\x02')).toBe(0);
     expect(displayWidth('a\x7fb')).toBe(2);
     expect(displayWidth('~ ~')).toBe(3);
     expect(displayWidth('漢字')).toBe(4);
@@ -63,6 +64,8 @@ describe('charWidth at the bounds of its own ranges', () => {
     expect(fitWidth('abc', 3)).toBe('abc');
     expect(padWidth('漢', 2)).toBe('漢');
     expect(padWidth('漢', 3, 'right')).toBe(' 漢');
+    // A negative width pads nothing (and does not throw).
+    expect(padWidth('x', -1)).toBe('');
   });
 });
 
