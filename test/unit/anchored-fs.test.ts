@@ -80,9 +80,15 @@ describe('anchored-fs', () => {
     const h = keep(openTrustedDir(join(home, 'a', 'b')));
     expect(readdirAt(h)).toEqual(['f']);
     if (!lstatSync('/bin').isSymbolicLink()) return; // not a merged-/usr system: nothing more to show
-    const probe = `const m = await import(${JSON.stringify(new URL('../../dist/engine/host/anchored-fs.js', import.meta.url).href)}); const { fstatSync } = await import('node:fs'); const h = m.openTrustedDir('/bin'); process.stdout.write(String(fstatSync(h.fd).ino));`;
-    const asNobody = process.geteuid?.() === 0 ? `process.setgid(65534); process.setuid(65534); ${probe}` : probe;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', asNobody], { encoding: 'utf8' });
+    // The source through jiti, not dist/ (a mutation run's sandbox has no build, and the source is what it mutates),
+    // loaded before the switch to nobody, who may not read a private sandbox: the check runs at the call.
+    const load = `const m = await import(${JSON.stringify(new URL('../../src/engine/host/anchored-fs.ts', import.meta.url).href)}); const { fstatSync } = await import('node:fs');`;
+    const drop = process.geteuid?.() === 0 ? 'process.setgid(65534); process.setuid(65534);' : '';
+    const probe = `${load} ${drop} const h = (m.default ?? m).openTrustedDir('/bin'); process.stdout.write(String(fstatSync(h.fd).ino));`;
+    const r = spawnSync(process.execPath, ['--import', 'jiti/register', '--input-type=module', '-e', probe], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(Number(r.stdout)).toBe(lstatSync('/usr/bin').ino);
     if (process.geteuid?.() === 0) expect(() => openTrustedDir('/bin')).toThrow(/\/bin is a symbolic link/);

@@ -188,9 +188,10 @@ export function openTrustedDir(absPath: string): DirHandle {
 export function openDirPath(root: DirHandle, relComponents: readonly string[]): DirHandle {
   assertAnchoredSupported();
   if (relComponents.length === 0) {
-    // A second handle on the same directory, so the caller may close either.
+    // A second handle on the same directory, so the caller may close either. Through "/." : the fd entry
+    // itself is a link, which O_NOFOLLOW refuses as the last component.
     try {
-      return new DirHandle(openSync(root.path, DIR_FLAGS), root.display);
+      return new DirHandle(openSync(`${root.path}/.`, DIR_FLAGS), root.display);
     } catch (e) {
       throw wrap(e, root.display);
     }
