@@ -49,13 +49,23 @@ const planOf = (agent: AgentKind, blockers: string[] = []): CleanupPlan =>
     blockers,
   }) as unknown as CleanupPlan;
 
+interface RunResult {
+  executed: string[];
+  title: string;
+  text: string;
+  per: PerAgent;
+  requested?: string[][];
+  modal?: Modal | null;
+  second?: { executed: string[]; title: string; text: string; requested: string[][] };
+}
+
 /** Runs the review of everything marked with `results` per agent; what was executed, and the result dialog's text. */
 async function run(
   results: Partial<Record<AgentKind, ExecuteResult['status']>>,
   blocked: AgentKind[] = [],
   stale: AgentKind[] = [],
   again?: Partial<Record<AgentKind, ExecuteResult['status']>>,
-) {
+): Promise<RunResult> {
   const executed: string[] = [];
   const requested: string[][] = [];
   // The engine's newest scan per agent: a completed run's fresh scan replaces the first.
@@ -124,7 +134,7 @@ async function run(
   if (stale.length) {
     await finished;
     const d = dialog as unknown as { title: string; lines: string[] };
-    return { executed, title: d.title, text: d.lines.join('\n'), per, modal: st.modal };
+    return { executed, title: d.title, text: d.lines.join('\n'), per, modal: st.modal } as RunResult;
   }
   const confirm = async (): Promise<string> => {
     const modal = st.modal!;
@@ -136,7 +146,7 @@ async function run(
     return dialog!.lines.join('\n').replace(/\{[^}]*\}/g, '');
   };
   const text = await confirm();
-  const first = { executed: [...executed], title: dialog!.title, text, per, requested: [...requested] };
+  const first: RunResult = { executed: [...executed], title: dialog!.title, text, per, requested: [...requested] };
   if (!again) return first;
   // The result's advice: x (the review of everything marked) again, on what the stopped run left.
   Object.assign(results, again);
