@@ -52,42 +52,13 @@ const PARAMS = {
   seed: 1_000_000_007,
 };
 
-const WORDS = [
-  'refactor',
-  'parser',
-  'cache',
-  'tests',
-  'flaky',
-  'deploy',
-  'migration',
-  'schema',
-  'router',
-  'docs',
-  'bench',
-  'auth',
-  'retry',
-  'lint',
-  'build',
-  'types',
-  'stream',
-  'queue',
-  'index',
-  'memory',
-  'the',
-  'a',
-  'of',
-  'to',
-  'in',
-  'function',
-  'return',
-  'const',
-  'await',
-  'error',
-];
+/** The fixtures' words and some filler ones: text that compresses like a transcript. */
+const FILLER = ['the', 'a', 'of', 'to', 'in', 'function', 'return', 'const', 'await', 'error'];
+let vocabulary = FILLER;
 
 /** A transcript-like JSONL line: repetitive keys, varied words and ids. */
 function jsonlLine(r) {
-  const words = Array.from({ length: 8 + Math.floor(r() * 40) }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ');
+  const words = Array.from({ length: 8 + Math.floor(r() * 40) }, () => vocabulary[Math.floor(r() * vocabulary.length)]).join(' ');
   const id = Math.floor(r() * 0xffffffff)
     .toString(16)
     .padStart(8, '0');
@@ -158,8 +129,9 @@ async function ensureStore(log) {
   const tmp = `${root}.building-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const sessions = join(tmp, 'home', '.pi', 'agent', 'sessions');
-  const { rng } = await import(join(ROOT, 'dist', 'adapters', 'shared', 'fixture-rng.js'));
+  const { rng, WORDS } = await import(join(ROOT, 'dist', 'adapters', 'shared', 'fixture-rng.js'));
   const r = rng(PARAMS.seed);
+  vocabulary = [...WORDS, ...FILLER];
   const bucket = (i) => {
     const d = join(sessions, `--home-bench-src-project-${i % PARAMS.buckets}--`);
     mkdirSync(d, { recursive: true });
