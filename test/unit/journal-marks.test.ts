@@ -6,9 +6,9 @@
 
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CleanupPlan } from '../../src/engine/core/model.js';
 import { type Journal, JournalStore, journalPath, MUTATION_MARK_INTERVAL_MS } from '../../src/engine/cleanup/journal.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { minimalJournal } from '../helpers/journal-fixture.js';
 
 let t: TempEnv;
 beforeEach(() => {
@@ -17,37 +17,7 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 function journal(mutations: number): Journal {
-  const now = new Date().toISOString();
-  const plan = {
-    id: 'p',
-    snapshotId: 's',
-    agent: 'pi',
-    createdAt: now,
-    selectedItemIds: [],
-    expandedSessionIds: [],
-    items: [],
-    operations: [],
-    estimatedBytes: 0,
-    estimatedBackupBytes: 0,
-    backupEligible: false,
-    irreversible: true,
-    routeNotes: [],
-    blockers: [],
-  } as CleanupPlan;
-  return {
-    formatVersion: 2,
-    operationId: '6f1f3a52-0c1e-4b7a-9a53-1d1c2a0b9e11',
-    agent: 'pi',
-    snapshotId: 's',
-    createdAt: now,
-    updatedAt: now,
-    createBackup: false,
-    plan,
-    itemCategories: {},
-    status: 'planned',
-    backupStatus: 'notRequested',
-    mutations: Array.from({ length: mutations }, (_, index) => ({ index, kind: 'remove', itemIds: [], sessionIds: [], status: 'pending' as const })),
-  };
+  return minimalJournal({ mutations });
 }
 
 describe('journal mutation marks', () => {

@@ -10,7 +10,6 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
-import type { CleanupPlan } from '../../src/engine/core/model.js';
 import {
   type Journal,
   journalBytes,
@@ -21,6 +20,7 @@ import {
   MUTATION_MARK_INTERVAL_MS,
 } from '../../src/engine/cleanup/journal.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { JOURNAL_ID, minimalJournal } from '../helpers/journal-fixture.js';
 
 const MAX = 8 * 1024 * 1024;
 let t: TempEnv;
@@ -37,37 +37,8 @@ afterEach(() => {
   t.cleanup();
 });
 
-function journal(id = '6f1f3a52-0c1e-4b7a-9a53-1d1c2a0b9e11', mutations = 3): Journal {
-  const plan = {
-    id: 'p',
-    snapshotId: 's',
-    agent: 'pi',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    selectedItemIds: [],
-    expandedSessionIds: [],
-    items: [],
-    operations: [],
-    estimatedBytes: 0,
-    estimatedBackupBytes: 0,
-    backupEligible: false,
-    irreversible: true,
-    routeNotes: [],
-    blockers: [],
-  } as CleanupPlan;
-  return {
-    formatVersion: 2,
-    operationId: id,
-    agent: 'pi',
-    snapshotId: 's',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    createBackup: false,
-    plan,
-    itemCategories: {},
-    status: 'planned',
-    backupStatus: 'notRequested',
-    mutations: Array.from({ length: mutations }, (_, index) => ({ index, kind: 'remove', itemIds: [], sessionIds: [], status: 'pending' as const })),
-  };
+function journal(id = JOURNAL_ID, mutations = 3): Journal {
+  return minimalJournal({ id, mutations, at: '2026-01-01T00:00:00.000Z' });
 }
 
 const put = (name: string, body: string): string => {
