@@ -55,6 +55,6 @@ export function backupRow(b: BackupSummary, width: number, selected: boolean, t:
     padWidth(b.onDiskBytes === null ? '—' : formatBytes(b.onDiskBytes), 11, 'right') +
     padWidth(formatBytes(b.archiveBytes), 11, 'right') +
     '  ' +
-    cell(b.id, Math.max(8, width - 62));
+    cell(b.id, Math.max(8, width - 64));
   return selected ? t.cursor(text) : text;
 }

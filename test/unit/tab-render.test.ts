@@ -128,12 +128,12 @@ describe('backups render', () => {
     for (const w of WIDTHS) {
       const line = backupRow(backup(), w, false, plainTheme);
       expect(line).toMatch(/^ {4}2026-11-29 \d\d:\d\d +pi +12 +10\.0 MB +1\.5 MB {2}b1c2d3e4/);
-      // The id's cell is the width less 62, but the columns before it take 64: the row is 2 wider than
-      // the list, whose box cuts it (the id loses its last two cells). Kept as it draws today.
-      expect(line.length).toBe(64 + Math.max(8, w - 62));
+      // The columns before the id take 64 cells: the id gets the rest, so the row is exactly the list's width
+      // (it was 2 wider, and the list's box cut the id's last two cells, its … included).
+      expect(line.length).toBe(64 + Math.max(8, w - 64));
     }
-    expect(backupRow(backup(), 80, false, plainTheme)).toMatch(/ {2}b1c2d3e4-0000-400…$/);
-    expect(backupRow(backup(), 120, false, plainTheme)).toMatch(/ {2}b1c2d3e4-0000-4000-8000-000000000000 {22}$/);
+    expect(backupRow(backup(), 80, false, plainTheme)).toMatch(/ {2}b1c2d3e4-0000-4…$/);
+    expect(backupRow(backup(), 120, false, plainTheme)).toMatch(/ {2}b1c2d3e4-0000-4000-8000-000000000000 {20}$/);
     expect(backupRow(backup({ onDiskBytes: null }), 79, false, plainTheme)).toMatch(/ {10}— +1\.5 MB/);
     expect(backupRow(backup({ id: `${EVIL}id` }), 79, true, colour)).toMatch(/^\{inverse\}.*\{open\}bold\{close\}.*\{\/inverse\}$/);
   });
