@@ -6,7 +6,7 @@ import { agentName } from '../engine/core/agents.js';
 import { fitPath, formatBytes, formatDate } from '../engine/core/format.js';
 import { t as tr } from '../engine/i18n/index.js';
 import type { BackupSummary, KeyInfo } from '../engine/core/model.js';
-import { displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
+import { cleanText, displayWidth, fitWidth, padWidth } from '../engine/core/text.js';
 import { braces, cell, type Theme } from '../widgets/theme.js';
 import { wrapTagged } from '../widgets/wrap.js';
 
@@ -27,7 +27,8 @@ export function backupsHead(h: BackupsHead, W: number, t: Theme): string[] {
     : h.key.exists
       ? fitWidth(fitPath(h.key.path, Math.max(12, room - displayWidth(problem))) + problem, room)
       : fitWidth(tr('backups.keyNotCreated'), room);
-  const second = h.error ? wrapTagged(` ${t.danger(braces(h.error))}`, W - 1).slice(0, 4) : readable(W - 1, t);
+  // The catalog's error can quote a path or a file's bytes: no control character reaches the terminal.
+  const second = h.error ? wrapTagged(` ${t.danger(braces(cleanText(h.error, 2000)))}`, W - 1).slice(0, 4) : readable(W - 1, t);
   return [
     ` ${t.dim(keyLabel)} ${braces(key)}`,
     ...second,

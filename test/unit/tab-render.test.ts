@@ -122,6 +122,10 @@ describe('backups render', () => {
     expect(head.length).toBeGreaterThan(3);
     expect(head.join('\n')).toContain('{open}bold{close}');
     expect(head.map(shown).some((l) => l.includes('Readable without cleanerx'))).toBe(false);
+    // A control sequence in the error (it may quote a path) never reaches the terminal.
+    const hostile = backupsHead({ key: null, error: 'cannot read /srv/\x1b]52;c;aGk=\x07\x1b[2Jcatalog.json' }, 79, colour).join('\n');
+    expect(hostile).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    expect(hostile).toContain('catalog.json');
   });
 
   it('lays a backup out in its columns and cuts the id to the room left', () => {
