@@ -46,8 +46,10 @@ export function settingsLines(st: SettingsState, W: number, t: Theme): string[] 
     const inst = st.installations.find((x) => x.agent === kind);
     const sel = i === st.cursor;
     const state = st.busy || !inst ? tr('settings.detecting') : tr(AGENT_STATE[inst.state]);
-    const head = `${sel ? '›' : ' '} ${padWidth(agentName(kind), 12)} ${padWidth(state, 16)} ${inst?.version ? braces(inst.version) : ''}`;
-    L.push(sel ? t.cursor(padWidth(head, W)) : head);
+    // Padded before braces() escapes the version: each `{` or `}` would otherwise count as its escape's cells.
+    const head = `${sel ? '›' : ' '} ${padWidth(agentName(kind), 12)} ${padWidth(state, 16)} ${inst?.version ?? ''}`;
+    L.push(braces(sel ? padWidth(head, W) : head));
+    if (sel) L[L.length - 1] = t.cursor(L[L.length - 1]!);
     const override = s?.homeOverrides[kind];
     const source = inst?.homeSource === 'override' ? tr('settings.fromOverride') : inst?.homeSource === 'env' ? tr('settings.fromEnv') : '';
     L.push(path(tr('settings.home'), inst ? inst.home : '…', source));

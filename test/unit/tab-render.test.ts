@@ -194,6 +194,16 @@ describe('settings render', () => {
     }
   });
 
+  it('pads the cursor row to the width when the version holds braces (padded before they are escaped)', () => {
+    const odd = { ...pi, version: '1.6.0 {build}' } as Installation;
+    for (const w of WIDTHS) {
+      const lines = settingsLines(state({ installations: [odd] }), w - 2, colour);
+      const at = lines.map(shown).findIndex((l) => l.startsWith('› pi'));
+      expect(shown(lines[at]!)).toMatch(/1\.6\.0 \{build\} *$/);
+      expect(shown(lines[at]!).length).toBe(w - 2);
+    }
+  });
+
   it('shows the override line and the unsaved notice while a draft is open', () => {
     const draft = { ...DEFAULT_SETTINGS, homeOverrides: { pi: '/srv/pi' } };
     const text = settingsLines(state({ draft, settings: draft }), 78, plainTheme).map(shown);
