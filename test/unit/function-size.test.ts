@@ -49,16 +49,9 @@ function functionSizes(file: string, text: string): Sized[] {
   return out;
 }
 
-/**
- * An agent's fixture builders (`fixture*.ts`) live beside its adapter since
- * #31 but are test and demo data, not the safety path: they write throw-away
- * homes and never run in a cleanup.
- */
-const FIXTURE = /^fixture[\w-]*\.ts$/;
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !FIXTURE.test(e.name))
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
     .map((e) => relative(ROOT, join(e.parentPath, e.name)))
     .sort();
 }
