@@ -3,13 +3,26 @@
 // a rescan that lists the sessions whose paths are all still there. For
 // tests of the path transaction itself, without an agent's scanner.
 
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ExecutorDeps } from '../../src/engine/cleanup/executor.js';
 import { openRun, type Run } from '../../src/engine/cleanup/executor-run.js';
 import { ParentHandles } from '../../src/engine/cleanup/path-safety.js';
 import type { AgentKind, CleanupPlan, ExecuteProgress, Installation, Inventory, SessionRecord, Writer } from '../../src/engine/core/model.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
-import type { TempEnv } from './temp-env.js';
+import { makeTempEnv, type TempEnv } from './temp-env.js';
+
+/** A temp env with an agent home (`sessions/` in it) and a state dir; `a` is one session file written there when `withA`. */
+export function executorHome(prefix: string, withA = true): { t: TempEnv; home: string; state: string; a: string } {
+  const t = makeTempEnv(prefix);
+  const home = join(t.root, 'agent');
+  const state = join(t.root, 'state');
+  mkdirSync(join(home, 'sessions'), { recursive: true });
+  mkdirSync(state, { recursive: true });
+  const a = join(home, 'sessions', 'a.jsonl');
+  if (withA) writeFileSync(a, 'a');
+  return { t, home, state, a };
+}
 
 export function sessionRecord(id: string, paths: string[], o: Partial<SessionRecord> = {}): SessionRecord {
   return {

@@ -5,7 +5,7 @@
 // its warnings stay with the run; back up only completes the journal with
 // nothing removed, and refuses without a backup.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backupStep, exportRoots, finishBackupOnly } from '../../src/engine/cleanup/executor-backup.js';
@@ -14,21 +14,15 @@ import type { TakeBackupOptions } from '../../src/engine/cleanup/backup-step.js'
 import { journalPath } from '../../src/engine/cleanup/journal.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
 import type { CleanupPlan } from '../../src/engine/core/model.js';
-import { executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { executorHome, executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
+import type { TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let home: string;
 let state: string;
 let a: string;
 beforeEach(() => {
-  t = makeTempEnv('cleanerx-exec-backup-');
-  home = join(t.root, 'agent');
-  state = join(t.root, 'state');
-  mkdirSync(join(home, 'sessions'), { recursive: true });
-  mkdirSync(state, { recursive: true });
-  a = join(home, 'sessions', 'a.jsonl');
-  writeFileSync(a, 'a');
+  ({ t, home, state, a } = executorHome('cleanerx-exec-backup-'));
 });
 afterEach(() => t.cleanup());
 

@@ -4,24 +4,20 @@
 // after a change leaves it failed for recovery with the rescan's summary;
 // an official route that threw ends "unsure" and the rescan decides.
 
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { failRun, failUnsure, newJournal } from '../../src/engine/cleanup/executor-run.js';
 import { journalPath } from '../../src/engine/cleanup/journal.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
-import { executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { executorHome, executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
+import type { TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let home: string;
 let state: string;
 beforeEach(() => {
-  t = makeTempEnv('cleanerx-exec-run-');
-  home = join(t.root, 'agent');
-  state = join(t.root, 'state');
-  mkdirSync(join(home, 'sessions'), { recursive: true });
-  mkdirSync(state, { recursive: true });
+  ({ t, home, state } = executorHome('cleanerx-exec-run-', false));
 });
 afterEach(() => t.cleanup());
 

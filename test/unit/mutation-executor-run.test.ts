@@ -4,7 +4,7 @@
 // plan wants the rescan to show, and how an official route's failure is
 // judged when the rescan fails, finds a state changed, or an item gone.
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ExecutorDeps, failRun, failUnsure, isFailed, newJournal } from '../../src/engine/cleanup/executor-run.js';
@@ -12,21 +12,15 @@ import { journalPath } from '../../src/engine/cleanup/journal.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
 import type { CleanupPlan, Inventory, Item, SessionRecord } from '../../src/engine/core/model.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
-import { executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { executorHome, executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
+import type { TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let home: string;
 let state: string;
 let a: string;
 beforeEach(() => {
-  t = makeTempEnv('cleanerx-run-rules-');
-  home = join(t.root, 'agent');
-  state = join(t.root, 'state');
-  mkdirSync(join(home, 'sessions'), { recursive: true });
-  mkdirSync(state, { recursive: true });
-  a = join(home, 'sessions', 'a.jsonl');
-  writeFileSync(a, 'a');
+  ({ t, home, state, a } = executorHome('cleanerx-run-rules-'));
 });
 afterEach(() => t.cleanup());
 

@@ -24,19 +24,15 @@ import type { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { RecoveryModal } from '../../src/modals/recovery.js';
 import { dispatch } from '../../src/widgets/bindings.js';
 import { makeTheme } from '../../src/widgets/theme.js';
-import { sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { executorHome, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
+import type { TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let home: string;
 let state: string;
 let screen: blessed.Widgets.Screen | null = null;
 beforeEach(() => {
-  t = makeTempEnv('cleanerx-all-applied-');
-  home = join(t.root, 'agent');
-  state = join(t.root, 'state');
-  mkdirSync(join(home, 'sessions'), { recursive: true });
-  mkdirSync(state, { recursive: true });
+  ({ t, home, state } = executorHome('cleanerx-all-applied-', false));
 });
 afterEach(() => {
   screen?.destroy();
