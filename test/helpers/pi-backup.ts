@@ -18,6 +18,24 @@ export interface PiBackup {
   key: { identity: string; recipient: string };
 }
 
+/** A pi journal that asks for a backup of `plan`, in the state takeBackup expects first. */
+export function backupJournal(plan: CleanupPlan, snapshotId: string, now: string): Journal {
+  return {
+    formatVersion: 2,
+    operationId: randomUUID(),
+    agent: 'pi',
+    snapshotId,
+    createdAt: now,
+    updatedAt: now,
+    createBackup: true,
+    plan,
+    itemCategories: {},
+    status: 'planned',
+    backupStatus: 'none',
+    mutations: [],
+  } as unknown as Journal;
+}
+
 export async function backUpPiSession(o: PiBackup): Promise<{ taken: Awaited<ReturnType<typeof takeBackup>>; archive: string }> {
   const dataDir = ownDirs(o.env).data;
   const store = new JournalStore(ownDirs(o.env).state);
@@ -38,20 +56,7 @@ export async function backUpPiSession(o: PiBackup): Promise<{ taken: Awaited<Ret
     routeNotes: [],
     blockers: [],
   } as unknown as CleanupPlan;
-  const journal = {
-    formatVersion: 2,
-    operationId: randomUUID(),
-    agent: 'pi',
-    snapshotId: 'snap',
-    createdAt: now,
-    updatedAt: now,
-    createBackup: true,
-    plan,
-    itemCategories: {},
-    status: 'planned',
-    backupStatus: 'none',
-    mutations: [],
-  } as unknown as Journal;
+  const journal = backupJournal(plan, 'snap', now);
   await store.create(journal);
   const taken = await takeBackup({
     plan,

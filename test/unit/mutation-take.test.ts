@@ -6,17 +6,17 @@
 // item that is not.
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { backupsDir, loadCatalog } from '../../src/backup/catalog.js';
 import { takeBackup } from '../../src/backup/take.js';
-import { type Journal, JournalStore } from '../../src/engine/cleanup/journal.js';
+import { JournalStore } from '../../src/engine/cleanup/journal.js';
 import type { CleanupPlan } from '../../src/engine/core/model.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { backupJournal } from '../helpers/pi-backup.js';
 
 let t: TempEnv | undefined;
 afterEach(() => {
@@ -38,20 +38,7 @@ it('journals every step in order, ends committed, and catalogs the recoverable i
     { id: 'cache:b', label: 'b', category: 'caches', bytes: 7, paths: [join(root, 'other.jsonl')], recoverable: false, depth: 0 },
   ];
   const plan = { id: 'p', snapshotId: 's', agent: 'pi', createdAt: now, items, operations: [], blockers: [] } as unknown as CleanupPlan;
-  const journal = {
-    formatVersion: 2,
-    operationId: randomUUID(),
-    agent: 'pi',
-    snapshotId: 's',
-    createdAt: now,
-    updatedAt: now,
-    createBackup: true,
-    plan,
-    itemCategories: {},
-    status: 'planned',
-    backupStatus: 'none',
-    mutations: [],
-  } as unknown as Journal;
+  const journal = backupJournal(plan, 's', now);
   const store = new JournalStore(ownDirs(t.env).state);
   await store.create(journal);
   const steps: string[] = [];
