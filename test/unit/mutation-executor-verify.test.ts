@@ -4,7 +4,7 @@
 // result of each kind of plan, the journal's states and crash points in
 // order, the progress reported, and items that are not sessions.
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { remainingItems, verifyStep } from '../../src/engine/cleanup/executor-verify.js';
@@ -13,19 +13,15 @@ import { buildPlan } from '../../src/engine/cleanup/planner.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import type { CleanupPlan, Inventory, Item } from '../../src/engine/core/model.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
-import { executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
-import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { executorHome, executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
+import type { TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let home: string;
 let state: string;
 let files: string[];
 beforeEach(() => {
-  t = makeTempEnv('cleanerx-verify-rules-');
-  home = join(t.root, 'agent');
-  state = join(t.root, 'state');
-  mkdirSync(join(home, 'sessions'), { recursive: true });
-  mkdirSync(state, { recursive: true });
+  ({ t, home, state } = executorHome('cleanerx-verify-rules-', false));
   files = ['a', 'b'].map((n) => {
     const p = join(home, 'sessions', `${n}.jsonl`);
     writeFileSync(p, n);

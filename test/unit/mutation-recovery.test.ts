@@ -17,18 +17,14 @@ import { journalDir, JournalStore, type Journal, type MutationStatus } from '../
 import { listRecovery, recoveryAction, type RecoveryDeps } from '../../src/engine/cleanup/recovery.js';
 import type { Inventory, Item, SessionRecord } from '../../src/engine/core/model.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
-import { sessionRecord } from '../helpers/executor-harness.js';
+import { executorHome, sessionRecord } from '../helpers/executor-harness.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 let home: string;
 let state: string;
 beforeEach(() => {
-  t = makeTempEnv('cleanerx-recovery-cases-');
-  home = join(t.root, 'agent');
-  state = join(t.root, 'state');
-  mkdirSync(join(home, 'sessions'), { recursive: true });
-  mkdirSync(state, { recursive: true });
+  ({ t, home, state } = executorHome('cleanerx-recovery-cases-', false));
 });
 afterEach(() => {
   atCrashPoints(null);
