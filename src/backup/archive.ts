@@ -142,28 +142,40 @@ interface WriteOptions {
   onBytes?: (done: number, total: number) => void;
 }
 
-async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes: number[]; sparse: boolean[]; mtimes: bigint[] }> {
-  const sizes = new Array<number>(files.length);
-  const modes = new Array<number>(files.length);
-  const sparse = new Array<boolean>(files.length);
-  const mtimes = new Array<bigint>(files.length);
+/**
+ * One manifest entry per file, from one lstat each (its hash filled in as the
+ * file is written). Nothing per file is kept beside the entries: at 200,000
+ * files a parallel array or a bigint each is megabytes of peak heap.
+ */
+type WrittenEntry = ManifestEntry & { mtimeNs: string };
+
+async function lstatEntries(files: SourceFile[]): Promise<WrittenEntry[]> {
+  const entries = new Array<WrittenEntry>(files.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < files.length; i = next++) {
-      const st = await fsp.lstat(files[i]!.path, { bigint: true });
-      if (!st.isFile()) throw new ArchiveError(`${files[i]!.path} is no longer a regular file.`);
-      sizes[i] = Number(st.size);
-      modes[i] = Number(st.mode & 0o777n);
-      sparse[i] = st.size > 0n && st.blocks * 512n < st.size;
-      mtimes[i] = st.mtimeNs;
+      const f = files[i]!;
+      const st = await fsp.lstat(f.path, { bigint: true });
+      if (!st.isFile()) throw new ArchiveError(`${f.path} is no longer a regular file.`);
+      entries[i] = {
+        root: f.root,
+        relativePath: relPath(f.rootDir, f.path),
+        sha256: ZERO_HASH,
+        sizeBytes: Number(st.size),
+        mode: Number(st.mode & 0o777n),
+        mtimeNs: String(st.mtimeNs),
+        ...(st.size > 0n && st.blocks * 512n < st.size ? { sparse: true as const } : {}),
+      };
     }
   };
   await Promise.all(Array.from({ length: Math.min(16, files.length) }, worker));
-  return { sizes, modes, sparse, mtimes };
+  return entries;
 }
 
+const ZERO_HASH = '0'.repeat(64);
+
 /** Whole seconds for a ustar header (0 to 8^11 − 1; the manifest keeps the exact time). */
-const tarSeconds = (ns: bigint): number => Math.min(8 ** 11 - 1, Math.max(0, Number(ns / 1_000_000_000n)));
+const tarSeconds = (mtimeNs: string): number => Math.min(8 ** 11 - 1, Math.max(0, Number(BigInt(mtimeNs) / 1_000_000_000n)));
 
 const READ_MAX = 4 * 1024 * 1024;
 const ZERO_BLOCKS = Buffer.alloc(2 * BLOCK);
@@ -177,16 +189,7 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     throw new ArchiveError(`The backup key's recipient cannot be used (${(e as Error).message}).`);
   }
   // Sizes first: with fixed-width hashes they fix the manifest's length before any file is read.
-  const { sizes, modes, sparse, mtimes } = await lstatSizes(o.files);
-  const entries: ManifestEntry[] = o.files.map((f, i) => ({
-    root: f.root,
-    relativePath: relPath(f.rootDir, f.path),
-    sha256: '0'.repeat(64),
-    sizeBytes: sizes[i]!,
-    mode: modes[i]!,
-    mtimeNs: String(mtimes[i]!),
-    ...(sparse[i] ? { sparse: true as const } : {}),
-  }));
+  const entries = await lstatEntries(o.files);
   const now = new Date();
   const mtime = Math.floor(now.getTime() / 1000);
   const manifest: Manifest = {
@@ -216,7 +219,7 @@ export async function writeArchive(o: WriteOptions): Promise<{ manifest: Manifes
     for (let i = 0; i < o.files.length; i++) {
       const f = o.files[i]!;
       const e = entries[i]!;
-      await sink.write(tarHeader(`payload/${e.root}/${e.relativePath}`, e.sizeBytes, tarSeconds(mtimes[i]!)));
+      await sink.write(tarHeader(`payload/${e.root}/${e.relativePath}`, e.sizeBytes, tarSeconds(e.mtimeNs)));
       // O_NOFOLLOW: a path swapped for a link since it was collected is refused; O_NONBLOCK: a FIFO cannot hang the open.
       const src = await fsp.open(f.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       const hash = createHash('sha256');
