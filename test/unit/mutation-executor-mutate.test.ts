@@ -15,7 +15,8 @@ import { type ExecutorDeps, isFailed } from '../../src/engine/cleanup/executor-r
 import { journalPath } from '../../src/engine/cleanup/journal.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
-import type { CleanupPlan } from '../../src/engine/core/model.js';
+import type { ArchiveRoute, ItemRoute } from '../../src/engine/core/adapter.js';
+import type { CleanupPlan, OperationKind } from '../../src/engine/core/model.js';
 import { executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -44,8 +45,8 @@ afterEach(() => {
   t.cleanup();
 });
 
-/** Session a (a file), b (a file and a tree): one operation; session c its own second one. */
-async function ready(deps: Partial<ExecutorDeps> = {}) {
+/** Session a (a file), b (a file and a tree): one operation; session c its own second one (`kinds`: each operation's kind). */
+async function ready(deps: Partial<ExecutorDeps> = {}, kinds?: OperationKind[]) {
   const bFile = join(home, 'sessions', 'b.jsonl');
   writeFileSync(bFile, 'bbb');
   const snap = snapshotOf(home, [
@@ -67,7 +68,8 @@ async function ready(deps: Partial<ExecutorDeps> = {}) {
       bytes: items.reduce((s, i) => s + i.bytes, 0),
     };
   };
-  const plan: CleanupPlan = { ...base, operations: [split(0, ['session:a', 'session:b']), split(1, ['session:c'])] };
+  const ops = [split(0, ['session:a', 'session:b']), split(1, ['session:c'])].map((o, i) => ({ ...o, kind: kinds?.[i] ?? o.kind }));
+  const plan: CleanupPlan = { ...base, operations: ops };
   const opened = await openStepRun(full, plan);
   const pre = await preflightStep(opened.run);
   if (isFailed(pre)) throw new Error(pre.failed.message);
@@ -135,6 +137,49 @@ describe('mutateStep', () => {
     expect(run.mutated).toBe(false);
     expect(journalOf(run.j.operationId).status).toBe('terminated');
     expect(readFileSync(a, 'utf8')).toBe('not planned');
+  });
+});
+
+describe('mutateStep: each kind to its route', () => {
+  it('archive and unarchive go to the archive route (archived, then not), nothing removed', async () => {
+    const calls: [string[], boolean][] = [];
+    const archiveRoute: ArchiveRoute = {
+      unarchive: true,
+      setArchived: async (_i, _c, ids, archived) => {
+        calls.push([[...ids], archived]);
+        return { changed: [...ids], failed: [] };
+      },
+    };
+    const { run, st, parents, points } = await ready({ archiveRoute }, ['archive', 'unarchive']);
+    try {
+      expect(await mutateStep(run, st)).toBeUndefined();
+    } finally {
+      parents.close();
+    }
+    expect(calls).toEqual([
+      [['a', 'b'], true],
+      [['c'], false],
+    ]);
+    expect(points.filter((p) => p.startsWith('official:'))).toEqual(['official:0:before', 'official:0:after', 'official:1:before', 'official:1:after']);
+    for (const p of [a, tree, c]) expect(existsSync(p)).toBe(true);
+  });
+
+  it('official items go to the item route by item id, nothing removed by path', async () => {
+    const calls: string[][] = [];
+    const itemRoute: ItemRoute = {
+      applyItems: async (_i, _c, ids) => {
+        calls.push([...ids]);
+        return { applied: [...ids], failed: [] };
+      },
+    };
+    const { run, st, parents } = await ready({ itemRoute }, ['officialItems', 'officialItems']);
+    try {
+      expect(await mutateStep(run, st)).toBeUndefined();
+    } finally {
+      parents.close();
+    }
+    expect(calls).toEqual([['session:a', 'session:b'], ['session:c']]);
+    for (const p of [a, tree, c]) expect(existsSync(p)).toBe(true);
   });
 });
 

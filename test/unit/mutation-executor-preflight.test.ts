@@ -6,7 +6,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { captureOperations, preflightStep, safetyContext } from '../../src/engine/cleanup/executor-preflight.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
 import type { Inventory, Item } from '../../src/engine/core/model.js';
@@ -15,7 +15,21 @@ import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { walkOwned } from '../../src/engine/inventory/revision.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
+import { lstatsDuring } from '../helpers/lstat-spy.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+// This Linux machine always anchors; the refusal for systems that cannot is switched on per test.
+const anchors = vi.hoisted(() => ({ supported: true }));
+vi.mock('../../src/engine/host/anchored-fs.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/engine/host/anchored-fs.js')>();
+  return {
+    ...real,
+    assertAnchoredSupported: () => {
+      if (!anchors.supported) throw new Error('No anchored handles on this system; nothing was changed.');
+      real.assertAnchoredSupported();
+    },
+  };
+});
 
 let t: TempEnv;
 let home: string;
@@ -24,7 +38,10 @@ beforeEach(() => {
   home = join(t.root, 'agent');
   mkdirSync(join(home, 'sessions'), { recursive: true });
 });
-afterEach(() => t.cleanup());
+afterEach(() => {
+  anchors.supported = true;
+  t.cleanup();
+});
 
 const file = (name: string, text = name): string => {
   const p = join(home, 'sessions', name);
@@ -34,6 +51,12 @@ const file = (name: string, text = name): string => {
 };
 const revisionOf = (paths: string[]): string => walkOwned(paths, { uid: t.ctx.uid }).revision!;
 const safety = () => ({ roots: [home], protectedPaths: [], uid: t.ctx.uid });
+
+/** How often `p` was lstat'ed while `f` ran. */
+async function lstatsOf(p: string, f: () => unknown): Promise<number> {
+  const { paths } = await lstatsDuring(async () => f());
+  return paths.filter((x) => x === p).length;
+}
 
 function item(id: string, paths: string[], o: Partial<Item> = {}): Item {
   return { id, category: 'log', label: id, paths, bytes: 1, risk: 'safe', recoverable: false, selectable: true, metadata: {}, ...o };
@@ -56,11 +79,13 @@ describe('the recorded revision', () => {
     expect(() => captureOperations(plan, good, safety(), t.ctx.uid)).toThrow('session:a changed after the inventory scan; rescan and review again.');
   });
 
-  it('a session of one path: its capture is the revision', () => {
+  it('a session of one path: its capture is the revision', async () => {
     const a = file('a.jsonl');
     const snap = snapshotOf(home, [sessionRecord('a', [a], { metadata: { sourceRevision: revisionOf([a]) } })]);
     const plan = buildPlan(snap, ['session:a'], { readOnly: false, routeAvailable: true });
     expect(captureOperations(plan, snap, safety(), t.ctx.uid)[0]![0]!.revision).toBe(revisionOf([a]));
+    // Not walked a second time for the revision check.
+    expect(await lstatsOf(a, () => captureOperations(plan, snap, safety(), t.ctx.uid))).toBe(1);
   });
 
   it('an item that is not a session: its recorded revision is checked too', () => {
@@ -81,7 +106,7 @@ describe('the recorded revision', () => {
     expect(() => captureOperations(plan, snap, { ...safety(), roots: [elsewhere] }, t.ctx.uid)).toThrow(`${a} is outside the allowed roots.`);
   });
 
-  it('a path planned twice in one operation is captured once and given for both', () => {
+  it('a path planned twice in one operation is captured once and given for both', async () => {
     const a = file('a.jsonl');
     const snap = snapshotOf(home, [sessionRecord('a', [a])]);
     const base = buildPlan(snap, ['session:a'], { readOnly: false, routeAvailable: true });
@@ -89,6 +114,25 @@ describe('the recorded revision', () => {
     const [ids] = captureOperations(plan, snap, safety(), t.ctx.uid);
     expect(ids).toHaveLength(2);
     expect(ids![0]).toBe(ids![1]);
+    expect(await lstatsOf(a, () => captureOperations(plan, snap, safety(), t.ctx.uid))).toBe(1);
+  });
+});
+
+describe('a system where handles cannot anchor a removal', () => {
+  it('a plan with any path to remove is refused before a capture; one of route operations only is not asked', () => {
+    const a = file('a.jsonl');
+    const snap = snapshotOf(home, [sessionRecord('a', [a]), sessionRecord('b', [])]);
+    const base = buildPlan(snap, ['session:a', 'session:b'], { readOnly: false, routeAvailable: true });
+    const op = base.operations[0]!;
+    const routeOnly = { ...op, index: 0, kind: 'officialDelete' as const, itemIds: ['session:b'], sessionIds: ['b'], paths: [] };
+    const removal = { ...op, index: 1, itemIds: ['session:a'], sessionIds: ['a'], paths: [a] };
+    anchors.supported = false;
+    expect(captureOperations({ ...base, operations: [routeOnly] }, snap, safety(), t.ctx.uid)).toEqual([[]]);
+    expect(() => captureOperations({ ...base, operations: [routeOnly, removal] }, snap, safety(), t.ctx.uid)).toThrow(
+      'No anchored handles on this system; nothing was changed.',
+    );
+    anchors.supported = true;
+    expect(captureOperations({ ...base, operations: [routeOnly, removal] }, snap, safety(), t.ctx.uid)[1]!.map((i) => i.path)).toEqual([a]);
   });
 });
 

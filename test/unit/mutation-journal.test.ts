@@ -5,7 +5,7 @@
 // faked, only Date: the files are real), and that the bytes written are
 // always JSON.stringify of the journal at that moment.
 
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -30,6 +30,7 @@ beforeEach(() => {
   state = t.env.CLEANERX_STATE_DIR!;
 });
 afterEach(() => {
+  vi.restoreAllMocks();
   atCrashPoints(null);
   vi.useRealTimers();
   delete process.env.CLEANERX_CRASH_AT;
@@ -98,12 +99,19 @@ describe('listJournals', () => {
     ]);
   });
 
-  it('not JSON, or JSON that is not an object: cannot be read as JSON', async () => {
+  it('not JSON: cannot be read as JSON; JSON that is not an object (null, a number, a text, a list): not a JSON object', async () => {
     put('a.json', '{not json');
     put('b.json', 'null');
+    put('c.json', '42');
+    put('d.json', '"text"');
+    put('e.json', '[]');
+    const notObject = 'Unrecognized journal format (not a JSON object).';
     expect(await reasons()).toEqual([
       ['a.json', 'The journal cannot be read as JSON.'],
-      ['b.json', 'The journal cannot be read as JSON.'],
+      ['b.json', notObject],
+      ['c.json', notObject],
+      ['d.json', notObject],
+      ['e.json', notObject],
     ]);
   });
 
@@ -113,7 +121,7 @@ describe('listJournals', () => {
     put('c.json', v2({ agent: null }));
     put('d.json', v2({ plan: null }));
     put('e.json', v2({ mutations: {} }));
-    put('f.json', '[]');
+    put('f.json', '{}');
     put('g.json', v2({ formatVersion: '2' }));
     const v = (n: string): string => `Unrecognized journal format (formatVersion ${n}).`;
     expect(await reasons()).toEqual([
@@ -323,6 +331,10 @@ describe('the store, later additions', () => {
     const names = Array.from({ length: 24 }, (_, i) => `n${String((i * 7) % 24).padStart(2, '0')}`);
     for (const n of names) put(`${n}.json`, v2({ operationId: n }));
     expect((await reasons()).map(([n]) => n)).toEqual([...names].sort().map((n) => `${n}.json`));
+    // This machine's folders list in order already: the listing is handed over backwards.
+    const readdir = fs.promises.readdir.bind(fs.promises) as (p: string) => Promise<string[]>;
+    vi.spyOn(fs.promises, 'readdir').mockImplementation((async (p: string) => (await readdir(p)).sort().reverse()) as unknown as typeof fs.promises.readdir);
+    expect((await reasons()).map(([n]) => n)).toEqual([...names].sort().map((n) => `${n}.json`));
   });
 
   it('an immutable field replaced outside a transition is refused at the next one, created or read back', async () => {
@@ -353,5 +365,63 @@ describe('the store, later additions', () => {
     if (e?.kind !== 'journal') throw new Error('not read back');
     await new JournalStore(state).transition(e.journal, (x) => (x.mutations[1]!.status = 'running'), 'mutation:1:running');
     expect(disk()).toEqual(['running', 'running']);
+  });
+});
+
+describe('a journal swapped between its lstat and its open', () => {
+  /** Runs `swap(path)` for each journal right after listJournals' lstat of it, as a racing process could. */
+  function afterLstat(swap: (path: string) => void): void {
+    const lstat = fs.promises.lstat.bind(fs.promises) as (p: string) => Promise<fs.Stats>;
+    vi.spyOn(fs.promises, 'lstat').mockImplementation((async (p: string) => {
+      const st = await lstat(p);
+      swap(String(p));
+      return st;
+    }) as unknown as typeof fs.promises.lstat);
+  }
+
+  it('gone: skipped; a link or a FIFO in its place: cannot be read safely, never followed or waited on', async () => {
+    for (const n of ['fifo', 'gone', 'kept', 'link']) put(`${n}.json`, v2({ operationId: n }));
+    const target = put('target.txt', v2({ operationId: 'target' }));
+    afterLstat((p) => {
+      const name = p.slice(p.lastIndexOf('/') + 1);
+      if (name === 'gone.json') rmSync(p);
+      if (name === 'link.json') {
+        rmSync(p);
+        symlinkSync(target, p);
+      }
+      if (name === 'fifo.json') {
+        renameSync(p, `${p}.aside`);
+        execFileSync('mkfifo', [p]);
+      }
+    });
+    const dir = journalDir(state);
+    expect(await reasons()).toEqual([
+      ['fifo.json', `The journal cannot be read safely: ${join(dir, 'fifo.json')} is a FIFO (named pipe), not a regular file; remove it or move it away.`],
+      ['kept.json', 'journal kept'],
+      [
+        'link.json',
+        `The journal cannot be read safely: ${join(dir, 'link.json')} is a symbolic link; cleanerx does not follow links there, so replace it with the real file.`,
+      ],
+    ]);
+  });
+});
+
+describe('the encoding of frozen fields', () => {
+  it('the plan, the item categories and each captured identity list are encoded once, however many writes follow', async () => {
+    const store = new JournalStore(state);
+    const j = journal('op', 2);
+    // Every kind of value a plan holds, null among them, is frozen with it.
+    (j.plan as unknown as Record<string, unknown>).note = { text: 'n', none: null, list: [1, { deep: true }] };
+    j.itemCategories = { 'session:a': 'session' } as Journal['itemCategories'];
+    const pre = [{ path: '/p', dev: 1, ino: 2, size: 3, revision: 'r' }];
+    const stringify = vi.spyOn(JSON, 'stringify');
+    await store.create(j);
+    await store.transition(j, (x) => (x.mutations[0]!.pre = pre), 'journal:preflight');
+    await store.transition(j, (x) => (x.status = 'deleting'), 'journal:deleting');
+    await store.transition(j, (x) => (x.status = 'verifying'), 'journal:verifying');
+    const encoded = (v: unknown): number => stringify.mock.calls.filter(([x]) => x === v).length;
+    expect([encoded(j.plan), encoded(j.itemCategories), encoded(pre)]).toEqual([1, 1, 1]);
+    stringify.mockRestore();
+    expect(readFileSync(journalPath(state, 'op'), 'utf8')).toBe(`${JSON.stringify(j)}\n`);
   });
 });

@@ -66,9 +66,11 @@ function assertRevision(snap: Snapshot, id: string, captured: ReadonlyMap<string
   const node = snap.session(id);
   const expected = node?.s.metadata.sourceRevision ?? snap.item(id)?.metadata.sourceRevision;
   if (typeof expected !== 'string') return;
-  const paths = node?.s.paths ?? snap.item(id)?.paths ?? [];
+  // A revision was recorded, so the session or the item it came from is there.
+  const paths = node ? node.s.paths : snap.item(id)!.paths;
   // An item of one path: its capture walked exactly the tree walkOwned(paths) would.
   const one = paths.length === 1 ? captured.get(paths[0]!) : undefined;
+  // Stryker disable next-line ObjectLiteral: the uid only sets the walk's unsafe flag, not read here; the owner is in the revision either way.
   const revision = one && !(one instanceof Error) ? one.revision : walkOwned(paths, { uid }).revision;
   if (revision !== expected) throw new RequestError(`${id} changed after the inventory scan; rescan and review again.`);
 }

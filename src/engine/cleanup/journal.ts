@@ -99,8 +99,8 @@ export class JournalStore {
     }
     change(j);
     if (IMMUTABLE.some((k, i) => j[k] !== before[i])) throw new Error('Blocked: a journal save may not change the immutable plan.');
-    // Identities, once captured, never change: frozen, their text is made once.
-    for (const m of j.mutations) if (m.pre) deepFreeze(m.pre);
+    // Identities, once captured, never change: frozen, their text is made once (a missing one freezes nothing).
+    for (const m of j.mutations) deepFreeze(m.pre);
     j.updatedAt = new Date().toISOString();
     const mark = MUTATION_POINT.test(point);
     const last = this.lastWrite.get(j.operationId);
@@ -133,8 +133,9 @@ type Part = string | Buffer;
  */
 export function journalBytes(j: Journal): Buffer {
   const parts: Part[] = [];
-  appendObject(j, parts, (k, v) => {
-    if (k !== 'mutations' || !Array.isArray(v)) return false;
+  // A top-level array (a journal has one, `mutations`) is written record by record, so that each record's frozen identities are reused.
+  appendObject(j, parts, (v) => {
+    if (!Array.isArray(v)) return false;
     parts.push('[');
     v.forEach((m, i) => {
       if (i) parts.push(',');
@@ -146,11 +147,12 @@ export function journalBytes(j: Journal): Buffer {
     return true;
   });
   parts.push('\n');
+  // Stryker disable next-line ConditionalExpression: Buffer.from of a Buffer is a copy of the same bytes.
   return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 }
 
 /** A plain object's own fields as JSON.stringify writes them (fields without a JSON form left out); `nested` may write a field itself. */
-function appendObject(o: object, parts: Part[], nested?: (k: string, v: unknown) => boolean): void {
+function appendObject(o: object, parts: Part[], nested?: (v: unknown) => boolean): void {
   parts.push('{');
   let first = true;
   for (const k of Object.keys(o)) {
@@ -158,12 +160,13 @@ function appendObject(o: object, parts: Part[], nested?: (k: string, v: unknown)
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
     parts.push(`${first ? '' : ','}${JSON.stringify(k)}:`);
     first = false;
-    if (nested?.(k, v)) continue;
-    if (v !== null && typeof v === 'object' && deepFrozen.has(v)) {
-      let b = frozenJson.get(v);
+    if (nested?.(v)) continue;
+    // A WeakSet holds no primitive, so this is false for them.
+    if (deepFrozen.has(v as object)) {
+      let b = frozenJson.get(v as object);
       if (!b) {
         b = Buffer.from(JSON.stringify(v));
-        frozenJson.set(v, b);
+        frozenJson.set(v as object, b);
       }
       parts.push(b);
     } else parts.push(JSON.stringify(v));
@@ -177,9 +180,8 @@ function deepFreeze(v: unknown): boolean {
   if (Object.isFrozen(v)) return deepFrozen.has(v);
   Object.freeze(v);
   let deep = true;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!deepFreeze(v[i])) deep = false;
-  } else for (const x of Object.values(v)) if (!deepFreeze(x)) deep = false;
+  // An array's values are its elements.
+  for (const x of Object.values(v)) if (!deepFreeze(x)) deep = false;
   if (deep) deepFrozen.add(v);
   return deep;
 }
@@ -225,7 +227,12 @@ export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
         }
         throw e;
       }
-      const v = parseBoundedJson(text) as Partial<Journal> & { formatVersion?: unknown; status?: unknown };
+      const parsed = parseBoundedJson(text);
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        out.push({ kind: 'unknown', path, reason: 'Unrecognized journal format (not a JSON object).' });
+        continue;
+      }
+      const v = parsed as Partial<Journal> & Record<string, unknown>;
       if (isObsolete(v)) {
         await fsp.unlink(path);
         continue;
@@ -243,15 +250,9 @@ export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
 }
 
 /** Strictly recognized pre-v2 status-only journals: `{operationId, status}` and nothing else. */
-function isObsolete(v: unknown): boolean {
-  if (!v || typeof v !== 'object') return false;
-  const keys = Object.keys(v).sort();
-  const o = v as Record<string, unknown>;
+function isObsolete(o: Record<string, unknown>): boolean {
+  // Two keys, two of which are a string operationId and a known status: exactly those two.
   return (
-    keys.length === 2 &&
-    keys[0] === 'operationId' &&
-    keys[1] === 'status' &&
-    typeof o.operationId === 'string' &&
-    ['planned', 'deleting', 'complete', 'failed', 'terminated'].includes(String(o.status))
+    Object.keys(o).length === 2 && typeof o.operationId === 'string' && ['planned', 'deleting', 'complete', 'failed', 'terminated'].includes(String(o.status))
   );
 }
