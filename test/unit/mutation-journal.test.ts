@@ -406,6 +406,44 @@ describe('a journal swapped between its lstat and its open', () => {
   });
 });
 
+describe('a journal the disk cannot read', () => {
+  // EIO from a failing disk: the journal (and a compaction journal beside it) is named unreadable with the code,
+  // never "cannot be read as JSON", and the other journals are still listed.
+  function readFailsWithEio(name: string): void {
+    const open = fs.promises.open.bind(fs.promises);
+    vi.spyOn(fs.promises, 'open').mockImplementation((async (p: fs.PathLike, ...rest: unknown[]) => {
+      const fh = await (open as (...a: unknown[]) => Promise<fs.promises.FileHandle>)(p, ...rest);
+      if (String(p).endsWith(`/${name}`))
+        fh.read = (async () => {
+          throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO', errno: -5, syscall: 'read' });
+        }) as typeof fh.read;
+      return fh;
+    }) as unknown as typeof fs.promises.open);
+  }
+
+  it('the journal: "cannot be read (EIO)", the others listed', async () => {
+    for (const n of ['bad', 'good']) put(`${n}.json`, v2({ operationId: n }));
+    readFailsWithEio('bad.json');
+    expect(await reasons()).toEqual([
+      ['bad.json', 'The journal cannot be read (EIO).'],
+      ['good.json', 'journal good'],
+    ]);
+  });
+
+  it('a compaction journal: "cannot be read (EIO)"; one that is not JSON still "cannot be read as JSON"', async () => {
+    const { listCompactions } = await import('../../src/engine/cleanup/compact-journal.js');
+    const dir = join(state, 'compactions');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'bad.json'), '{}');
+    writeFileSync(join(dir, 'text.json'), 'not json');
+    readFailsWithEio('bad.json');
+    expect((await listCompactions(state)).map((e) => [e.path.slice(e.path.lastIndexOf('/') + 1), e.kind === 'unknown' ? e.reason : 'entry'])).toEqual([
+      ['bad.json', 'The compaction journal cannot be read (EIO).'],
+      ['text.json', 'The compaction journal cannot be read as JSON.'],
+    ]);
+  });
+});
+
 describe('the encoding of frozen fields', () => {
   it('the plan, the item categories and each captured identity list are encoded once, however many writes follow', async () => {
     const store = new JournalStore(state);

@@ -8,7 +8,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../host/atomic.js';
-import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
+import { BoundedReadError, readRegularTextAsync, unreadableReason } from '../host/bounded-read.js';
 import { crashPoint } from '../core/faults.js';
 import type { ComparedTable } from './compact-proof.js';
 import { parseBoundedJson } from '../core/bounded-json.js';
@@ -75,18 +75,21 @@ export async function listCompactions(stateDir: string): Promise<CompactionFile[
   for (const name of names) {
     if (!name.endsWith('.json') || name.startsWith('.')) continue;
     const path = join(compactionDir(stateDir), name);
+    let text: string;
     try {
-      const v = parseBoundedJson(await readRegularTextAsync(path, MAX_BYTES)) as Partial<CompactionEntry>;
+      text = await readRegularTextAsync(path, MAX_BYTES);
+    } catch (e) {
+      if (e instanceof BoundedReadError && e.code === 'ENOENT') continue;
+      out.push({ kind: 'unknown', path, reason: unreadableReason('The compaction journal', e) });
+      continue;
+    }
+    try {
+      const v = parseBoundedJson(text) as Partial<CompactionEntry>;
       if (v.formatVersion !== 1 || v.kind !== 'compact' || typeof v.dbPath !== 'string' || typeof v.siblingPath !== 'string' || typeof v.step !== 'string') {
         out.push({ kind: 'unknown', path, reason: 'Unrecognized compaction journal.' });
       } else out.push({ kind: 'entry', path, entry: v as CompactionEntry });
-    } catch (e) {
-      if (e instanceof BoundedReadError && e.code === 'ENOENT') continue;
-      out.push({
-        kind: 'unknown',
-        path,
-        reason: e instanceof BoundedReadError ? `The compaction journal cannot be read safely: ${e.message}` : 'The compaction journal cannot be read as JSON.',
-      });
+    } catch {
+      out.push({ kind: 'unknown', path, reason: 'The compaction journal cannot be read as JSON.' });
     }
   }
   return out;

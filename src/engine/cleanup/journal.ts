@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../host/atomic.js';
-import { BoundedReadError, readRegularTextAsync } from '../host/bounded-read.js';
+import { BoundedReadError, readRegularTextAsync, unreadableReason } from '../host/bounded-read.js';
 import { crashPoint } from '../core/faults.js';
 import type { AgentKind, Category, CleanupPlan } from '../core/model.js';
 import { parseBoundedJson } from '../core/bounded-json.js';
@@ -221,11 +221,9 @@ export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
         text = await readRegularTextAsync(path, MAX_JOURNAL_BYTES);
       } catch (e) {
         if (e instanceof BoundedReadError && e.code === 'ENOENT') continue;
-        if (e instanceof BoundedReadError) {
-          out.push({ kind: 'unknown', path, reason: `The journal cannot be read safely: ${e.message}` });
-          continue;
-        }
-        throw e;
+        // A refusal (link, FIFO, too large) or a raw I/O error (EIO): either way not JSON that could be judged.
+        out.push({ kind: 'unknown', path, reason: unreadableReason('The journal', e) });
+        continue;
       }
       const parsed = parseBoundedJson(text);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

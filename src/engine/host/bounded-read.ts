@@ -26,6 +26,17 @@ export class BoundedReadError extends Error {
   }
 }
 
+/**
+ * Why a state file (`what`: "The journal") could not be read: a refusal says
+ * what the file is; a raw I/O error (EIO from a failing disk) is named by its
+ * code, never reported as bad JSON.
+ */
+export function unreadableReason(what: string, e: unknown): string {
+  if (e instanceof BoundedReadError) return `${what} cannot be read safely: ${e.message}`;
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return `${what} cannot be read (${code ?? (e instanceof Error ? e.message : String(e))}).`;
+}
+
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 function kindOf(st: Stats): string {
