@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { ResidueTarget } from '../../engine/core/adapter.js';
 import type { Installation, ResidueSurface } from '../../engine/core/model.js';
-import { listDirSorted, lstatSyncOrNull } from '../../engine/host/fsx.js';
+import { DirPresence, listDirSorted } from '../../engine/host/fsx.js';
 
 /** Project buckets looked at, at most: a session file is found in any of them. */
 const MAX_BUCKETS = 10_000;
@@ -22,12 +22,13 @@ export async function piResidue(inst: Installation, targets: readonly ResidueTar
       if (m && out.has(m[1]!)) files.set(m[1]!, [...(files.get(m[1]!) ?? []), join(root, bucket.name, f.name)]);
     }
   }
+  const present = new DirPresence();
   for (const x of targets) {
     const v = out.get(x.id)!;
-    for (const p of new Set([...x.paths.filter((p) => p.endsWith('.jsonl') && lstatSyncOrNull(p)), ...(files.get(x.id) ?? [])]))
+    for (const p of new Set([...x.paths.filter((p) => p.endsWith('.jsonl') && present.has(p)), ...(files.get(x.id) ?? [])]))
       v.push({ surface: 'sessionFile', path: p, why: 'noRoute' });
     const cp = join(inst.home, 'checkpoints', x.id);
-    if (lstatSyncOrNull(cp)) v.push({ surface: 'checkpoints', path: cp, why: 'noRoute' });
+    if (present.has(cp)) v.push({ surface: 'checkpoints', path: cp, why: 'noRoute' });
   }
   return out;
 }

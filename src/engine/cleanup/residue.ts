@@ -8,7 +8,7 @@
 
 import type { HostContext, ResidueProbe, ResidueTarget } from '../core/adapter.js';
 import type { CleanupPlan, ItemResidue, ResidueSurface } from '../core/model.js';
-import { lstatSyncOrNull } from '../host/fsx.js';
+import { DirPresence } from '../host/fsx.js';
 import type { Snapshot } from '../inventory/snapshot.js';
 
 const SESSION = 'session:';
@@ -26,6 +26,7 @@ export async function proveResidue(plan: CleanupPlan, after: Snapshot, ctx: Host
       probeFailed = true;
     }
   }
+  const present = new DirPresence();
   return plan.items.map((i) => {
     const surfaces: ResidueSurface[] = [];
     if (after.session(i.id) || after.item(i.id)) surfaces.push({ surface: 'list', why: 'listed' });
@@ -34,7 +35,7 @@ export async function proveResidue(plan: CleanupPlan, after: Snapshot, ctx: Host
     if (isSession && probeFailed) surfaces.push({ surface: 'probe', why: 'unreadable' });
     const own = isSession ? (probed.get(sid) ?? []) : [];
     const named = new Set(own.map((s) => s.path).filter((p): p is string => Boolean(p)));
-    for (const p of i.paths) if (!named.has(p) && lstatSyncOrNull(p)) surfaces.push({ surface: 'file', path: p, why: 'noRoute' });
+    for (const p of i.paths) if (!named.has(p) && present.has(p)) surfaces.push({ surface: 'file', path: p, why: 'noRoute' });
     surfaces.push(...own);
     for (const s of surfaces) offerFollowUp(s, after);
     return { id: i.id, label: i.label, verdict: surfaces.length ? 'partial' : 'complete', surfaces };
