@@ -39,7 +39,14 @@ async function opened(mapPlan: (p: CleanupPlan) => CleanupPlan = (p) => p) {
 }
 
 function request(take: BackupRequest['take'], exportSessions?: BackupRequest['exportSessions']): BackupRequest {
-  return { take, dataDir: join(t.root, 'data'), key: { identity: 'id', recipient: 'r' }, roots: [{ label: 'home', dir: home }], retentionDays: 7, exportSessions };
+  return {
+    take,
+    dataDir: join(t.root, 'data'),
+    key: { identity: 'id', recipient: 'r' },
+    roots: [{ label: 'home', dir: home }],
+    retentionDays: 7,
+    exportSessions,
+  };
 }
 const journalOf = (id: string) => JSON.parse(readFileSync(journalPath(state, id), 'utf8'));
 
