@@ -35,7 +35,7 @@ function proc(name: string, targets: string[], o: { comm?: string; cmdline?: str
   if (o.cmdline !== undefined) writeFileSync(join(dir, 'cmdline'), o.cmdline);
 }
 
-const byPid = (hs: { pid: number }[]) => [...hs].sort((x, y) => x.pid - y.pid);
+const byPid = <T extends { pid: number }>(hs: T[]): T[] => [...hs].sort((x, y) => x.pid - y.pid);
 
 describe('fileHolders', () => {
   it('a process holding the file is named by comm, once, with the path asked for; one holding another file is not', async () => {
