@@ -5,11 +5,13 @@
 // and how each outcome ends: no route, a throw ("unsure"), a reported
 // failure (terminated before any change, failed after one), a stop.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 // The agents' names come from the registry (the mutation run's vitest config has no setup file that loads it).
 import '../../src/adapters/registry.js';
 import type { ArchiveRoute, ItemRoute, SessionRoute } from '../../src/engine/core/adapter.js';
+import { executePlan } from '../../src/engine/cleanup/executor.js';
 import { archiveOp, officialDeleteOp, officialItemsOp } from '../../src/engine/cleanup/executor-official.js';
 import { mutateState } from '../../src/engine/cleanup/executor-mutate-state.js';
 import type { ExecutorDeps } from '../../src/engine/cleanup/executor-run.js';
@@ -253,5 +255,52 @@ describe('officialDeleteOp', () => {
     expect([o.run.mutated, statusOf(o.run.j.operationId)]).toEqual([false, 'terminated']);
     o = await opened(['session:a', 'session:b'], OFFICIAL, { sessionRoute: route({ deleted: ['a'], failed: [two[1]!] }) });
     expect((await officialDeleteOp(o.run, o.st, o.op))?.message).toBe('OpenCode did not delete Title b: locked. No later item was touched.');
+  });
+});
+
+describe('officialDeleteOp: what the agent leaves behind', () => {
+  /** Session b owns a media folder the agent's delete leaves; the whole run through executePlan, with real preflight identities. */
+  async function leftBehind(onDelete: (media: string) => void = () => undefined) {
+    const media = join(home, 'media', 'b');
+    mkdirSync(media, { recursive: true });
+    writeFileSync(join(media, 'one.png'), 'png');
+    const snap = snapshotOf(home, [sessionRecord('a', []), sessionRecord('b', [media])]);
+    const route = {
+      deleteSessions: async (_i: unknown, _c: unknown, roots: readonly string[]) => {
+        onDelete(media);
+        return { deleted: [...roots], failed: [], stopped: false };
+      },
+    } as unknown as SessionRoute;
+    const deps = { ...executorDeps(t, { home, stateDir: state, snap }), sessionRoute: route };
+    const plan = buildPlan(snap, ['session:b'], { readOnly: false, routeAvailable: true, officialSessions: true });
+    return { media, r: await executePlan(plan, deps, () => undefined) };
+  }
+
+  it('a deleted session’s folder goes, between its crash points, the first entry’s removal marked', async () => {
+    const { media, r } = await leftBehind();
+    expect(r.status, r.message).toBe('complete');
+    expect(existsSync(media)).toBe(false);
+    expect(points.filter((p) => p.startsWith('official:') || p.startsWith('remove:'))).toEqual([
+      'official:0:before',
+      'official:0:after',
+      'remove:0:0:before',
+      'remove:0:0:partial',
+      'remove:0:0:after',
+    ]);
+  });
+
+  it('a folder swapped after the preflight is refused: nothing of it removed, the run failed for recovery', async () => {
+    const { media, r } = await leftBehind((m) => {
+      renameSync(m, `${m}.old`);
+      mkdirSync(m);
+      writeFileSync(join(m, 'other.png'), 'other');
+    });
+    expect(r.status).toBe('failed');
+    // revalidate's sentence: the removal's own check (another sentence) is not what refused it.
+    expect(r.message).toBe(`Target changed after scan: ${media}. No later item was touched.`);
+    expect(readFileSync(join(media, 'other.png'), 'utf8')).toBe('other');
+    expect(points).not.toContain('remove:0:0:before');
+    const j = JSON.parse(readFileSync(journalPath(state, r.operationId), 'utf8'));
+    expect(j.status).toBe('failed');
   });
 });
