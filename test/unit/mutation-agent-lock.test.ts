@@ -193,6 +193,39 @@ describe('the edges', () => {
     expect(seen.calls).toBe(3);
   });
 
+  it('an unreadable lock is "starting" until exactly 5 s old, then taken over', () => {
+    // A whole second, so the file's mtime holds it exactly.
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    hold('{half');
+    utimesSync(lock, (now - 5000) / 1000, (now - 5000) / 1000);
+    vi.useFakeTimers({ toFake: ['Date'], now });
+    try {
+      acquireAgentLock(state, 'pi').release();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('a stale lock replaced by a live one between its read and its removal is left alone: that one is running', () => {
+    hold({ pid: 0, procStart: null, startedAt: 'x', command: 'x' });
+    const real = fs.lstatSync;
+    let swapped = false;
+    vi.spyOn(fs, 'lstatSync').mockImplementation(((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+      if (!swapped && String(p) === lock) {
+        swapped = true;
+        // Another cleanup removed the stale file and took the lock: a new file, a new inode (the old one stays linked elsewhere, so its inode is not reused).
+        linkSync(lock, join(t.root, 'stale'));
+        fs.unlinkSync(lock);
+        hold({ pid: process.ppid, procStart: null, startedAt: 'now', command: 'other' });
+      }
+      return real(p, o);
+    }) as typeof fs.lstatSync);
+    syncBuiltinESMExports();
+    expect(refusal(() => acquireAgentLock(state, 'pi'))).toMatch(new RegExp(`^Another pi cleanup is running \\(pid ${process.ppid},`));
+    expect(JSON.parse(readFileSync(lock, 'utf8')).command).toBe('other');
+  });
+
   it('a symbolic link at the lock: refused, naming it', () => {
     symlinkSync(join(t.root, 'elsewhere'), lock);
     expect(refusal(() => acquireAgentLock(state, 'pi'))).toBe(`The cleanup lock ${lock} is a symbolic link; remove it and try again.`);

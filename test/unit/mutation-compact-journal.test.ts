@@ -57,6 +57,18 @@ describe('saveCompaction', () => {
     await saveCompaction(state, e, 'compact:copy:written');
     expect(points).toEqual(['compact:copying', 'compact:copy:written']);
   });
+
+  it('a write fault injected for the compaction journal fails the save and leaves the last one', async () => {
+    const e = entry('op-2');
+    await saveCompaction(state, e);
+    process.env.CLEANERX_FAULT = 'compact-journal:ENOSPC';
+    try {
+      await expect(saveCompaction(state, { ...e, step: 'copying' })).rejects.toMatchObject({ code: 'ENOSPC' });
+    } finally {
+      delete process.env.CLEANERX_FAULT;
+    }
+    expect(JSON.parse(readFileSync(join(dir, 'op-2.json'), 'utf8')).step).toBe('planned');
+  });
 });
 
 describe('listCompactions', () => {
@@ -70,6 +82,9 @@ describe('listCompactions', () => {
     writeFileSync(join(dir, '.c.json'), JSON.stringify(entry('c')));
     writeFileSync(join(dir, 'd.json.tmp'), JSON.stringify(entry('d')));
     writeFileSync(join(dir, 'e.txt'), JSON.stringify(entry('e')));
+    // The listing sorts whatever order the directory gives.
+    const readdir = fsp.readdir.bind(fsp) as (p: string) => Promise<string[]>;
+    vi.spyOn(fsp, 'readdir').mockImplementation((async (p: string) => (await readdir(p)).sort().reverse()) as never);
     const got = await listCompactions(state);
     expect(got.map((f) => (f.kind === 'entry' ? [f.path, f.entry.operationId, f.entry.step] : f))).toEqual([
       [join(dir, 'a.json'), 'a', 'planned'],
