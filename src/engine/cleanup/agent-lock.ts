@@ -40,7 +40,6 @@ function procStartOf(pid: number): string | null {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     // Field 2 (comm) may hold spaces and parentheses: count from the last ')'.
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-    // Stryker disable next-line BlockStatement: undefined is as falsy as null where alive() reads it.
   } catch {
     return null;
   }
@@ -87,9 +86,8 @@ function readHolder(path: string): { holder: LockHolder | null; ino: number } | 
           startedAt: clean(v.startedAt, 40),
           command: clean(v.command),
         };
-      // Stryker disable next-line BlockStatement: holder is still null when the parse throws.
     } catch {
-      holder = null;
+      // Not JSON (or no object): holder stays null.
     }
     return { holder, ino: st.ino };
   } finally {
