@@ -5,10 +5,11 @@
 // removes a lock that is no longer its own.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { acquireAgentLock, liveLockHolder, lockPath } from '../../src/engine/cleanup/agent-lock.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -24,6 +25,8 @@ beforeEach(() => {
   mkdirSync(join(state, 'locks'), { recursive: true });
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
+  syncBuiltinESMExports();
   for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
   for (const m of mounts.splice(0)) spawnSync('umount', [m]).status === 0 || spawnSync('umount', ['-l', m]);
   t.cleanup();
@@ -159,5 +162,111 @@ describe('giving it back', () => {
     spawnSync('mv', ['-f', `${lock}.new`, lock]);
     l.release();
     expect(readFileSync(lock, 'utf8')).toBe('x');
+  });
+});
+
+describe('the edges', () => {
+  const openFds = (): number => readdirSync('/proc/self/fd').length;
+  /** openSync with O_EXCL answers EEXIST (and creates nothing) the first `times` calls; how many such calls were made. */
+  function exclusiveTaken(times: number): { calls: number } {
+    const seen = { calls: 0 };
+    const real = fs.openSync;
+    vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, flags: number, mode?: number) => {
+      if (typeof flags === 'number' && flags & fs.constants.O_EXCL && seen.calls++ < times) throw Object.assign(new Error('EEXIST'), { code: 'EEXIST' });
+      return real(p, flags, mode);
+    }) as typeof fs.openSync);
+    syncBuiltinESMExports();
+    return seen;
+  }
+
+  it('a lock released between the failed create and the read is simply tried again', () => {
+    const seen = exclusiveTaken(1);
+    const l = acquireAgentLock(state, 'pi');
+    expect(seen.calls).toBe(2);
+    expect(JSON.parse(readFileSync(lock, 'utf8')).pid).toBe(process.pid);
+    l.release();
+  });
+
+  it('a lock that keeps coming and going: three tries, then refused', () => {
+    const seen = exclusiveTaken(Number.POSITIVE_INFINITY);
+    expect(refusal(() => acquireAgentLock(state, 'pi'))).toBe(`The pi cleanup lock keeps changing (${lock}); try again.`);
+    expect(seen.calls).toBe(3);
+  });
+
+  it('an unreadable lock is "starting" until exactly 5 s old, then taken over', () => {
+    // A whole second, so the file's mtime holds it exactly.
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    hold('{half');
+    utimesSync(lock, (now - 5000) / 1000, (now - 5000) / 1000);
+    vi.useFakeTimers({ toFake: ['Date'], now });
+    try {
+      acquireAgentLock(state, 'pi').release();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('a stale lock replaced by a live one between its read and its removal is left alone: that one is running', () => {
+    hold({ pid: 0, procStart: null, startedAt: 'x', command: 'x' });
+    const real = fs.lstatSync;
+    let swapped = false;
+    vi.spyOn(fs, 'lstatSync').mockImplementation(((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+      if (!swapped && String(p) === lock) {
+        swapped = true;
+        // Another cleanup removed the stale file and took the lock: a new file, a new inode (the old one stays linked elsewhere, so its inode is not reused).
+        linkSync(lock, join(t.root, 'stale'));
+        fs.unlinkSync(lock);
+        hold({ pid: process.ppid, procStart: null, startedAt: 'now', command: 'other' });
+      }
+      return real(p, o);
+    }) as typeof fs.lstatSync);
+    syncBuiltinESMExports();
+    expect(refusal(() => acquireAgentLock(state, 'pi'))).toMatch(new RegExp(`^Another pi cleanup is running \\(pid ${process.ppid},`));
+    expect(JSON.parse(readFileSync(lock, 'utf8')).command).toBe('other');
+  });
+
+  it('a symbolic link at the lock: refused, naming it', () => {
+    symlinkSync(join(t.root, 'elsewhere'), lock);
+    expect(refusal(() => acquireAgentLock(state, 'pi'))).toBe(`The cleanup lock ${lock} is a symbolic link; remove it and try again.`);
+  });
+
+  it('a fresh lock whose pid is no number has no holder: "starting", not taken over', () => {
+    hold({ pid: '123', procStart: null, startedAt: 'x', command: 'x' });
+    expect(refusal(() => acquireAgentLock(state, 'pi'))).toBe(`Another pi cleanup is starting (lock ${lock}); wait a moment and try again.`);
+  });
+
+  it('a holder this process may not signal (EPERM) is alive; one that is gone (ESRCH) is not', () => {
+    hold({ pid: process.ppid, procStart: null, startedAt: 'x', command: 'x' });
+    const kill = vi.spyOn(process, 'kill');
+    kill.mockImplementation(() => {
+      throw Object.assign(new Error('EPERM'), { code: 'EPERM' });
+    });
+    expect(liveLockHolder(state, 'pi')?.pid).toBe(process.ppid);
+    kill.mockImplementation(() => {
+      throw Object.assign(new Error('ESRCH'), { code: 'ESRCH' });
+    });
+    expect(liveLockHolder(state, 'pi')).toBeNull();
+  });
+
+  it('the file is one JSON line; taking, reading and giving back leave no descriptor open', () => {
+    const before = openFds();
+    const l = acquireAgentLock(state, 'pi');
+    expect(readFileSync(lock, 'utf8')).toMatch(/^\{.*\}\n$/);
+    expect(liveLockHolder(state, 'pi')?.pid).toBe(process.pid);
+    l.release();
+    expect(openFds()).toBe(before);
+  });
+
+  it('by default the command is the process’s arguments joined by spaces', () => {
+    const argv = process.argv;
+    process.argv = ['node', '/usr/bin/cleanerx', 'clean', '--yes'];
+    try {
+      const l = acquireAgentLock(state, 'pi');
+      expect(JSON.parse(readFileSync(lock, 'utf8')).command).toBe('/usr/bin/cleanerx clean --yes');
+      l.release();
+    } finally {
+      process.argv = argv;
+    }
   });
 });

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ExecutorDeps, failRun, failUnsure, isFailed, newJournal } from '../../src/engine/cleanup/executor-run.js';
 import { journalPath } from '../../src/engine/cleanup/journal.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
+import { atCrashPoints } from '../../src/engine/core/faults.js';
 import type { CleanupPlan, Inventory, Item, SessionRecord } from '../../src/engine/core/model.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
 import { executorHome, executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
@@ -102,6 +103,18 @@ describe('failRun', () => {
     const r = await failRun(run, 'Half.', true);
     expect(r).toEqual({ operationId: run.j.operationId, status: 'failed', message: 'Half.', removedItems: 0, removedBytes: 0, summary: undefined });
     expect(onDisk(run.j.operationId).status).toBe('failed');
+  });
+
+  it('the ended journal is on disk at the journal:failed crash point (a kill test stops there)', async () => {
+    const { run } = await runOf();
+    const seen: [string, string][] = [];
+    atCrashPoints((p) => seen.push([p, onDisk(run.j.operationId).status]));
+    try {
+      await failRun(run, 'Nothing yet.', false);
+    } finally {
+      atCrashPoints(null);
+    }
+    expect(seen).toEqual([['journal:failed', 'terminated']]);
   });
 });
 

@@ -56,8 +56,10 @@ function alive(h: LockHolder): boolean {
   return !(h.procStart && now && now !== h.procStart);
 }
 
-/** Printable ASCII only, bounded: the file could hold anything. */
-const clean = (s: unknown, max = 160): string => (typeof s === 'string' ? s.replace(/[^\x20-\x7e]/g, '?').slice(0, max) : '?');
+/** Printable ASCII only, bounded: the file could hold anything. A declaration, not a const arrow: a mutant of the arrow would be fixed at module load. */
+function clean(s: unknown, max = 160): string {
+  return typeof s === 'string' ? s.replace(/[^\x20-\x7e]/g, '?').slice(0, max) : '?';
+}
 
 function readHolder(path: string): { holder: LockHolder | null; ino: number } | null {
   let fd: number;
@@ -85,7 +87,7 @@ function readHolder(path: string): { holder: LockHolder | null; ino: number } | 
           command: clean(v.command),
         };
     } catch {
-      holder = null;
+      // Not JSON (or no object): holder stays null.
     }
     return { holder, ino: st.ino };
   } finally {
@@ -97,6 +99,7 @@ function readHolder(path: string): { holder: LockHolder | null; ino: number } | 
 export function liveLockHolder(stateDir: string, agent: AgentKind): LockHolder | null {
   try {
     const seen = readHolder(lockPath(stateDir, agent));
+    // Stryker disable next-line OptionalChaining: without the ?. a missing lock throws a TypeError, and the catch below answers null as well.
     return seen?.holder && alive(seen.holder) ? seen.holder : null;
   } catch {
     return null;

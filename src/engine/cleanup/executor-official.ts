@@ -85,6 +85,7 @@ export async function archiveOp(run: Run, st: MutateState, op: PlanOperation): P
   const route = deps.archiveRoute;
   if (!route) return failRun(run, `${agentName(plan.agent)} has no official archive route in this version.`, run.mutated);
   run.progress({ phase: 'deleting', done: st.done, bytesDone: st.bytesDone, current: st.titleOf.get(op.itemIds[0]!) });
+  // Stryker disable next-line OptionalChaining: an archive op's items are sessions of the plan's own snapshot, so the session is always there.
   const rev = snap.session(op.itemIds[0]!)?.s.metadata.routeRevision;
   crashPoint(`official:${op.index}:before`);
   let res: Awaited<ReturnType<ArchiveRoute['setArchived']>>;

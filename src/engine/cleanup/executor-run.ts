@@ -134,6 +134,7 @@ export async function failUnsure(run: Run, message: string): Promise<ExecuteResu
   const summary = await deps.rescan(plan.agent).catch(() => undefined);
   const after = summary ? deps.snapshot(summary.snapshotId) : undefined;
   const changed =
+    // Stryker disable next-line OptionalChaining: an archive plan's items are sessions of the plan's own snapshot, so snap.session(i.id) is always there.
     !after || plan.items.some((i) => (archiveWant ? after.session(i.id)?.s.state !== snap.session(i.id)?.s.state : !after.session(i.id) && !after.item(i.id)));
   return failRun(run, message, run.mutated || changed);
 }
