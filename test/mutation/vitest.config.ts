@@ -54,6 +54,7 @@ export default defineConfig({
           'test/unit/wrap.test.ts',
         ],
     globalSetup: ['test/mutation/global-setup.ts'],
+    setupFiles: ['test/mutation/agents-setup.ts'],
     pool: 'forks',
     // The machine is shared and Stryker's instrumented code is slower.
     testTimeout: 120_000,
