@@ -10,14 +10,15 @@ import { inputsKey, isStale, writeStamp } from '../../scripts/build-stamp.mjs';
 import { ensureSystemTools } from '../../scripts/ensure-system-tools.mjs';
 // @ts-expect-error plain ESM script shared with `node scripts/ensure-peer-pi1.mjs`
 import { ensurePeerPi1 } from '../../scripts/ensure-peer-pi1.mjs';
+import { nobodyReachProblem } from './nobody-reach.js';
 
 export default function setup(): void {
-  const problem = (ensureSystemTools as () => string | null)() ?? (ensurePeerPi1 as () => string | null)();
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const problem = (ensureSystemTools as () => string | null)() ?? nobodyReachProblem(root) ?? (ensurePeerPi1 as () => string | null)();
   if (problem) {
     process.stderr.write(`${problem}\n`);
     process.exit(1);
   }
-  const root = fileURLToPath(new URL('../..', import.meta.url));
   if (!(isStale as (r: string) => boolean)(root)) return;
   const key = (inputsKey as (r: string) => string)(root);
   const r = spawnSync(process.execPath, [`${root}/node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
