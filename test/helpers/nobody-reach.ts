@@ -5,13 +5,14 @@
 // once instead, with one line saying what to do.
 
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const NOBODY = 65534;
 
 /** Null when nobody can run Node on `repo` (or the tests do not run as root); else the one line to print. */
 export function nobodyReachProblem(repo: string, isRoot = process.geteuid?.() === 0): string | null {
   if (!isRoot) return null;
+  repo = resolve(repo);
   const files = [join(repo, 'package.json'), join(repo, 'node_modules', 'jiti', 'package.json')];
   const probe = `for (const f of ${JSON.stringify(files)}) require('fs').accessSync(f, require('fs').constants.R_OK)`;
   const r = spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', probe], {
