@@ -29,6 +29,7 @@ import * as opencodeExportScale from './opencode-export-scale.mjs';
 import * as opencodeGc from './opencode-gc.mjs';
 import * as backupMemory from './backup-memory.mjs';
 import * as fullDisk from './full-disk.mjs';
+import * as cliScan100k from './cli-scan-100k.mjs';
 
 const BENCHES = [
   piScan,
@@ -46,6 +47,7 @@ const BENCHES = [
   opencodeGc,
   backupMemory,
   fullDisk,
+  cliScan100k,
 ];
 
 // `--scale S` sizes the benches that take one (full-disk: S=1 ≈ 15 GB; default 0.1).

@@ -20,7 +20,8 @@ export const target = null;
 export const RSS_TARGET_BYTES = 200_000_000;
 const PARAMS = { projects: 200, sessionsPerProject: 500, forkRate: 0.05, seed: 9, bodyBytes: 300 };
 
-async function store(log) {
+/** The 100k-session pi store (built once under bench/.stores); also cli-scan-100k's. */
+export async function store(log) {
   const root = join(STORES, 'pi-100k');
   const marker = join(root, '.complete');
   // builtInPlace: fork parents resolve (an older store built under another name is rebuilt).

@@ -16,7 +16,7 @@ if pid == 0:
     os.dup2(fd, 1)
     os.execv(sys.argv[1], sys.argv[1:])
 _, st, ru = os.wait4(pid, 0)
-print(os.waitstatus_to_exitcode(st), (time.monotonic() - t) * 1000, (ru.ru_utime + ru.ru_stime) * 1000)`;
+print(os.waitstatus_to_exitcode(st), (time.monotonic() - t) * 1000, (ru.ru_utime + ru.ru_stime) * 1000, ru.ru_maxrss * 1024)`;
 
 let python;
 function pythonOrNull() {
@@ -43,13 +43,13 @@ function run(cmd, args, env) {
   });
 }
 
-/** { wallMs, cpuMs } of one run of `file` (an absolute path) with `args`; rejects when it exits non-zero. */
+/** { wallMs, cpuMs, maxRssBytes } of one run of `file` (an absolute path) with `args`, stdout to /dev/null; rejects when it exits non-zero. maxRssBytes is null without python3. */
 export async function timeChild(file, args, env) {
   const py = pythonOrNull();
   if (py) {
-    const [code, wallMs, cpuMs] = (await run(py, ['-c', WAIT4, file, ...args], env)).trim().split(' ').map(Number);
+    const [code, wallMs, cpuMs, maxRssBytes] = (await run(py, ['-c', WAIT4, file, ...args], env)).trim().split(' ').map(Number);
     if (code !== 0) throw new Error(`${file} ${args.join(' ')} exited ${code}`);
-    return { wallMs, cpuMs };
+    return { wallMs, cpuMs, maxRssBytes };
   }
   const dir = mkdtempSync(join(tmpdir(), 'cleanerx-bench-cpu-'));
   try {
@@ -57,7 +57,7 @@ export async function timeChild(file, args, env) {
     await run('/usr/bin/time', ['-f', '%U %S', '-o', join(dir, 't'), file, ...args], env);
     const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
     const [u, s] = readFileSync(join(dir, 't'), 'utf8').trim().split('\n').pop().split(' ').map(Number);
-    return { wallMs, cpuMs: (u + s) * 1000 };
+    return { wallMs, cpuMs: (u + s) * 1000, maxRssBytes: null };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

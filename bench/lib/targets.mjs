@@ -128,7 +128,16 @@ export const ISSUE_TABLE = [
     on: 'value',
     read: (r) => ({ value: r.extra?.peakRssBytes == null ? null : r.extra.peakRssBytes / 1e6 }),
   },
-  { figure: 'peak RSS, 100k sessions, CLI scan --json', reference: '—', bench: null, op: '≤', target: 250, unit: 'MB', on: 'value' },
+  {
+    figure: 'peak RSS, 100k sessions, CLI scan --json',
+    reference: '—',
+    bench: 'cli-scan-100k',
+    op: '≤',
+    target: 250,
+    unit: 'MB',
+    on: 'value',
+    read: (r) => ({ value: figure(r, 'peak RSS, CLI scan --json, 100k pi sessions') }),
+  },
   {
     figure: '1k pi sessions deleted',
     reference: '—',
