@@ -25,6 +25,7 @@ import {
 import { fileRevision } from '../../src/engine/inventory/revision.js';
 import { lstatsDuring } from '../helpers/lstat-spy.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { tmpfsMountRefusal } from '../helpers/tmpfs-probe.js';
 
 let t: TempEnv;
 let home: string;
@@ -45,14 +46,7 @@ afterEach(() => {
 
 let mountWhy: string | null = null;
 beforeAll(() => {
-  const probe = makeTempEnv('cleanerx-mount-probe-');
-  try {
-    const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe.root], { encoding: 'utf8' });
-    if (r.error || r.status !== 0) mountWhy = (r.error?.message ?? r.stderr.trim()) || `mount exited ${r.status}`;
-    else spawnSync('umount', [probe.root]);
-  } finally {
-    probe.cleanup();
-  }
+  mountWhy = tmpfsMountRefusal();
 });
 const needsMount = (c: { skip: (why: string) => void }): void => {
   if (mountWhy) c.skip(`mount(2) is not permitted here (${mountWhy}); this test needs to mount a tmpfs`);

@@ -21,6 +21,7 @@ import {
   type SafetyContext,
 } from '../../src/engine/cleanup/path-safety.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { tmpfsMountRefusal } from '../helpers/tmpfs-probe.js';
 
 let t: TempEnv;
 let home: string;
@@ -41,14 +42,7 @@ afterEach(() => {
 
 let mountWhy: string | null = null;
 beforeAll(() => {
-  const probe = makeTempEnv('cleanerx-mount-probe-');
-  try {
-    const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe.root], { encoding: 'utf8' });
-    if (r.error || r.status !== 0) mountWhy = (r.error?.message ?? r.stderr.trim()) || `mount exited ${r.status}`;
-    else spawnSync('umount', [probe.root]);
-  } finally {
-    probe.cleanup();
-  }
+  mountWhy = tmpfsMountRefusal();
 });
 function mount(dir: string): void {
   mkdirSync(dir, { recursive: true });

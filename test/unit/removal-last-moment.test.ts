@@ -19,6 +19,7 @@ import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { executorDeps, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { tmpfsMountRefusal } from '../helpers/tmpfs-probe.js';
 
 let t: TempEnv;
 let home: string;
@@ -106,14 +107,7 @@ describe('the target swapped between its revalidation and its removal', () => {
 
 let mountWhy: string | null = null;
 beforeAll(() => {
-  const probe = makeTempEnv('cleanerx-mount-probe-');
-  try {
-    const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe.root], { encoding: 'utf8' });
-    if (r.error || r.status !== 0) mountWhy = (r.error?.message ?? r.stderr.trim()) || `mount exited ${r.status}`;
-    else spawnSync('umount', [probe.root]);
-  } finally {
-    probe.cleanup();
-  }
+  mountWhy = tmpfsMountRefusal();
 });
 
 /** Mounts a small tmpfs on `dir` (an existing directory) with one file in it; unmounted after the test. */
