@@ -4,7 +4,6 @@
 // (`scan --agent pi`) beside it. The figure is the kernel's (wait4's
 // ru_maxrss, lib/child-cpu.mjs); RUNS runs each, the median reported.
 
-import { join } from 'node:path';
 import { timeChild } from './lib/child-cpu.mjs';
 import { CLI, isolatedEnvFor, median } from './lib/util.mjs';
 import { store } from './tui-100k.mjs';
