@@ -211,6 +211,25 @@ it('stops with the export’s error when the official export fails, before any a
   expect([s.journal.backupStatus, archivesIn(s.dataDir), await loadCatalog(s.dataDir)]).toEqual(['writing', [], []]);
 });
 
+it('never writes the export index over an export of the same name', async () => {
+  const s = await setUp();
+  const body = '{"one":1}';
+  let clash = '';
+  const exportSessions: TakeBackupOptions['exportSessions'] = async (staging) => {
+    mkdirSync(staging, { mode: 0o700 });
+    clash = join(staging, 'index.json');
+    writeFileSync(clash, body, { mode: 0o600 });
+    return {
+      exports: [
+        { id: 's1', file: clash, directory: '/w', parentId: null, title: 'T', bytes: body.length, sha256: createHash('sha256').update(body).digest('hex') },
+      ],
+      revision: 'r',
+    };
+  };
+  await expect(takeBackup({ ...s.options, exportSessions })).rejects.toThrow(/EEXIST/);
+  expect([readdirSync(exportStagingParent(s.dataDir)), archivesIn(s.dataDir), await loadCatalog(s.dataDir)]).toEqual([[], [], []]);
+});
+
 it('stops with the write’s error when the archive cannot be written', async () => {
   const s = await setUp();
   await expect(takeBackup({ ...s.options, key: { ...s.options.key, recipient: 'age1notarecipient' } })).rejects.toThrow(/^The backup could not be written: /);
