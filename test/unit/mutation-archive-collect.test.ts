@@ -38,28 +38,34 @@ function dirAttrs(root: string, rel: string): { root: string; relativePath: stri
 it('lists the files in name order, the dirs with no file below them parents first, and every dir from the root down once', async () => {
   const { root, roots } = home();
   // p/ holds d/ (one file) and a file of its own: two counted below p, so p is not empty.
-  mkdirSync(join(root, 'x', 'y', 'p', 'd'), { recursive: true });
-  writeFileSync(join(root, 'x', 'y', 'p', 'd', 'f.txt'), '1');
-  writeFileSync(join(root, 'x', 'y', 'p', 'g.txt'), '2');
+  mkdirSync(join(root, 'xx', 'yy', 'p', 'd'), { recursive: true });
+  writeFileSync(join(root, 'xx', 'yy', 'p', 'd', 'f.txt'), '1');
+  writeFileSync(join(root, 'xx', 'yy', 'p', 'g.txt'), '2');
   // Names made in reverse order: listed sorted all the same.
-  for (const n of ['z9', 'm5', 'c3', 'a1']) writeFileSync(join(root, 'x', 'y', 'p', `n-${n}`), n);
+  for (const n of ['z9', 'm5', 'c3', 'a1']) writeFileSync(join(root, 'xx', 'yy', 'p', `n-${n}`), n);
   // e/ holds only e/e2/ (empty): both empty, e before e2.
-  mkdirSync(join(root, 'x', 'y', 'p', 'e', 'e2'), { recursive: true, mode: 0o750 });
+  mkdirSync(join(root, 'xx', 'yy', 'p', 'e', 'e2'), { recursive: true, mode: 0o750 });
   // q/ is a second planned path below the same ancestors: they are listed once.
-  mkdirSync(join(root, 'x', 'y', 'q'), { mode: 0o700 });
-  writeFileSync(join(root, 'x', 'y', 'q', 'h.txt'), '3');
-  const c = await collectEntries([join(root, 'x', 'y', 'p'), join(root, 'x', 'y', 'q')], roots);
-  const p = (s: string): string => join(root, 'x', 'y', s);
+  mkdirSync(join(root, 'xx', 'yy', 'q'), { mode: 0o700 });
+  writeFileSync(join(root, 'xx', 'yy', 'q', 'h.txt'), '3');
+  // r/ holds a/ (one file) and one file: a count that subtracted would come to 0 here and call r empty.
+  mkdirSync(join(root, 'xx', 'yy', 'r', 'a'), { recursive: true });
+  writeFileSync(join(root, 'xx', 'yy', 'r', 'a', 'f'), '4');
+  writeFileSync(join(root, 'xx', 'yy', 'r', 'b'), '5');
+  const c = await collectEntries([join(root, 'xx', 'yy', 'p'), join(root, 'xx', 'yy', 'q'), join(root, 'xx', 'yy', 'r')], roots);
+  const p = (s: string): string => join(root, 'xx', 'yy', s);
   expect(c.files).toEqual(
-    ['p/d/f.txt', 'p/g.txt', 'p/n-a1', 'p/n-c3', 'p/n-m5', 'p/n-z9', 'q/h.txt'].map((s) => ({ root: 'pi_home', rootDir: root, path: p(s) })),
+    ['p/d/f.txt', 'p/g.txt', 'p/n-a1', 'p/n-c3', 'p/n-m5', 'p/n-z9', 'q/h.txt', 'r/a/f', 'r/b'].map((s) => ({ root: 'pi_home', rootDir: root, path: p(s) })),
   );
   expect(c.emptyDirs).toEqual(
-    ['x/y/p/e', 'x/y/p/e/e2'].map((rel) => {
+    ['xx/yy/p/e', 'xx/yy/p/e/e2'].map((rel) => {
       const { mtimeNs: _, ...rest } = dirAttrs(root, rel);
       return rest;
     }),
   );
-  expect(c.dirs).toEqual(['x', 'x/y', 'x/y/p', 'x/y/p/d', 'x/y/p/e', 'x/y/p/e/e2', 'x/y/q'].map((rel) => dirAttrs(root, rel)));
+  expect(c.dirs).toEqual(
+    ['xx', 'xx/yy', 'xx/yy/p', 'xx/yy/p/d', 'xx/yy/p/e', 'xx/yy/p/e/e2', 'xx/yy/q', 'xx/yy/r', 'xx/yy/r/a'].map((rel) => dirAttrs(root, rel)),
+  );
   expect(c.skipped).toEqual([]);
 });
 
