@@ -149,8 +149,8 @@ async function lstatSizes(files: SourceFile[]): Promise<{ sizes: number[]; modes
   const modes = new Array<number>(files.length);
   const sparse = new Array<boolean>(files.length);
   const mtimes = new Array<bigint>(files.length);
-  // Stryker restore ArrayDeclaration
   let next = 0;
+  // Stryker restore ArrayDeclaration
   const worker = async (): Promise<void> => {
     for (let i = next++; i < files.length; i = next++) {
       const st = await fsp.lstat(files[i]!.path, { bigint: true });
