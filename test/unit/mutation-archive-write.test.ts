@@ -7,7 +7,7 @@
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -102,4 +102,24 @@ it('refuses a path that is no longer a regular file, and a recipient that is no 
   await expect(writeArchive(base(out, key.recipient, [source(root, 'now-a-dir')]))).rejects.toThrow(`${join(root, 'now-a-dir')} is no longer a regular file.`);
   writeFileSync(join(root, 'f'), 'x');
   await expect(writeArchive(base(out, 'age1notakey', [source(root, 'f')]))).rejects.toThrow(/^The backup key's recipient cannot be used \(.+\)\.$/);
+});
+
+it('writes the empty dirs and the skipped entries into the manifest with only the fields a restore reads', async () => {
+  const { root, out, key } = await setUp();
+  writeFileSync(join(root, 'f'), 'x');
+  // As collectEntries gives them: the path is for the warning only, the archive never names where it was.
+  const skipped = [{ root: 'pi_home', relativePath: 's', kind: 'fifo' as const, path: join(root, 's') }];
+  await writeArchive({ ...base(out, key.recipient, [source(root, 'f')]), emptyDirs: [{ root: 'pi_home', relativePath: 'e', mode: 0o750 }], skipped });
+  const m = await readArchive(out, key.identity, {}, 'pi');
+  expect([m.emptyDirs, m.skipped]).toEqual([[{ root: 'pi_home', relativePath: 'e', mode: 0o750 }], [{ root: 'pi_home', relativePath: 's', kind: 'fifo' }]]);
+});
+
+it('removes its partial archive when a file cannot be read mid-way', async () => {
+  const { root, out, key } = await setUp();
+  writeFileSync(join(root, 'a'), 'first');
+  writeFileSync(join(root, 'b'), 'second');
+  // After the first file is in, the second goes away before it is opened.
+  const onBytes = (): void => rmSync(join(root, 'b'), { force: true });
+  await expect(writeArchive({ ...base(out, key.recipient, [source(root, 'a'), source(root, 'b')]), onBytes })).rejects.toMatchObject({ code: 'ENOENT' });
+  expect(readdirSync(dir!).sort()).toEqual(['home']);
 });
