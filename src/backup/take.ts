@@ -30,25 +30,37 @@ export async function takeBackup(o: TakeBackupOptions): Promise<TakenBackup> {
     },
     'backup:writing',
   );
-  const staging = o.exportSessions ? newExportStaging(o.dataDir) : undefined;
+  const staged = o.exportSessions ? { dir: newExportStaging(o.dataDir), exportSessions: o.exportSessions } : undefined;
   try {
-    return await archiveAndCatalog(o, id, archivePath, staging);
+    return await archiveAndCatalog(o, id, archivePath, staged);
   } finally {
-    if (staging) await fsp.rm(staging, { recursive: true, force: true });
+    if (staged) await fsp.rm(staged.dir, { recursive: true, force: true });
   }
 }
 
+// Stryker disable next-line StringLiteral: set once at module load, before the vitest runner activates a mutant (a static mutant the runs cannot test); mutation-take checks the archived index is index.json.
 export const SESSION_EXPORT_INDEX = 'index.json';
-export const sessionExportRoot = (agent: string): string => `${agent}_session_export`;
+// A declaration, not an arrow held in a const: its mutants then run when it is called, not at module load.
+export function sessionExportRoot(agent: string): string {
+  return `${agent}_session_export`;
+}
 
-async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staging: string | undefined): Promise<TakenBackup> {
+/** Where the official exports are staged, and the export that fills it. */
+interface Staged {
+  dir: string;
+  exportSessions: NonNullable<TakeBackupOptions['exportSessions']>;
+}
+
+async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: string, staged: Staged | undefined): Promise<TakenBackup> {
   const { store, journal: j } = o;
+  const recoverable = o.plan.items.filter((i) => i.recoverable);
   const { files, emptyDirs, skipped, dirs } = await collectEntries(
-    o.plan.items.filter((i) => i.recoverable).flatMap((i) => i.paths),
+    recoverable.flatMap((i) => i.paths),
     o.roots,
   );
   let revisionAfterExport: string | undefined;
-  if (staging && o.exportSessions) {
+  if (staged) {
+    const staging = staged.dir;
     await ensurePrivateDir(exportStagingParent(o.dataDir));
     const agent = agentName(o.plan.agent);
     // Hundreds of exports take minutes: the count, and an estimate from their pace, move at least every second.
@@ -60,7 +72,7 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     o.progress({ phase: 'backup', current: t('pg.exporting', { agent, done: 0, total: '…' }) });
     let exported: SessionExportEntry[];
     try {
-      ({ exports: exported, revision: revisionAfterExport } = await o.exportSessions(staging, onExport));
+      ({ exports: exported, revision: revisionAfterExport } = await staged.exportSessions(staging, onExport));
     } catch (e) {
       throw new Error(`The sessions could not be exported for the backup: ${(e as Error).message}`);
     } finally {
@@ -92,7 +104,7 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
       agent: o.plan.agent,
       operationId: j.operationId,
       id,
-      itemCount: o.plan.items.filter((i) => i.recoverable).length,
+      itemCount: recoverable.length,
       retentionDays: o.retentionDays,
       files,
       emptyDirs,
@@ -134,8 +146,8 @@ async function archiveAndCatalog(o: TakeBackupOptions, id: string, archivePath: 
     archiveBytes: written.archiveBytes,
     originalBytes: written.originalBytes,
     // The number the review showed for this backup (the plan's estimatedBackupBytes): one thing, one size (docs/sizes.md).
-    onDiskBytes: o.plan.items.filter((i) => i.recoverable).reduce((a, i) => a + i.bytes, 0),
-    itemCount: o.plan.items.filter((i) => i.recoverable).length,
+    onDiskBytes: recoverable.reduce((a, i) => a + i.bytes, 0),
+    itemCount: recoverable.length,
     operationId: j.operationId,
     agent: o.plan.agent,
     verifiedAt: now,

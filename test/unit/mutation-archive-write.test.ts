@@ -1,0 +1,125 @@
+// What writeArchive records (#26 item 5: mutants of backup/archive.ts's
+// writer): a sparse file marked sparse and a dense or empty one not, the
+// expiry the retention names, no directories when none are given, a file
+// across several zstd frames read back whole with its byte progress rising
+// to the total, and the refusals (a path that is no longer a regular file,
+// a recipient that is no key). A temp dir and a fresh X25519 key only.
+
+import { generateX25519Identity, identityToRecipient } from 'age-encryption';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { newBackupId, readArchive, type SourceFile, writeArchive } from '../../src/backup/archive.js';
+import { FRAME_BYTES } from '../../src/backup/zstd-frames.js';
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function setUp(): Promise<{ root: string; out: string; key: { identity: string; recipient: string } }> {
+  dir = mkdtempSync(join(tmpdir(), 'cleanerx-write-'));
+  const root = join(dir, 'home');
+  mkdirSync(root);
+  const identity = await generateX25519Identity();
+  return { root, out: join(dir, 'a.cxb'), key: { identity, recipient: await identityToRecipient(identity) } };
+}
+
+const source = (root: string, name: string): SourceFile => ({ root: 'pi_home', rootDir: root, path: join(root, name) });
+const base = (out: string, recipient: string, files: SourceFile[]) => ({
+  archivePath: out,
+  recipient,
+  agent: 'pi' as const,
+  operationId: randomUUID(),
+  id: newBackupId(),
+  itemCount: 1,
+  retentionDays: 3,
+  files,
+});
+
+it('marks a file with holes sparse, a dense or empty one not; expires after the retention; lists no dirs when given none', async () => {
+  const { root, out, key } = await setUp();
+  const fd = openSync(join(root, 'holes'), 'w');
+  ftruncateSync(fd, 1024 * 1024);
+  closeSync(fd);
+  // One whole 4 KiB block: as many bytes allocated as the size.
+  writeFileSync(join(root, 'dense'), randomBytes(4096));
+  writeFileSync(join(root, 'empty'), '');
+  const w = await writeArchive(
+    base(
+      out,
+      key.recipient,
+      ['holes', 'dense', 'empty'].map((n) => source(root, n)),
+    ),
+  );
+  const m = await readArchive(out, key.identity, {}, 'pi');
+  expect(m.entries.map((e) => [e.relativePath, e.sizeBytes, e.sparse ?? false])).toEqual([
+    ['holes', 1024 * 1024, true],
+    ['dense', 4096, false],
+    ['empty', 0, false],
+  ]);
+  expect(Date.parse(m.expiresAt) - Date.parse(m.createdAt)).toBe(3 * 86_400_000);
+  expect(m.dirs).toEqual([]);
+  expect(w.manifest.originalBytes).toBe(1024 * 1024 + 4096);
+});
+
+it('reads a file across several frames whole, its byte progress rising to the total', async () => {
+  const { root, out, key } = await setUp();
+  const body = randomBytes(2 * FRAME_BYTES + 12345);
+  writeFileSync(join(root, 'big'), body);
+  writeFileSync(join(root, 'small'), 'abc');
+  const seen: [number, number][] = [];
+  await writeArchive({ ...base(out, key.recipient, [source(root, 'big'), source(root, 'small')]), onBytes: (done, total) => seen.push([done, total]) });
+  const total = body.length + 3;
+  expect(seen).toEqual([
+    [body.length, total],
+    [total, total],
+  ]);
+  const sums = new Map<string, string>();
+  await readArchive(
+    out,
+    key.identity,
+    {
+      payload: async (e, s) =>
+        void sums.set(
+          e.relativePath,
+          createHash('sha256')
+            .update(Buffer.concat(await s.toArray()))
+            .digest('hex'),
+        ),
+    },
+    'pi',
+  );
+  expect(sums.get('big')).toBe(createHash('sha256').update(body).digest('hex'));
+});
+
+it('refuses a path that is no longer a regular file, and a recipient that is no key', async () => {
+  const { root, out, key } = await setUp();
+  mkdirSync(join(root, 'now-a-dir'));
+  await expect(writeArchive(base(out, key.recipient, [source(root, 'now-a-dir')]))).rejects.toThrow(`${join(root, 'now-a-dir')} is no longer a regular file.`);
+  writeFileSync(join(root, 'f'), 'x');
+  await expect(writeArchive(base(out, 'age1notakey', [source(root, 'f')]))).rejects.toThrow(/^The backup key's recipient cannot be used \(.+\)\.$/);
+});
+
+it('writes the empty dirs and the skipped entries into the manifest with only the fields a restore reads', async () => {
+  const { root, out, key } = await setUp();
+  writeFileSync(join(root, 'f'), 'x');
+  // As collectEntries gives them: the path is for the warning only, the archive never names where it was.
+  const skipped = [{ root: 'pi_home', relativePath: 's', kind: 'fifo' as const, path: join(root, 's') }];
+  await writeArchive({ ...base(out, key.recipient, [source(root, 'f')]), emptyDirs: [{ root: 'pi_home', relativePath: 'e', mode: 0o750 }], skipped });
+  const m = await readArchive(out, key.identity, {}, 'pi');
+  expect([m.emptyDirs, m.skipped]).toEqual([[{ root: 'pi_home', relativePath: 'e', mode: 0o750 }], [{ root: 'pi_home', relativePath: 's', kind: 'fifo' }]]);
+});
+
+it('removes its partial archive when a file cannot be read mid-way', async () => {
+  const { root, out, key } = await setUp();
+  writeFileSync(join(root, 'a'), 'first');
+  writeFileSync(join(root, 'b'), 'second');
+  // After the first file is in, the second goes away before it is opened.
+  const onBytes = (): void => rmSync(join(root, 'b'), { force: true });
+  await expect(writeArchive({ ...base(out, key.recipient, [source(root, 'a'), source(root, 'b')]), onBytes })).rejects.toMatchObject({ code: 'ENOENT' });
+  expect(readdirSync(dir!).sort()).toEqual(['home']);
+});
