@@ -25,6 +25,7 @@ export default defineConfig({
           'test/unit/backup-verify-gate.test.ts',
           'test/unit/backup.test.ts',
           'test/unit/cleanup-faults.test.ts',
+          'test/unit/executor-backup.test.ts',
           'test/unit/codex-compact.test.ts',
           'test/unit/compact-proof-types.test.ts',
           'test/unit/compact.test.ts',

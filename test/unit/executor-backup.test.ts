@@ -3,7 +3,11 @@
 // and store, and official exports only for official-delete roots; a take
 // that fails ends the run with nothing removed and the journal terminated;
 // its warnings stay with the run; back up only completes the journal with
-// nothing removed, and refuses without a backup.
+// nothing removed, and refuses without a backup. Point by point (#26 item 5:
+// the mutants of executor-backup.ts): only official deletes' roots are
+// exported (an op of another kind adds none, even one that names roots), no
+// export is offered when there are no roots, and back up only passes
+// through `verified` on disk before `complete`, saying what it backed up.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +17,7 @@ import { isFailed, type BackupRequest } from '../../src/engine/cleanup/executor-
 import type { TakeBackupOptions } from '../../src/engine/cleanup/backup-step.js';
 import { journalPath } from '../../src/engine/cleanup/journal.js';
 import { buildPlan } from '../../src/engine/cleanup/planner.js';
+import { atCrashPoints } from '../../src/engine/core/faults.js';
 import type { CleanupPlan } from '../../src/engine/core/model.js';
 import { executorHome, executorDeps, openStepRun, sessionRecord, snapshotOf } from '../helpers/executor-harness.js';
 import type { TempEnv } from '../helpers/temp-env.js';
@@ -24,12 +29,15 @@ let a: string;
 beforeEach(() => {
   ({ t, home, state, a } = executorHome('cleanerx-exec-backup-'));
 });
-afterEach(() => t.cleanup());
+afterEach(() => {
+  atCrashPoints(null);
+  t.cleanup();
+});
 
-async function opened(mapPlan: (p: CleanupPlan) => CleanupPlan = (p) => p) {
+async function opened(mapPlan: (p: CleanupPlan) => CleanupPlan = (p) => p, ids = ['session:a']) {
   const snap = snapshotOf(home, [sessionRecord('a', [a]), sessionRecord('b', [])]);
   const deps = executorDeps(t, { home, stateDir: state, snap });
-  const plan = mapPlan(buildPlan(snap, ['session:a'], { readOnly: false, routeAvailable: true }));
+  const plan = mapPlan(buildPlan(snap, ids, { readOnly: false, routeAvailable: true }));
   const o = await openStepRun(deps, plan, { createBackup: true });
   o.parents.close();
   return o;
@@ -45,6 +53,8 @@ function request(take: BackupRequest['take'], exportSessions?: BackupRequest['ex
     exportSessions,
   };
 }
+/** Sessions a and b planned (b has no path). */
+const openedBoth = (mapPlan?: (p: CleanupPlan) => CleanupPlan) => opened(mapPlan, ['session:a', 'session:b']);
 const journalOf = (id: string) => JSON.parse(readFileSync(journalPath(state, id), 'utf8'));
 
 describe('backupStep', () => {
@@ -128,5 +138,57 @@ describe('finishBackupOnly', () => {
     const r = await finishBackupOnly(run, undefined);
     expect(r).toMatchObject({ status: 'failed', message: 'Back up only needs the backup step; nothing was removed.' });
     expect(journalOf(run.j.operationId).status).toBe('terminated');
+  });
+});
+
+describe('exportRoots', () => {
+  it('only official deletes’ roots: a path removal naming roots adds none, an official delete without roots adds none', async () => {
+    const { run } = await openedBoth((p) => ({
+      ...p,
+      operations: [
+        { ...p.operations[0]!, kind: 'removePaths', rootSessionIds: ['x'] },
+        { ...p.operations[0]!, index: 1, kind: 'officialDelete', rootSessionIds: undefined },
+        { ...p.operations[0]!, index: 2, kind: 'officialDelete', rootSessionIds: ['b'] },
+      ],
+    }));
+    expect(exportRoots(run)).toEqual(['b']);
+  });
+});
+
+describe('backupStep, point by point', () => {
+  it('no official-delete roots: the take is offered no export even when the request has one', async () => {
+    const { run } = await openedBoth();
+    let seen: TakeBackupOptions | undefined;
+    let exported = 0;
+    await backupStep(
+      run,
+      request(
+        async (o) => {
+          seen = o;
+          return { id: 'bk', warnings: [] };
+        },
+        async () => {
+          exported++;
+          return { exports: [], revision: 'r' };
+        },
+      ),
+    );
+    expect(seen).toBeDefined();
+    expect(seen?.exportSessions).toBeUndefined();
+    expect(exported).toBe(0);
+  });
+});
+
+describe('finishBackupOnly, point by point', () => {
+  it('the journal is on disk as verified at its crash point, then complete; the message counts the items and names the backup', async () => {
+    const { run } = await openedBoth();
+    const seen: [string, string][] = [];
+    atCrashPoints((p) => seen.push([p, journalOf(run.j.operationId).status]));
+    const r = await finishBackupOnly(run, 'bk-9');
+    expect(seen).toEqual([
+      ['journal:verified', 'verified'],
+      ['journal:complete', 'complete'],
+    ]);
+    expect(r.message).toBe('Backed up 2 items to bk-9; nothing was removed.');
   });
 });
