@@ -140,6 +140,7 @@ export async function removeRestoreJournal(dir: string, restoreId: string): Prom
   await fsp.unlink(restoreJournalPath(dir, restoreId)).catch((e: NodeJS.ErrnoException) => {
     if (e.code !== 'ENOENT') throw e;
   });
+  // Stryker disable next-line ArrowFunction: undefined is as falsy as null for the test below
   const dh = await fsp.open(dir, 'r').catch(() => null);
   if (dh) await dh.sync().finally(() => dh.close());
 }
