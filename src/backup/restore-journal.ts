@@ -140,6 +140,7 @@ export async function removeRestoreJournal(dir: string, restoreId: string): Prom
   await fsp.unlink(restoreJournalPath(dir, restoreId)).catch((e: NodeJS.ErrnoException) => {
     if (e.code !== 'ENOENT') throw e;
   });
+  // Stryker disable next-line ArrowFunction: undefined is as falsy as null for the test below
   const dh = await fsp.open(dir, 'r').catch(() => null);
   if (dh) await dh.sync().finally(() => dh.close());
 }
@@ -184,15 +185,15 @@ const HEX64 = /^[0-9a-f]{64}$/;
 const NS = /^-?[0-9]{1,19}$/;
 
 export function safeRelative(p: unknown): p is string {
-  if (typeof p !== 'string' || p.length === 0 || p.length > 4096 || p.includes('\0')) return false;
+  if (typeof p !== 'string' || p.length > 4096 || p.includes('\0')) return false;
+  // '' splits into one empty component, refused below.
   return p.split('/').every((c) => c !== '' && c !== '.' && c !== '..');
 }
 
 /** The journal, or why it is not one cleanerx wrote (a resume writes only what a well-formed journal names). */
 function checkJournal(v: unknown, id: string): RestoreJournal | string {
   const j = v as Partial<RestoreJournal> | null;
-  if (!j || typeof j !== 'object' || (j.formatVersion !== 1 && j.formatVersion !== 2) || j.kind !== 'cleanerx-restore')
-    return 'Unrecognized restore journal format.';
+  if (!j || (j.formatVersion !== 1 && j.formatVersion !== 2) || j.kind !== 'cleanerx-restore') return 'Unrecognized restore journal format.';
   if (j.restoreId !== id) return 'The restore journal names another restore than its file name.';
   if (!isAgentKind(j.agent)) return 'The restore journal names no known agent.';
   if (!STATUSES.includes(j.status as RestoreStatus)) return 'The restore journal has an unknown status.';
@@ -201,8 +202,7 @@ function checkJournal(v: unknown, id: string): RestoreJournal | string {
   for (const d of Object.values(j.roots)) if (typeof d !== 'string' || !d.startsWith('/')) return 'The restore journal has a root that is not absolute.';
   if (!Array.isArray(j.entries) || !Array.isArray(j.dirs)) return 'The restore journal has no entry list.';
   for (const e of j.entries as RestoreJournalEntry[]) {
-    if (!e || typeof e !== 'object' || !(e.root in j.roots) || !safeRelative(e.path) || !HEX64.test(String(e.sha256)))
-      return 'The restore journal holds a malformed entry.';
+    if (!e || !(e.root in j.roots) || !safeRelative(e.path) || !HEX64.test(String(e.sha256))) return 'The restore journal holds a malformed entry.';
     if (typeof e.sizeBytes !== 'number' || typeof e.mode !== 'number' || typeof e.present !== 'boolean' || !/^[0-9]{1,9}$/.test(String(e.staged)))
       return 'The restore journal holds a malformed entry.';
     if (e.mtimeNs !== undefined && !NS.test(String(e.mtimeNs))) return 'The restore journal holds a malformed entry.';

