@@ -5,7 +5,7 @@
 // quickly). The UI thread keeps its own.
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { getPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineApi } from '../../src/engine/api/api.js';
@@ -53,5 +53,24 @@ describe.runIf(process.platform === 'linux')('the engine worker thread', () => {
     expect(after.filter((n) => n > mine).length).toBe(before + 1);
     expect(after).toContain(mine + 5);
     expect(getPriority(0)).toBe(mine);
+  });
+
+  it('started under nice (nice -n 3 cleanerx): the worker goes 5 below that, not to 5', async () => {
+    const start = getPriority(0);
+    const mine = Math.min(19, start + 3);
+    // This thread only; the worker thread inherits it, as it would from a niced process.
+    setPriority(0, mine);
+    try {
+      buildPiFixture({ agentDir: t.env.PI_CODING_AGENT_DIR!, projects: 1, sessionsPerProject: 3, forkRate: 0, cwdRoot: join(t.env.HOME!, 'src') });
+      engine = createWorkerEngine(WORKER, { env: t.env, opts: { readOnly: false, demo: false } });
+      expect((await engine.scan('pi', () => undefined)).sessionCount).toBe(3);
+      expect(threadNices()).toContain(Math.min(19, mine + 5));
+      expect(getPriority(0)).toBe(mine);
+    } finally {
+      // Only root may lower it again; elsewhere this file's thread stays at the raised value.
+      try {
+        setPriority(0, start);
+      } catch {}
+    }
   });
 });
