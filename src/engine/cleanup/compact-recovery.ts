@@ -30,8 +30,8 @@ type CompactRecovery =
   | { decision: 'rolledForward'; reason: string }
   | { decision: 'blocked'; reason: string };
 
-const STEP_ORDER = ['planned', 'checkpointed', 'copying', 'copied', 'verified', 'swapping', 'swapped', 'complete'];
-const reached = (e: CompactionEntry, step: string): boolean => STEP_ORDER.indexOf(e.step) >= STEP_ORDER.indexOf(step);
+// The unsettled steps at which the sibling had passed its proof ('complete' is settled and never recovered).
+const VERIFIED_STEPS: readonly string[] = ['verified', 'swapping', 'swapped'];
 
 function fsyncDir(dir: string): void {
   const fd = openSync(dir, constants.O_RDONLY);
@@ -72,7 +72,7 @@ export async function recoverCompaction(stateDir: string, entry: CompactionEntry
   if (COMPACT_TERMINAL.includes(e.step)) return { decision: 'nothingToDo', reason: 'The compaction was already settled.' };
   const db = await fsp.lstat(e.dbPath).catch(() => null);
   const sib = await fsp.lstat(e.siblingPath).catch(() => null);
-  const verified = reached(e, 'verified') && sameIdentity(e.sibling, sib);
+  const verified = VERIFIED_STEPS.includes(e.step) && sameIdentity(e.sibling, sib);
 
   // The rename happened: the database path is the compacted copy.
   if (e.sibling && db && !sib && db.dev === e.sibling.dev && db.ino === e.sibling.ino) {
