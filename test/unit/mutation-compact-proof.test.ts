@@ -117,6 +117,20 @@ describe('contentProof: what it reads', () => {
   });
 });
 
+describe('names that need quoting', () => {
+  it('a table and columns whose names hold a double quote are read and compared', () => {
+    const sql = `CREATE TABLE "a""b" ("c""d" INTEGER PRIMARY KEY, v); CREATE TABLE "k""1" ("x""y" TEXT PRIMARY KEY, v) WITHOUT ROWID;
+      INSERT INTO "a""b" VALUES (1, 'p'); INSERT INTO "k""1" VALUES ('q', NULL)`;
+    const a = mk(sql);
+    expect(both(a, mk(sql))).toEqual({ proof: null, compare: null });
+    expect(proof(a).tables.map((x) => [x.name, x.rows])).toEqual([
+      ['a"b', 1],
+      ['k"1', 1],
+    ]);
+    expect(both(a, mk(`${sql}; UPDATE "k""1" SET v = 2`))).toEqual({ proof: 'the rows of table k"1 differ', compare: '1 rows of table k"1 differ' });
+  });
+});
+
 describe('which tables have a rowid', () => {
   it('WITHOUT ROWID written with extra spaces and trailing blanks (SQLite keeps them in the schema) is read by its key', () => {
     const sql = "CREATE TABLE k (v, x TEXT PRIMARY KEY)   WITHOUT   ROWID  ; INSERT INTO k VALUES (NULL, 'p'), (2, 'q')";
@@ -201,8 +215,8 @@ describe('compareWith: settings, counts, keys, and the attachment', () => {
     expect(compare(a, mk(k.replace("(3, 2, 'x')", "(4, 2, 'x')"))).difference).toBe('1 rows of table k differ');
   });
 
-  it('the virtual table is skipped, its shadow tables compared', () => {
-    const f = "CREATE VIRTUAL TABLE f USING fts5(a); INSERT INTO f VALUES ('one two'), ('three')";
+  it('the virtual table is skipped, however its CREATE was spelled (SQLite normalizes the first two keywords), its shadow tables compared', () => {
+    const f = "  create   virtual  table f USING fts5(a); INSERT INTO f VALUES ('one two'), ('three')";
     const a = mk(f);
     expect(compare(a, mk(f)).tables.map((x) => x.name)).toEqual(['f_config', 'f_content', 'f_data', 'f_docsize', 'f_idx']);
   });
