@@ -184,6 +184,38 @@ describe('rolling forward a verified copy', () => {
   });
 });
 
+describe('the integrity check of the copy', () => {
+  it('a copy in WAL mode (as the compaction leaves it for a WAL database) is checked and closed: no side file of it is left', async () => {
+    const { db, sib, entry } = setup('verified');
+    const c = new Database(sib);
+    c.pragma('journal_mode = WAL');
+    c.close();
+    entry.sibling = identityOf(lstatSync(sib));
+    const copy = readFileSync(sib);
+    expect(await recoverCompaction(state, entry)).toMatchObject({ decision: 'rolledForward' });
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+    expect(readFileSync(db).equals(copy)).toBe(true);
+  });
+
+  it('a copy removed between its check and its integrity check is not created afresh and renamed in: the original is kept', async () => {
+    const { db, sib, entry } = setup('verified');
+    const original = readFileSync(db);
+    const real = fs.promises.lstat;
+    // The last look before the integrity check is at the database's WAL: the copy goes away right then.
+    const spy = vi.spyOn(fs.promises, 'lstat').mockImplementation(async (p, ...rest) => {
+      if (p === `${db}-wal`) rmSync(sib);
+      return real(p, ...(rest as []));
+    });
+    try {
+      expect(await recoverCompaction(state, entry)).toMatchObject({ decision: 'rolledBack' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(readFileSync(db).equals(original)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+  });
+});
+
 describe('rolling back', () => {
   const cases: [string, Step, (x: ReturnType<typeof setup>) => void][] = [
     ['copied (never verified), the sibling identity recorded', 'copied', () => {}],
@@ -256,6 +288,17 @@ describe('blocked: nothing is deleted', () => {
     expect(await recoverCompaction(state, entry)).toEqual({
       decision: 'blocked',
       reason: `${db} and its compacted copy are both missing: something else removed them.`,
+    });
+  });
+
+  it('the database path is a directory and the copy is gone: not "both missing"', async () => {
+    const { db, sib, entry } = setup('copied');
+    rmSync(db);
+    rmSync(sib);
+    mkdirSync(db);
+    expect(await recoverCompaction(state, entry)).toEqual({
+      decision: 'blocked',
+      reason: `${db} is no longer a regular file; nothing is touched: inspect it and ${sib}.`,
     });
   });
 
