@@ -25,6 +25,20 @@ export interface ContentProof {
 export const MMAP_BYTES = 0x7fff0000;
 
 const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+/** A value's token in a row's header: its type, and its value (numbers) or its length (text, blob). */
+function token(v: unknown): string {
+  if (v === null) return 'n';
+  if (typeof v === 'bigint') return `i${v};`;
+  if (typeof v === 'number') {
+    // Stryker disable next-line StringLiteral,UnaryOperator: -0 needs a token of its own only apart from 0 ('r;' for it, or the two swapped by +0, keeps them apart).
+    const n = Object.is(v, -0) ? '-0' : String(v);
+    return `r${n};`;
+  }
+  // Stryker disable next-line EqualityOperator: the negation swaps the tokens of text and blob, which still differ.
+  if (typeof v === 'string') return `t${v.length};`;
+  return `b${(v as Buffer).length};`;
+}
+
 /**
  * One row: a small header naming each value's type and length (numbers in
  * full), then the text and blob values themselves, handed to the hash as
@@ -33,15 +47,7 @@ const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 function hashRow(h: ReturnType<typeof createHash>, row: unknown[]): void {
   // Stryker disable next-line StringLiteral: a row marker only; every value's token is self-delimiting and a table's rows have one arity, so the stream parses the same without it.
   let head = 'R';
-  for (const v of row) {
-    if (v === null) head += 'n';
-    else if (typeof v === 'bigint') head += `i${v};`;
-    // Stryker disable next-line StringLiteral,UnaryOperator: -0 needs a token of its own only apart from 0 ('r;' or swapping the two with +0 keeps them apart).
-    else if (typeof v === 'number') head += `r${Object.is(v, -0) ? '-0' : String(v)};`;
-    // Stryker disable next-line EqualityOperator: the negation swaps the tokens of text and blob, which still differ.
-    else if (typeof v === 'string') head += `t${v.length};`;
-    else head += `b${(v as Buffer).length};`;
-  }
+  for (const v of row) head += token(v);
   h.update(head);
   for (const v of row) if (v !== null && (typeof v === 'string' || typeof v === 'object')) h.update(v as string | Buffer);
 }
