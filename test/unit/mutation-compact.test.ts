@@ -115,6 +115,13 @@ describe('preflight refusals, in order, each with its sentence; nothing is writt
     expect(e.message).toBe(`a (pid 101), b (pid 102), c (pid 103) and 2 more has ${db} open; quit it, then compact again.`);
   });
 
+  it('three holders: all three named, nothing counted', async () => {
+    holder(101, 'a');
+    holder(102, 'b');
+    holder(103, 'c');
+    expect((await refusal()).message).toBe(`a (pid 101), b (pid 102), c (pid 103) has ${db} open; quit it, then compact again.`);
+  });
+
   it('each side file alone is enough to refuse', async () => {
     for (const s of ['-wal', '-shm', '-journal']) {
       const p = db + s;
