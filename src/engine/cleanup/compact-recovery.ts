@@ -47,14 +47,14 @@ function fsyncDir(dir: string): void {
 
 function integrityOk(path: string): boolean {
   let db: Database.Database | null = null;
+  let ok = false;
   try {
     // Read-write, so that closing removes the -wal/-shm SQLite makes for a WAL file (a read-only connection would leave them).
     db = new Database(path, { fileMustExist: true, timeout: 2000 });
     db.pragma('query_only = 1');
-    return db.pragma('integrity_check', { simple: true }) === 'ok';
-    // Stryker disable next-line BlockStatement: without the return the result is undefined, as falsy as false to the only caller.
+    ok = db.pragma('integrity_check', { simple: true }) === 'ok';
   } catch {
-    return false;
+    // A file SQLite cannot open or check is no copy to rename in: ok stays false.
   } finally {
     try {
       // Stryker disable next-line OptionalChaining: db is null only when the open threw; close on null then throws into the catch below.
@@ -63,6 +63,7 @@ function integrityOk(path: string): boolean {
       // nothing
     }
   }
+  return ok;
 }
 
 async function settle(stateDir: string, e: CompactionEntry, step: 'complete' | 'rolledBack', message: string): Promise<void> {
