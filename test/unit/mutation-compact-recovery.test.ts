@@ -294,8 +294,9 @@ describe('blocked: nothing is deleted', () => {
   it('the database path is a directory and the copy is gone: not "both missing"', async () => {
     const { db, sib, entry } = setup('copied');
     rmSync(db);
-    rmSync(sib);
+    // Made while the copy still exists, so the directory cannot take the copy's freed inode (it would pass for the renamed copy).
     mkdirSync(db);
+    rmSync(sib);
     expect(await recoverCompaction(state, entry)).toEqual({
       decision: 'blocked',
       reason: `${db} is no longer a regular file; nothing is touched: inspect it and ${sib}.`,
