@@ -24,7 +24,11 @@ export interface ContentProof {
 /** The compacted copy (cleanerx's own file) is read through mmap, SQLite's ceiling in this build: every page once, no copy into the page cache. */
 export const MMAP_BYTES = 0x7fff0000;
 
-const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+// A function declaration, not a const arrow: Stryker switches a whole-arrow mutant at module load, which no test reruns.
+function quoteIdent(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
 /** A value's token in a row's header: its type, and its value (numbers) or its length (text, blob). */
 function token(v: unknown): string {
   if (v === null) return 'n';
