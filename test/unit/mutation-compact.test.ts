@@ -7,7 +7,20 @@
 // left to recovery.
 
 import Database from 'better-sqlite3';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompactRefused, compactDatabase, removeSibling, siblingFor } from '../../src/engine/cleanup/compact.js';
@@ -44,6 +57,20 @@ function holder(pid: number, comm: string, path = db): void {
   mkdirSync(join(t.procRoot, String(pid), 'fd'), { recursive: true });
   writeFileSync(join(t.procRoot, String(pid), 'comm'), `${comm}\n`);
   symlinkSync(path, join(t.procRoot, String(pid), 'fd', '3'));
+}
+
+/** Turns the database into WAL mode with frames still in its WAL (a copy of both files taken while the writer had them open). */
+function withWalFrames(): void {
+  const src = join(t.root, 'src.sqlite');
+  const d = new Database(src);
+  d.pragma('journal_mode = WAL');
+  d.pragma('wal_autocheckpoint = 0');
+  d.exec(
+    'CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO t SELECT i, hex(randomblob(300)) FROM n; DELETE FROM t WHERE id > 40',
+  );
+  copyFileSync(src, db);
+  copyFileSync(`${src}-wal`, `${db}-wal`);
+  d.close();
 }
 
 async function refusal(extra: object = {}): Promise<Error> {
@@ -135,8 +162,9 @@ describe('preflight refusals, in order, each with its sentence; nothing is writt
   });
 
   it('free space: the database, its WAL and 16 MiB, asked of the database directory; one byte short refuses, exactly enough compacts', async () => {
-    writeFileSync(`${db}-wal`, '');
+    withWalFrames();
     const s = readDbSpace(db);
+    expect(s.walBytes).toBeGreaterThan(0);
     const need = s.fileBytes + s.walBytes + 16 * 1024 * 1024;
     const asked: string[] = [];
     const free = (n: number) => async (d: string) => {
@@ -155,8 +183,10 @@ describe('preflight refusals, in order, each with its sentence; nothing is writt
 });
 
 describe('the result', () => {
-  it('the sizes before and after, the bytes freed, the proof, and the journal complete with its sentence', async () => {
+  it('the sizes before and after (the WAL counted), the bytes freed, the proof, and the journal complete with its sentence', async () => {
+    withWalFrames();
     const before = readDbSpace(db);
+    expect(before.walBytes).toBeGreaterThan(0);
     const r = await compactDatabase(opts({ operationId: 'op-r' }));
     const size = statSync(db).size;
     expect(r).toEqual({
@@ -178,10 +208,14 @@ describe('the result', () => {
 describe('after the proof', () => {
   it('a holder that appeared after the copy was verified: refused, the original kept, the copy removed, journaled rolledBack', async () => {
     const before = readFileSync(db);
-    atCrashPoints((p) => {
+    const points: string[] = [];
+    const hook = (p: string) => {
+      points.push(p);
       if (p === 'compact:verified') holder(300, 'late');
-    });
+    };
+    atCrashPoints(hook);
     const e = await refusal({ operationId: 'op-h' });
+    expect(points.at(-1)).toBe('compact:rolledBack');
     expect(e).toBeInstanceOf(CompactRefused);
     expect(e.message).toBe(`late (pid 300) opened ${db} during the compaction; the original is kept.`);
     expect(readFileSync(db).equals(before)).toBe(true);
@@ -202,6 +236,27 @@ describe('after the proof', () => {
     expect(existsSync(siblingFor(db, 'op-c'))).toBe(false);
     const [f] = await listCompactions(state);
     expect(f).toMatchObject({ entry: { step: 'rolledBack', message: `Not compacted; the original is kept: ${db} changed during the compaction` } });
+  });
+
+  it('the original replaced by a copy of itself (same size and time, another inode), or grown with its time put back: changed', async () => {
+    const ways: ((st: import('node:fs').Stats) => void)[] = [
+      (st) => {
+        copyFileSync(db, `${db}.new`);
+        utimesSync(`${db}.new`, st.atime, st.mtime);
+        renameSync(`${db}.new`, db);
+      },
+      (st) => {
+        appendFileSync(db, Buffer.alloc(4096));
+        utimesSync(db, st.atime, st.mtime);
+      },
+    ];
+    for (const [i, way] of ways.entries()) {
+      atCrashPoints((p) => {
+        if (p === 'compact:verified') way(lstatSync(db));
+      });
+      const e = await refusal({ operationId: `op-i${i}` });
+      expect(e.message, String(i)).toBe(`Compaction of ${db} stopped and the original is kept: ${db} changed during the compaction`);
+    }
   });
 
   for (const point of ['compact:swap:renamed', 'compact:swapped'] as const) {
@@ -281,7 +336,6 @@ describe('the copy', () => {
   });
 
   it('a copy replaced at its name while it was written: refused', async () => {
-    const { renameSync } = await import('node:fs');
     const sib = siblingFor(db, 'op-w');
     atCrashPoints((p) => {
       if (p !== 'compact:copy:written') return;
