@@ -20,7 +20,7 @@
 import Database from 'better-sqlite3';
 import { promises as fsp } from 'node:fs';
 import { dirname } from 'node:path';
-import { closeSync, constants, fsyncSync, openSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, openSync, type Stats } from 'node:fs';
 import { COMPACT_TERMINAL, listCompactions, saveCompaction, type CompactionEntry } from './compact-journal.js';
 import { removeSibling, sameIdentity } from './compact.js';
 
@@ -30,8 +30,8 @@ type CompactRecovery =
   | { decision: 'rolledForward'; reason: string }
   | { decision: 'blocked'; reason: string };
 
-const STEP_ORDER = ['planned', 'checkpointed', 'copying', 'copied', 'verified', 'swapping', 'swapped', 'complete'];
-const reached = (e: CompactionEntry, step: string): boolean => STEP_ORDER.indexOf(e.step) >= STEP_ORDER.indexOf(step);
+// Stryker disable next-line ArrowFunction: undefined for null reads the same at every use (a falsy stat, an absent size).
+const lstatOrNull = (p: string): Promise<Stats | null> => fsp.lstat(p).catch(() => null);
 
 function fsyncDir(dir: string): void {
   const fd = openSync(dir, constants.O_RDONLY);
@@ -44,20 +44,23 @@ function fsyncDir(dir: string): void {
 
 function integrityOk(path: string): boolean {
   let db: Database.Database | null = null;
+  let ok = false;
   try {
     // Read-write, so that closing removes the -wal/-shm SQLite makes for a WAL file (a read-only connection would leave them).
     db = new Database(path, { fileMustExist: true, timeout: 2000 });
     db.pragma('query_only = 1');
-    return db.pragma('integrity_check', { simple: true }) === 'ok';
+    ok = db.pragma('integrity_check', { simple: true }) === 'ok';
   } catch {
-    return false;
+    // A file SQLite cannot open or check is no copy to rename in: ok stays false.
   } finally {
     try {
+      // Stryker disable next-line OptionalChaining: db is null only when the open threw; close on null then throws into the catch below.
       db?.close();
     } catch {
       // nothing
     }
   }
+  return ok;
 }
 
 async function settle(stateDir: string, e: CompactionEntry, step: 'complete' | 'rolledBack', message: string): Promise<void> {
@@ -70,9 +73,11 @@ async function settle(stateDir: string, e: CompactionEntry, step: 'complete' | '
 export async function recoverCompaction(stateDir: string, entry: CompactionEntry): Promise<CompactRecovery> {
   const e = entry;
   if (COMPACT_TERMINAL.includes(e.step)) return { decision: 'nothingToDo', reason: 'The compaction was already settled.' };
-  const db = await fsp.lstat(e.dbPath).catch(() => null);
-  const sib = await fsp.lstat(e.siblingPath).catch(() => null);
-  const verified = reached(e, 'verified') && sameIdentity(e.sibling, sib);
+  const db = await lstatOrNull(e.dbPath);
+  const sib = await lstatOrNull(e.siblingPath);
+  // The unsettled steps at which the sibling had passed its proof ('complete' is settled and never recovered); listed
+  // here, not in a module constant, so that its mutants are not static ones, which Stryker does not test.
+  const verified = ['verified', 'swapping', 'swapped'].includes(e.step) && sameIdentity(e.sibling, sib);
 
   // The rename happened: the database path is the compacted copy.
   if (e.sibling && db && !sib && db.dev === e.sibling.dev && db.ino === e.sibling.ino) {
@@ -81,11 +86,11 @@ export async function recoverCompaction(stateDir: string, entry: CompactionEntry
     return { decision: 'rolledForward', reason: 'The compacted database is in place; the compaction is finished.' };
   }
   const originalThere = sameIdentity(e.original, db);
-  const walHoldsData = ((await fsp.lstat(e.dbPath + '-wal').catch(() => null))?.size ?? 0) > 0;
+  const walHoldsData = ((await lstatOrNull(e.dbPath + '-wal'))?.size ?? 0) > 0;
 
   if (verified && (originalThere || !db) && !walHoldsData && integrityOk(e.siblingPath)) {
     for (const side of ['-wal', '-shm']) {
-      const st = await fsp.lstat(e.siblingPath + side).catch(() => null);
+      const st = await lstatOrNull(e.siblingPath + side);
       if (st?.isFile() && st.size === 0) await fsp.unlink(e.siblingPath + side);
     }
     await fsp.rename(e.siblingPath, e.dbPath);
