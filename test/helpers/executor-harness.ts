@@ -47,18 +47,13 @@ export function sessionRecord(id: string, paths: string[], o: Partial<SessionRec
   };
 }
 
+/** An installed agent at `home` (no executable, no version unless `o` says). */
+export function installationOf(home: string, agent: AgentKind = 'pi', o: Partial<Installation> = {}): Installation {
+  return { agent, displayName: agent, memoryNotice: '', state: 'installed', home, homeSource: 'env', executable: null, version: null, warnings: [], ...o };
+}
+
 export function snapshotOf(home: string, sessions: SessionRecord[], agent: AgentKind = 'opencode'): Snapshot {
-  const inst: Installation = {
-    agent,
-    displayName: agent,
-    memoryNotice: '',
-    state: 'installed',
-    home,
-    homeSource: 'env',
-    executable: '/bin/true',
-    version: '1',
-    warnings: [],
-  };
+  const inst = installationOf(home, agent, { executable: '/bin/true', version: '1' });
   const inv: Inventory = { sessions, items: [], projects: [], warnings: [], writers: [] };
   return new Snapshot(agent, inst, inv, Date.now(), 0);
 }

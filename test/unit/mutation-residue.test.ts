@@ -13,22 +13,13 @@ import { proveResidue } from '../../src/engine/cleanup/residue.js';
 import type { ResidueProbe, ResidueTarget } from '../../src/engine/core/adapter.js';
 import type { CleanupPlan, Installation, Item, PlanItem, ResidueSurface } from '../../src/engine/core/model.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
+import { installationOf } from '../helpers/executor-harness.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
 afterEach(() => t?.cleanup());
 
-const inst = (home: string): Installation => ({
-  agent: 'pi',
-  displayName: 'pi',
-  memoryNotice: '',
-  state: 'installed',
-  home,
-  homeSource: 'env',
-  executable: null,
-  version: null,
-  warnings: [],
-});
+const inst = (home: string): Installation => installationOf(home);
 const planItem = (id: string, paths: string[], sessionId?: string): PlanItem =>
   ({ id, label: id, category: 'session', bytes: 1, paths, recoverable: false, depth: 0, ...(sessionId ? { sessionId } : {}) }) as PlanItem;
 const item = (id: string, paths: string[], over: Partial<Item> = {}): Item => ({

@@ -11,24 +11,14 @@ import { piResidue } from '../../src/adapters/pi/residue.js';
 import { proveResidue } from '../../src/engine/cleanup/residue.js';
 import type { CleanupPlan, Installation, Item, PlanItem } from '../../src/engine/core/model.js';
 import { Snapshot } from '../../src/engine/inventory/snapshot.js';
-import { sessionRecord } from '../helpers/executor-harness.js';
+import { installationOf, sessionRecord } from '../helpers/executor-harness.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree } from '../helpers/tree-hash.js';
 
 let t: TempEnv;
 afterEach(() => t?.cleanup());
 
-const inst = (home: string): Installation => ({
-  agent: 'pi',
-  displayName: 'pi',
-  memoryNotice: '',
-  state: 'installed',
-  home,
-  homeSource: 'env',
-  executable: null,
-  version: null,
-  warnings: [],
-});
+const inst = (home: string): Installation => installationOf(home);
 const planItem = (id: string, paths: string[]): PlanItem => ({ id, label: id, category: 'session', bytes: 1, paths, recoverable: false, depth: 0 });
 const put = (p: string, body = 'x'): string => {
   mkdirSync(join(p, '..'), { recursive: true });
