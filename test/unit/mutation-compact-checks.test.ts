@@ -109,6 +109,8 @@ async function journaled(): Promise<CompactionEntry> {
   return (f as { entry: CompactionEntry }).entry;
 }
 
+const inDir = (p: string): boolean => p === dir || p.startsWith(`${dir}/`);
+
 /** The descriptors this process holds on anything in the database's directory, once every integrity thread has ended. */
 async function openInDir(): Promise<string[]> {
   await Promise.all(io.threads);
@@ -121,7 +123,7 @@ async function openInDir(): Promise<string[]> {
         return '';
       }
     })();
-    if (target === dir || target.startsWith(`${dir}/`)) out.push(target);
+    if (inDir(target)) out.push(target);
   }
   return out;
 }
@@ -363,10 +365,10 @@ describe('a compaction that completes', () => {
     for (const [op, a, b] of io.log) {
       if (op === 'open') {
         paths.set(b as number, a as string);
-        if (String(a).startsWith(dir)) open.add(b as number);
+        if (inDir(String(a))) open.add(b as number);
       } else if (op === 'close') open.delete(a as number);
-      else if (op === 'fsync' && paths.get(a as number)?.startsWith(dir)) out.push(`fsync ${paths.get(a as number)}`);
-      else if (op === 'rename' && String(a).startsWith(dir)) out.push(`rename ${a} ${b}`);
+      else if (op === 'fsync' && inDir(paths.get(a as number) ?? '')) out.push(`fsync ${paths.get(a as number)}`);
+      else if (op === 'rename' && inDir(String(a))) out.push(`rename ${a} ${b}`);
     }
     expect(open.size).toBe(0);
     return out;
