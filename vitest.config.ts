@@ -1,8 +1,22 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// A worker runs many test files one after another without a fresh process
+// for each (a fresh process per file cost a third of the unit tier's CPU);
+// test/helpers/agents-setup.ts gives every file the worker's starting
+// environment, language and crash-point hook. A module mocked with vi.mock
+// cannot be swapped under modules an earlier file already loaded, so the
+// files that mock one get a process of their own.
+const mocking = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => join(dir, f))
+    .filter((f) => /\bvi\.(?:do)?mock\(/.test(readFileSync(f, 'utf8')));
+const ISOLATED = mocking('test');
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     setupFiles: ['test/helpers/agents-setup.ts'],
     pool: 'forks',
@@ -10,5 +24,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: PTY journeys and peers spawn processes of their own.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
+    ],
   },
 });

@@ -4,8 +4,23 @@
 
 import { vi } from 'vitest';
 import '../../src/adapters/registry.js';
+import { atCrashPoints } from '../../src/engine/core/faults.js';
+import { setLanguage } from '../../src/engine/i18n/index.js';
 import { budget } from './budget.js';
 
 // The default timeouts are budgets on a quiet 2-core machine: a file that starts on a loaded one gets
 // them scaled as every wait is (test/helpers/budget.ts). A test's own explicit timeout stays as written.
 vi.setConfig({ testTimeout: budget(30_000), hookTimeout: budget(60_000) });
+
+// A worker runs many files one after another (vitest.config.ts). What a file
+// sets in process.env, the language or a crash-point hook must not reach the
+// next: each file starts as the worker did.
+const worker = globalThis as { cleanerxStartEnv?: Record<string, string | undefined> };
+if (!worker.cleanerxStartEnv) worker.cleanerxStartEnv = { ...process.env };
+else {
+  const start = worker.cleanerxStartEnv;
+  for (const k of Object.keys(process.env)) if (!(k in start)) delete process.env[k];
+  Object.assign(process.env, start);
+}
+setLanguage('en');
+atCrashPoints(null);

@@ -27,7 +27,7 @@ process.env.CLEANERX_TEST_MODE = '1';
 process.env.CLEANERX_SCRYPT_LOG_N = '12';
 const PASS = 'correct horse battery';
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CHILD = join(REPO, 'test/helpers/restore-child.ts');
+const CHILD = join(REPO, 'test/helpers/restore-child.mjs');
 const FILES = [
   { rel: 'sessions/--home-u-src-api--/s1.jsonl', body: Buffer.from('{"type":"session"}\n'.repeat(300)) },
   { rel: 'sessions/--home-u-src-new--/deeper/s2.jsonl', body: Buffer.from('{"type":"message","text":"héllo"}\n'.repeat(40)) },
@@ -218,7 +218,7 @@ describe('backups restore --yes: one pass, the same answer', () => {
   it('an interrupted restore pending: the plan is the one a check before the settle sees, then the settled result', async () => {
     const { t, id, agentDir } = await home();
     // Killed after its second file: two of the three are back, the journal says committing.
-    const killed = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify({ engine: { id, passphrase: PASS } })], {
+    const killed = spawnSync(process.execPath, [CHILD, JSON.stringify({ engine: { id, passphrase: PASS } })], {
       cwd: REPO,
       env: { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12', CLEANERX_CRASH_AT: 'restore:1:after' },
       encoding: 'utf8',

@@ -46,7 +46,7 @@ process.env.CLEANERX_SCRYPT_LOG_N = '12';
 const envs: TempEnv[] = [];
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CHILD = join(REPO, 'test/helpers/restore-child.ts');
+const CHILD = join(REPO, 'test/helpers/restore-child.mjs');
 
 // Six files: into an existing bucket, a new bucket, a new nested dir; text, binary, empty, 0644, sparse.
 const SPARSE_BYTES = 16 * 1024 * 1024;
@@ -156,7 +156,7 @@ function home(name: string): Home {
 }
 
 function killedAt(h: Home, point: string, extra: Record<string, string> = {}): void {
-  const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(h.opts)], {
+  const r = spawnSync(process.execPath, [CHILD, JSON.stringify(h.opts)], {
     cwd: REPO,
     env: { PATH: process.env.PATH, HOME: h.dir, CLEANERX_CRASH_AT: point, ...extra },
     encoding: 'utf8',
@@ -200,7 +200,7 @@ describe('a restore killed at every point', () => {
   it('passes every point when it is not killed (so the kills below are real)', async () => {
     // A child that is never killed restores everything: its points exist in this order.
     const h = home('control');
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(h.opts)], {
+    const r = spawnSync(process.execPath, [CHILD, JSON.stringify(h.opts)], {
       cwd: REPO,
       env: { PATH: process.env.PATH, HOME: h.dir, CLEANERX_CRASH_AT: 'restore:never' },
       encoding: 'utf8',
@@ -354,7 +354,7 @@ describe('through the engine (`cleanerx backups restore`, the next start)', () =
     return { t, id, engine: new Engine(ADAPTERS, t.ctx, undefined, backupService(t.ctx.env)) };
   }
   const killEngineRestore = (t: TempEnv, id: string, point: string): void => {
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify({ engine: { id, passphrase: pass } })], {
+    const r = spawnSync(process.execPath, [CHILD, JSON.stringify({ engine: { id, passphrase: pass } })], {
       cwd: REPO,
       env: { ...t.env, CLEANERX_CRASH_AT: point },
       encoding: 'utf8',

@@ -14,7 +14,7 @@ import { backUpPiSession } from '../helpers/pi-backup.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CHILD = join(REPO, 'test/helpers/restore-child.ts');
+const CHILD = join(REPO, 'test/helpers/restore-child.mjs');
 
 let t: TempEnv;
 let identity: string;
@@ -186,7 +186,7 @@ describe('restore of empty dirs', () => {
         stagingParent: staging(),
         journalDir: journals(),
       };
-      const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts)], {
+      const r = spawnSync(process.execPath, [CHILD, JSON.stringify(opts)], {
         cwd: REPO,
         env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: 'restore:emptyDirs' },
         encoding: 'utf8',
@@ -216,7 +216,7 @@ describe('restore of empty dirs without root privileges', () => {
   const asRoot = process.getuid!() === 0;
   const uid = asRoot ? 65534 : process.getuid!();
   const run = (child: string, arg: unknown, env: Record<string, string>): ReturnType<typeof spawnSync> => {
-    const cmd = [process.execPath, '--import', 'jiti/register', join(REPO, 'test/helpers', child), JSON.stringify(arg)];
+    const cmd = [process.execPath, join(REPO, 'test/helpers', child), JSON.stringify(arg)];
     const full = asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...cmd] : cmd;
     return spawnSync(full[0]!, full.slice(1), { cwd: REPO, env: { PATH: process.env.PATH!, HOME: t.env.HOME, ...env }, encoding: 'utf8', timeout: 120_000 });
   };
@@ -249,12 +249,12 @@ describe('restore of empty dirs without root privileges', () => {
         stagingParent: join(t.root, 'staging'),
         journalDir: join(t.root, 'journals'),
       };
-      const r = run('restore-child.ts', opts, how === 'fail' ? { CLEANERX_FAIL_AT: point } : { CLEANERX_CRASH_AT: point });
+      const r = run('restore-child.mjs', opts, how === 'fail' ? { CLEANERX_FAIL_AT: point } : { CLEANERX_CRASH_AT: point });
       if (how === 'fail') expect(r.stderr, String(r.stderr)).toMatch(/injected failure at restore:emptyDirs/);
       else {
         expect(r.signal, String(r.stderr)).toBe('SIGKILL');
         expect(picture(src)['sessions/--home-u-src-api--/locked']).toBe('dir 555');
-        const st = run('settle-child.ts', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots }, {});
+        const st = run('settle-child.mjs', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots }, {});
         expect(st.stdout, String(st.stderr)).toBe('["rolledBack"]\n');
       }
       expect(picture(src)).toEqual(before);

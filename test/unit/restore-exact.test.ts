@@ -18,7 +18,7 @@ import { backUpPiSession } from '../helpers/pi-backup.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CHILD = join(REPO, 'test/helpers/restore-child.ts');
+const CHILD = join(REPO, 'test/helpers/restore-child.mjs');
 const FIXTURE = join(REPO, 'test/fixtures/backup-v1');
 
 let t: TempEnv;
@@ -184,7 +184,7 @@ describe('a restore is exact', () => {
     'killed at %s and resumed by the next start: modes and mtimes are set all the same',
     async (point) => {
       rmSync(join(src, 'sessions'), { recursive: true });
-      const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts())], {
+      const r = spawnSync(process.execPath, [CHILD, JSON.stringify(opts())], {
         cwd: REPO,
         env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: point },
         encoding: 'utf8',
@@ -200,7 +200,7 @@ describe('a restore is exact', () => {
 
   it('a restore journal of format 1 (left by a cleanerx before this one) is still resumed: its empty dirs come back with their modes', async () => {
     rmSync(join(src, 'sessions'), { recursive: true });
-    const r = spawnSync(process.execPath, ['--import', 'jiti/register', CHILD, JSON.stringify(opts())], {
+    const r = spawnSync(process.execPath, [CHILD, JSON.stringify(opts())], {
       cwd: REPO,
       env: { PATH: process.env.PATH, HOME: t.env.HOME, CLEANERX_CRASH_AT: 'restore:1:after' },
       encoding: 'utf8',
@@ -249,7 +249,7 @@ describe('a dir that locks its owner out, without root privileges', () => {
   const asRoot = process.getuid!() === 0;
   const uid = asRoot ? 65534 : process.getuid!();
   const run = (child: string, arg: unknown, env: Record<string, string> = {}): ReturnType<typeof spawnSync> => {
-    const cmd = [process.execPath, '--import', 'jiti/register', join(REPO, 'test/helpers', child), JSON.stringify(arg)];
+    const cmd = [process.execPath, join(REPO, 'test/helpers', child), JSON.stringify(arg)];
     const full = asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...cmd] : cmd;
     return spawnSync(full[0]!, full.slice(1), { cwd: REPO, env: { PATH: process.env.PATH!, HOME: t.env.HOME, ...env }, encoding: 'utf8', timeout: 120_000 });
   };
@@ -284,14 +284,14 @@ describe('a dir that locks its owner out, without root privileges', () => {
         stagingParent: join(t.root, 'staging'),
         journalDir: join(t.root, 'journals'),
       };
-      const r = run('restore-child.ts', opts, how === 'done' ? {} : { CLEANERX_CRASH_AT: 'restore:emptyDirs' });
+      const r = run('restore-child.mjs', opts, how === 'done' ? {} : { CLEANERX_CRASH_AT: 'restore:emptyDirs' });
       if (how === 'done') {
         expect(r.status, String(r.stderr)).toBe(0);
         expect(picture(src, s)).toEqual(was);
       } else {
         expect(r.signal, String(r.stderr)).toBe('SIGKILL');
         expect(picture(src, s)).toEqual(was);
-        const st = run('settle-child.ts', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots });
+        const st = run('settle-child.mjs', { journalDir: opts.journalDir, stagingParent: opts.stagingParent, mode: 'rollback', roots: opts.roots });
         expect(st.stdout, String(st.stderr)).toBe('["rolledBack"]\n');
         expect(readdirSync(join(src, 'sessions'))).toEqual([]);
       }
