@@ -11,11 +11,9 @@ import {
   chownSync,
   closeSync,
   existsSync,
-  fstatSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
-  mkfifoSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -25,7 +23,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ArchiveError } from '../../src/backup/archive-error.js';
@@ -51,6 +49,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...real, fsyncSync: vi.fn(real.fsyncSync) };
 });
 
+const mkfifo = (p: string): void => void execFileSync('mkfifo', [p]);
 const asRoot = process.geteuid?.() === 0;
 const NOBODY = 65534;
 
@@ -64,7 +63,7 @@ const keep = (h: DirHandle): DirHandle => {
 };
 beforeEach(() => {
   t = makeTempEnv('cleanerx-mrc-');
-  home = join(t.root, 'home');
+  home = join(t.root, 'dest');
   mkdirSync(home);
 });
 afterEach(() => {
@@ -75,9 +74,10 @@ afterEach(() => {
 });
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
+/** Whether the tree closed `h` (its own record: a closed fd's number may already be reused). */
 const isClosed = (h: DirHandle): boolean => {
   try {
-    fstatSync(h.fd);
+    h.at('x');
     return false;
   } catch {
     return true;
@@ -146,7 +146,10 @@ describe('AnchoredTree.dir: the walk', () => {
     const b = tr.dir(
       'home',
       'a/b',
-      (rel) => (asked.push(rel), true),
+      (rel) => {
+        asked.push(rel);
+        return true;
+      },
       (rel) => created.push(rel),
     )!;
     expect([asked, created]).toEqual([
@@ -165,7 +168,14 @@ describe('AnchoredTree.dir: the walk', () => {
 
   it('a dir gone right after it was created stops the restore', () => {
     const tr = tree();
-    const e = refusal(() => tr.dir('home', 'a', () => true, () => rmdirSync(join(home, 'a'))));
+    const e = refusal(() =>
+      tr.dir(
+        'home',
+        'a',
+        () => true,
+        () => rmdirSync(join(home, 'a')),
+      ),
+    );
     expect(e).toBe(`${home}/a vanished right after it was created; the restore stopped.`);
     tr.close(false);
   });
@@ -174,7 +184,7 @@ describe('AnchoredTree.dir: the walk', () => {
     mkdirSync(join(home, 'real'));
     symlinkSync(join(home, 'real'), join(home, 'link'));
     writeFileSync(join(home, 'file'), 'x');
-    mkfifoSync(join(home, 'fifo'));
+    mkfifo(join(home, 'fifo'));
     const tr = tree();
     for (const name of ['link', 'file', 'fifo']) {
       expect(refusal(() => tr.dir('home', `${name}/x`, () => true))).toBe(`${home}/${name} is not a plain directory; nothing was restored.`);
@@ -272,18 +282,21 @@ describe('AnchoredTree: the handles it keeps', () => {
     const third = tr.dir('home', names[2]!)!;
     tr.dir('home', `${names[0]}/new`, () => true);
     tr.pin('home', names[1]!, second);
-    for (const n of names.slice(3, 64)) tr.dir('home', n);
+    // 4 cached (d0/new too); 60 more fill the 64.
+    for (const n of names.slice(3, 63)) tr.dir('home', n);
     expect([isClosed(first), isClosed(second), isClosed(third)]).toEqual([false, false, false]);
+    expect(syncedFds()).toEqual([]);
     const fd = first.fd;
-    tr.dir('home', names[64]!);
+    tr.dir('home', names[63]!);
     expect(isClosed(first)).toBe(true);
     expect(syncedFds()).toEqual([fd]);
-    tr.dir('home', names[65]!);
+    tr.dir('home', names[64]!);
     // The pinned one left the cache but stays open, for a rollback.
     expect([isClosed(second), isClosed(third)]).toEqual([false, false]);
     expect(tr.pinnedDir('home', names[1]!)).toBe(second);
-    tr.dir('home', 'd10');
+    tr.dir('home', names[65]!);
     expect(isClosed(third)).toBe(true);
+    expect(syncedFds()).toEqual([fd]);
     tr.close(false);
   });
 
@@ -452,7 +465,7 @@ describe('SparseWriter', () => {
     c.fill(0, 4096, 8192);
     await w.write(c);
     await w.write(Buffer.alloc(4086));
-    expect(await w.finish()).toBe(4 * 4096 + 10 + 4086 - 10);
+    expect(await w.finish()).toBe(4 * 4096);
     await fh.close();
     expect(readFileSync(path).equals(Buffer.concat([c, Buffer.alloc(4086)]))).toBe(true);
     expect(lstatSync(path).blocks * 512).toBe(3 * 4096);
@@ -490,24 +503,26 @@ describe('SparseWriter', () => {
   });
 
   it('the first write that fails is thrown, by write() or finish(); settle() waits and does not throw', async () => {
-    let n = 0;
+    const piece = Buffer.concat([Buffer.alloc(4096, 1), Buffer.alloc(4096)]);
+    const failing = { write: async () => Promise.reject(new Error('disk full')), truncate: async () => {} };
+    await expect(new SparseWriter(failing as never).write(piece)).rejects.toThrow('disk full');
+
+    const gates: { ok: () => void; fail: (e: Error) => void }[] = [];
     const fh = {
-      write: async (_b: Buffer, _o: number, len: number) => {
-        n++;
-        if (n === 2) throw new Error('first failure');
-        if (n === 3) throw new Error('second failure');
-        return { bytesWritten: len };
-      },
+      write: (_b: Buffer, _o: number, len: number) => new Promise((ok, fail) => gates.push({ ok: () => ok({ bytesWritten: len }), fail })),
       truncate: async () => {},
     };
     const w = new SparseWriter(fh as never, 4);
-    const piece = Buffer.concat([Buffer.alloc(4096, 1), Buffer.alloc(4096)]);
-    await w.write(piece);
-    await w.write(piece);
-    await w.write(piece);
+    for (let i = 0; i < 3; i++) await w.write(piece);
+    expect(gates).toHaveLength(3);
+    gates[0]!.ok();
+    gates[1]!.fail(new Error('first failure'));
+    await new Promise((r) => setImmediate(r));
+    gates[2]!.fail(new Error('second failure'));
     await w.settle();
     await expect(w.write(piece)).rejects.toThrow('first failure');
     await expect(w.finish()).rejects.toThrow('first failure');
+    expect(gates).toHaveLength(3);
   });
 
   it('a short write is continued where it stopped', async () => {
@@ -570,7 +585,7 @@ describe('hashFd and holdsContent', () => {
     writeFileSync(join(home, 'f'), 'content');
     writeFileSync(join(home, 'same-size'), 'CONTENT');
     symlinkSync(join(home, 'f'), join(home, 'link'));
-    mkfifoSync(join(home, 'fifo'));
+    mkfifo(join(home, 'fifo'));
     mkdirSync(join(home, 'dir'));
     const d = keep(openRootDir(home));
     const want = { sha256: sha('content'), sizeBytes: 7 };
