@@ -632,9 +632,11 @@ describe('commitFile', () => {
       const points: string[] = [];
       atCrashPoints((p) => {
         points.push(p, existsSync(join(home, partialName(ID, 3))) ? 'partial' : 'no partial', existsSync(join(home, 'f')) ? 'f' : 'no f');
+        // The copy is durable before it is linked in.
+        points.push(`${syncedFds().length} fsync`);
       });
       const id = await commitFile(stage, '3', parent, 'f', ID, 3, 0o640, '1500000000123456789');
-      expect(points).toEqual(['restore:3:copied', 'partial', 'no f']);
+      expect(points).toEqual(['restore:3:copied', 'partial', 'no f', '1 fsync']);
       const st = lstatSync(join(home, 'f'), { bigint: true });
       expect([Number(st.ino), st.mode & 0o777n, st.mtimeNs, st.nlink]).toEqual([id.ino, 0o640n, 1500000000123456000n, 1n]);
       expect(readFileSync(join(home, 'f')).equals(content)).toBe(true);
