@@ -50,6 +50,32 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 const mkfifo = (p: string): void => void execFileSync('mkfifo', [p]);
+/** Runs between an anchored step and the next: what another process could do in that instant. */
+const hook = vi.hoisted(() => ({
+  afterLink: null as ((toName: string) => void) | null,
+  onLinkError: null as (() => void) | null,
+  beforeOpenChild: null as ((name: string) => void) | null,
+}));
+vi.mock('../../src/engine/host/anchored-fs.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/engine/host/anchored-fs.js')>();
+  return {
+    ...real,
+    linkAt: (a: DirHandle, b: string, c: DirHandle, d: string) => {
+      try {
+        real.linkAt(a, b, c, d);
+      } catch (e) {
+        hook.onLinkError?.();
+        throw e;
+      }
+      hook.afterLink?.(d);
+    },
+    openChildDir: (p: DirHandle, name: string) => {
+      hook.beforeOpenChild?.(name);
+      return real.openChildDir(p, name);
+    },
+  };
+});
+
 const asRoot = process.geteuid?.() === 0;
 const NOBODY = 65534;
 
@@ -68,6 +94,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   atCrashPoints(null);
+  hook.afterLink = hook.onLinkError = hook.beforeOpenChild = null;
   for (const h of open.splice(0)) h.close();
   vi.mocked(fsyncSync).mockClear();
   t.cleanup();
@@ -264,6 +291,44 @@ describe('AnchoredTree.dir: the walk', () => {
   });
 });
 
+describe('AnchoredTree: a dir exchanged between its lstat and its open', () => {
+  const exchange = (rel: string): void => {
+    renameSync(join(home, rel), join(home, `${rel}.old`));
+    mkdirSync(join(home, rel));
+  };
+  it('is refused by the walk', () => {
+    mkdirSync(join(home, 'a'));
+    const tr = tree();
+    hook.beforeOpenChild = (name) => {
+      hook.beforeOpenChild = null;
+      exchange(name);
+    };
+    expect(refusal(() => tr.dir('home', 'a'))).toBe(
+      `${home}/a was replaced while the restore was running; the restore stopped and undid what it had put back.`,
+    );
+    tr.close(false);
+  });
+
+  it('is refused by verify', () => {
+    mkdirSync(join(home, 'a'));
+    const tr = tree();
+    const a = tr.dir('home', 'a')!;
+    // The new dir takes the place, then the one seen comes back between the lstat and the open: lstat and handle differ.
+    renameSync(join(home, 'a'), join(home, 'a.seen'));
+    mkdirSync(join(home, 'a'));
+    hook.beforeOpenChild = () => {
+      hook.beforeOpenChild = null;
+      renameSync(join(home, 'a'), join(home, 'a.new'));
+      renameSync(join(home, 'a.seen'), join(home, 'a'));
+    };
+    expect(a.stat().ino).toBe(lstatSync(join(home, 'a.seen')).ino);
+    expect(refusal(() => tr.verify('home', 'a'))).toBe(
+      `${home}/a was replaced while the restore was running; the restore stopped and undid what it had put back.`,
+    );
+    tr.close(false);
+  });
+});
+
 describe('AnchoredTree: the handles it keeps', () => {
   const dirs = (n: number): string[] => {
     const out: string[] = [];
@@ -297,6 +362,16 @@ describe('AnchoredTree: the handles it keeps', () => {
     tr.dir('home', names[65]!);
     expect(isClosed(third)).toBe(true);
     expect(syncedFds()).toEqual([fd]);
+    tr.close(false);
+  });
+
+  it('a dir asked again with the cache full is the same handle, and closes nothing', () => {
+    const names = dirs(64);
+    const tr = tree();
+    const first = tr.dir('home', names[0]!)!;
+    for (const n of names.slice(1)) tr.dir('home', n);
+    expect(tr.dir('home', names[0]!)).toBe(first);
+    expect(isClosed(first)).toBe(false);
     tr.close(false);
   });
 
@@ -502,6 +577,79 @@ describe('SparseWriter', () => {
     expect([most, outliving, running]).toEqual([3, 2, 0]);
   });
 
+  it('with inFlight 2, one write() of three data runs has at most 2 under way; a failure while it waits stops the third', async () => {
+    const gates: { ok: () => void; fail: (e: Error) => void }[] = [];
+    let most = 0;
+    let running = 0;
+    const fh = {
+      write: (_b: Buffer, _o: number, len: number) => {
+        running++;
+        most = Math.max(most, running);
+        return new Promise((ok, fail) =>
+          gates.push({
+            ok: () => {
+              running--;
+              ok({ bytesWritten: len });
+            },
+            fail: (e) => {
+              running--;
+              fail(e);
+            },
+          }),
+        );
+      },
+      truncate: async () => {},
+    };
+    const block = Buffer.concat([Buffer.alloc(4096, 1), Buffer.alloc(4096)]);
+    const three = Buffer.concat([block, block, block]);
+    let w = new SparseWriter(fh as never, 2);
+    let p = w.write(three);
+    await new Promise((r) => setImmediate(r));
+    expect(gates).toHaveLength(2);
+    gates.shift()!.ok();
+    await new Promise((r) => setImmediate(r));
+    expect(gates).toHaveLength(2);
+    for (const g of gates.splice(0)) g.ok();
+    await p;
+    expect(await w.finish()).toBe(three.length);
+    expect(most).toBe(2);
+
+    w = new SparseWriter(fh as never, 2);
+    p = w.write(three);
+    await new Promise((r) => setImmediate(r));
+    expect(gates).toHaveLength(2);
+    gates.shift()!.fail(new Error('disk full'));
+    await expect(p).rejects.toThrow('disk full');
+    for (const g of gates.splice(0)) g.ok();
+    await w.settle();
+    // The third run was never written.
+    expect(gates).toHaveLength(0);
+  });
+
+  it('settle() resolves only once every write under way has ended', async () => {
+    const gates: (() => void)[] = [];
+    let ended = 0;
+    const fh = {
+      write: (_b: Buffer, _o: number, len: number) =>
+        new Promise((ok) =>
+          gates.push(() => {
+            ended++;
+            ok({ bytesWritten: len });
+          }),
+        ),
+      truncate: async () => {},
+    };
+    const w = new SparseWriter(fh as never, 3);
+    const block = Buffer.concat([Buffer.alloc(4096, 1), Buffer.alloc(4096)]);
+    await w.write(block);
+    await w.write(block);
+    setImmediate(() => {
+      for (const g of gates) g();
+    });
+    await w.settle();
+    expect(ended).toBe(2);
+  });
+
   it('the first write that fails is thrown, by write() or finish(); settle() waits and does not throw', async () => {
     const piece = Buffer.concat([Buffer.alloc(4096, 1), Buffer.alloc(4096)]);
     const failing = { write: async () => Promise.reject(new Error('disk full')), truncate: async () => {} };
@@ -562,6 +710,7 @@ describe('times', () => {
     const st = lstatSync(p, { bigint: true });
     expect(st.mtimeNs).toBe(1500000000123456000n);
     expect(Number(st.atimeMs)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Number(st.atimeMs)).toBeLessThanOrEqual(Date.now() + 1000);
   });
 });
 
@@ -635,7 +784,9 @@ describe('commitFile', () => {
         // The copy is durable before it is linked in.
         points.push(`${syncedFds().length} fsync`);
       });
+      const fds = openFds();
       const id = await commitFile(stage, '3', parent, 'f', ID, 3, 0o640, '1500000000123456789');
+      expect(openFds()).toBe(fds);
       expect(points).toEqual(['restore:3:copied', 'partial', 'no f', '1 fsync']);
       const st = lstatSync(join(home, 'f'), { bigint: true });
       expect([Number(st.ino), st.mode & 0o777n, st.mtimeNs, st.nlink]).toEqual([id.ino, 0o640n, 1500000000123456000n, 1n]);
@@ -664,6 +815,73 @@ describe('commitFile', () => {
     } finally {
       rmSync(s, { recursive: true, force: true });
     }
+  });
+});
+
+describe('commitFile: what is at the name right after the link', () => {
+  const swapFile = (n: string): void => {
+    rmSync(join(home, n));
+    writeFileSync(join(home, n), 'other');
+  };
+  const ID = '0123abcd-0000-4000-8000-00000000beef';
+  const notOurs = (name: string): string => `${home}/${name} is not the file the restore just put there; the restore stopped.`;
+
+  it('another file, no file, or no staged copy any more: the restore stops', async () => {
+    const s = join(t.root, 'stage');
+    mkdirSync(s);
+    const stage = keep(openStaging(s));
+    const parent = keep(openRootDir(home));
+    const cases: [string, (name: string) => void][] = [
+      ['swapped', swapFile],
+      ['removed', (n) => rmSync(join(home, n))],
+      ['unstaged', () => rmSync(join(s, 'unstaged'))],
+    ];
+    for (const [name, meddle] of cases) {
+      writeFileSync(join(s, name), 'restored');
+      hook.afterLink = (n) => {
+        hook.afterLink = null;
+        meddle(n);
+      };
+      await expect(commitFile(stage, name, parent, name, ID, 0, 0o600)).rejects.toThrow(notOurs(name));
+    }
+  });
+
+  const acrossFs = async (f: (s: string, stage: DirHandle, parent: DirHandle) => Promise<void>): Promise<void> => {
+    const s = join('/dev/shm', `cleanerx-mrc-${process.pid}`);
+    mkdirSync(s);
+    try {
+      await f(s, keep(openStaging(s)), keep(openRootDir(home)));
+    } finally {
+      rmSync(s, { recursive: true, force: true });
+    }
+  };
+
+  it('across filesystems: another file, or no file, at the name after the copy is linked: the restore stops', async () => {
+    await acrossFs(async (s, stage, parent) => {
+      const cases: [string, (name: string) => void][] = [
+        ['swapped', swapFile],
+        ['removed', (n) => rmSync(join(home, n))],
+        ['unpartial', () => rmSync(join(home, partialName(ID, 5)))],
+      ];
+      for (const [name, meddle] of cases) {
+        writeFileSync(join(s, name), 'restored');
+        hook.afterLink = (n) => {
+          hook.afterLink = null;
+          meddle(n);
+        };
+        await expect(commitFile(stage, name, parent, name, ID, 5, 0o600)).rejects.toThrow(notOurs(name));
+        rmSync(join(home, partialName(ID, 5)), { force: true });
+      }
+    });
+  });
+
+  it('across filesystems: the staged copy gone before it is opened stops the restore', async () => {
+    await acrossFs(async (s, stage, parent) => {
+      writeFileSync(join(s, '7'), 'restored');
+      hook.onLinkError = () => rmSync(join(s, '7'));
+      await expect(commitFile(stage, '7', parent, 'f', ID, 7, 0o600)).rejects.toThrow(`The staged copy of ${home}/f is gone; the restore stopped.`);
+      expect(readdirSync(home)).toEqual([]);
+    });
   });
 });
 
