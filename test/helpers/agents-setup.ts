@@ -2,7 +2,8 @@
 // every entry point of cleanerx does by loading the registry first: a test of
 // a flag parser or a file validator knows the same agents the binary knows.
 
-import { vi } from 'vitest';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import '../../src/adapters/registry.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { setLanguage } from '../../src/engine/i18n/index.js';
@@ -24,3 +25,23 @@ else {
 }
 setLanguage('en');
 atCrashPoints(null);
+
+// CLEANERX_TEST_CPU_LOG=<file>: each file's CPU (its worker's and the children
+// it waited for, from /proc/self/stat) as "<seconds> <file>" lines, to find
+// where the tiers' time goes on a machine too loaded for wall times to mean much.
+const cpuLog = process.env.CLEANERX_TEST_CPU_LOG;
+if (cpuLog) {
+  const cpuTicks = (): number => {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime, cutime, cstime: fields 14–17, 12–15 after the command name.
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0);
+  };
+  let start = 0;
+  let file = '';
+  beforeAll(() => {
+    start = cpuTicks();
+    file = expect.getState().testPath ?? '';
+  });
+  afterAll(() => appendFileSync(cpuLog, `${((cpuTicks() - start) / 100).toFixed(2)} ${file}\n`));
+}
