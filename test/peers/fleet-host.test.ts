@@ -4,9 +4,10 @@
 // quits the remote app and the exit comes back.
 
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { openPty, openTmux, TMUX_80x24 } from '../helpers/app-screen.js';
+import { budget } from '../helpers/budget.js';
 import { type SshLab, startSshLab } from '../helpers/sshd.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -54,6 +55,10 @@ describe('cleanerx --host H', () => {
     const s = openPty({ args: ['--host', lab.downHost, '--ssh-config', lab.config], env: { ...t.env, CLEANERX_SETTLED_FILE: undefined }, cols: 80, rows: 24 });
     s.checkInvariants = false;
     expect(await s.waitExit(30_000)).toBe(1);
-    expect(s.text()).toMatch(/ssh: connect to host 127\.0\.0\.1 port \d+: Connection refused/);
+    // node-pty may report the exit before it delivers the last output (seen at load 12): wait for the line, not for a moment.
+    await vi.waitFor(() => expect(s.text()).toMatch(/ssh: connect to host 127\.0\.0\.1 port \d+: Connection refused/), {
+      timeout: budget(10_000),
+      interval: 50,
+    });
   });
 });
