@@ -424,7 +424,13 @@ describe('restoreArchive: session exports', () => {
     const steps: string[] = [];
     let plan: string[] | undefined;
     const r = await restoreArchive(
-      opts(a, { sessionImport: importer(calls), onProgress: (p) => steps.push(p.step), onPlanned: (p) => void (plan = p.restored) }),
+      opts(a, {
+        sessionImport: importer(calls),
+        onProgress: (p) => steps.push(p.step),
+        onPlanned: (p) => {
+          plan = p.restored;
+        },
+      }),
     );
     expect(calls.map((c) => c.dry)).toEqual([true, false]);
     expect(calls[1]!.files).toEqual(exported);
