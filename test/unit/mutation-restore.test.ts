@@ -5,18 +5,17 @@
 // restore's crash points (atCrashPoints), where a kill would find them.
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import '../../src/adapters/registry.js';
-import { collectEntries, writeArchive } from '../../src/backup/archive.js';
 import type { ManifestSkipped } from '../../src/backup/manifest.js';
 import { restoreArchive, type RestoreOptions } from '../../src/backup/restore.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import type { BackupProgress } from '../../src/engine/core/model.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { archiveOfRoots, type Files, type RootTree, writeTree } from '../helpers/restore-archive.js';
 
 const ID = 'a1a1a1a1-0000-4000-8000-00000000cafe';
 const EXPORT = 'pi_session_export';
@@ -41,49 +40,14 @@ afterEach(() => {
   t.cleanup();
 });
 
-type Files = Record<string, string>;
-
-function writeTree(dir: string, files: Files, emptyDirs: string[] = []): void {
-  for (const [rel, body] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, rel)), { recursive: true });
-    writeFileSync(join(dir, rel), body, { mode: 0o600 });
-  }
-  for (const d of emptyDirs) mkdirSync(join(dir, d), { recursive: true });
-}
-
-/** An archive of `files` (paths under `s/`) as a backup writes it; `exported` go under the session-export root. */
-async function archiveOf(
+/** An archive of `files` (paths under `s/`) as a backup writes it; `exported` go under the session-export root (`x/`). */
+function archiveOf(
   files: Files,
   o: { emptyDirs?: string[]; skipped?: ManifestSkipped[]; exported?: Files; id?: string; label?: string } = {},
 ): Promise<string> {
-  const k = ++n;
-  const src = join(t.root, `src${k}`);
-  const exp = join(t.root, `exp${k}`);
-  writeTree(src, files, o.emptyDirs);
-  const paths: string[] = [];
-  const roots = [{ label: o.label ?? 'pi_home', dir: src }];
-  if (Object.keys(files).length || o.emptyDirs?.length) paths.push(join(src, 's'));
-  if (o.exported) {
-    writeTree(exp, o.exported);
-    paths.push(join(exp, 'x'));
-    roots.push({ label: EXPORT, dir: exp });
-  }
-  const c = await collectEntries(paths, roots);
-  const archivePath = join(t.root, `a${k}.cxb`);
-  await writeArchive({
-    archivePath,
-    recipient,
-    agent: 'pi',
-    operationId: 'op',
-    id: o.id ?? ID,
-    itemCount: 1,
-    retentionDays: 1,
-    files: c.files,
-    emptyDirs: c.emptyDirs,
-    skipped: [...c.skipped, ...(o.skipped ?? [])],
-    dirs: c.dirs,
-  });
-  return archivePath;
+  const trees: RootTree[] = [{ label: o.label ?? 'pi_home', files, emptyDirs: o.emptyDirs }];
+  if (o.exported) trees.push({ label: EXPORT, files: o.exported, top: 'x' });
+  return archiveOfRoots(t.root, `a${++n}`, recipient, trees, { id: o.id ?? ID, skipped: o.skipped });
 }
 
 const staging = (): string => join(t.root, 'staging');
@@ -466,6 +430,3 @@ describe('restoreArchive: session exports', () => {
     expect(r.restored).toEqual([h('s/a.jsonl')]);
   });
 });
-
-void execFileSync;
-void rmSync;
