@@ -177,6 +177,12 @@ describe('preflight: refusals', () => {
     expect(readFileSync(h('s/y/g.jsonl'), 'utf8')).toBe('two');
   });
 
+  it('files under a root the agent does not have, beside one it has: refused by name', async () => {
+    const a = await archiveOf({ label: 'pi_home', files: { 's/f.jsonl': 'one' } }, { label: 'pi_root1', files: { 'y/g.jsonl': 'two' }, top: 'y' });
+    await expect(restoreArchive(opts(a))).rejects.toThrow('The archive restores into "pi_root1", which is not a root of pi.');
+    expect(listed(h('s'))).toEqual([]);
+  });
+
   it('an empty dir under a root the agent does not have: refused by name', async () => {
     const a = await archiveOf({ label: 'pi_home', files: { 's/f.jsonl': 'one' } }, { label: 'pi_root1', emptyDirs: ['y/e'], top: 'y' });
     await expect(restoreArchive(opts(a))).rejects.toThrow('The archive restores into "pi_root1", which is not a root of pi.');
