@@ -129,6 +129,15 @@ describe('preflight: the dirs a restore plans', () => {
     expect(listed(home)).toEqual([]);
   });
 
+  it('a file whose dir is missing is never taken for a same-named file further up', async () => {
+    const a = await archiveOf({ label: 'pi_home', files: { 's/x/a.jsonl': 'backed up' } });
+    writeTree(home, { 's/a.jsonl': 'mine', 'a.jsonl': 'mine too' });
+    const r = await restoreArchive(opts(a));
+    expect(r.alreadyPresent).toEqual([]);
+    expect(readFileSync(h('s/x/a.jsonl'), 'utf8')).toBe('backed up');
+    expect(readFileSync(h('s/a.jsonl'), 'utf8')).toBe('mine');
+  });
+
   it('a file at the top of its root needs no dir', async () => {
     const a = await archiveOf({ label: 'pi_home', files: { 'top.json': '{}' }, top: 'top.json' });
     const seen = plannedDirs();

@@ -143,4 +143,11 @@ describe('restoreArchive: a rollback that cannot remove what it put back', () =>
     expect(listed(home)).toEqual([]);
     expect(listed(staging())).toEqual([]);
   });
+
+  it('names a file at the top of its root by its own path', async () => {
+    const a = await archiveOf({ label: 'pi_home', files: { 'top.json': '{}' }, top: 'top.json' });
+    process.env.CLEANERX_FAIL_AT = 'restore:0:after';
+    fail.uncommit = true;
+    await expect(restoreArchive(opts(a))).rejects.toThrow(`1 restored item(s) could not be removed again (first: ${h('top.json')});`);
+  });
 });
