@@ -5,7 +5,7 @@
 // does not have), and what a swap or a failure mid-commit leaves.
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import '../../src/adapters/registry.js';
@@ -147,6 +147,20 @@ describe('preflight: the dirs a restore plans', () => {
     expect(readFileSync(h('top.json'), 'utf8')).toBe('{}');
   });
 
+  it('a file at the top of its root holding other data is refused by the preflight, nothing written', async () => {
+    const a = await archiveOf({ label: 'pi_home', files: { 'top.json': '{}' }, top: 'top.json' });
+    writeTree(home, { 'top.json': 'mine' });
+    await expect(restoreArchive(opts(a))).rejects.toThrow(`${h('top.json')} already exists; a restore never overwrites anything.`);
+    expect(listed(home)).toEqual(['top.json']);
+  });
+
+  it('the dirs above an empty dir that the backup did not plan are made as plain dirs, not reported as empty', async () => {
+    const a = await archiveOf({ label: 'pi_home', emptyDirs: ['s/x/e'], top: 's/x', shape: (dir) => chmodSync(join(dir, 's/x/e'), 0o750) });
+    const r = await restoreArchive(opts(a));
+    expect(r.emptyDirs).toEqual([h('s/x'), h('s/x/e')]);
+    expect(mode(h('s/x/e'))).toBe(0o750);
+  });
+
   it('an ancestor that is a file is refused by name before anything is written', async () => {
     const a = await archiveOf(shaped);
     writeFileSync(h('s'), 'a file');
@@ -177,6 +191,18 @@ describe('preflight: refusals', () => {
     );
     await expect(restoreArchive(opts(a, { roots: { pi_home: home, pi_root1: h('s') } }))).rejects.toThrow(`Two entries restore to ${h('s/x/f.jsonl')}.`);
     expect(listed(h('s'))).toEqual([]);
+  });
+
+  it('three roots, two of which nest: the two entries to one path are still refused', async () => {
+    mkdirSync(join(t.root, 'third'));
+    const a = await archiveOf(
+      { label: 'pi_home', files: { 's/x/f.jsonl': 'one' } },
+      { label: 'pi_root1', files: { 'x/f.jsonl': 'two' }, top: 'x' },
+      { label: 'pi_root2', files: { 'z/g.jsonl': 'three' }, top: 'z' },
+    );
+    await expect(restoreArchive(opts(a, { roots: { pi_home: home, pi_root1: h('s'), pi_root2: join(t.root, 'third') } }))).rejects.toThrow(
+      `Two entries restore to ${h('s/x/f.jsonl')}.`,
+    );
   });
 
   it('two roots that nest, with no path in common: restored', async () => {
@@ -245,6 +271,23 @@ describe('commit: a swap or a failure mid-way', () => {
     });
     await expect(restoreArchive(opts(a))).rejects.toThrow('injected failure at restore:emptyDirs');
     expect(mode(h('s/e'))).toBe(0o751);
+  });
+
+  it('a staged copy gone before its commit: that error, not "appeared", and what was put back is removed', async () => {
+    const a = await archiveOf({ label: 'pi_home', files: { 's/a.jsonl': 'a', 's/b.jsonl': 'b' } });
+    atCrashPoints((p) => {
+      if (p === 'restore:1:before') {
+        const dir = join(t.root, 'staging', readdirSync(join(t.root, 'staging'))[0]!);
+        rmSync(join(dir, '1'));
+      }
+    });
+    const err = await restoreArchive(opts(a)).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(err).not.toBeNull();
+    expect(err).not.toMatch(/appeared during the restore/);
+    expect(listed(h('s'))).toEqual([]);
   });
 
   it('a failure before the last file: the home is exactly as it was, and the backup then restores', async () => {
