@@ -387,7 +387,8 @@ describe('settlePendingRestores: staging no journal names', () => {
   it('is kept while a journal cleanerx cannot read is there, which is reported and left alone', async () => {
     mkdirSync(journals());
     mkdirSync(join(staging(), ORPHAN), { recursive: true });
-    const bad = join(journals(), `${ORPHAN}.json`);
+    // Another restore's journal: the orphan has none of its own, yet stays while an unreadable journal might be its.
+    const bad = join(journals(), 'restore-0123abcd-0000-4000-8000-00000000cccc.json');
     writeFileSync(bad, '{');
     const out = await settle();
     expect(out).toHaveLength(1);
