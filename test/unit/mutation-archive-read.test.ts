@@ -11,12 +11,14 @@
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { createHash, randomBytes } from 'node:crypto';
 import { symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { AGE_CHUNK, AgeEncryptor } from '../../src/backup/age-stream.js';
+import { afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { AGE_CHUNK, AgeEncryptor, openAgeFile } from '../../src/backup/age-stream.js';
 import { MANIFEST_NAME, readArchive } from '../../src/backup/archive.js';
 import type { Manifest } from '../../src/backup/manifest.js';
 import { BLOCK, pad512, tarHeader } from '../../src/backup/tar-header.js';
+import { archiveIdentity, wasVerified } from '../../src/backup/verified-archives.js';
 import { rawFrames } from '../../src/backup/zstd-frames.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -206,4 +208,37 @@ it('refuses a missing archive, a link, another key, a cut file and a payload tha
   await expect(readArchive(good, identity)).rejects.toThrow(
     'The archive is damaged: age chunk 0 failed authentication as the final chunk (truncated or tampered)',
   );
+});
+
+/** The identity a read binds its verification to, for the file now at `p`. */
+async function identityOf(p: string): Promise<string> {
+  const fh = await open(p, 'r');
+  try {
+    return archiveIdentity(p, await fh.stat(), (await openAgeFile(fh, identity)).payloadKey);
+  } finally {
+    await fh.close();
+  }
+}
+
+it('a read that reuses a verification hashes nothing, so it does not extend it; a plain read hashes and renews it', async () => {
+  const p = archiveOf([A, B], [A, B]);
+  const start = Date.now();
+  vi.useFakeTimers({ toFake: ['Date'], now: start });
+  try {
+    await readArchive(p, identity);
+    expect(wasVerified(await identityOf(p))).toBe(true);
+    vi.setSystemTime(start + 10 * 60_000);
+    await readArchive(p, identity, {}, 'pi', { reuseVerified: true });
+    // 16 minutes after the read that hashed: past the 15 it vouches for, however recent the reuse.
+    vi.setSystemTime(start + 16 * 60_000);
+    expect(wasVerified(await identityOf(p))).toBe(false);
+    // A plain read hashes every time, the verification renewed by each.
+    await readArchive(p, identity);
+    vi.setSystemTime(start + 26 * 60_000);
+    await readArchive(p, identity);
+    vi.setSystemTime(start + 32 * 60_000);
+    expect(wasVerified(await identityOf(p))).toBe(true);
+  } finally {
+    vi.useRealTimers();
+  }
 });
