@@ -10,12 +10,13 @@
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { createHash, randomBytes } from 'node:crypto';
-import { symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { AGE_CHUNK, AgeEncryptor, openAgeFile } from '../../src/backup/age-stream.js';
-import { MANIFEST_NAME, readArchive } from '../../src/backup/archive.js';
+import { discard, MANIFEST_NAME, readArchive } from '../../src/backup/archive.js';
 import type { Manifest } from '../../src/backup/manifest.js';
 import { BLOCK, pad512, tarHeader } from '../../src/backup/tar-header.js';
 import { archiveIdentity, wasVerified } from '../../src/backup/verified-archives.js';
@@ -33,6 +34,13 @@ beforeEach(() => {
   t = makeTempEnv('cleanerx-read-');
 });
 afterEach(() => t.cleanup());
+
+/** The message a read is refused with, whole: a refusal wrapped in another ("damaged: …") must not pass. */
+const refusal = (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'read without a refusal',
+    (e: Error) => e.message,
+  );
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -62,17 +70,25 @@ function manifestOf(files: File[]): Buffer {
   return Buffer.from(JSON.stringify(m));
 }
 
-/** One tar member: a regular file, or (typeflag '5') a directory. */
-function member(path: string, body: Buffer, type: 'file' | 'directory' = 'file'): Buffer {
+/** One tar member: a regular file, or with typeflag `type` ('5' a directory, 'x' a pax header). */
+function member(path: string, body: Buffer, type = '0'): Buffer {
   const h = tarHeader(path, body.length, 0);
-  if (type === 'directory') {
-    h.write('5', 156, 1, 'latin1');
+  if (type !== '0') {
+    h.write(type, 156, 1, 'latin1');
     h.fill(0x20, 148, 156);
     let sum = 0;
     for (const b of h) sum += b;
     h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
   }
   return Buffer.concat([h, body, Buffer.alloc(pad512(body.length))]);
+}
+
+/** A regular file whose name is given by a pax `path` record, whatever the name. */
+function paxMember(path: string, body: Buffer): Buffer {
+  const record = ` path=${path}\n`;
+  const n = Buffer.byteLength(record);
+  const len = n + String(n + String(n).length).length;
+  return Buffer.concat([member('PaxHeader', Buffer.from(`${len}${record}`), 'x'), member('PaxHeader', body)]);
 }
 
 const tarOf = (members: Buffer[]): Buffer => Buffer.concat([...members, Buffer.alloc(2 * BLOCK)]);
@@ -131,33 +147,44 @@ it('gives each in-order payload its manifest index', async () => {
 });
 
 it('refuses an archive missing payloads, naming how many and the first one, whatever order it was in', async () => {
-  await expect(readArchive(archiveOf([A, B, C], [A]), identity)).rejects.toThrow(`The archive is missing 2 payload(s), e.g. ${name(B)}.`);
-  await expect(readArchive(archiveOf([A, B, C], [A, B]), identity)).rejects.toThrow(`The archive is missing 1 payload(s), e.g. ${name(C)}.`);
+  expect(await refusal(readArchive(archiveOf([A, B, C], [A]), identity))).toBe(`The archive is missing 2 payload(s), e.g. ${name(B)}.`);
+  expect(await refusal(readArchive(archiveOf([A, B, C], [A, B]), identity))).toBe(`The archive is missing 1 payload(s), e.g. ${name(C)}.`);
   // Out of order: the entries before the first one seen are missing too.
-  await expect(readArchive(archiveOf([A, B, C], [C]), identity)).rejects.toThrow(`The archive is missing 2 payload(s), e.g. ${name(A)}.`);
-  await expect(readArchive(archiveOf([A, B, C], [B, A]), identity)).rejects.toThrow(`The archive is missing 1 payload(s), e.g. ${name(C)}.`);
-  await expect(readArchive(archiveOf([A, B, C], [A, C]), identity)).rejects.toThrow(`The archive is missing 1 payload(s), e.g. ${name(B)}.`);
+  expect(await refusal(readArchive(archiveOf([A, B, C], [C]), identity))).toBe(`The archive is missing 2 payload(s), e.g. ${name(A)}.`);
+  expect(await refusal(readArchive(archiveOf([A, B, C], [B, A]), identity))).toBe(`The archive is missing 1 payload(s), e.g. ${name(C)}.`);
+  expect(await refusal(readArchive(archiveOf([A, B, C], [A, C]), identity))).toBe(`The archive is missing 1 payload(s), e.g. ${name(B)}.`);
 });
 
 it('refuses a payload named twice, whether it came in order or not', async () => {
-  await expect(readArchive(archiveOf([A, B], [A, A, B]), identity)).rejects.toThrow(`The archive holds ${name(A)} twice.`);
-  await expect(readArchive(archiveOf([A, B], [A, B, A]), identity)).rejects.toThrow(`The archive holds ${name(A)} twice.`);
-  await expect(readArchive(archiveOf([A, B], [B, A, B]), identity)).rejects.toThrow(`The archive holds ${name(B)} twice.`);
+  expect(await refusal(readArchive(archiveOf([A, B], [A, A, B]), identity))).toBe(`The archive holds ${name(A)} twice.`);
+  expect(await refusal(readArchive(archiveOf([A, B], [A, B, A]), identity))).toBe(`The archive holds ${name(A)} twice.`);
+  expect(await refusal(readArchive(archiveOf([A, B], [B, A, B]), identity))).toBe(`The archive holds ${name(B)} twice.`);
 });
 
 it('refuses a payload the manifest does not name, also one that only ends like a payload name', async () => {
   const manifest = member(MANIFEST_NAME, manifestOf([A, B]));
   for (const stray of ['payload/pi_home/sessions/z.jsonl', `junk/${name(B)}`, `${name(A)}/x`, 'payload/pi_home', 'payload//x', 'b.jsonl']) {
     const p = archive(tarOf([manifest, member(name(A), A.body), member(stray, Buffer.from('x'))]));
-    await expect(readArchive(p, identity), stray).rejects.toThrow(`The archive holds an entry the manifest does not name: ${stray}`);
+    expect(await refusal(readArchive(p, identity)), stray).toBe(`The archive holds an entry the manifest does not name: ${stray}`);
   }
+});
+
+it('refuses a file entry named by a root alone, after every payload and in an empty manifest', async () => {
+  // A pax path keeps the trailing slash on a regular file (a ustar name with one reads as a directory).
+  for (const listed of [[A, B], []])
+    for (const stray of ['payload/pi_home/', 'payload/undefined/']) {
+      const p = archive(tarOf([member(MANIFEST_NAME, manifestOf(listed)), ...listed.map((f) => member(name(f), f.body)), paxMember(stray, Buffer.alloc(0))]));
+      expect(await refusal(readArchive(p, identity)), `${stray} after ${listed.length}`).toBe(
+        `The archive holds an entry the manifest does not name: ${stray}`,
+      );
+    }
 });
 
 it('matches a name with a newline in it out of order, and refuses one that differs from it only there', async () => {
   const nl: File = { relativePath: 'sessions/new\nline.jsonl', body: Buffer.from('nl') };
   await expect(readArchive(archiveOf([A, nl], [nl, A]), identity)).resolves.toMatchObject({ itemCount: 2 });
   const p = archive(tarOf([member(MANIFEST_NAME, manifestOf([A, nl])), member('payload/pi_home/sessions/new\nline.jsonlx', nl.body)]));
-  await expect(readArchive(p, identity)).rejects.toThrow('The archive holds an entry the manifest does not name: payload/pi_home/sessions/new\nline.jsonlx');
+  expect(await refusal(readArchive(p, identity))).toBe('The archive holds an entry the manifest does not name: payload/pi_home/sessions/new\nline.jsonlx');
 });
 
 it('refuses a payload whose size or bytes differ from its manifest entry', async () => {
@@ -166,48 +193,81 @@ it('refuses a payload whose size or bytes differ from its manifest entry', async
   const changed = { ...B, body: Buffer.from(B.body).fill(7, 0, 1) };
   for (const bad of [longer, shorter, changed]) {
     const p = archive(tarOf([member(MANIFEST_NAME, manifestOf([A, B])), member(name(A), A.body), member(name(B), bad.body)]));
-    await expect(readArchive(p, identity)).rejects.toThrow(`${name(B)} does not match its manifest entry (size or SHA-256).`);
+    expect(await refusal(readArchive(p, identity))).toBe(`${name(B)} does not match its manifest entry (size or SHA-256).`);
   }
 });
 
 it('refuses a directory entry, an archive that does not start with its manifest, and one with no entry at all', async () => {
   const m = member(MANIFEST_NAME, manifestOf([A]));
-  await expect(
-    readArchive(archive(tarOf([m, member('payload/pi_home/sessions', Buffer.alloc(0), 'directory'), member(name(A), A.body)])), identity),
-  ).rejects.toThrow('The archive holds a non-file entry (directory: payload/pi_home/sessions).');
-  await expect(readArchive(archive(tarOf([member(name(A), A.body), m])), identity)).rejects.toThrow('The archive does not start with its manifest.');
-  await expect(readArchive(archive(tarOf([])), identity)).rejects.toThrow(/^The archive is empty\.$/);
+  const dir = archive(tarOf([m, member('payload/pi_home/sessions', Buffer.alloc(0), '5'), member(name(A), A.body)]));
+  expect(await refusal(readArchive(dir, identity))).toBe('The archive holds a non-file entry (directory: payload/pi_home/sessions).');
+  expect(await refusal(readArchive(archive(tarOf([member(name(A), A.body), m])), identity))).toBe('The archive does not start with its manifest.');
+  expect(await refusal(readArchive(archive(tarOf([])), identity))).toBe('The archive is empty.');
 });
 
 it('refuses a manifest whose header declares more than 64 MiB before reading it, and reads one of exactly 64 MiB', async () => {
   // Headers only: the bytes they declare never follow, so only the bound decides which refusal comes.
   const declaring = (n: number): string => archive(tarHeader(MANIFEST_NAME, n, 0));
-  await expect(readArchive(declaring(64 * 1024 * 1024 + 1), identity)).rejects.toThrow(/^The manifest is too large\.$/);
-  await expect(readArchive(declaring(64 * 1024 * 1024), identity)).rejects.toThrow(/^The archive is damaged: /);
+  expect(await refusal(readArchive(declaring(64 * 1024 * 1024 + 1), identity))).toBe('The manifest is too large.');
+  expect(await refusal(readArchive(declaring(64 * 1024 * 1024), identity))).toMatch(/^The archive is damaged: (?!The manifest)/);
 });
 
 it('refuses a missing archive, a link, another key, a cut file and a payload that is not zstd, each with its reason', async () => {
   const missing = join(t.root, 'none.cxb');
-  await expect(readArchive(missing, identity)).rejects.toThrow(`The archive ${missing} is missing.`);
+  expect(await refusal(readArchive(missing, identity))).toBe(`The archive ${missing} is missing.`);
   const good = archiveOf([A, B], [A, B]);
   const link = join(t.root, 'link.cxb');
   symlinkSync(good, link);
-  await expect(readArchive(link, identity)).rejects.toThrow(
+  expect(await refusal(readArchive(link, identity))).toBe(
     `${link} is a symbolic link; cleanerx does not follow links there, so replace it with the real file.`,
   );
-  await expect(readArchive(good, await generateX25519Identity())).rejects.toThrow(
-    /^The archive cannot be decrypted with this key \(no identity matched any of the file's recipients\)\.$/,
+  expect(await refusal(readArchive(good, await generateX25519Identity()))).toBe(
+    "The archive cannot be decrypted with this key (no identity matched any of the file's recipients).",
   );
   const headerOnly = join(t.root, 'h.cxb');
   writeFileSync(headerOnly, new AgeEncryptor(recipient).prefix.subarray(0, -16));
-  await expect(readArchive(headerOnly, identity)).rejects.toThrow('The archive is damaged: the age file ends before its payload (truncated)');
+  expect(await refusal(readArchive(headerOnly, identity))).toBe('The archive is damaged: the age file ends before its payload (truncated)');
   const notZstd = join(t.root, 'z.cxb');
   writeFileSync(notZstd, sealed(Buffer.from('this is no zstd frame at all')));
-  await expect(readArchive(notZstd, identity)).rejects.toThrow(/^The archive is damaged: /);
+  expect(await refusal(readArchive(notZstd, identity))).toBe('The archive is damaged: The archive is not zstd data (bad frame magic).');
   truncateSync(good, 200);
-  await expect(readArchive(good, identity)).rejects.toThrow(
+  expect(await refusal(readArchive(good, identity))).toBe(
     'The archive is damaged: age chunk 0 failed authentication as the final chunk (truncated or tampered)',
   );
+});
+
+/** Descriptors this process holds open on files under the test's temp dir. */
+function openUnderRoot(): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(t.root)) out.push(target);
+    } catch {
+      // closed between the listing and the readlink (the listing's own descriptor)
+    }
+  }
+  return out;
+}
+
+it('closes the archive after a read, whether it was sound or refused mid-way', async () => {
+  await readArchive(archiveOf([A, B, C], [C, A, B]), identity);
+  expect(openUnderRoot()).toEqual([]);
+  expect(await refusal(readArchive(archiveOf([A, B], [A, A, B]), identity))).toBe(`The archive holds ${name(A)} twice.`);
+  expect(openUnderRoot()).toEqual([]);
+  expect(await refusal(readArchive(archive(rawFrames(Buffer.from('x'))), identity))).toMatch(/^The archive is damaged: /);
+  expect(openUnderRoot()).toEqual([]);
+});
+
+it('discard() takes every payload and keeps none: a read through it completes', async () => {
+  const seen: number[] = [];
+  await readArchive(archiveOf([A, B], [A, B]), identity, {
+    payload: async (_e, s, i) => {
+      await pipeline(s, discard());
+      seen.push(i);
+    },
+  });
+  expect(seen).toEqual([0, 1]);
 });
 
 /** The identity a read binds its verification to, for the file now at `p`. */
