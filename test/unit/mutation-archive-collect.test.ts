@@ -116,3 +116,13 @@ it('records the ancestors only down to one that is a link, and fails on a path t
   // A planned path that vanished: the walk's own error, not one of the ancestor check.
   await expect(collectEntries([join(root, 'a', 'gone', 'p')], roots)).rejects.toMatchObject({ code: 'ENOENT' });
 });
+
+it('lists many files in name order whatever order the directory gives them in', async () => {
+  const { root, roots } = home();
+  // 40 names made in reverse: a directory's own order (hashed on ext4, newest first on tmpfs) is not theirs.
+  const names = Array.from({ length: 40 }, (_, i) => `f${String(i).padStart(2, '0')}`);
+  mkdirSync(join(root, 'many'));
+  for (const n of [...names].reverse()) writeFileSync(join(root, 'many', n), n);
+  const got = await collectEntries([join(root, 'many')], roots);
+  expect(got.files.map((f) => f.path)).toEqual(names.map((n) => join(root, 'many', n)));
+});
