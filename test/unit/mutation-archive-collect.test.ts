@@ -116,3 +116,13 @@ it('records the ancestors only down to one that is a link, and fails on a path t
   // A planned path that vanished: the walk's own error, not one of the ancestor check.
   await expect(collectEntries([join(root, 'a', 'gone', 'p')], roots)).rejects.toMatchObject({ code: 'ENOENT' });
 });
+
+it('lists names in JavaScript string order, which is not the byte order a directory listing may come in', async () => {
+  const { root, roots } = home();
+  // U+FF01 is EF BC 81 in UTF-8 and U+1F600 F0 9F 98 80, but in UTF-16 the emoji's surrogate D83D sorts before FF01.
+  const names = ['b', 'a', '\uff01', '\u{1f600}'];
+  mkdirSync(join(root, 'names'));
+  for (const n of names) writeFileSync(join(root, 'names', n), n);
+  const got = await collectEntries([join(root, 'names')], roots);
+  expect(got.files.map((f) => f.path)).toEqual(['a', 'b', '\u{1f600}', '\uff01'].map((n) => join(root, 'names', n)));
+});

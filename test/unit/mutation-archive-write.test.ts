@@ -7,12 +7,29 @@
 
 import { generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import tar from 'tar-stream';
 import { afterEach, expect, it } from 'vitest';
 import { newBackupId, readArchive, type SourceFile, writeArchive } from '../../src/backup/archive.js';
-import { FRAME_BYTES } from '../../src/backup/zstd-frames.js';
+import { AgePayloadReader, openAgeFile } from '../../src/backup/age-stream.js';
+import { FRAME_BYTES, ZstdFrameReader } from '../../src/backup/zstd-frames.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -122,4 +139,84 @@ it('removes its partial archive when a file cannot be read mid-way', async () =>
   const onBytes = (): void => rmSync(join(root, 'b'), { force: true });
   await expect(writeArchive({ ...base(out, key.recipient, [source(root, 'a'), source(root, 'b')]), onBytes })).rejects.toMatchObject({ code: 'ENOENT' });
   expect(readdirSync(dir!).sort()).toEqual(['home']);
+});
+
+/** Descriptors this process holds open on files under the test's temp dir. */
+function openUnderDir(): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(dir!)) out.push(target);
+    } catch {
+      // closed between the listing and the readlink (the listing's own descriptor)
+    }
+  }
+  return out;
+}
+
+const refusal = (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'written without a refusal',
+    (e: Error) => e.message,
+  );
+
+it('refuses a listed path that is a link by the time of its lstat, with the sentence, not the open error', async () => {
+  const { root, out, key } = await setUp();
+  writeFileSync(join(root, 'target'), 'x');
+  symlinkSync(join(root, 'target'), join(root, 'link'));
+  expect(await refusal(writeArchive(base(out, key.recipient, [source(root, 'link')])))).toBe(`${join(root, 'link')} is no longer a regular file.`);
+  expect(readdirSync(dir!).sort()).toEqual(['home']);
+});
+
+it('refuses a file swapped for a directory or shrunk after the sizes were taken, leaving no partial and no descriptor open', async () => {
+  const { root, out, key } = await setUp();
+  writeFileSync(join(root, 'a'), 'first');
+  const swaps: [string, () => void, string][] = [
+    [
+      'a directory',
+      () => {
+        rmSync(join(root, 'b'));
+        mkdirSync(join(root, 'b'));
+      },
+      `${join(root, 'b')} is no longer a regular file.`,
+    ],
+    ['shrunk', () => truncateSync(join(root, 'b'), 5000), `${join(root, 'b')} shrank while it was being backed up.`],
+  ];
+  for (const [what, swap, message] of swaps) {
+    rmSync(join(root, 'b'), { recursive: true, force: true });
+    writeFileSync(join(root, 'b'), randomBytes(10_000));
+    // Called once the first file is in: after every lstat, before the second file is opened.
+    const onBytes = (done: number): void => void (done === 5 && swap());
+    expect(await refusal(writeArchive({ ...base(out, key.recipient, [source(root, 'a'), source(root, 'b')]), onBytes })), what).toBe(message);
+    expect(readdirSync(dir!).sort(), what).toEqual(['home']);
+    expect(openUnderDir(), what).toEqual([]);
+  }
+  await writeArchive(base(out, key.recipient, [source(root, 'a')]));
+  expect(openUnderDir()).toEqual([]);
+});
+
+it('writes a tar mtime past what 11 octal digits hold as the largest they hold; the manifest keeps the exact time', async () => {
+  const { root, out, key } = await setUp();
+  writeFileSync(join(root, 'future'), 'x');
+  const seconds = 8 ** 11 + 100;
+  utimesSync(join(root, 'future'), seconds, seconds);
+  const { manifest } = await writeArchive(base(out, key.recipient, [source(root, 'future')]));
+  expect(manifest.entries[0]!.mtimeNs).toBe(`${seconds}000000000`);
+  const fh = await open(out, 'r');
+  const mtimes = new Map<string, number>();
+  try {
+    const { payloadKey, payloadOffset } = await openAgeFile(fh, key.identity);
+    const extract = tar.extract();
+    const listed = (async () => {
+      for await (const entry of extract) {
+        mtimes.set(entry.header.name, entry.header.mtime!.getTime() / 1000);
+        entry.resume();
+      }
+    })();
+    await Promise.all([pipeline(new AgePayloadReader(fh, payloadKey, payloadOffset), new ZstdFrameReader(), extract), listed]);
+  } finally {
+    await fh.close();
+  }
+  expect(mtimes.get('payload/pi_home/future')).toBe(8 ** 11 - 1);
 });
