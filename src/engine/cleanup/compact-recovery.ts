@@ -21,6 +21,7 @@ import Database from 'better-sqlite3';
 import { promises as fsp } from 'node:fs';
 import { dirname } from 'node:path';
 import { closeSync, constants, fsyncSync, openSync, type Stats } from 'node:fs';
+import { crashPoint } from '../core/faults.js';
 import { COMPACT_TERMINAL, listCompactions, saveCompaction, type CompactionEntry } from './compact-journal.js';
 import { removeSibling, sameIdentity } from './compact.js';
 
@@ -89,6 +90,8 @@ export async function recoverCompaction(stateDir: string, entry: CompactionEntry
   const walHoldsData = ((await lstatOrNull(e.dbPath + '-wal'))?.size ?? 0) > 0;
 
   if (verified && (originalThere || !db) && !walHoldsData && integrityOk(e.siblingPath)) {
+    // The last moment before the roll forward writes: a test swaps the database's directory here.
+    crashPoint('compact:recovery:renaming');
     for (const side of ['-wal', '-shm']) {
       const st = await lstatOrNull(e.siblingPath + side);
       if (st?.isFile() && st.size === 0) await fsp.unlink(e.siblingPath + side);
