@@ -191,3 +191,16 @@ describe('off Linux (no directory handles)', () => {
     vi.resetModules();
   });
 });
+
+describe('recovery: a journal naming a copy in another folder', () => {
+  it('blocked, and neither the file it names nor the database is touched', async () => {
+    const entry = verifiedEntry();
+    const elsewhere = join(victim, `.store.sqlite.cleanerx-compact-${OP}`);
+    const before = [snapshot(victim), snapshot(dir)];
+    expect(await recoverCompaction(state, { ...entry, siblingPath: elsewhere })).toEqual({
+      decision: 'blocked',
+      reason: `The compaction journal names a copy outside the folder of ${db} (${elsewhere}); nothing is touched.`,
+    });
+    expect([snapshot(victim), snapshot(dir)]).toEqual(before);
+  });
+});
