@@ -168,7 +168,7 @@ const ALLOWED: Record<string, string> = {
   'engine/host/anchored-fs.ts':
     'anchored-fs itself: every call names one entry of a directory handle (/proc/self/fd/<fd>/<name>), opened without following links',
   'engine/host/atomic.ts':
-    "the atomic helper itself: cleanerx's own state, a partial created O_EXCL beside the target, fsync'd, renamed over it (a link at the target is refused; by path)",
+    "the atomic helper itself: cleanerx's own state, only into a directory this user owns and no one else may write (checked by fstat of its descriptor), a partial created O_EXCL|O_NOFOLLOW beside the target, fsync'd, renamed over it (a link at the target is refused; by path)",
 
   // Private directories a module made for itself.
   'engine/host/sqlite-quiet.ts':
