@@ -8,9 +8,9 @@
 // followed the path would show in it; it must stay byte-identical.
 
 import Database from 'better-sqlite3';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listCompactions, saveCompaction, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
 import { CompactRefused, compactDatabase, identityOf, siblingFor } from '../../src/engine/cleanup/compact.js';
 import { recoverCompaction } from '../../src/engine/cleanup/compact-recovery.js';
@@ -165,33 +165,6 @@ describe('recovery: the directory swapped for a link to another directory', () =
   });
 });
 
-describe('off Linux (no directory handles)', () => {
-  it('the compaction refuses with the plain sentence and writes nothing; recovery is blocked with it', async () => {
-    const entry = verifiedEntry();
-    const before = snapshot(dir);
-    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
-    vi.resetModules();
-    const anchored = await import('../../src/engine/host/anchored-fs.js');
-    Object.defineProperty(process, 'platform', { ...platform, value: 'darwin' });
-    try {
-      expect(anchored.anchoredSupported()).toBe(false);
-    } finally {
-      Object.defineProperty(process, 'platform', platform);
-    }
-    const c = await import('../../src/engine/cleanup/compact.js');
-    const r = await import('../../src/engine/cleanup/compact-recovery.js');
-    const sentence =
-      'This system offers no way to remove or restore files without following a swapped folder (cleanerx needs Linux with /proc); nothing was changed.';
-    const e = await c.compactDatabase({ ...opts(), operationId: 'op-other' }).catch((x: Error) => x);
-    expect(e).toBeInstanceOf(c.CompactRefused);
-    expect((e as Error).message).toBe(sentence);
-    expect(await listCompactions(state)).toEqual([]);
-    expect(await r.recoverCompaction(state, entry)).toEqual({ decision: 'blocked', reason: sentence });
-    expect(snapshot(dir)).toEqual(before);
-    vi.resetModules();
-  });
-});
-
 describe('recovery: a journal naming a copy in another folder', () => {
   it('blocked, and neither the file it names nor the database is touched', async () => {
     const entry = verifiedEntry();
@@ -202,5 +175,64 @@ describe('recovery: a journal naming a copy in another folder', () => {
       reason: `The compaction journal names a copy outside the folder of ${db} (${elsewhere}); nothing is touched.`,
     });
     expect([snapshot(victim), snapshot(dir)]).toEqual(before);
+  });
+});
+
+describe('compaction: the files themselves, looked at through the handle', () => {
+  const kept = (why: string) => `Compaction of ${db} stopped and the original is kept: ${why}`;
+
+  for (const point of ['compact:copy:written', 'compact:copied'] as const) {
+    it(`the original removed at ${point}: refused as changed, the copy removed`, async () => {
+      atCrashPoints((p) => {
+        if (p === point) rmSync(db);
+      });
+      const e = await compactDatabase(opts()).catch((x: Error) => x);
+      expect((e as Error).message).toBe(kept(`${db} changed during the compaction`));
+      expect(readdirSync(dir)).toEqual([]);
+    });
+  }
+
+  it('the copy replaced by another file after it was verified: refused before the rename, the database byte-identical', async () => {
+    const original = readFileSync(db);
+    const sib = siblingFor(db, OP);
+    atCrashPoints((p) => {
+      if (p !== 'compact:swapping') return;
+      writeFileSync(`${sib}.other`, readFileSync(sib));
+      renameSync(`${sib}.other`, sib);
+    });
+    const e = await compactDatabase(opts()).catch((x: Error) => x);
+    expect((e as Error).message).toBe(kept(`${sib} changed after it was proven`));
+    expect(readFileSync(db).equals(original)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+    const [f] = await listCompactions(state);
+    expect(f).toMatchObject({ entry: { step: 'rolledBack' } });
+  });
+});
+
+/** The descriptors this process holds on the database's directory or anything in it. */
+function openOnDir(): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target = '';
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      // gone meanwhile (the readdir's own descriptor)
+    }
+    if (target === dir || target.startsWith(`${dir}/`)) out.push(target);
+  }
+  return out;
+}
+
+describe('recovery closes its handle', () => {
+  it('after a roll forward, and after a block, no descriptor on the directory is left', async () => {
+    const entry = verifiedEntry();
+    await saveCompaction(state, entry);
+    expect(await recoverCompaction(state, entry)).toMatchObject({ decision: 'rolledForward' });
+    expect(openOnDir()).toEqual([]);
+    const other = verifiedEntry();
+    rmSync(db);
+    expect(await recoverCompaction(state, { ...other, step: 'copied' })).toMatchObject({ decision: 'blocked' });
+    expect(openOnDir()).toEqual([]);
   });
 });

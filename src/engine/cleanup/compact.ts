@@ -100,10 +100,12 @@ async function statfsFree(dir: string): Promise<number> {
   return s.bavail * s.bsize;
 }
 
-function fsyncAt(dir: DirHandle, name: string): void {
+/** fsync of an entry opened by name without following a link; what was synced, as its descriptor sees it. */
+function fsyncAt(dir: DirHandle, name: string): Stats {
   const fd = openFileAt(dir, name, constants.O_RDONLY);
   try {
     fsyncSync(fd);
+    return fstatSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -318,10 +320,9 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
       copy = null;
     }
     for (const s of SIDE_FILES) if (lstatAt(dir, sibName + s)) throw new Error(`SQLite left ${sibling}${s} behind`);
-    fsyncAt(dir, sibName);
+    // The identity recorded is the file just synced: opened by name, no link followed.
+    const sib = fsyncAt(dir, sibName);
     fsyncSync(dir.fd);
-    const sib = lstatAt(dir, sibName);
-    if (!sib) throw new Error(`${sibling} disappeared after it was proven`);
     entry.sibling = identityOf(sib);
     entry.proof = proof;
 
