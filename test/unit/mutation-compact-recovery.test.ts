@@ -19,7 +19,7 @@ import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
-  return { ...real, fsyncSync: vi.fn(real.fsyncSync), closeSync: vi.fn(real.closeSync), openSync: vi.fn(real.openSync) };
+  return { ...real, fsyncSync: vi.fn(real.fsyncSync), closeSync: vi.fn(real.closeSync), openSync: vi.fn(real.openSync), lstatSync: vi.fn(real.lstatSync) };
 });
 
 let t: TempEnv;
@@ -154,12 +154,13 @@ describe('rolling forward a verified copy', () => {
         step: 'complete',
         message: 'Recovered by finishing the compaction: the verified compacted copy replaced the database.',
       });
-      expect(points).toEqual(['compact:recovered:complete']);
-      // The directory holding the rename, opened read-only, fsync'd and closed.
-      const opened = vi.mocked(fs.openSync).mock.calls.filter(([p]) => p === dir);
-      expect(opened).toEqual([[dir, fs.constants.O_RDONLY]]);
-      const fd = vi.mocked(fs.openSync).mock.results[vi.mocked(fs.openSync).mock.calls.findIndex(([p]) => p === dir)]!.value;
-      expect(fs.fsyncSync).toHaveBeenCalledWith(fd);
+      expect(points).toEqual(['compact:recovery:renaming', 'compact:recovered:complete']);
+      // The directory holding the rename: the handle recovery opened on it first (a directory, no link followed), fsync'd once and closed.
+      const calls = vi.mocked(fs.openSync).mock.calls;
+      const first = calls.findIndex(([p]) => String(p).endsWith('/db'));
+      expect(calls[first]![1]).toBe(fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+      const fd = vi.mocked(fs.openSync).mock.results[first]!.value;
+      expect(vi.mocked(fs.fsyncSync).mock.calls).toEqual([[fd]]);
       expect(fs.closeSync).toHaveBeenCalledWith(fd);
     });
   }
@@ -200,16 +201,16 @@ describe('the integrity check of the copy', () => {
   it('a copy removed between its check and its integrity check is not created afresh and renamed in: the original is kept', async () => {
     const { db, sib, entry } = setup('verified');
     const original = readFileSync(db);
-    const real = fs.promises.lstat;
-    // The last look before the integrity check is at the database's WAL: the copy goes away right then.
-    const spy = vi.spyOn(fs.promises, 'lstat').mockImplementation(async (p, ...rest) => {
-      if (p === `${db}-wal`) rmSync(sib);
-      return real(p, ...(rest as []));
-    });
+    const real = vi.mocked(fs.lstatSync).getMockImplementation()!;
+    // The last look before the integrity check is at the database's WAL (through the directory's handle): the copy goes away right then.
+    vi.mocked(fs.lstatSync).mockImplementation(((p: fs.PathLike, ...rest: []) => {
+      if (String(p).endsWith('/store.sqlite-wal')) rmSync(sib);
+      return real(p, ...rest);
+    }) as typeof fs.lstatSync);
     try {
       expect(await recoverCompaction(state, entry)).toMatchObject({ decision: 'rolledBack' });
     } finally {
-      spy.mockRestore();
+      vi.mocked(fs.lstatSync).mockImplementation(real);
     }
     expect(readFileSync(db).equals(original)).toBe(true);
     expect(readdirSync(dir)).toEqual(['store.sqlite']);

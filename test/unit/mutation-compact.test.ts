@@ -21,11 +21,12 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompactRefused, compactDatabase, removeSibling, siblingFor } from '../../src/engine/cleanup/compact.js';
 import { listCompactions, saveCompaction, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
+import { openRootDir } from '../../src/engine/host/anchored-fs.js';
 import { readDbSpace } from '../../src/engine/host/db-space.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
@@ -351,13 +352,15 @@ describe('the copy', () => {
 describe('removeSibling', () => {
   it('removes the sibling and its side files when they are regular files, and nothing through a link or a directory', async () => {
     const sib = siblingFor(db, 'op-x');
+    const h = openRootDir(dir);
+    const removeSib = (): void => removeSibling(h, basename(sib));
     const target = join(t.root, 'target');
     writeFileSync(target, 'keep');
     writeFileSync(sib, 'copy');
     writeFileSync(`${sib}-wal`, 'w');
     symlinkSync(target, `${sib}-shm`);
     mkdirSync(`${sib}-journal`);
-    await removeSibling(sib);
+    removeSib();
     expect(readdirSync(dirname(sib)).sort()).toEqual(
       [`.store.sqlite.cleanerx-compact-op-x-journal`, `.store.sqlite.cleanerx-compact-op-x-shm`, 'store.sqlite'].sort(),
     );
@@ -368,7 +371,8 @@ describe('removeSibling', () => {
       rmSync(sib + s, { recursive: true });
       writeFileSync(sib + s, '');
     }
-    await removeSibling(sib);
+    removeSib();
+    h.close();
     expect(readdirSync(dir)).toEqual(['store.sqlite']);
   });
 });

@@ -168,7 +168,7 @@ const ALLOWED: Record<string, string> = {
   'engine/host/anchored-fs.ts':
     'anchored-fs itself: every call names one entry of a directory handle (/proc/self/fd/<fd>/<name>), opened without following links',
   'engine/host/atomic.ts':
-    "the atomic helper itself: cleanerx's own state, a partial created O_EXCL beside the target, fsync'd, renamed over it (a link at the target is refused; by path)",
+    "the atomic helper itself: cleanerx's own state, only into a directory this user owns and no one else may write (checked by fstat of its descriptor), a partial created O_EXCL|O_NOFOLLOW beside the target, fsync'd, renamed over it (a link at the target is refused; by path)",
 
   // Private directories a module made for itself.
   'engine/host/sqlite-quiet.ts':
@@ -194,12 +194,6 @@ const ALLOWED: Record<string, string> = {
   'engine/cleanup/agent-lock.ts':
     "creates the agent's lock file O_EXCL|O_NOFOLLOW in cleanerx's 0700 locks dir and removes only a lock it took over or holds (by path)",
   'engine/api/engine.ts': "makes cleanerx's 0700 locks dir for a restore and removes it again only while empty (rmdir; by path)",
-
-  // An agent's database directory: the compaction (its own sibling, its own rename).
-  'engine/cleanup/compact.ts':
-    "the compaction's sibling is created O_EXCL|O_NOFOLLOW and checked by identity before VACUUM INTO fills it; the rename over the database, after an identity check, and the sibling's removal (regular files only) are by path",
-  'engine/cleanup/compact-recovery.ts':
-    "recovery of an interrupted compaction: removes the sibling's empty side files and renames a verified sibling over the database, both by path after identity checks",
 
   // Test and demo modes only.
   'app/perf-log.ts': 'appends timing lines to the file CLEANERX_PERF_LOG names (benches only; unset, nothing is written)',

@@ -16,31 +16,24 @@
 //
 // "Unchanged" means the same device, inode, size and mtime; a verified
 // sibling is also re-checked with integrity_check before it is renamed in.
+// Everything is looked at and written through one handle on the database's
+// directory (opened without following links, as the compaction's), and the
+// roll forward first checks that the path still leads there: a directory
+// swapped for a link blocks recovery instead of receiving its rename.
 
 import Database from 'better-sqlite3';
-import { promises as fsp } from 'node:fs';
-import { dirname } from 'node:path';
-import { closeSync, constants, fsyncSync, openSync, type Stats } from 'node:fs';
+import { fsyncSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { crashPoint } from '../core/faults.js';
+import { type AnchoredError, type DirHandle, lstatAt, renameAt, unlinkAt } from '../host/anchored-fs.js';
 import { COMPACT_TERMINAL, listCompactions, saveCompaction, type CompactionEntry } from './compact-journal.js';
-import { removeSibling, sameIdentity } from './compact.js';
+import { openDbDir, removeSibling, sameIdentity, stillAt } from './compact.js';
 
 type CompactRecovery =
   | { decision: 'nothingToDo'; reason: string }
   | { decision: 'rolledBack'; reason: string }
   | { decision: 'rolledForward'; reason: string }
   | { decision: 'blocked'; reason: string };
-
-// Stryker disable next-line ArrowFunction: undefined for null reads the same at every use (a falsy stat, an absent size).
-const lstatOrNull = (p: string): Promise<Stats | null> => fsp.lstat(p).catch(() => null);
-
-function fsyncDir(dir: string): void {
-  const fd = openSync(dir, constants.O_RDONLY);
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function integrityOk(path: string): boolean {
   let db: Database.Database | null = null;
@@ -73,28 +66,55 @@ async function settle(stateDir: string, e: CompactionEntry, step: 'complete' | '
 export async function recoverCompaction(stateDir: string, entry: CompactionEntry): Promise<CompactRecovery> {
   const e = entry;
   if (COMPACT_TERMINAL.includes(e.step)) return { decision: 'nothingToDo', reason: 'The compaction was already settled.' };
-  const db = await lstatOrNull(e.dbPath);
-  const sib = await lstatOrNull(e.siblingPath);
+  if (dirname(e.siblingPath) !== dirname(e.dbPath))
+    return { decision: 'blocked', reason: `The compaction journal names a copy outside the folder of ${e.dbPath} (${e.siblingPath}); nothing is touched.` };
+  let dir: DirHandle;
+  try {
+    dir = openDbDir(e.dbPath);
+  } catch (err) {
+    const a = err as AnchoredError;
+    // Off Linux the sentence says it all; otherwise it names what is wrong with the folder.
+    return { decision: 'blocked', reason: a.code === 'ENOTSUP' ? a.message : `Recovery of ${e.dbPath} is blocked: ${a.message} Nothing is touched.` };
+  }
+  try {
+    return await recoverIn(stateDir, e, dir);
+  } finally {
+    dir.close();
+  }
+}
+
+async function recoverIn(stateDir: string, e: CompactionEntry, dir: DirHandle): Promise<CompactRecovery> {
+  const dbName = basename(e.dbPath);
+  const sibName = basename(e.siblingPath);
+  const db = lstatAt(dir, dbName);
+  const sib = lstatAt(dir, sibName);
   // The unsettled steps at which the sibling had passed its proof ('complete' is settled and never recovered); listed
   // here, not in a module constant, so that its mutants are not static ones, which Stryker does not test.
   const verified = ['verified', 'swapping', 'swapped'].includes(e.step) && sameIdentity(e.sibling, sib);
 
   // The rename happened: the database path is the compacted copy.
   if (e.sibling && db && !sib && db.dev === e.sibling.dev && db.ino === e.sibling.ino) {
-    fsyncDir(dirname(e.dbPath));
+    fsyncSync(dir.fd);
     await settle(stateDir, e, 'complete', 'Recovered: the compacted database was already in place.');
     return { decision: 'rolledForward', reason: 'The compacted database is in place; the compaction is finished.' };
   }
   const originalThere = sameIdentity(e.original, db);
-  const walHoldsData = ((await lstatOrNull(e.dbPath + '-wal'))?.size ?? 0) > 0;
+  const walHoldsData = (lstatAt(dir, `${dbName}-wal`)?.size ?? 0) > 0;
 
   if (verified && (originalThere || !db) && !walHoldsData && integrityOk(e.siblingPath)) {
+    // The last moment before the roll forward writes: a test swaps the database's directory here.
+    crashPoint('compact:recovery:renaming');
+    if (!stillAt(dir, dirname(e.dbPath)))
+      return {
+        decision: 'blocked',
+        reason: `${dirname(e.dbPath)} was moved or replaced during the recovery; nothing more is touched: inspect it and ${e.siblingPath}.`,
+      };
     for (const side of ['-wal', '-shm']) {
-      const st = await lstatOrNull(e.siblingPath + side);
-      if (st?.isFile() && st.size === 0) await fsp.unlink(e.siblingPath + side);
+      const st = lstatAt(dir, sibName + side);
+      if (st?.isFile() && st.size === 0) unlinkAt(dir, sibName + side);
     }
-    await fsp.rename(e.siblingPath, e.dbPath);
-    fsyncDir(dirname(e.dbPath));
+    renameAt(dir, sibName, dir, dbName);
+    fsyncSync(dir.fd);
     await settle(stateDir, e, 'complete', 'Recovered by finishing the compaction: the verified compacted copy replaced the database.');
     return {
       decision: 'rolledForward',
@@ -108,7 +128,7 @@ export async function recoverCompaction(stateDir: string, entry: CompactionEntry
     };
   }
   if (db?.isFile()) {
-    await removeSibling(e.siblingPath);
+    removeSibling(dir, sibName);
     await settle(stateDir, e, 'rolledBack', 'Recovered by rolling back: the original database is kept, the unfinished copy removed.');
     return { decision: 'rolledBack', reason: 'The original database is in place; the unfinished compacted copy was removed.' };
   }

@@ -23,16 +23,24 @@
 //   any process holding the database or a side file refuses it, and the
 //   compaction holds SQLite's EXCLUSIVE lock (locking_mode=EXCLUSIVE) from
 //   the checkpoint to the proof, so nobody reads or writes meanwhile.
+// - every write into the database's directory (the copy's creation, the
+//   rename, each removal of the copy) goes through one handle on that
+//   directory opened without following links (#26), and the rename first
+//   checks that the directory's path still leads to that handle: a directory
+//   swapped for a link can neither receive the rename nor lose a file to the
+//   clean-up. SQLite itself opens by path, so each of its files is checked
+//   by identity through the handle before it is trusted.
 // The caller asserts the agent is stopped and holds the agent's cleanup lock.
 
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, openSync, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, promises as fsp, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crashPoint, failPoint } from '../core/faults.js';
+import { type AnchoredError, type DirHandle, lstatAt, openFileAt, openTrustedDir, renameAt, sameIdentity as sameEntry, unlinkAt } from '../host/anchored-fs.js';
 import { readDbSpace, type DbSpace } from '../host/db-space.js';
 import { fileHolders, type Holder } from './compact-holders.js';
 import { listCompactions, saveCompaction, COMPACT_TERMINAL, type CompactionEntry, type FileIdentity } from './compact-journal.js';
@@ -92,12 +100,34 @@ async function statfsFree(dir: string): Promise<number> {
   return s.bavail * s.bsize;
 }
 
-function fsyncPath(p: string, flags = constants.O_RDONLY): void {
-  const fd = openSync(p, flags | constants.O_NOFOLLOW);
+/** fsync of an entry opened by name without following a link; what was synced, as its descriptor sees it. */
+function fsyncAt(dir: DirHandle, name: string): Stats {
+  const fd = openFileAt(dir, name, constants.O_RDONLY);
   try {
     fsyncSync(fd);
+    return fstatSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The database's directory, opened without following a link (only root's own, as /home → /var/home); throws AnchoredError. */
+export function openDbDir(dbPath: string): DirHandle {
+  return openTrustedDir(dirname(dbPath));
+}
+
+/** Whether the directory's path still leads to the directory the handle holds (not moved, not swapped for a link). */
+export function stillAt(dir: DirHandle, path: string): boolean {
+  let now: DirHandle;
+  try {
+    now = openTrustedDir(path);
+  } catch {
+    return false;
+  }
+  try {
+    return sameEntry(now.stat(), dir.stat());
+  } finally {
+    now.close();
   }
 }
 
@@ -165,13 +195,9 @@ function closeQuietly(db: Database.Database | null): void {
   }
 }
 
-/** Removes the sibling and any side file SQLite gave it; only regular files, never through a link. */
-export async function removeSibling(sibling: string): Promise<void> {
-  for (const p of [sibling, ...SIDE_FILES.map((s) => sibling + s)]) {
-    // Stryker disable next-line ArrowFunction: undefined reads as null does (st?.isFile()).
-    const st = await fsp.lstat(p).catch(() => null);
-    if (st?.isFile()) await fsp.unlink(p);
-  }
+/** Removes the sibling and any side file SQLite gave it from the directory the handle holds; only regular files, never through a link. */
+export function removeSibling(dir: DirHandle, sibling: string): void {
+  for (const n of [sibling, ...SIDE_FILES.map((s) => sibling + s)]) if (lstatAt(dir, n)?.isFile()) unlinkAt(dir, n);
 }
 
 /** Takes the exclusive lock (held until the connection closes) and empties the WAL into the database; whether it is in WAL mode. */
@@ -192,27 +218,51 @@ function lockAndCheckpoint(db: Database.Database, dbPath: string): boolean {
 }
 
 /** VACUUM INTO a sibling this call creates, proven to be the file it created, with the original's mode, synced. */
-async function writeSibling(db: Database.Database, sibling: string, dbPath: string): Promise<void> {
+function writeSibling(db: Database.Database, dir: DirHandle, sibling: string, dbPath: string): void {
   // The sibling is created here, exclusively and without following a link (a link planted at its journaled
   // name would have VACUUM INTO write the whole database to its target); VACUUM INTO fills the empty file.
-  const own = openSync(sibling, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  const own = openFileAt(dir, basename(sibling), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
     db.prepare('VACUUM INTO ?').run(sibling);
     crashPoint('compact:copy:written');
+    // By path, as SQLite wrote it: the name it used must reach the file created in the handle's directory.
     // One identity test for both (device, inode, a regular file; size and time too, which two stats of one untouched inode share).
     if (!sameIdentity(identityOf(fstatSync(own)), lstatSync(sibling))) throw new Error(`${sibling} was replaced while the copy was written`);
+    const orig = lstatAt(dir, basename(dbPath));
+    if (!orig?.isFile()) throw new Error(`${dbPath} changed during the compaction`);
     // The mode through the descriptor: never a chmod that follows a name.
-    fchmodSync(own, (await fsp.stat(dbPath)).mode & 0o7777);
+    fchmodSync(own, orig.mode & 0o7777);
     fsyncSync(own);
   } finally {
     closeSync(own);
   }
 }
 
+function refusedDir(o: CompactOptions, e: AnchoredError): CompactRefused {
+  // Off Linux the sentence says it all; otherwise it names what is wrong with the folder.
+  return new CompactRefused(e.code === 'ENOTSUP' ? e.message : `Cannot compact ${o.dbPath}: ${e.message}`);
+}
+
 export async function compactDatabase(o: CompactOptions): Promise<CompactResult> {
   const space = await preflight(o);
+  let dir: DirHandle;
+  try {
+    dir = openDbDir(o.dbPath);
+  } catch (e) {
+    throw refusedDir(o, e as AnchoredError);
+  }
+  try {
+    return await compactIn(o, space, dir);
+  } finally {
+    dir.close();
+  }
+}
+
+async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Promise<CompactResult> {
   const operationId = o.operationId ?? randomUUID();
   const sibling = siblingFor(o.dbPath, operationId);
+  const sibName = basename(sibling);
+  const dbName = basename(o.dbPath);
   const now = new Date().toISOString();
   const entry: CompactionEntry = {
     formatVersion: 1,
@@ -229,6 +279,8 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
 
   let db: Database.Database | null = null;
   let copy: Database.Database | null = null;
+  // Set just before the rename: until then the original is untouched, whatever the journal says.
+  let renaming = false;
   try {
     db = new Database(o.dbPath, { fileMustExist: true, timeout: BUSY_MS });
     const wal = lockAndCheckpoint(db, o.dbPath);
@@ -240,7 +292,7 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
 
     entry.step = 'copying';
     await saveCompaction(o.stateDir, entry);
-    await writeSibling(db, sibling, o.dbPath);
+    writeSibling(db, dir, sibling, o.dbPath);
     entry.step = 'copied';
     await saveCompaction(o.stateDir, entry);
 
@@ -267,34 +319,36 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
       copy.close();
       copy = null;
     }
-    // Stryker disable next-line ArrowFunction: undefined is as falsy as null.
-    for (const s of SIDE_FILES) if (await fsp.lstat(sibling + s).catch(() => null)) throw new Error(`SQLite left ${sibling}${s} behind`);
-    fsyncPath(sibling);
-    fsyncPath(dirname(o.dbPath));
-    const sib = await fsp.lstat(sibling);
+    for (const s of SIDE_FILES) if (lstatAt(dir, sibName + s)) throw new Error(`SQLite left ${sibling}${s} behind`);
+    // The identity recorded is the file just synced: opened by name, no link followed.
+    const sib = fsyncAt(dir, sibName);
+    fsyncSync(dir.fd);
     entry.sibling = identityOf(sib);
     entry.proof = proof;
 
     // Closing removes the checkpointed WAL; then the original is re-identified as it will be at the rename.
     db.close();
     db = null;
-    const orig = await fsp.lstat(o.dbPath);
+    const orig = lstatAt(dir, dbName);
+    if (!orig) throw new Error(`${o.dbPath} changed during the compaction`);
     entry.original = identityOf(orig);
-    // Stryker disable next-line ArrowFunction: undefined is as falsy as null.
-    const leftWal = await fsp.lstat(o.dbPath + '-wal').catch(() => null);
+    const leftWal = lstatAt(dir, `${dbName}-wal`);
     if (leftWal && leftWal.size > 0) throw new Error(`${o.dbPath}-wal still holds data after the checkpoint`);
     entry.step = 'verified';
     await saveCompaction(o.stateDir, entry);
 
     const holders = await fileHolders([o.dbPath, ...SIDE_FILES.map((s) => o.dbPath + s)], o.procRoot);
     if (holders.length) throw new CompactRefused(`${holderText(holders)} opened ${o.dbPath} during the compaction; the original is kept.`);
-    // Stryker disable next-line ArrowFunction: undefined reads as null does in sameIdentity (st?.isFile()).
-    if (!sameIdentity(entry.original, await fsp.lstat(o.dbPath).catch(() => null))) throw new Error(`${o.dbPath} changed during the compaction`);
     entry.step = 'swapping';
     await saveCompaction(o.stateDir, entry);
-    await fsp.rename(sibling, o.dbPath);
+    // Right before the rename, all through the one handle: the directory is still where the path leads, and both files are as proven.
+    if (!stillAt(dir, dirname(o.dbPath))) throw new Error(`${dirname(o.dbPath)} was moved or replaced during the compaction`);
+    if (!sameIdentity(entry.original, lstatAt(dir, dbName))) throw new Error(`${o.dbPath} changed during the compaction`);
+    if (!sameIdentity(entry.sibling, lstatAt(dir, sibName))) throw new Error(`${sibling} changed after it was proven`);
+    renaming = true;
+    renameAt(dir, sibName, dir, dbName);
     crashPoint('compact:swap:renamed');
-    fsyncPath(dirname(o.dbPath));
+    fsyncSync(dir.fd);
     entry.step = 'swapped';
     await saveCompaction(o.stateDir, entry);
 
@@ -313,9 +367,9 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
     closeQuietly(copy);
     closeQuietly(db);
     // Before the rename the original is untouched: the copy is discarded. After it, nothing is undone here; recovery decides.
-    const swapped = entry.step === 'swapping' || entry.step === 'swapped';
+    const swapped = renaming;
     if (!swapped) {
-      await removeSibling(sibling);
+      removeSibling(dir, sibName);
       entry.step = 'rolledBack';
       entry.message = `Not compacted; the original is kept: ${(e as Error).message}`;
       await saveCompaction(o.stateDir, entry, 'compact:rolledBack');

@@ -1,0 +1,76 @@
+// Off Linux there is no directory handle to anchor the compaction's writes
+// to (#26 item 1): the compaction refuses with assertAnchoredSupported's
+// sentence before it journals anything, and recovery is blocked with it.
+// The platform is faked before anything in this file asks whether handles
+// are supported (the answer is kept for the process), so this file holds
+// nothing else.
+
+import Database from 'better-sqlite3';
+import { lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listCompactions, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
+import { CompactRefused, compactDatabase, identityOf, siblingFor } from '../../src/engine/cleanup/compact.js';
+import { recoverCompaction } from '../../src/engine/cleanup/compact-recovery.js';
+import { anchoredSupported } from '../../src/engine/host/anchored-fs.js';
+import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+
+let t: TempEnv;
+let dir: string;
+let state: string;
+let db: string;
+beforeEach(() => {
+  t = makeTempEnv('cleanerx-compact-off-linux-');
+  dir = join(t.root, 'db');
+  mkdirSync(dir);
+  state = t.env.CLEANERX_STATE_DIR!;
+  db = join(dir, 'store.sqlite');
+  const d = new Database(db);
+  d.exec(
+    'CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO t SELECT i, hex(randomblob(300)) FROM n; DELETE FROM t WHERE id > 40',
+  );
+  d.close();
+});
+afterEach(() => t.cleanup());
+
+const snapshot = (d: string): Record<string, Buffer> => Object.fromEntries(readdirSync(d).map((n) => [n, readFileSync(join(d, n))]));
+
+describe('off Linux (no directory handles)', () => {
+  it('the compaction refuses with the plain sentence and writes nothing; recovery is blocked with it', async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { ...platform, value: 'darwin' });
+    try {
+      expect(anchoredSupported()).toBe(false);
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+    const sib = siblingFor(db, 'op-off');
+    const d = new Database(db);
+    d.prepare('VACUUM INTO ?').run(sib);
+    d.close();
+    const now = new Date().toISOString();
+    const entry: CompactionEntry = {
+      formatVersion: 1,
+      kind: 'compact',
+      operationId: 'op-off',
+      dbPath: db,
+      siblingPath: sib,
+      createdAt: now,
+      updatedAt: now,
+      step: 'verified',
+      original: identityOf(lstatSync(db)),
+      sibling: identityOf(lstatSync(sib)),
+    };
+    const before = snapshot(dir);
+    const sentence =
+      'This system offers no way to remove or restore files without following a swapped folder (cleanerx needs Linux with /proc); nothing was changed.';
+    const e = await compactDatabase({ stateDir: state, dbPath: db, agentStopped: true, procRoot: t.procRoot, freeBytes: async () => 1e12 }).catch(
+      (x: Error) => x,
+    );
+    expect(e).toBeInstanceOf(CompactRefused);
+    expect((e as Error).message).toBe(sentence);
+    expect(await listCompactions(state)).toEqual([]);
+    expect(await recoverCompaction(state, entry)).toEqual({ decision: 'blocked', reason: sentence });
+    expect(snapshot(dir)).toEqual(before);
+  });
+});
