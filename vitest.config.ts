@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // A worker runs many test files one after another without a fresh process
 // for each (a fresh process per file cost a third of the unit tier's CPU);
@@ -10,7 +10,7 @@ import { defineConfig } from 'vitest/config';
 // files that mock one get a process of their own.
 const mocking = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.test.ts'))
+    .filter((f) => f.endsWith('.test.ts') && !f.split('/').includes('node_modules'))
     .map((f) => join(dir, f))
     .filter((f) => /\bvi\.(?:do)?mock\(/.test(readFileSync(f, 'utf8')));
 const ISOLATED = mocking('test');
@@ -25,7 +25,7 @@ export default defineConfig({
     // Two cores: PTY journeys and peers spawn processes of their own.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...ISOLATED], isolate: false } },
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
     ],
   },
