@@ -35,7 +35,7 @@ describe('the directory that receives the file', () => {
     it(`writable by others (mode ${mode.toString(8)}): refused in one sentence naming it, nothing written`, async () => {
       chmodSync(state, mode);
       const e = await writeFileAtomic(join(state, 'settings.json'), '{}').catch((x: Error) => x);
-      expect((e as Error).message).toBe(`Refusing to write into ${state}: other users can write in it.`);
+      expect((e as Error).message).toBe(`Refusing to write into ${state}: other users can write in it; make it private (chmod go-w ${state}) and try again.`);
       expect(readdirSync(state)).toEqual([]);
     });
   }
@@ -43,7 +43,7 @@ describe('the directory that receives the file', () => {
   it('owned by another user: refused in one sentence naming it, nothing written', async () => {
     vi.spyOn(process, 'geteuid').mockReturnValue(process.getuid!() + 1);
     const e = await writeFileAtomic(join(state, 'settings.json'), '{}').catch((x: Error) => x);
-    expect((e as Error).message).toBe(`Refusing to write into ${state}: it belongs to another user.`);
+    expect((e as Error).message).toBe(`Refusing to write into ${state}: it belongs to another user; point cleanerx at a directory of your own.`);
     expect(readdirSync(state)).toEqual([]);
   });
 

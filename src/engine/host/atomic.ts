@@ -24,8 +24,8 @@ async function openOwnDir(dir: string): Promise<FileHandle> {
   const st = await dh.stat();
   const uid = process.geteuid?.();
   let why: string | null = null;
-  if (uid !== undefined && st.uid !== uid) why = 'it belongs to another user';
-  else if ((st.mode & 0o022) !== 0) why = 'other users can write in it';
+  if (uid !== undefined && st.uid !== uid) why = 'it belongs to another user; point cleanerx at a directory of your own';
+  else if ((st.mode & 0o022) !== 0) why = `other users can write in it; make it private (chmod go-w ${dir}) and try again`;
   if (why) {
     await dh.close();
     throw new Error(`Refusing to write into ${dir}: ${why}.`);
