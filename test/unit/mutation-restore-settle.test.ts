@@ -508,6 +508,14 @@ describe('settlePendingRestores: what it records, leaves open and tells apart', 
     expect(readFileSync(h('s/c.jsonl'), 'utf8')).toBe('cc');
   });
 
+  it('a resume counts a put-back file whose staged copy is gone as in place, by its bytes', async () => {
+    await killedAt('restore:1:after');
+    rmSync(stagedOf(0));
+    expect((await settle()).map((o) => o.outcome)).toEqual(['completed']);
+    full();
+    expectSettled();
+  });
+
   it('a root that moved leaves the restore pending with nothing counted as restored', async () => {
     await killedAt('restore:1:after');
     const out = await settle({ rootsFor: async () => ({ pi_home: join(t.root, 'moved') }) });
