@@ -737,12 +737,14 @@ async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOut
     stage = await fsp
       .stat(j.staging)
       .then(() => openStaging(j.staging))
-      // Stryker disable next-line ArrowFunction: an undefined stage reads as null everywhere below (`&& stage`, `stage ? … : null`, `stage?.close()`).
-      .catch(() => null);
+      .catch(
+        // Stryker disable next-line ArrowFunction: an undefined stage reads as null everywhere below (`&& stage`, `stage ? … : null`, `stage?.close()`).
+        () => null,
+      );
     if (j.status === 'committing' && (o.mode ?? 'resume') === 'resume' && stage) {
       const r = await tryResume(j, tree, stage);
       if (r === true) {
-        // Stryker disable next-line BooleanLiteral: fsync only, as in stagedNames.
+        // Stryker disable next-line BooleanLiteral,CallExpression: fsync only, as in stagedNames (without it the finally's close(false) closes the handles).
         tree.close(true);
         j.status = 'committed';
         await saveRestoreJournal(o.journalDir, j, 'restore:resumed');
@@ -770,7 +772,7 @@ async function settleOne(j: RestoreJournal, o: SettleOptions): Promise<SettleOut
         restored: [],
         message: `The interrupted restore ${j.restoreId} is being rolled back, but ${left.length} item(s) could not be removed yet (first: ${left[0]}); cleanerx retries at the next start.`,
       };
-    // Stryker disable next-line BooleanLiteral: fsync only, as in stagedNames.
+    // Stryker disable next-line BooleanLiteral,CallExpression: fsync only, as in stagedNames (without it the finally's close(false) closes the handles).
     tree.close(true);
     stage?.close();
     stage = null;
