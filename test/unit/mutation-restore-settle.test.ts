@@ -456,6 +456,18 @@ describe('settlePendingRestores: what it records, leaves open and tells apart', 
     expect(listed(home)).toEqual([]);
   });
 
+  it('a staged copy not yet put back replaced by a link is never followed: rolled back', async () => {
+    await killedAt('restore:0:after');
+    const bait = join(t.root, 'bait');
+    writeFileSync(bait, FILES['s/n/m/b.jsonl']!);
+    rmSync(stagedOf(2));
+    symlinkSync(bait, stagedOf(2));
+    const out = await settle();
+    expect(out.map((o) => o.outcome)).toEqual(['rolledBack']);
+    expect(out[0]!.message).toContain(`(the staged copy of ${h('s/n/m/b.jsonl')} is missing or damaged)`);
+    expect(listed(home)).toEqual([]);
+  });
+
   it('a rollback removes a stray partial beside a destination, and with it the dirs it made', async () => {
     await killedAt('restore:1:before');
     writeFileSync(join(h('s/n'), partialName(restoreId(), 1)), 'half');
