@@ -403,3 +403,142 @@ describe('settlePendingRestores: staging no journal names', () => {
     expect(await settle()).toEqual([]);
   });
 });
+
+describe('settlePendingRestores: what it records, leaves open and tells apart', () => {
+  const journalStatus = (): string => (JSON.parse(readFileSync(restoreJournalPath(journals(), restoreId()), 'utf8')) as { status: string }).status;
+  /** The journal's status at each of the settle's own crash points. */
+  const statusAt = (): Record<string, string> => {
+    const seen: Record<string, string> = {};
+    atCrashPoints((p) => {
+      if (p === 'restore:resumed' || p === 'restore:rollingBack') seen[p] = journalStatus();
+    });
+    return seen;
+  };
+
+  it('a resume records the restore as committed before it removes the journal (a kill then finds it done)', async () => {
+    await killedAt('restore:1:after');
+    const seen = statusAt();
+    expect((await settle()).map((o) => o.outcome)).toEqual(['completed']);
+    expect(seen).toEqual({ 'restore:resumed': 'committed' });
+  });
+
+  it('a rollback records the restore as rolling back before it removes anything (a kill then goes on rolling back)', async () => {
+    await killedAt('restore:1:after');
+    const seen = statusAt();
+    const out = await settle({ mode: 'rollback' });
+    expect(out.map((o) => [o.outcome, o.restored])).toEqual([['rolledBack', []]]);
+    expect(seen).toEqual({ 'restore:rollingBack': 'rollingBack' });
+  });
+
+  it('leaves no descriptor open, resumed, rolled back or left pending', async () => {
+    const fds = (): number => readdirSync('/proc/self/fd').length;
+    await killedAt('restore:0:after');
+    let before = fds();
+    expect((await settle()).map((o) => o.outcome)).toEqual(['completed']);
+    expect(fds()).toBe(before);
+    rmSync(home, { recursive: true });
+    mkdirSync(home);
+    await killedAt('restore:1:after');
+    const elsewhere = join(t.root, 'elsewhere');
+    renameSync(h('s/n'), elsewhere);
+    symlinkSync(elsewhere, h('s/n'));
+    before = fds();
+    expect((await settle({ mode: 'rollback' })).map((o) => o.outcome)).toEqual(['pending']);
+    expect(fds()).toBe(before);
+  });
+
+  it('a staged copy damaged without changing its size is told from the backup: rolled back', async () => {
+    await killedAt('restore:0:after');
+    writeFileSync(stagedOf(2), 'XXXX');
+    const out = await settle();
+    expect(out.map((o) => o.outcome)).toEqual(['rolledBack']);
+    expect(out[0]!.message).toContain(`(the staged copy of ${h('s/n/m/b.jsonl')} is missing or damaged)`);
+    expect(listed(home)).toEqual([]);
+  });
+
+  it('a staged copy not yet put back replaced by a link is never followed: rolled back', async () => {
+    await killedAt('restore:0:after');
+    const bait = join(t.root, 'bait');
+    writeFileSync(bait, FILES['s/n/m/b.jsonl']!);
+    rmSync(stagedOf(2));
+    symlinkSync(bait, stagedOf(2));
+    const out = await settle();
+    expect(out.map((o) => o.outcome)).toEqual(['rolledBack']);
+    expect(out[0]!.message).toContain(`(the staged copy of ${h('s/n/m/b.jsonl')} is missing or damaged)`);
+    expect(listed(home)).toEqual([]);
+  });
+
+  it('a rollback removes a stray partial beside a destination, and with it the dirs it made', async () => {
+    await killedAt('restore:1:before');
+    writeFileSync(join(h('s/n'), partialName(restoreId(), 1)), 'half');
+    const out = await settle({ mode: 'rollback' });
+    expect(out.map((o) => o.outcome)).toEqual(['rolledBack']);
+    expect(listed(home)).toEqual([]);
+  });
+
+  it('a rollback leaves the mode of a dir someone filled as the restore gave it, unless it locked its owner out', async () => {
+    await killedAt('restore:emptyDirs');
+    const mode = lstatSync(h('s/n')).mode & 0o777;
+    expect(mode).not.toBe(0o700);
+    writeFileSync(h('s/n/theirs'), 'x');
+    expect((await settle({ mode: 'rollback' })).map((o) => o.outcome)).toEqual(['rolledBack']);
+    expect(listed(h('s/n'))).toEqual(['theirs']);
+    expect(lstatSync(h('s/n')).mode & 0o777).toBe(mode);
+  });
+
+  it('a resume whose commit fails is rolled back, and the failure is the reason given', async () => {
+    await killedAt('restore:0:after');
+    process.env.CLEANERX_FAIL_AT = 'restore:1:before';
+    const out = await settle();
+    expect(out.map((o) => [o.outcome, o.message])).toEqual([
+      [
+        'rolledBack',
+        `The interrupted restore ${restoreId()} was rolled back (injected failure at restore:1:before): nothing it had put back is left; the backup can be restored again.`,
+      ],
+    ]);
+    expect(listed(home)).toEqual([]);
+  });
+
+  it('a file that was there before the restore is not the restore’s: edited since, it neither stops a resume nor is removed by a rollback', async () => {
+    mkdirSync(h('s'));
+    writeFileSync(h('s/c.jsonl'), FILES['s/c.jsonl']!);
+    await killedAt('restore:1:after');
+    writeFileSync(h('s/c.jsonl'), 'mine');
+    expect((await settle()).map((o) => [o.outcome, o.message])).toEqual([
+      ['completed', `The interrupted restore ${restoreId()} was finished: all 3 files are in place.`],
+    ]);
+    expect(readFileSync(h('s/c.jsonl'), 'utf8')).toBe('mine');
+    rmSync(home, { recursive: true });
+    mkdirSync(h('s'), { recursive: true });
+    writeFileSync(h('s/c.jsonl'), FILES['s/c.jsonl']!);
+    await killedAt('restore:1:after');
+    rmSync(stagingDir(), { recursive: true });
+    const out = await settle({ mode: 'rollback' });
+    expect(out.map((o) => o.message)).toEqual([
+      `The interrupted restore ${restoreId()} was rolled back: 1 file(s) byte-identical to the backup stay in place (its staging was gone, so they cannot be told from yours), e.g. ${h('s/n/a.jsonl')}; a restore again counts them as restored.`,
+    ]);
+    expect(readFileSync(h('s/c.jsonl'), 'utf8')).toBe('cc');
+  });
+
+  it('a resume counts a put-back file whose staged copy is gone as in place, by its bytes', async () => {
+    await killedAt('restore:1:after');
+    rmSync(stagedOf(0));
+    expect((await settle()).map((o) => o.outcome)).toEqual(['completed']);
+    full();
+    expectSettled();
+  });
+
+  it('a root that moved leaves the restore pending with nothing counted as restored', async () => {
+    await killedAt('restore:1:after');
+    const out = await settle({ rootsFor: async () => ({ pi_home: join(t.root, 'moved') }) });
+    expect(out.map((o) => [o.outcome, o.restored])).toEqual([['pending', []]]);
+  });
+
+  it('staging no journal names is removed when there is no journal at all', async () => {
+    const orphan = join(staging(), 'restore-0123abcd-0000-4000-8000-00000000beef');
+    mkdirSync(orphan, { recursive: true });
+    writeFileSync(join(orphan, '0'), 'decrypted');
+    expect(await settle()).toEqual([]);
+    expect(listed(staging())).toEqual([]);
+  });
+});
