@@ -7,12 +7,14 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // test/helpers/agents-setup.ts gives every file the worker's starting
 // environment, language and crash-point hook. A module mocked with vi.mock
 // cannot be swapped under modules an earlier file already loaded, so the
-// files that mock one get a process of their own.
+// files that mock one get a process of their own, as do those that say
+// `// vitest: own process` (state a module keeps for the process, such as a
+// faked platform read once).
 const mocking = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.test.ts') && !f.split('/').includes('node_modules'))
     .map((f) => join(dir, f))
-    .filter((f) => /\bvi\.(?:do)?mock\(/.test(readFileSync(f, 'utf8')));
+    .filter((f) => /\bvi\.(?:do)?mock\(|^\/\/ vitest: own process\b/m.test(readFileSync(f, 'utf8')));
 const ISOLATED = mocking('test');
 
 export default defineConfig({

@@ -14,8 +14,8 @@ import { budget } from './budget.js';
 vi.setConfig({ testTimeout: budget(30_000), hookTimeout: budget(60_000) });
 
 // A worker runs many files one after another (vitest.config.ts). What a file
-// sets in process.env, the language or a crash-point hook must not reach the
-// next: each file starts as the worker did.
+// sets in process.env, the language, a crash-point hook, a spy or a fake clock
+// must not reach the next: each file starts as the worker did.
 const worker = globalThis as { cleanerxStartEnv?: Record<string, string | undefined> };
 if (!worker.cleanerxStartEnv) worker.cleanerxStartEnv = { ...process.env };
 else {
@@ -25,6 +25,10 @@ else {
 }
 setLanguage('en');
 atCrashPoints(null);
+// Spies, fake clocks and stubbed globals a previous file left in place.
+vi.restoreAllMocks();
+vi.useRealTimers();
+vi.unstubAllGlobals();
 
 // CLEANERX_TEST_CPU_LOG=<file>: each file's CPU (its worker's and the children
 // it waited for, from /proc/self/stat) as "<seconds> <file>" lines, to find

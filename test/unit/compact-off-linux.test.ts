@@ -4,6 +4,7 @@
 // The platform is faked before anything in this file asks whether handles
 // are supported (the answer is kept for the process), so this file holds
 // nothing else.
+// vitest: own process
 
 import Database from 'better-sqlite3';
 import { lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';

@@ -258,6 +258,39 @@ export async function compactDatabase(o: CompactOptions): Promise<CompactResult>
   }
 }
 
+/** The copy against the original (still under its EXCLUSIVE lock): the same content, integrity_check in a thread, no free page left, back in WAL mode when the original was. */
+async function proveCopy(db: Database.Database, sibling: string, wal: boolean): Promise<{ proof: ComparedTable[]; freeAfter: number }> {
+  let copy: Database.Database | null = null;
+  try {
+    const checking = integrityInWorker(sibling);
+    failPoint('compact:proof');
+    // Still under the EXCLUSIVE lock on the original: the two files are compared as they are.
+    const compared = compareWith(db, sibling);
+    const diff = process.env.CLEANERX_FAIL_AT === 'compact:proof-mismatch' ? 'injected difference' : compared.difference;
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: compareWith has just read the copy, so it exists, holds no hot journal and is locked by nobody (the integrity thread only reads); a read-write open that only reads does the same.
+    copy = new Database(sibling, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
+    const freeAfter = Number(copy.pragma('freelist_count', { simple: true }));
+    copy.close();
+    copy = null;
+    const copyIntegrity = await checking;
+    if (copyIntegrity !== 'ok') throw new Error(`the compacted copy fails integrity_check (${copyIntegrity.slice(0, 160)})`);
+    if (diff) throw new Error(`the compacted copy is not the same content: ${diff}`);
+    if (freeAfter !== 0) throw new Error(`the compacted copy still has ${freeAfter} free pages`);
+    if (wal) {
+      // VACUUM INTO writes a rollback-journal file; the agent expects its database in WAL mode (the last close removes the side files).
+      // Stryker disable next-line ObjectLiteral,BooleanLiteral: the copy was opened just above, so it exists; without the timeout a reader of the copy still makes it fail as locked, after 5 s instead of 2.
+      copy = new Database(sibling, { fileMustExist: true, timeout: BUSY_MS });
+      copy.pragma('journal_mode = WAL');
+      copy.close();
+      copy = null;
+    }
+    return { proof: compared.tables, freeAfter };
+  } catch (e) {
+    closeQuietly(copy);
+    throw e;
+  }
+}
+
 async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Promise<CompactResult> {
   const operationId = o.operationId ?? randomUUID();
   const sibling = siblingFor(o.dbPath, operationId);
@@ -278,7 +311,6 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
   await saveCompaction(o.stateDir, entry);
 
   let db: Database.Database | null = null;
-  let copy: Database.Database | null = null;
   // Set just before the rename: until then the original is untouched, whatever the journal says.
   let renaming = false;
   try {
@@ -296,29 +328,7 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
     entry.step = 'copied';
     await saveCompaction(o.stateDir, entry);
 
-    const checking = integrityInWorker(sibling);
-    failPoint('compact:proof');
-    // Still under the EXCLUSIVE lock on the original: the two files are compared as they are.
-    const compared = compareWith(db, sibling);
-    const diff = process.env.CLEANERX_FAIL_AT === 'compact:proof-mismatch' ? 'injected difference' : compared.difference;
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: compareWith has just read the copy, so it exists, holds no hot journal and is locked by nobody (the integrity thread only reads); a read-write open that only reads does the same.
-    copy = new Database(sibling, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
-    const freeAfter = Number(copy.pragma('freelist_count', { simple: true }));
-    copy.close();
-    copy = null;
-    const copyIntegrity = await checking;
-    if (copyIntegrity !== 'ok') throw new Error(`the compacted copy fails integrity_check (${copyIntegrity.slice(0, 160)})`);
-    if (diff) throw new Error(`the compacted copy is not the same content: ${diff}`);
-    const proof = compared.tables;
-    if (freeAfter !== 0) throw new Error(`the compacted copy still has ${freeAfter} free pages`);
-    if (wal) {
-      // VACUUM INTO writes a rollback-journal file; the agent expects its database in WAL mode (the last close removes the side files).
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: the copy was opened just above, so it exists; without the timeout a reader of the copy still makes it fail as locked, after 5 s instead of 2.
-      copy = new Database(sibling, { fileMustExist: true, timeout: BUSY_MS });
-      copy.pragma('journal_mode = WAL');
-      copy.close();
-      copy = null;
-    }
+    const { proof, freeAfter } = await proveCopy(db, sibling, wal);
     for (const s of SIDE_FILES) if (lstatAt(dir, sibName + s)) throw new Error(`SQLite left ${sibling}${s} behind`);
     // The identity recorded is the file just synced: opened by name, no link followed.
     const sib = fsyncAt(dir, sibName);
@@ -364,7 +374,6 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
       proof,
     };
   } catch (e) {
-    closeQuietly(copy);
     closeQuietly(db);
     // Before the rename the original is untouched: the copy is discarded. After it, nothing is undone here; recovery decides.
     const swapped = renaming;
