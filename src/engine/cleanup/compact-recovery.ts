@@ -101,7 +101,7 @@ async function recoverIn(stateDir: string, e: CompactionEntry, dir: DirHandle): 
   const originalThere = sameIdentity(e.original, db);
   const walHoldsData = (lstatAt(dir, `${dbName}-wal`)?.size ?? 0) > 0;
 
-  if (verified && (originalThere || !db) && !walHoldsData && integrityOk(dir.at(basename(e.siblingPath)))) {
+  if (verified && (originalThere || !db) && !walHoldsData && integrityOk(e.siblingPath)) {
     // The last moment before the roll forward writes: a test swaps the database's directory here.
     crashPoint('compact:recovery:renaming');
     if (!stillAt(dir, dirname(e.dbPath)))

@@ -36,7 +36,7 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, promises as fsp, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crashPoint, failPoint } from '../core/faults.js';
@@ -223,13 +223,11 @@ function writeSibling(db: Database.Database, dir: DirHandle, sibling: string, db
   // name would have VACUUM INTO write the whole database to its target); VACUUM INTO fills the empty file.
   const own = openFileAt(dir, basename(sibling), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
-    // SQLite is given the handle's name of the file (/proc/self/fd/<dir>/<name>): it and the journal it makes beside it
-    // stay in this directory even if its path is swapped for a link meanwhile.
-    db.prepare('VACUUM INTO ?').run(dir.at(basename(sibling)));
+    db.prepare('VACUUM INTO ?').run(sibling);
     crashPoint('compact:copy:written');
-    // The name SQLite wrote must still be the file created above.
+    // By path, as SQLite wrote it: the name it used must reach the file created in the handle's directory.
     // One identity test for both (device, inode, a regular file; size and time too, which two stats of one untouched inode share).
-    if (!sameIdentity(identityOf(fstatSync(own)), lstatAt(dir, basename(sibling)))) throw new Error(`${sibling} was replaced while the copy was written`);
+    if (!sameIdentity(identityOf(fstatSync(own)), lstatSync(sibling))) throw new Error(`${sibling} was replaced while the copy was written`);
     const orig = lstatAt(dir, basename(dbPath));
     if (!orig?.isFile()) throw new Error(`${dbPath} changed during the compaction`);
     // The mode through the descriptor: never a chmod that follows a name.
@@ -316,8 +314,7 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
   // Set just before the rename: until then the original is untouched, whatever the journal says.
   let renaming = false;
   try {
-    // Through the handle, as every write here: SQLite's own -wal/-shm/-journal of the original then stay in its directory.
-    db = new Database(dir.at(dbName), { fileMustExist: true, timeout: BUSY_MS });
+    db = new Database(o.dbPath, { fileMustExist: true, timeout: BUSY_MS });
     const wal = lockAndCheckpoint(db, o.dbPath);
     entry.step = 'checkpointed';
     await saveCompaction(o.stateDir, entry);
@@ -331,7 +328,7 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
     entry.step = 'copied';
     await saveCompaction(o.stateDir, entry);
 
-    const { proof, freeAfter } = await proveCopy(db, dir.at(sibName), wal);
+    const { proof, freeAfter } = await proveCopy(db, sibling, wal);
     for (const s of SIDE_FILES) if (lstatAt(dir, sibName + s)) throw new Error(`SQLite left ${sibling}${s} behind`);
     // The identity recorded is the file just synced: opened by name, no link followed.
     const sib = fsyncAt(dir, sibName);
