@@ -15,6 +15,7 @@ import { listCompactions, saveCompaction, type CompactionEntry } from '../../src
 import { CompactRefused, compactDatabase, identityOf, siblingFor } from '../../src/engine/cleanup/compact.js';
 import { recoverCompaction } from '../../src/engine/cleanup/compact-recovery.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
+import { writeFreePagesDb } from '../helpers/free-pages-db.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -35,11 +36,7 @@ beforeEach(() => {
   state = t.env.CLEANERX_STATE_DIR!;
   db = join(dir, 'store.sqlite');
   for (const p of [db, join(victim, 'store.sqlite')]) {
-    const d = new Database(p);
-    d.exec(
-      'CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO t SELECT i, hex(randomblob(300)) FROM n; DELETE FROM t WHERE id > 40',
-    );
-    d.close();
+    writeFreePagesDb(p);
   }
   // What a rename or removal that followed the path would reach.
   writeFileSync(join(victim, `.store.sqlite.cleanerx-compact-${OP}`), 'planted');

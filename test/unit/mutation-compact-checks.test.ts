@@ -34,6 +34,7 @@ import { COMPACT_CRASH_POINTS, CompactRefused, compactDatabase, identityOf, same
 import { listCompactions, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { readDbSpace } from '../../src/engine/host/db-space.js';
+import { writeFreePagesDb } from '../helpers/free-pages-db.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 const io = vi.hoisted(() => ({ log: [] as (string | number)[][], threads: [] as Promise<unknown>[], threadCode: null as string | null }));
@@ -85,11 +86,7 @@ beforeEach(() => {
   mkdirSync(dir);
   state = t.env.CLEANERX_STATE_DIR!;
   db = join(dir, 'store.sqlite');
-  const d = new Database(db);
-  d.exec(
-    'CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO t SELECT i, hex(randomblob(300)) FROM n; DELETE FROM t WHERE id > 40',
-  );
-  d.close();
+  writeFreePagesDb(db);
   io.log.length = 0;
   io.threads.length = 0;
   io.threadCode = null;

@@ -28,6 +28,7 @@ import { listCompactions, saveCompaction, type CompactionEntry } from '../../src
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { openRootDir } from '../../src/engine/host/anchored-fs.js';
 import { readDbSpace } from '../../src/engine/host/db-space.js';
+import { writeFreePagesDb } from '../helpers/free-pages-db.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
 let t: TempEnv;
@@ -40,11 +41,7 @@ beforeEach(() => {
   mkdirSync(dir);
   state = t.env.CLEANERX_STATE_DIR!;
   db = join(dir, 'store.sqlite');
-  const d = new Database(db);
-  d.exec(
-    'CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO t SELECT i, hex(randomblob(300)) FROM n; DELETE FROM t WHERE id > 40',
-  );
-  d.close();
+  writeFreePagesDb(db);
 });
 afterEach(() => {
   atCrashPoints(null);
