@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREED_TOLERANCE, measureAfter, measureBefore } from '../../src/engine/cleanup/freed-bytes.js';
-import type { CleanupPlan, ExecuteResult, PlanItem } from '../../src/engine/core/model.js';
+import { done, item, plan } from '../helpers/freed-plan.js';
 import { freedLines } from '../../src/modals/progress.js';
 
 let base: string;
@@ -35,24 +35,6 @@ const dir = (): string => {
   return d;
 };
 
-const item = (id: string, paths: string[], bytes: number): PlanItem => ({ id, label: id, category: 'cache', bytes, paths, recoverable: false, depth: 0 });
-const plan = (items: PlanItem[]): CleanupPlan => ({
-  id: 'p',
-  snapshotId: 's',
-  agent: 'pi',
-  createdAt: '',
-  selectedItemIds: items.map((i) => i.id),
-  expandedSessionIds: [],
-  items,
-  operations: [],
-  estimatedBytes: items.reduce((s, i) => s + i.bytes, 0),
-  estimatedBackupBytes: 0,
-  backupEligible: false,
-  irreversible: true,
-  routeNotes: [],
-  blockers: [],
-});
-const done: ExecuteResult = { operationId: 'o', status: 'complete', message: '', removedItems: 1, removedBytes: 0 };
 const MiB = 1024 * 1024;
 const within = (a: number, b: number): boolean => Math.abs(a - b) <= FREED_TOLERANCE * Math.max(a, b);
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FREED_TOLERANCE, type InPlaceTarget, measureAfter, measureBefore } from '../../src/engine/cleanup/freed-bytes.js';
-import type { CleanupPlan, ExecuteResult, PlanItem } from '../../src/engine/core/model.js';
+import { done, item, plan } from '../helpers/freed-plan.js';
 
 /** What statfs reports as free, per device (bytes); a device not here reports its real figure. */
 const fake = vi.hoisted(() => ({ free: new Map<number, number>(), failing: new Set<string>(), allFail: false }));
@@ -74,24 +74,6 @@ const data = (p: string, size: number): string => {
   return p;
 };
 
-const item = (id: string, paths: string[], bytes: number): PlanItem => ({ id, label: id, category: 'cache', bytes, paths, recoverable: false, depth: 0 });
-const plan = (items: PlanItem[]): CleanupPlan => ({
-  id: 'p',
-  snapshotId: 's',
-  agent: 'pi',
-  createdAt: '',
-  selectedItemIds: items.map((i) => i.id),
-  expandedSessionIds: [],
-  items,
-  operations: [],
-  estimatedBytes: items.reduce((s, i) => s + i.bytes, 0),
-  estimatedBackupBytes: 0,
-  backupEligible: false,
-  irreversible: true,
-  routeNotes: [],
-  blockers: [],
-});
-const done: ExecuteResult = { operationId: 'o', status: 'complete', message: '', removedItems: 1, removedBytes: 0 };
 const inPlace = (id: string, path: string, kind: InPlaceTarget['kind'] = 'database') => new Map([[id, { path, kind }]]);
 
 /** One item of `bytes` for `path`, measured, the path removed, statfs giving back `freed` (default: what it took). */
