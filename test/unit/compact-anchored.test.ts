@@ -17,6 +17,7 @@ import { recoverCompaction } from '../../src/engine/cleanup/compact-recovery.js'
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { writeFreePagesDb } from '../helpers/free-pages-db.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { treeSnapshot, writeWorkCopy } from '../helpers/compact-work.js';
 
 let t: TempEnv;
 let dir: string;
@@ -48,8 +49,7 @@ afterEach(() => {
 
 const opts = () => ({ stateDir: state, dbPath: db, agentStopped: true, procRoot: t.procRoot, freeBytes: async () => 1e12, operationId: OP });
 
-/** Every file of the victim directory with its bytes. */
-const snapshot = (d: string): Record<string, Buffer> => Object.fromEntries(readdirSync(d).map((n) => [n, readFileSync(join(d, n))]));
+const snapshot = treeSnapshot;
 
 /** The database's directory moved away and a link to the victim put at its path. */
 function swapDir(): void {
@@ -108,9 +108,8 @@ describe('compaction: the directory swapped for a link to another directory', ()
 
 /** A database's compacted copy at the sibling name and an entry at `verified` recording both identities. */
 function verifiedEntry(): CompactionEntry {
-  const sib = siblingFor(db, OP);
   const d = new Database(db);
-  d.prepare('VACUUM INTO ?').run(sib);
+  const sib = writeWorkCopy(d, db, OP);
   d.close();
   const now = new Date().toISOString();
   return {

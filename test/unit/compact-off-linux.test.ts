@@ -16,6 +16,7 @@ import { recoverCompaction } from '../../src/engine/cleanup/compact-recovery.js'
 import { anchoredSupported } from '../../src/engine/host/anchored-fs.js';
 import { writeFreePagesDb } from '../helpers/free-pages-db.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { treeSnapshot, writeWorkCopy } from '../helpers/compact-work.js';
 
 let t: TempEnv;
 let dir: string;
@@ -31,7 +32,7 @@ beforeEach(() => {
 });
 afterEach(() => t.cleanup());
 
-const snapshot = (d: string): Record<string, Buffer> => Object.fromEntries(readdirSync(d).map((n) => [n, readFileSync(join(d, n))]));
+const snapshot = treeSnapshot;
 
 describe('off Linux (no directory handles)', () => {
   it('the compaction refuses with the plain sentence and writes nothing; recovery is blocked with it', async () => {
@@ -42,9 +43,8 @@ describe('off Linux (no directory handles)', () => {
     } finally {
       Object.defineProperty(process, 'platform', platform);
     }
-    const sib = siblingFor(db, 'op-off');
     const d = new Database(db);
-    d.prepare('VACUUM INTO ?').run(sib);
+    const sib = writeWorkCopy(d, db, 'op-off');
     d.close();
     const now = new Date().toISOString();
     const entry: CompactionEntry = {

@@ -124,7 +124,7 @@ describe('compactDatabase with a copy whose value changed type', () => {
       if (name !== 'compact:copy:written') return;
       const siblings = readdirSync(d).filter((n) => n.includes('.cleanerx-compact-'));
       expect(siblings).toHaveLength(1);
-      const c = new Database(join(d, siblings[0]!));
+      const c = new Database(join(d, siblings[0]!, 'compacted'));
       try {
         const r = c.prepare("UPDATE t SET v = '1' WHERE id = (SELECT min(id) FROM t WHERE typeof(v) = 'integer' AND v = 1)").run();
         changed = r.changes === 1;

@@ -8,12 +8,12 @@
 
 import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { COMPACT_CRASH_POINTS, compactDatabase, CompactRefused, siblingFor } from '../../src/engine/cleanup/compact.js';
+import { COMPACT_CRASH_POINTS, compactDatabase, CompactRefused, ORIGINAL_NAME, siblingFor, workDirFor } from '../../src/engine/cleanup/compact.js';
 import { listCompactions, saveCompaction, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
 import { compareWith, contentProof, proofDifference, type ContentProof } from '../../src/engine/cleanup/compact-proof.js';
 import { recoverCompaction, recoverCompactions } from '../../src/engine/cleanup/compact-recovery.js';
@@ -203,15 +203,17 @@ describe('compactDatabase', () => {
     }, 60_000);
   });
 
-  it('a link planted at the journaled sibling name is never followed: no copy of the database lands at its target, no mode changes (#26)', async () => {
+  it('a link planted at the journaled work directory name is never followed: no copy of the database lands at its target, no mode changes (#26)', async () => {
     const { dir, state, t } = home();
     const db = join(dir, 'logs_2.sqlite');
     codexLogs(db, 600);
-    const victim = join(t.root, 'victim.db');
+    const victimDir = join(t.root, 'victim');
+    mkdirSync(victimDir);
+    const victim = join(victimDir, basename(siblingFor(db, 'x')));
     writeFileSync(victim, '');
     chmodSync(victim, 0o600);
     const operationId = '0b6c3c1e-1111-4222-8333-944455556666';
-    symlinkSync(victim, siblingFor(db, operationId));
+    symlinkSync(victimDir, workDirFor(db, operationId));
     const before = hashTree(dir);
     const err = await compactDatabase({ stateDir: state, dbPath: db, agentStopped: true, operationId }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
@@ -354,11 +356,13 @@ describe('a kill at every crash point, then recovery', () => {
     codexLogs(db, 400);
     const original = readFileSync(db);
     const entry = pending(db, 'copying', 'a');
+    mkdirSync(dirname(entry.siblingPath));
+    linkSync(db, join(dirname(entry.siblingPath), ORIGINAL_NAME));
     writeFileSync(entry.siblingPath, original.subarray(0, 8192));
     await saveCompaction(state, entry);
     expect(await recoverCompaction(state, entry)).toMatchObject({ decision: 'rolledBack' });
     expect(readFileSync(db).equals(original)).toBe(true);
-    expect(existsSync(entry.siblingPath)).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.includes('cleanerx-compact'))).toEqual([]);
   });
 
   it('a missing database: a verified copy takes its place; an unverified one is kept and nothing is deleted', async () => {
@@ -378,6 +382,7 @@ describe('a kill at every crash point, then recovery', () => {
     expect(readdirSync(dir).sort()).toEqual(['logs_2.sqlite']);
 
     const e2 = pending(join(dir, 'other.sqlite'), 'copying', 'b');
+    mkdirSync(dirname(e2.siblingPath));
     writeFileSync(e2.siblingPath, 'partial');
     await saveCompaction(state, e2);
     expect(await recoverCompaction(state, e2)).toMatchObject({ decision: 'blocked' });

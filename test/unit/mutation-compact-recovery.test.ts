@@ -9,13 +9,14 @@
 import Database from 'better-sqlite3';
 import * as fs from 'node:fs';
 import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { identityOf, siblingFor } from '../../src/engine/cleanup/compact.js';
+import { identityOf, ORIGINAL_NAME } from '../../src/engine/cleanup/compact.js';
 import { listCompactions, saveCompaction, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
 import { recoverCompaction, recoverCompactions } from '../../src/engine/cleanup/compact-recovery.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { writeWorkCopy } from '../helpers/compact-work.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
@@ -46,8 +47,7 @@ function setup(step: Step, id = 'op1', name = 'store.sqlite'): { db: string; sib
   d.exec(
     'CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO t SELECT i, hex(randomblob(200)) FROM n; DELETE FROM t WHERE id > 50',
   );
-  const sib = siblingFor(db, id);
-  d.prepare('VACUUM INTO ?').run(sib);
+  const sib = writeWorkCopy(d, db, id);
   d.close();
   const now = new Date().toISOString();
   const entry: CompactionEntry = {
@@ -165,12 +165,45 @@ describe('rolling forward a verified copy', () => {
     });
   }
 
-  it('a side file of the copy with content is not an empty leftover: it is kept', async () => {
+  it("the work directory goes after the roll forward, with the old database's last link and the side files in it", async () => {
     const { db, sib, entry, copy } = setup('verified');
-    writeFileSync(`${sib}-shm`, 'not ours');
+    writeFileSync(`${sib}-shm`, 'left by SQLite');
+    writeFileSync(join(dirname(sib), `${ORIGINAL_NAME}-wal`), '');
     expect(await recoverCompaction(state, entry)).toMatchObject({ decision: 'rolledForward' });
     expect(readFileSync(db).equals(copy)).toBe(true);
-    expect(readFileSync(`${sib}-shm`, 'utf8')).toBe('not ours');
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+  });
+
+  it("something not the compaction's in the work directory keeps it, with that file", async () => {
+    const { db, sib, entry, copy } = setup('verified');
+    writeFileSync(join(dirname(sib), 'notes.txt'), 'not ours');
+    expect(await recoverCompaction(state, entry)).toMatchObject({ decision: 'rolledForward' });
+    expect(readFileSync(db).equals(copy)).toBe(true);
+    expect(readdirSync(dirname(sib))).toEqual(['notes.txt']);
+  });
+
+  it('a journal from before the work directory (the copy beside the database): rolled forward there; a side file with content is kept', async () => {
+    const { db, sib, entry, copy } = setup('verified');
+    const beside = join(dir, '.store.sqlite.cleanerx-compact-op1.old');
+    renameSync(sib, beside);
+    rmSync(dirname(sib), { recursive: true });
+    writeFileSync(`${beside}-shm`, 'not ours');
+    writeFileSync(`${beside}-wal`, '');
+    expect(await recoverCompaction(state, { ...entry, siblingPath: beside })).toMatchObject({ decision: 'rolledForward' });
+    expect(readFileSync(db).equals(copy)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['.store.sqlite.cleanerx-compact-op1.old-shm', 'store.sqlite']);
+  });
+
+  it('a journal from before the work directory, never verified: the copy beside the database is removed with its side files', async () => {
+    const { db, sib, entry } = setup('copied');
+    const beside = join(dir, '.store.sqlite.cleanerx-compact-op1.old');
+    renameSync(sib, beside);
+    rmSync(dirname(sib), { recursive: true });
+    writeFileSync(`${beside}-journal`, 'partial');
+    const original = readFileSync(db);
+    expect(await recoverCompaction(state, { ...entry, siblingPath: beside })).toMatchObject({ decision: 'rolledBack' });
+    expect(readFileSync(db).equals(original)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
   });
 
   it('the database missing: the verified copy takes its place', async () => {
@@ -277,7 +310,7 @@ describe('blocked: nothing is deleted', () => {
     rmSync(db);
     expect(await recoverCompaction(state, entry)).toEqual({
       decision: 'blocked',
-      reason: `${db} is missing and the copy ${sib} was never verified; it is kept: inspect it before anything else.`,
+      reason: `${db} is missing and the copy ${sib} was never verified; it is kept: inspect it before anything else. The original database is still there as ${join(dirname(sib), ORIGINAL_NAME)}: move it back to ${db}.`,
     });
     expect(readFileSync(sib).equals(copy)).toBe(true);
   });
@@ -286,6 +319,16 @@ describe('blocked: nothing is deleted', () => {
     const { db, sib, entry } = setup('swapping');
     rmSync(db);
     rmSync(sib);
+    expect(await recoverCompaction(state, entry)).toEqual({
+      decision: 'blocked',
+      reason: `${db} and its compacted copy are both missing: something else removed them. The original database is still there as ${join(dirname(sib), ORIGINAL_NAME)}: move it back to ${db}.`,
+    });
+    rmSync(join(dirname(sib), ORIGINAL_NAME));
+    expect(await recoverCompaction(state, entry)).toEqual({
+      decision: 'blocked',
+      reason: `${db} and its compacted copy are both missing: something else removed them.`,
+    });
+    rmSync(dirname(sib), { recursive: true });
     expect(await recoverCompaction(state, entry)).toEqual({
       decision: 'blocked',
       reason: `${db} and its compacted copy are both missing: something else removed them.`,

@@ -11,11 +11,13 @@ import {
   appendFileSync,
   copyFileSync,
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   symlinkSync,
   utimesSync,
@@ -23,7 +25,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CompactRefused, compactDatabase, removeSibling, siblingFor } from '../../src/engine/cleanup/compact.js';
+import { CompactRefused, compactDatabase, ORIGINAL_NAME, removeSibling, removeWorkDir, siblingFor, workDirFor } from '../../src/engine/cleanup/compact.js';
 import { listCompactions, saveCompaction, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { openRootDir } from '../../src/engine/host/anchored-fs.js';
@@ -348,7 +350,8 @@ describe('the copy', () => {
 
 describe('removeSibling', () => {
   it('removes the sibling and its side files when they are regular files, and nothing through a link or a directory', async () => {
-    const sib = siblingFor(db, 'op-x');
+    // As a journal from before the work directory named it: beside the database.
+    const sib = join(dir, '.store.sqlite.cleanerx-compact-op-x');
     const h = openRootDir(dir);
     const removeSib = (): void => removeSibling(h, basename(sib));
     const target = join(t.root, 'target');
@@ -371,5 +374,67 @@ describe('removeSibling', () => {
     removeSib();
     h.close();
     expect(readdirSync(dir)).toEqual(['store.sqlite']);
+  });
+});
+
+describe('removeWorkDir', () => {
+  const fill = (work: string): void => {
+    mkdirSync(work, { mode: 0o700 });
+    linkSync(db, join(work, ORIGINAL_NAME));
+    for (const n of [
+      'compacted',
+      'compacted-journal',
+      'compacted-wal',
+      'compacted-shm',
+      `${ORIGINAL_NAME}-wal`,
+      `${ORIGINAL_NAME}-shm`,
+      `${ORIGINAL_NAME}-journal`,
+    ])
+      writeFileSync(join(work, n), n);
+  };
+
+  it("removes the copy, the original's second link and every side file of both, then the folder; the database keeps its bytes", () => {
+    const work = workDirFor(db, 'op-w1');
+    const original = readFileSync(db);
+    fill(work);
+    const h = openRootDir(dir);
+    removeWorkDir(h, basename(work));
+    h.close();
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+    expect(readFileSync(db).equals(original)).toBe(true);
+  });
+
+  it('leaves the folder when something not its own is in it, and never follows a link there', () => {
+    const work = workDirFor(db, 'op-w2');
+    const target = join(t.root, 'target');
+    writeFileSync(target, 'keep');
+    fill(work);
+    rmSync(join(work, 'compacted-shm'));
+    symlinkSync(target, join(work, 'compacted-shm'));
+    writeFileSync(join(work, 'notes'), 'not ours');
+    const h = openRootDir(dir);
+    removeWorkDir(h, basename(work));
+    expect(readdirSync(work).sort()).toEqual(['compacted-shm', 'notes']);
+    expect(readFileSync(target, 'utf8')).toBe('keep');
+    rmSync(join(work, 'notes'));
+    rmSync(join(work, 'compacted-shm'));
+    removeWorkDir(h, basename(work));
+    h.close();
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+  });
+
+  it("a link or a file at the work folder's name, or nothing there: nothing is touched", () => {
+    const victim = join(t.root, 'victim');
+    fill(victim);
+    const names = readdirSync(victim).sort();
+    const h = openRootDir(dir);
+    symlinkSync(victim, workDirFor(db, 'op-w3'));
+    removeWorkDir(h, basename(workDirFor(db, 'op-w3')));
+    writeFileSync(workDirFor(db, 'op-w4'), 'a file');
+    removeWorkDir(h, basename(workDirFor(db, 'op-w4')));
+    removeWorkDir(h, basename(workDirFor(db, 'op-w5')));
+    h.close();
+    expect(readdirSync(victim).sort()).toEqual(names);
+    expect(readFileSync(workDirFor(db, 'op-w4'), 'utf8')).toBe('a file');
   });
 });

@@ -23,24 +23,43 @@
 //   any process holding the database or a side file refuses it, and the
 //   compaction holds SQLite's EXCLUSIVE lock (locking_mode=EXCLUSIVE) from
 //   the checkpoint to the proof, so nobody reads or writes meanwhile.
-// - every write into the database's directory (the copy's creation, the
-//   rename, each removal of the copy) goes through one handle on that
-//   directory opened without following links (#26), and the rename first
-//   checks that the directory's path still leads to that handle: a directory
-//   swapped for a link can neither receive the rename nor lose a file to the
-//   clean-up. SQLite itself opens by path, so each of its files is checked
-//   by identity through the handle before it is trusted.
+// - every write into the database's directory (the work directory, the
+//   rename, each removal) goes through one handle on that directory opened
+//   without following links (#26), and the rename first checks that the
+//   directory's path still leads to that handle: a directory swapped for a
+//   link can neither receive the rename nor lose a file to the clean-up.
+// - SQLite opens by path (and resolves /proc/self/fd names back to paths),
+//   so it is never given a name in the database's directory: the original
+//   (and its WAL) is hard-linked into a private 0700 work directory created
+//   there through the handle, and SQLite opens that link and writes the copy
+//   beside it. A path through a directory swapped for a link then leads to
+//   a work directory that does not exist in the link's target, and every
+//   open SQLite tries fails instead of creating or changing anything there.
 // The caller asserts the agent is stopped and holds the agent's cleanup lock.
 
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, promises as fsp, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, promises as fsp, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crashPoint, failPoint } from '../core/faults.js';
-import { type AnchoredError, type DirHandle, lstatAt, openFileAt, openTrustedDir, renameAt, sameIdentity as sameEntry, unlinkAt } from '../host/anchored-fs.js';
+import {
+  type AnchoredError,
+  type DirHandle,
+  linkAt,
+  lstatAt,
+  mkdirAt,
+  openChildDir,
+  openFileAt,
+  openTrustedDir,
+  readdirAt,
+  renameAt,
+  rmdirAt,
+  sameIdentity as sameEntry,
+  unlinkAt,
+} from '../host/anchored-fs.js';
 import { readDbSpace, type DbSpace } from '../host/db-space.js';
 import { fileHolders, type Holder } from './compact-holders.js';
 import { listCompactions, saveCompaction, COMPACT_TERMINAL, type CompactionEntry, type FileIdentity } from './compact-journal.js';
@@ -92,7 +111,12 @@ export const COMPACT_CRASH_POINTS = [
   'compact:complete',
 ] as const;
 
-export const siblingFor = (dbPath: string, operationId: string): string => join(dirname(dbPath), `.${basename(dbPath)}.cleanerx-compact-${operationId}`);
+/** The private directory beside the database in which SQLite does all its work. */
+export const workDirFor = (dbPath: string, operationId: string): string => join(dirname(dbPath), `.${basename(dbPath)}.cleanerx-compact-${operationId}`);
+/** In the work directory: the compacted copy, and the hard link to the original that SQLite opens. */
+const COPY_NAME = 'compacted';
+export const ORIGINAL_NAME = 'original';
+export const siblingFor = (dbPath: string, operationId: string): string => join(workDirFor(dbPath, operationId), COPY_NAME);
 const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
 
 async function statfsFree(dir: string): Promise<number> {
@@ -200,6 +224,52 @@ export function removeSibling(dir: DirHandle, sibling: string): void {
   for (const n of [sibling, ...SIDE_FILES.map((s) => sibling + s)]) if (lstatAt(dir, n)?.isFile()) unlinkAt(dir, n);
 }
 
+/**
+ * Removes the work directory: the copy, the link to the original (the
+ * database's own name is never touched here) and SQLite's side files of
+ * both, then the directory. Anything else found in it is left, with it.
+ */
+export function removeWorkDir(dir: DirHandle, workName: string): void {
+  if (!lstatAt(dir, workName)?.isDirectory()) return;
+  const work = openChildDir(dir, workName);
+  let empty: boolean;
+  try {
+    removeSibling(work, COPY_NAME);
+    removeSibling(work, ORIGINAL_NAME);
+    empty = readdirAt(work).length === 0;
+  } finally {
+    work.close();
+  }
+  if (empty) rmdirAt(dir, workName);
+}
+
+/**
+ * Creates the work directory through the handle and links the original and
+ * its WAL into it (a rollback journal with content is refused before: its
+ * link would be rolled back and removed by SQLite while the database's own
+ * name kept it, hot, for the next opener of the compacted file).
+ */
+function prepareWorkDir(dir: DirHandle, dbPath: string, workName: string): DirHandle {
+  const dbName = basename(dbPath);
+  if ((lstatAt(dir, `${dbName}-journal`)?.size ?? 0) > 0)
+    throw new CompactRefused(
+      `${dbPath} has an unfinished transaction (${dbName}-journal); start its agent once so that SQLite rolls it back, then compact again.`,
+    );
+  mkdirAt(dir, workName, 0o700);
+  const work = openChildDir(dir, workName);
+  try {
+    linkAt(dir, dbName, work, ORIGINAL_NAME);
+    if (lstatAt(dir, `${dbName}-wal`)?.isFile()) linkAt(dir, `${dbName}-wal`, work, `${ORIGINAL_NAME}-wal`);
+    // The link must be the database's own inode: a link (or anything else) at its name would have been linked as it is.
+    const orig = lstatAt(dir, dbName);
+    if (!orig?.isFile() || !sameEntry(orig, lstatAt(work, ORIGINAL_NAME)!)) throw new Error(`${dbPath} changed during the compaction`);
+    return work;
+  } catch (e) {
+    work.close();
+    throw e;
+  }
+}
+
 /** Takes the exclusive lock (held until the connection closes) and empties the WAL into the database; whether it is in WAL mode. */
 function lockAndCheckpoint(db: Database.Database, dbPath: string): boolean {
   // Before the first read: in WAL mode the connection then never uses the -shm, and holds the lock until closed.
@@ -217,17 +287,19 @@ function lockAndCheckpoint(db: Database.Database, dbPath: string): boolean {
   return String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
 }
 
-/** VACUUM INTO a sibling this call creates, proven to be the file it created, with the original's mode, synced. */
-function writeSibling(db: Database.Database, dir: DirHandle, sibling: string, dbPath: string): void {
-  // The sibling is created here, exclusively and without following a link (a link planted at its journaled
-  // name would have VACUUM INTO write the whole database to its target); VACUUM INTO fills the empty file.
-  const own = openFileAt(dir, basename(sibling), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+/** VACUUM INTO a copy this call creates in the work directory, proven to be the file it created, with the original's mode, synced. */
+function writeSibling(db: Database.Database, work: DirHandle, dir: DirHandle, sibling: string, dbPath: string): void {
+  // The copy is created here, exclusively and without following a link; VACUUM INTO fills the empty file.
+  const own = openFileAt(work, COPY_NAME, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
   try {
     db.prepare('VACUUM INTO ?').run(sibling);
     crashPoint('compact:copy:written');
-    // By path, as SQLite wrote it: the name it used must reach the file created in the handle's directory.
+    // Through the handle: the name SQLite wrote must be the file created there.
     // One identity test for both (device, inode, a regular file; size and time too, which two stats of one untouched inode share).
-    if (!sameIdentity(identityOf(fstatSync(own)), lstatSync(sibling))) throw new Error(`${sibling} was replaced while the copy was written`);
+    const written = fstatSync(own);
+    if (!sameIdentity(identityOf(written), lstatAt(work, COPY_NAME))) throw new Error(`${sibling} was replaced while the copy was written`);
+    // Still empty: SQLite's path led elsewhere (a work directory of the same name planted behind a swapped link).
+    if (written.size === 0) throw new Error(`${sibling} was not written by the copy`);
     const orig = lstatAt(dir, basename(dbPath));
     if (!orig?.isFile()) throw new Error(`${dbPath} changed during the compaction`);
     // The mode through the descriptor: never a chmod that follows a name.
@@ -294,7 +366,7 @@ async function proveCopy(db: Database.Database, sibling: string, wal: boolean): 
 async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Promise<CompactResult> {
   const operationId = o.operationId ?? randomUUID();
   const sibling = siblingFor(o.dbPath, operationId);
-  const sibName = basename(sibling);
+  const workName = basename(workDirFor(o.dbPath, operationId));
   const dbName = basename(o.dbPath);
   const now = new Date().toISOString();
   const entry: CompactionEntry = {
@@ -311,10 +383,12 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
   await saveCompaction(o.stateDir, entry);
 
   let db: Database.Database | null = null;
+  let work: DirHandle | null = null;
   // Set just before the rename: until then the original is untouched, whatever the journal says.
   let renaming = false;
   try {
-    db = new Database(o.dbPath, { fileMustExist: true, timeout: BUSY_MS });
+    work = prepareWorkDir(dir, o.dbPath, workName);
+    db = new Database(join(workDirFor(o.dbPath, operationId), ORIGINAL_NAME), { fileMustExist: true, timeout: BUSY_MS });
     const wal = lockAndCheckpoint(db, o.dbPath);
     entry.step = 'checkpointed';
     await saveCompaction(o.stateDir, entry);
@@ -324,19 +398,21 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
 
     entry.step = 'copying';
     await saveCompaction(o.stateDir, entry);
-    writeSibling(db, dir, sibling, o.dbPath);
+    writeSibling(db, work, dir, sibling, o.dbPath);
     entry.step = 'copied';
     await saveCompaction(o.stateDir, entry);
 
     const { proof, freeAfter } = await proveCopy(db, sibling, wal);
-    for (const s of SIDE_FILES) if (lstatAt(dir, sibName + s)) throw new Error(`SQLite left ${sibling}${s} behind`);
+    for (const s of SIDE_FILES) if (lstatAt(work, COPY_NAME + s)) throw new Error(`SQLite left ${sibling}${s} behind`);
     // The identity recorded is the file just synced: opened by name, no link followed.
-    const sib = fsyncAt(dir, sibName);
+    const sib = fsyncAt(work, COPY_NAME);
+    // The copy's entry in the work directory, and the work directory's in the database's: both durable before `verified` says so.
+    fsyncSync(work.fd);
     fsyncSync(dir.fd);
     entry.sibling = identityOf(sib);
     entry.proof = proof;
 
-    // Closing removes the checkpointed WAL; then the original is re-identified as it will be at the rename.
+    // Closing removes the link to the checkpointed WAL; then the original is re-identified as it will be at the rename.
     db.close();
     db = null;
     const orig = lstatAt(dir, dbName);
@@ -344,6 +420,8 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
     entry.original = identityOf(orig);
     const leftWal = lstatAt(dir, `${dbName}-wal`);
     if (leftWal && leftWal.size > 0) throw new Error(`${o.dbPath}-wal still holds data after the checkpoint`);
+    // The empty WAL the checkpoint left under the database's own name, which SQLite's close removes when it opened that name.
+    if (leftWal?.isFile()) unlinkAt(dir, `${dbName}-wal`);
     entry.step = 'verified';
     await saveCompaction(o.stateDir, entry);
 
@@ -354,31 +432,36 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
     // Right before the rename, all through the one handle: the directory is still where the path leads, and both files are as proven.
     if (!stillAt(dir, dirname(o.dbPath))) throw new Error(`${dirname(o.dbPath)} was moved or replaced during the compaction`);
     if (!sameIdentity(entry.original, lstatAt(dir, dbName))) throw new Error(`${o.dbPath} changed during the compaction`);
-    if (!sameIdentity(entry.sibling, lstatAt(dir, sibName))) throw new Error(`${sibling} changed after it was proven`);
+    if (!sameIdentity(entry.sibling, lstatAt(work, COPY_NAME))) throw new Error(`${sibling} changed after it was proven`);
     renaming = true;
-    renameAt(dir, sibName, dir, dbName);
+    renameAt(work, COPY_NAME, dir, dbName);
     crashPoint('compact:swap:renamed');
     fsyncSync(dir.fd);
     entry.step = 'swapped';
     await saveCompaction(o.stateDir, entry);
+    // The old database goes with its last link, in the work directory.
+    work.close();
+    removeWorkDir(dir, workName);
+    fsyncSync(dir.fd);
 
-    const after = readDbSpace(o.dbPath);
     entry.step = 'complete';
     entry.message = `Compacted: ${space.fileBytes + space.walBytes} bytes before, ${sib.size} after.`;
     await saveCompaction(o.stateDir, entry);
     return {
       operationId,
       before: { fileBytes: space.fileBytes, walBytes: space.walBytes, freePages: space.freePages!, pageSize: space.pageSize! },
-      after: { fileBytes: after.fileBytes, walBytes: after.walBytes, freePages: after.freePages ?? freeAfter },
-      freedBytes: space.fileBytes + space.walBytes - after.fileBytes,
+      // What was proven of the copy now in place: read again by path, the name could lead elsewhere.
+      after: { fileBytes: sib.size, walBytes: 0, freePages: freeAfter },
+      freedBytes: space.fileBytes + space.walBytes - sib.size,
       proof,
     };
   } catch (e) {
     closeQuietly(db);
+    work?.close();
     // Before the rename the original is untouched: the copy is discarded. After it, nothing is undone here; recovery decides.
     const swapped = renaming;
     if (!swapped) {
-      removeSibling(dir, sibName);
+      removeWorkDir(dir, workName);
       entry.step = 'rolledBack';
       entry.message = `Not compacted; the original is kept: ${(e as Error).message}`;
       await saveCompaction(o.stateDir, entry, 'compact:rolledBack');
