@@ -7,11 +7,11 @@
 // vitest: own process
 
 import Database from 'better-sqlite3';
-import { lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listCompactions, type CompactionEntry } from '../../src/engine/cleanup/compact-journal.js';
-import { CompactRefused, compactDatabase, identityOf, siblingFor } from '../../src/engine/cleanup/compact.js';
+import { CompactRefused, compactDatabase, identityOf } from '../../src/engine/cleanup/compact.js';
 import { recoverCompaction } from '../../src/engine/cleanup/compact-recovery.js';
 import { anchoredSupported } from '../../src/engine/host/anchored-fs.js';
 import { writeFreePagesDb } from '../helpers/free-pages-db.js';
