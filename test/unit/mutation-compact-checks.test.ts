@@ -37,7 +37,12 @@ import { readDbSpace } from '../../src/engine/host/db-space.js';
 import { writeFreePagesDb } from '../helpers/free-pages-db.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 
-const io = vi.hoisted(() => ({ log: [] as (string | number)[][], threads: [] as Promise<unknown>[], threadCode: null as string | null }));
+const io = vi.hoisted(() => ({
+  log: [] as (string | number)[][],
+  threads: [] as Promise<unknown>[],
+  threadCode: null as string | null,
+  linkError: null as string | null,
+}));
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
@@ -62,7 +67,11 @@ vi.mock('node:fs', async (importOriginal) => {
     io.log.push(['rename', String(from), String(to)]);
     real.renameSync(from, to);
   };
-  return { ...real, openSync, fsyncSync, closeSync, renameSync, promises: { ...real.promises, rename } };
+  const linkSync = (from: fs.PathLike, to: fs.PathLike) => {
+    if (io.linkError) throw Object.assign(new Error(`${io.linkError}: link`), { code: io.linkError });
+    real.linkSync(from, to);
+  };
+  return { ...real, openSync, fsyncSync, closeSync, renameSync, linkSync, promises: { ...real.promises, rename } };
 });
 
 vi.mock('node:worker_threads', async (importOriginal) => {
@@ -89,6 +98,7 @@ beforeEach(() => {
   writeFreePagesDb(db);
   io.log.length = 0;
   io.threads.length = 0;
+  io.linkError = null;
   io.threadCode = null;
 });
 afterEach(async () => {
@@ -426,6 +436,30 @@ describe('a compaction that completes', () => {
     expect(proven).toBeGreaterThan(0);
     expect(r.after).toEqual({ fileBytes: proven, walBytes: 0, freePages: 0 });
     expect(r.freedBytes).toBe(before.fileBytes + before.walBytes - proven);
+  });
+});
+
+describe('a filesystem without hard links', () => {
+  for (const code of ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'])
+    it(`link(2) answering ${code}: refused in one sentence, the database byte-identical, no work folder left`, async () => {
+      const original = readFileSync(db);
+      io.linkError = code;
+      const e = await compactDatabase(opts()).catch((x: Error) => x);
+      expect(e).toBeInstanceOf(CompactRefused);
+      expect((e as Error).message).toBe(
+        `Cannot compact ${db}: its filesystem does not allow hard links, which the compaction needs to keep SQLite's files inside its own folder.`,
+      );
+      expect(readFileSync(db).equals(original)).toBe(true);
+      expect(readdirSync(dir)).toEqual(['store.sqlite']);
+      expect((await journaled()).step).toBe('rolledBack');
+    });
+
+  it('any other failure of the link is not called a filesystem without hard links', async () => {
+    io.linkError = 'EIO';
+    const e = await compactDatabase(opts()).catch((x: Error) => x);
+    expect(e).not.toBeInstanceOf(CompactRefused);
+    expect((e as Error).message).toMatch(/^Compaction of .* stopped and the original is kept: .*original cannot be used \(EIO\)\.$/);
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
   });
 });
 

@@ -118,6 +118,8 @@ const COPY_NAME = 'compacted';
 export const ORIGINAL_NAME = 'original';
 export const siblingFor = (dbPath: string, operationId: string): string => join(workDirFor(dbPath, operationId), COPY_NAME);
 const SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
+/** link(2)'s answers on a filesystem without hard links (FAT, some FUSE and network mounts). */
+const NO_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'];
 
 async function statfsFree(dir: string): Promise<number> {
   const s = await fsp.statfs(dir);
@@ -258,7 +260,14 @@ function prepareWorkDir(dir: DirHandle, dbPath: string, workName: string): DirHa
   mkdirAt(dir, workName, 0o700);
   const work = openChildDir(dir, workName);
   try {
-    linkAt(dir, dbName, work, ORIGINAL_NAME);
+    try {
+      linkAt(dir, dbName, work, ORIGINAL_NAME);
+    } catch (e) {
+      if (!NO_LINKS.includes(String((e as AnchoredError).code))) throw e;
+      throw new CompactRefused(
+        `Cannot compact ${dbPath}: its filesystem does not allow hard links, which the compaction needs to keep SQLite's files inside its own folder.`,
+      );
+    }
     if (lstatAt(dir, `${dbName}-wal`)?.isFile()) linkAt(dir, `${dbName}-wal`, work, `${ORIGINAL_NAME}-wal`);
     // The link must be the database's own inode: a link (or anything else) at its name would have been linked as it is.
     const orig = lstatAt(dir, dbName);
