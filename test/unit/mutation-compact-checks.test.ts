@@ -439,6 +439,31 @@ describe('a compaction that completes', () => {
   });
 });
 
+describe('an unfinished rollback journal', () => {
+  // Written once the first checks passed (which a hot journal already fails: a read-only connection cannot roll it back).
+  it('a -journal with content: refused before anything is linked, the database and the journal byte-identical', async () => {
+    const original = readFileSync(db);
+    atCrashPoints((p) => {
+      if (p === 'compact:planned') writeFileSync(`${db}-journal`, 'hot');
+    });
+    const e = await compactDatabase(opts()).catch((x: Error) => x);
+    expect(e).toBeInstanceOf(CompactRefused);
+    expect((e as Error).message).toBe(
+      `${db} has an unfinished transaction (store.sqlite-journal); start its agent once so that SQLite rolls it back, then compact again.`,
+    );
+    expect(readFileSync(db).equals(original)).toBe(true);
+    expect(readFileSync(`${db}-journal`, 'utf8')).toBe('hot');
+    expect(readdirSync(dir).sort()).toEqual(['store.sqlite', 'store.sqlite-journal']);
+  });
+
+  it('an empty -journal is no transaction: the compaction runs', async () => {
+    writeFileSync(`${db}-journal`, '');
+    const r = await compactDatabase(opts());
+    expect(r.after.freePages).toBe(0);
+    expect(r.freedBytes).toBeGreaterThan(0);
+  });
+});
+
 describe('a filesystem without hard links', () => {
   for (const code of ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'])
     it(`link(2) answering ${code}: refused in one sentence, the database byte-identical, no work folder left`, async () => {
