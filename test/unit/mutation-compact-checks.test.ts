@@ -464,6 +464,31 @@ describe('an unfinished rollback journal', () => {
   });
 });
 
+describe('the work folder', () => {
+  it("a folder already at its name is not this run's: refused, and nothing in it is removed", async () => {
+    const work = join(dir, '.store.sqlite.cleanerx-compact-op-taken');
+    mkdirSync(work);
+    for (const n of ['compacted', 'original', 'compacted-journal']) writeFileSync(join(work, n), n);
+    const original = readFileSync(db);
+    const e = await compactDatabase(opts({ operationId: 'op-taken' })).catch((x: Error) => x);
+    expect((e as Error).message).toBe(`Compaction of ${db} stopped and the original is kept: ${work} already exists.`);
+    expect(readdirSync(work).sort()).toEqual(['compacted', 'compacted-journal', 'original']);
+    expect(readFileSync(db).equals(original)).toBe(true);
+  });
+
+  it("is made private (0700) and holds the original's second link while SQLite works", async () => {
+    let seen: { mode: number; linked: boolean } | null = null;
+    atCrashPoints((p) => {
+      if (p !== 'compact:checkpointed') return;
+      const work = join(dir, '.store.sqlite.cleanerx-compact-op-m');
+      seen = { mode: lstatSync(work).mode & 0o777, linked: lstatSync(join(work, 'original')).ino === lstatSync(db).ino };
+    });
+    await compactDatabase(opts({ operationId: 'op-m' }));
+    expect(seen).toEqual({ mode: 0o700, linked: true });
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+  });
+});
+
 describe('a filesystem without hard links', () => {
   for (const code of ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'])
     it(`link(2) answering ${code}: refused in one sentence, the database byte-identical, no work folder left`, async () => {

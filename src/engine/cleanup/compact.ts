@@ -251,13 +251,15 @@ export function removeWorkDir(dir: DirHandle, workName: string): void {
  * link would be rolled back and removed by SQLite while the database's own
  * name kept it, hot, for the next opener of the compacted file).
  */
-function prepareWorkDir(dir: DirHandle, dbPath: string, workName: string): DirHandle {
+function prepareWorkDir(dir: DirHandle, dbPath: string, workName: string, made: () => void): DirHandle {
   const dbName = basename(dbPath);
   if ((lstatAt(dir, `${dbName}-journal`)?.size ?? 0) > 0)
     throw new CompactRefused(
       `${dbPath} has an unfinished transaction (${dbName}-journal); start its agent once so that SQLite rolls it back, then compact again.`,
     );
+  // Exclusive (EEXIST on anything at the name, a link included): only a folder this run made is ever emptied by it.
   mkdirAt(dir, workName, 0o700);
+  made();
   const work = openChildDir(dir, workName);
   try {
     try {
@@ -393,10 +395,11 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
 
   let db: Database.Database | null = null;
   let work: DirHandle | null = null;
+  let madeWork = false;
   // Set just before the rename: until then the original is untouched, whatever the journal says.
   let renaming = false;
   try {
-    work = prepareWorkDir(dir, o.dbPath, workName);
+    work = prepareWorkDir(dir, o.dbPath, workName, () => (madeWork = true));
     db = new Database(join(workDirFor(o.dbPath, operationId), ORIGINAL_NAME), { fileMustExist: true, timeout: BUSY_MS });
     const wal = lockAndCheckpoint(db, o.dbPath);
     entry.step = 'checkpointed';
@@ -470,7 +473,7 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
     // Before the rename the original is untouched: the copy is discarded. After it, nothing is undone here; recovery decides.
     const swapped = renaming;
     if (!swapped) {
-      removeWorkDir(dir, workName);
+      if (madeWork) removeWorkDir(dir, workName);
       entry.step = 'rolledBack';
       entry.message = `Not compacted; the original is kept: ${(e as Error).message}`;
       await saveCompaction(o.stateDir, entry, 'compact:rolledBack');
