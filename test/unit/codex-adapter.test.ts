@@ -28,6 +28,7 @@ import type { ScanWarning } from '../../src/engine/core/model.js';
 import { CODEX_BIN } from '../helpers/codex.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 let t: TempEnv | undefined;
 afterEach(() => {
@@ -219,13 +220,13 @@ describe('capability probe', () => {
     const ch = fakeChannel();
     const c = new JsonRpcClient(ch, 1000);
     const caps = probeCapabilities(c);
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => ch.sent.length >= 2, 'both probes to be sent');
     for (const m of ch.sent) {
       if (m.method === 'thread/delete') ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: 'Invalid request: missing field `threadId`' } }));
       else if (m.method === 'memory/reset')
         ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: 'Invalid request: invalid type: string "x", expected unit' } }));
     }
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => ch.sent.some((m) => m.method === 'thread/loaded/list'), 'thread/loaded/list to be sent');
     for (const m of ch.sent) if (m.method === 'thread/loaded/list') ch.deliver(JSON.stringify({ id: m.id, result: { data: [], nextCursor: null } }));
     expect(await caps).toMatchObject({ threadDelete: true, memoryReset: true, loadedList: true });
     const resets = ch.sent.filter((m) => m.method === 'memory/reset');
@@ -237,10 +238,10 @@ describe('capability probe', () => {
     const ch = fakeChannel();
     const c = new JsonRpcClient(ch, 1000);
     const caps = probeCapabilities(c);
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => ch.sent.length >= 2, 'both probes to be sent');
     for (const m of ch.sent)
       ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: `Invalid request: unknown variant \`${String(m.method)}\`` } }));
-    await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => ch.sent.some((m) => m.method === 'thread/loaded/list'), 'thread/loaded/list to be sent');
     for (const m of ch.sent) ch.deliver(JSON.stringify({ id: m.id, error: { code: -32600, message: 'unknown variant' } }));
     expect(await caps).toMatchObject({ threadDelete: false, memoryReset: false });
   });
