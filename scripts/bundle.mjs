@@ -11,16 +11,32 @@
 // Everything sits flat in dist/ because modules find their neighbours by
 // `new URL('./worker.js' | './keyring-child.js', import.meta.url)`: in the
 // bundle those resolve beside the chunk that holds the code.
-// Native modules, blessed and yargs (they read their terminfo data, widgets and locales by path)
-// and the pinned agents stay in node_modules.
+// Native modules, blessed (it reads its terminfo data and widgets by path) and
+// the pinned agents stay in node_modules. yargs is bundled: loaded from
+// node_modules it was ~30 files to resolve and read, ~45 ms of CPU on every
+// command that parses with it (the tests spawn hundreds); its one path-finding
+// line is pointed back at its own folder (yargsShimFix) for its locales.
 
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ENTRIES = { cleanerx: 'src/cli.ts', worker: 'src/worker.ts', 'keyring-child': 'src/backup/keyring-child.ts' };
-// yargs reads its own locales (Options:, Commands: in Chinese) by path, as blessed reads its terminfo.
-const EXTERNAL = ['better-sqlite3', '@mongodb-js/zstd', '@napi-rs/keyring', '@lydell/node-pty', 'node-pty', 'blessed', 'yargs'];
+const EXTERNAL = ['better-sqlite3', '@mongodb-js/zstd', '@napi-rs/keyring', '@lydell/node-pty', 'node-pty', 'blessed'];
+
+// yargs' ESM shim finds its locales (Options:, Commands: in Chinese) and the package.json it
+// guesses a version from relative to its own file. Bundled, import.meta.url would be a dist/
+// chunk; import.meta.resolve finds the installed yargs from there, wherever npm put it.
+const YARGS_SHIM = /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/;
+const yargsShimFix = {
+  name: 'yargs-shim-path',
+  transform(code, id) {
+    if (!YARGS_SHIM.test(id)) return null;
+    const from = 'fileURLToPath(import.meta.url)';
+    if (!code.includes(from)) throw new Error(`${id} no longer says ${from}: check how it finds its locales before bundling it`);
+    return code.replace(from, "fileURLToPath(new URL('./lib/platform-shims/esm.mjs', import.meta.resolve('yargs')))");
+  },
+};
 
 /** `id` is a package in EXTERNAL (or a file inside one), or a Node built-in. */
 function isExternal(id) {
@@ -44,7 +60,14 @@ export async function bundle(root) {
   // Chunks of an older build would otherwise pile up (their names carry a content hash).
   for (const f of readdirSync(dist)) if (f.startsWith('chunk-') && f.endsWith('.js')) rmSync(join(dist, f));
   const input = Object.fromEntries(Object.entries(ENTRIES).map(([k, v]) => [k, join(root, v)]));
-  const build = await rolldown({ input, platform: 'node', external: isExternal, logLevel: 'warn', tsconfig: join(root, 'tsconfig.build.json') });
+  const build = await rolldown({
+    input,
+    platform: 'node',
+    external: isExternal,
+    plugins: [yargsShimFix],
+    logLevel: 'warn',
+    tsconfig: join(root, 'tsconfig.build.json'),
+  });
   await build.write({ dir: dist, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunk-[name]-[hash].js', sourcemap: false });
   await build.close();
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

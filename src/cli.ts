@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Entry point and the one composition root: the command line (src/cli/*)
-// meets the app (src/app/*) here and nowhere else. The bare app, `scan` and
-// `clean` in their usual spellings start without yargs (it costs ~30 ms of
-// CPU, ~50 ms for a clean of 1,000 ids); any other subcommand or unusual
-// flag loads it lazily. Exit codes: 0 ok, 1 failure, 2 usage error.
+// meets the app (src/app/*) here and nowhere else. The bare app, `scan`,
+// `clean` and `recovery` in their usual spellings start without yargs (it
+// costs ~30 ms of CPU, ~50 ms for a clean of 1,000 ids); any other subcommand
+// or unusual flag loads it lazily. Exit codes: 0 ok, 1 failure, 2 usage error.
 // Errors are one line unless CLEANERX_DEBUG=1.
 
 // The registry first: every flag, file and message below learns the agents from it (engine/core/agents.ts).
@@ -20,6 +20,7 @@ import { chooseLanguage, withoutLang } from './cli/language.js';
 import type { ScanOptions } from './cli/scan.js';
 import { scanArgs } from './cli/scan-args.js';
 import { type CleanArgs, cleanArgs } from './cli/clean-args.js';
+import { type RecoveryArgs, recoveryArgs } from './cli/recovery-args.js';
 import { getLanguage, LANGUAGE_ENV, t } from './engine/i18n/index.js';
 
 const INFO_FLAGS = new Set(['--help', '-h', '--version', '-V', 'help']);
@@ -35,9 +36,11 @@ async function main(argv: string[]): Promise<number> {
   const rest = withoutLang(argv);
   const scan = scanArgs(rest);
   const clean = scan ? null : cleanArgs(rest);
+  const recovery = scan || clean ? null : recoveryArgs(rest);
   // The modules the app, the scan or the clean will need load while the settings are read for the language.
   if (scan) for (const m of [import('./cli/scan.js'), import('./cli/printer.js'), import('./cli/engine-factory.js')]) m.catch(() => undefined);
   else if (clean) for (const m of [import('./cli/clean.js'), import('./cli/printer.js'), import('./cli/engine-factory.js')]) m.catch(() => undefined);
+  else if (recovery) for (const m of [import('./cli/recovery.js'), import('./cli/printer.js'), import('./cli/engine-factory.js')]) m.catch(() => undefined);
   else if (looksLikeApp(rest)) import('./app/app.js').catch(() => undefined);
   // Before anything is printed: --help, usage errors and the app all speak it.
   await chooseLanguage(argv, process.env);
@@ -45,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
   if (app) return startApp(app);
   if (scan) return fastScan(scan);
   if (clean) return fastClean(clean);
+  if (recovery) return fastRecovery(recovery);
   // The engine's modules load beside yargs (a command will want them), but not for --help or --version.
   const engineModule = info ? null : import('./cli/engine-factory.js');
   engineModule?.catch(() => undefined);
@@ -97,6 +101,17 @@ async function fastClean(args: CleanArgs): Promise<number> {
     import('./cli/passphrase.js'),
   ]);
   return runClean(cleanOptionsOf(args), { engine: async (o) => cliEngine(process.env, o), io: terminalPrinter, passphrase: stdinPassphrase(terminalPrinter) });
+}
+
+/** `recovery` in its usual spellings, without yargs: the same run function its handler calls. */
+async function fastRecovery(args: RecoveryArgs): Promise<number> {
+  const [{ runRecovery }, { terminalPrinter }, { cliEngine }, { stdinPassphrase }] = await Promise.all([
+    import('./cli/recovery.js'),
+    import('./cli/printer.js'),
+    import('./cli/engine-factory.js'),
+    import('./cli/passphrase.js'),
+  ]);
+  return runRecovery(args, { engine: async (o) => cliEngine(process.env, o), io: terminalPrinter, passphrase: stdinPassphrase(terminalPrinter) });
 }
 
 async function startApp(request: AppRequest): Promise<number> {

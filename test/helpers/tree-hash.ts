@@ -26,6 +26,20 @@ export function hashTree(root: string, exclude: string[] = []): Map<string, stri
   return out;
 }
 
+/** The relative path of every entry below `root` (links not followed): hashTree's keys without reading a byte. */
+export function treeNames(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = join(dir, e.name);
+      out.push(relative(root, p));
+      if (e.isDirectory()) walk(p);
+    }
+  };
+  walk(root);
+  return out;
+}
+
 /** Entries that differ between two pictures, as readable lines. */
 export function treeDiff(before: Map<string, string>, after: Map<string, string>): string[] {
   const out: string[] = [];

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDemoHome, type DemoHome } from '../../src/demo/demo-home.js';
 import { CLI } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
@@ -16,13 +16,12 @@ import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 let t: TempEnv;
 let demo: DemoHome;
 
-beforeEach(async () => {
+async function freshHome(): Promise<void> {
   t = makeTempEnv();
   const tmp = join(t.root, 'tmp');
   mkdirSync(tmp);
   demo = await createDemoHome(Date.now(), undefined, tmp);
-});
-afterEach(() => t.cleanup());
+}
 
 function run(args: string[]) {
   return spawnSync(process.execPath, [CLI, ...args], {
@@ -68,6 +67,10 @@ function itemPaths(): Map<string, string[]> {
 const wholeTree = (): Map<string, string> => hashTree(demo.root, [demo.env.XDG_STATE_HOME!, join(demo.root, 'run')]);
 
 describe('cleanerx plan --agent all', () => {
+  // Planning never changes the home (one test holds that), so these share one demo home: building it runs the real agents.
+  beforeAll(freshHome);
+  afterAll(() => t.cleanup());
+
   it('--suggested: one plan file per agent with items, exactly the single-agent file, items only of the suggested kinds', () => {
     const { set } = makeSet(['--suggested']);
     expect(Object.keys(set).sort()).toEqual(['plans', 'version']);
@@ -129,6 +132,9 @@ describe('cleanerx plan --agent all', () => {
 });
 
 describe('cleanerx clean --plan <plan set>', () => {
+  beforeEach(freshHome);
+  afterEach(() => t.cleanup());
+
   it('runs one cleanup per agent in turn: exactly the planned items go, everything else byte-identical', { timeout: 240_000 }, () => {
     const { file, set } = makeSet(['--suggested']);
     const paths = itemPaths();
