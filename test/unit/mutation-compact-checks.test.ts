@@ -42,6 +42,7 @@ const io = vi.hoisted(() => ({
   threads: [] as Promise<unknown>[],
   threadCode: null as string | null,
   linkError: null as string | null,
+  afterLink: null as (() => void) | null,
 }));
 
 vi.mock('node:fs', async (importOriginal) => {
@@ -70,6 +71,7 @@ vi.mock('node:fs', async (importOriginal) => {
   const linkSync = (from: fs.PathLike, to: fs.PathLike) => {
     if (io.linkError) throw Object.assign(new Error(`${io.linkError}: link`), { code: io.linkError });
     real.linkSync(from, to);
+    io.afterLink?.();
   };
   return { ...real, openSync, fsyncSync, closeSync, renameSync, linkSync, promises: { ...real.promises, rename } };
 });
@@ -99,6 +101,7 @@ beforeEach(() => {
   io.log.length = 0;
   io.threads.length = 0;
   io.linkError = null;
+  io.afterLink = null;
   io.threadCode = null;
 });
 afterEach(async () => {
@@ -489,6 +492,43 @@ describe('the work folder', () => {
   });
 });
 
+describe('the link to the original', () => {
+  it('the database replaced right after it was linked: refused as changed, the replacement kept, no work folder left', async () => {
+    io.afterLink = () => {
+      io.afterLink = null;
+      writeFileSync(`${db}.other`, 'another file');
+      renameSync(`${db}.other`, db);
+    };
+    const e = await compactDatabase(opts()).catch((x: Error) => x);
+    expect((e as Error).message).toBe(`Compaction of ${db} stopped and the original is kept: ${db} changed during the compaction`);
+    expect(readFileSync(db, 'utf8')).toBe('another file');
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+  });
+
+  it('the database removed right after it was linked: refused as changed, no work folder left', async () => {
+    io.afterLink = () => {
+      io.afterLink = null;
+      rmSync(db);
+    };
+    const e = await compactDatabase(opts()).catch((x: Error) => x);
+    expect((e as Error).message).toBe(`Compaction of ${db} stopped and the original is kept: ${db} changed during the compaction`);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('the copy VACUUM INTO wrote', () => {
+  it('found empty where it was made (SQLite wrote somewhere else): refused, the original kept', async () => {
+    const original = readFileSync(db);
+    atCrashPoints((p) => {
+      if (p === 'compact:copy:written') truncateSync(siblingFor(db, 'op-e'), 0);
+    });
+    const e = await compactDatabase(opts({ operationId: 'op-e' })).catch((x: Error) => x);
+    expect((e as Error).message).toBe(`Compaction of ${db} stopped and the original is kept: ${siblingFor(db, 'op-e')} was not written by the copy`);
+    expect(readFileSync(db).equals(original)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
+  });
+});
+
 describe('a filesystem without hard links', () => {
   for (const code of ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'])
     it(`link(2) answering ${code}: refused in one sentence, the database byte-identical, no work folder left`, async () => {
@@ -502,6 +542,7 @@ describe('a filesystem without hard links', () => {
       expect(readFileSync(db).equals(original)).toBe(true);
       expect(readdirSync(dir)).toEqual(['store.sqlite']);
       expect((await journaled()).step).toBe('rolledBack');
+      expect(await openInDir()).toEqual([]);
     });
 
   it('any other failure of the link is not called a filesystem without hard links', async () => {

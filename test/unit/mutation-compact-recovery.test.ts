@@ -94,6 +94,8 @@ describe('the rename had happened', () => {
       reason: 'The compacted database is in place; the compaction is finished.',
     });
     expect(readFileSync(db).equals(copy)).toBe(true);
+    // The work directory, with the old database's last link, is gone.
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
     expect(await journaled()).toMatchObject({ step: 'complete', message: 'Recovered: the compacted database was already in place.' });
     expect(points).toEqual(['compact:recovered:complete']);
     expect(fs.fsyncSync).toHaveBeenCalledTimes(1);
@@ -189,9 +191,22 @@ describe('rolling forward a verified copy', () => {
     rmSync(dirname(sib), { recursive: true });
     writeFileSync(`${beside}-shm`, 'not ours');
     writeFileSync(`${beside}-wal`, '');
+    writeFileSync(`${beside}-journal`, '');
     expect(await recoverCompaction(state, { ...entry, siblingPath: beside })).toMatchObject({ decision: 'rolledForward' });
     expect(readFileSync(db).equals(copy)).toBe(true);
-    expect(readdirSync(dir).sort()).toEqual(['.store.sqlite.cleanerx-compact-op1.old-shm', 'store.sqlite']);
+    // Only the empty -wal and -shm are SQLite's leftovers there; a -journal is not among them.
+    expect(readdirSync(dir).sort()).toEqual(['.store.sqlite.cleanerx-compact-op1.old-journal', '.store.sqlite.cleanerx-compact-op1.old-shm', 'store.sqlite']);
+  });
+
+  it('a journal from before the work directory: an empty -shm of the copy beside the database is removed before the rename', async () => {
+    const { db, sib, entry, copy } = setup('verified');
+    const beside = join(dir, '.store.sqlite.cleanerx-compact-op1.old');
+    renameSync(sib, beside);
+    rmSync(dirname(sib), { recursive: true });
+    writeFileSync(`${beside}-shm`, '');
+    expect(await recoverCompaction(state, { ...entry, siblingPath: beside })).toMatchObject({ decision: 'rolledForward' });
+    expect(readFileSync(db).equals(copy)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['store.sqlite']);
   });
 
   it('a journal from before the work directory, never verified: the copy beside the database is removed with its side files', async () => {
