@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongFirst from './test/helpers/long-first.js';
 
 // A worker runs many test files one after another without a fresh process
 // for each (a fresh process per file cost a third of the unit tier's CPU);
@@ -28,6 +29,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: the unit tier computes, a worker per core.
     maxWorkers: 2,
+    sequence: { sequencer: LongFirst },
     projects: [
       {
         extends: true,
