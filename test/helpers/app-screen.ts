@@ -438,6 +438,8 @@ export class PtyScreen extends ScreenDriver {
 }
 
 export const TMUX = '/usr/bin/tmux';
+/** The longest a capture of a pane that had no output since is reused (TmuxScreen.capture). */
+const CAPTURE_MAX_AGE = 250;
 
 /** Stops at once, in one line, when tmux is missing (npm test installs it where it can). */
 export function requireTmux(): void {
@@ -510,12 +512,7 @@ export class TmuxScreen extends ScreenDriver {
   }
 
   protected lastOutputAt(): number {
-    let size = this.outputSize;
-    try {
-      size = statSync(this.outputFile).size;
-    } catch {
-      // Not written yet.
-    }
+    const size = Math.max(this.outputSize, this.outputFileSize());
     if (size !== this.outputSize) {
       this.outputSize = size;
       this.outputAt = Date.now();
@@ -525,6 +522,38 @@ export class TmuxScreen extends ScreenDriver {
 
   private tmux(args: string[]): string {
     return execFileSync(TMUX, ['-S', this.socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 });
+  }
+
+  /**
+   * The text captures a wait polls (lines(), styled()), kept while no byte
+   * has reached the pane since and no key or resize went in: a wait polls
+   * every 20 ms and each capture is a tmux client forked from the worker.
+   * The pane changes only with the app's output, which tmux hands to
+   * pipe-pane as it takes it in, or with a resize. The output file's size is
+   * read before the capture, so output that passes the capture grows it
+   * afterwards and the next poll captures again; CAPTURE_MAX_AGE bounds what
+   * a slow `cat` could delay. grab() never uses them.
+   */
+  private captures = new Map<string, { text: string; size: number; at: number }>();
+
+  private capture(args: string[]): string {
+    const key = args.join(' ');
+    const size = this.outputFileSize();
+    const now = Date.now();
+    const kept = this.captures.get(key);
+    if (kept && size >= 0 && kept.size === size && now - kept.at < CAPTURE_MAX_AGE) return kept.text;
+    const text = this.tmux(args);
+    this.captures.set(key, { text, size, at: now });
+    return text;
+  }
+
+  /** The pane's output so far in bytes; -1 before pipe-pane has made the file. */
+  private outputFileSize(): number {
+    try {
+      return statSync(this.outputFile).size;
+    } catch {
+      return -1;
+    }
   }
 
   private pollExit(): void {
@@ -542,7 +571,7 @@ export class TmuxScreen extends ScreenDriver {
     this.pollExit();
     if (this.exitCode !== null) return Array(this.rows).fill('');
     try {
-      const text = this.tmux(['capture-pane', '-p', '-t', 'main']);
+      const text = this.capture(['capture-pane', '-p', '-t', 'main']);
       const rows = text.replace(/\n$/, '').split('\n');
       while (rows.length < this.rows) rows.push('');
       return rows.slice(0, this.rows);
@@ -563,10 +592,11 @@ export class TmuxScreen extends ScreenDriver {
 
   /** The pane with its SGR escapes inline, as tmux holds it. */
   styled(): string {
-    return this.tmux(['capture-pane', '-p', '-e', '-t', 'main']);
+    return this.capture(['capture-pane', '-p', '-e', '-t', 'main']);
   }
 
   async grab(): Promise<Grab> {
+    // Always fresh: the invariants and the redraw comparison judge this very moment's pane.
     const text = this.tmux(['capture-pane', '-p', '-e', '-N', '-t', 'main']);
     const joined = this.tmux(['capture-pane', '-p', '-J', '-t', 'main']);
     return parseTmuxCapture(text, joined, this.cols, this.rows);
@@ -575,6 +605,7 @@ export class TmuxScreen extends ScreenDriver {
   protected write(bytes: string): void {
     // -H: the bytes as they are, in one write to the pane (keys typed at once).
     const hex = [...Buffer.from(bytes, 'utf8')].map((b) => b.toString(16).padStart(2, '0'));
+    this.captures.clear();
     if (hex.length) this.tmux(['send-keys', '-t', 'main', '-H', ...hex]);
   }
 
@@ -584,6 +615,7 @@ export class TmuxScreen extends ScreenDriver {
     this.resizedAt = Date.now();
     this.markInput();
     this.tmux(['resize-window', '-t', 'main', '-x', String(cols), '-y', String(rows)]);
+    this.captures.clear();
   }
 
   /** True while the app is stopped (after a Ctrl-Z). */

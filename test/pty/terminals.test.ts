@@ -1,102 +1,28 @@
 // What tmux and screen users see. The core journey — every tab, the detail
 // pane, help, the review — runs in real tmux under tmux-256color,
 // screen-256color, xterm and xterm-256color and in a headless xterm, at
-// 80×24, 100×30 and 160×45; the screen invariants (screen-invariants.ts) and
-// the redraw check run after every step. Then, in one terminal each: keys
-// typed in one write with the key that opens the review, the word `delete`
-// as the only confirmation, a terminal too small to review, Ctrl-Z and
-// resume, and the agent the app opens on.
+// 80×24, 100×30 and 160×45 (terminals-<size>.test.ts, one file per size); the
+// screen invariants (screen-invariants.ts) and the redraw check run after
+// every step. Here, in one terminal each: keys typed in one write with the
+// key that opens the review, the word `delete` as the only confirmation, a
+// terminal too small to review, Ctrl-Z and resume, and the agent the app
+// opens on.
 
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
-import { fullMatrix, HEADLESS_100x30, KEYS, openApp, openPty, type ScreenDriver, TMUX_80x24, type TmuxScreen } from '../helpers/app-screen.js';
-import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { PiFixtureManifest } from '../../src/adapters/pi/fixture.js';
+import { HEADLESS_100x30, KEYS, openApp, openPty, type ScreenDriver, TMUX_80x24, type TmuxScreen } from '../helpers/app-screen.js';
+import { usePiTerminalHome } from '../helpers/core-journey.js';
+import { targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 
+const home = usePiTerminalHome();
 let t: TempEnv;
 let s: ScreenDriver | null = null;
 let manifest: PiFixtureManifest;
 
 beforeEach(() => {
-  t = makeTempEnv();
-  manifest = buildPiFixture({
-    agentDir: t.env.PI_CODING_AGENT_DIR!,
-    projects: 3,
-    sessionsPerProject: 8,
-    seed: 5,
-    forkRate: 0.5,
-    config: true,
-    cwdRoot: join(t.env.HOME!, 'src'),
-  });
-  fakeAgentBins(t, { pi: '0.73.1', claude: '2.1.332 (Claude Code)' });
-  mkdirSync(join(t.env.CLAUDE_CONFIG_DIR!, 'projects'), { recursive: true });
-});
-
-afterEach(() => {
-  t.cleanup();
-});
-
-describe('the core journey in every terminal', () => {
-  for (const c of fullMatrix()) {
-    it(c.name, { timeout: 90_000 }, async () => {
-      targetAgent(t, 'pi');
-      s = openApp({ terminal: c, args: [], env: t.env });
-      await s.waitFor(`Sessions (${manifest.sessions.length})`, 15000);
-      await s.waitFor(/Agent \[pi\]/);
-      s.press('1');
-      await s.waitFor('All agents');
-      s.press('2');
-      await s.waitFor(/\d+ sessions\b/);
-      s.press('j', 'j', KEYS.space);
-      await s.waitFor(/1 marked · /);
-      // The footer follows the focus: Tab to the detail pane, Down scrolls it and the footer still names it.
-      s.press(KEYS.tab);
-      await s.waitFor(/^ Details › /m);
-      s.press(KEYS.down);
-      await s.waitFor(/^ Details › /m);
-      s.press(KEYS.esc);
-      await s.waitFor(/^ Sessions › /m);
-      s.press('a');
-      await s.waitFor(/Marked \d+ sessions? in all sessions/);
-      s.press('3');
-      await s.waitFor('pi keeps no automatic memory');
-      s.press('4');
-      await s.waitFor('pi model catalog cache');
-      s.press('5');
-      await s.waitFor('Backup key');
-      s.press('6');
-      await s.waitFor(/OpenCode\s+Not detected/);
-      s.press('2');
-      await s.waitFor(/^ Sessions › /m);
-
-      // Help scrolls inside its box and is never cut off.
-      s.press('?');
-      await s.waitFor(/^ Help › /m);
-      // Page down until the last section shows (help grows with the keys it lists).
-      for (let i = 0; i < 6 && !s.text().includes('Always'); i++) {
-        s.press(KEYS.pageDown);
-        await s.waitSettled();
-      }
-      await s.waitFor('Always');
-      s.press(KEYS.esc);
-      await s.waitForNot('┌─ Help');
-
-      // The review: totals, backup line, warning and confirmation on screen (the invariants check them), the list scrolls.
-      s.press('x');
-      await s.waitFor('Type delete and Enter');
-      await s.waitFor(/^ Review › /m);
-      s.press(KEYS.pageDown);
-      await s.waitFor(/Items \d+–\d+ of \d+/);
-      s.type('del');
-      await s.waitFor('│ > del');
-      s.press(KEYS.esc);
-      await s.waitForNot('Review cleanup');
-      s.press('q');
-      expect(await s.waitExit()).toBe(0);
-    });
-  }
+  t = home.t;
+  manifest = home.manifest;
 });
 
 describe('keys typed with the key that opens the review', () => {
