@@ -63,9 +63,14 @@ export function buildScreens(ctx: AppContext): Screen[] {
   ];
 }
 
+/** How long an info notice stays on screen. */
+export const NOTICE_MS = 6000;
+
 export class Frame {
   private readonly tabs: TabBar;
   private readonly deck: Deck;
+  /** The notices whose fade is armed. */
+  private readonly fading = new WeakSet<object>();
 
   constructor(
     private readonly st: AppState,
@@ -83,8 +88,13 @@ export class Frame {
     const { screen, theme, screens, summary } = st;
     st.notePainted();
     st.perf.paintStart();
-    // A notice fades after 6 s; an error stays until the next key, so one that left the app without an agent is read.
-    if (st.message?.kind === 'info' && Date.now() - st.message.at > 6000 && !st.input) st.message = null;
+    // A notice fades after 6 s, by its own timer (not at whichever paint comes first, or a redraw would drop a
+    // notice the screen still shows); an error stays until the next key, so one that left the app without an agent is read.
+    const msg = st.message;
+    if (msg?.kind === 'info' && !this.fading.has(msg)) {
+      this.fading.add(msg);
+      this.fadeLater(msg, NOTICE_MS - (Date.now() - msg.at));
+    }
     const W = (screen.width as number) || 80;
     this.tabs.paint(
       // The Sessions tab by identity, not by its title (which is the catalog's, in either language).
@@ -134,7 +144,20 @@ export class Frame {
       const ps = screens[st.current]!.paintState?.() ?? { rows: 0, settled: true };
       st.perf.painted({ rows: ps.rows, settled: ps.settled, scanning: st.scanning !== null });
     }
-    if (st.message?.kind === 'info') setTimeout(() => st.requestRender(), 6100).unref();
+  }
+
+  /** Clears the notice once its time is up, unless another replaced it; an open prompt keeps it until it closes. */
+  private fadeLater(msg: object, ms: number): void {
+    setTimeout(
+      () => {
+        const st = this.st;
+        if (st.message !== msg) return;
+        if (st.input) return this.fadeLater(msg, 500);
+        st.message = null;
+        st.requestRender();
+      },
+      Math.max(0, ms),
+    ).unref();
   }
 
   /** This agent's marks, and those of every agent when others hold some too (the review takes them all). */
