@@ -14,6 +14,7 @@ import { buildClaudeFixture } from '../../src/adapters/claude/fixture.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 afterEach(() => t?.cleanup());
@@ -27,55 +28,64 @@ function sdk(action: string, id = ''): Map<string, boolean> {
     if (action === 'archive') await archiveSession(id);
     if (action === 'unarchive') await unarchiveSession(id);
     process.stdout.write(JSON.stringify((await listSessions()).map((s) => [s.sessionId, s.archived === true])));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code, action, id], { cwd: process.cwd(), env: t.env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code, action, id], {
+    cwd: process.cwd(),
+    env: t.env,
+    encoding: 'utf8',
+    timeout: budget(60_000),
+  });
   if (r.status !== 0) throw new Error(`SDK failed (${r.status ?? r.signal}): ${r.stderr}`);
   return new Map(JSON.parse(r.stdout) as [string, boolean][]);
 }
 
 describe('Claude archive mark, against the Agent SDK', () => {
-  it('the SDK reads what cleanerx writes, and cleanerx reads what the SDK writes', async () => {
-    t = makeTempEnv('cleanerx-claude-archive-');
-    const m = buildClaudeFixture({
-      configDir: t.env.CLAUDE_CONFIG_DIR!,
-      projects: 2,
-      sessionsPerProject: 3,
-      bodyBytes: 400,
-      cwdRoot: join(t.env.HOME!, 'code'),
-    });
-    const listed = sdk('list');
-    const [a, b] = m.sessions.filter((s) => !s.archived && listed.get(s.id) === false);
-    expect(a && b).toBeTruthy();
-    const engine = new Engine(ADAPTERS, t.ctx);
-    const state = async (): Promise<Map<string, string>> => {
-      const snap = engine.snapshot((await engine.scan('claude')).snapshotId);
-      return new Map(m.sessions.map((s) => [s.id, snap.session(`session:${s.id}`)?.s.state ?? 'absent']));
-    };
+  it(
+    'the SDK reads what cleanerx writes, and cleanerx reads what the SDK writes',
+    async () => {
+      t = makeTempEnv('cleanerx-claude-archive-');
+      const m = buildClaudeFixture({
+        configDir: t.env.CLAUDE_CONFIG_DIR!,
+        projects: 2,
+        sessionsPerProject: 3,
+        bodyBytes: 400,
+        cwdRoot: join(t.env.HOME!, 'code'),
+      });
+      const listed = sdk('list');
+      const [a, b] = m.sessions.filter((s) => !s.archived && listed.get(s.id) === false);
+      expect(a && b).toBeTruthy();
+      const engine = new Engine(ADAPTERS, t.ctx);
+      const state = async (): Promise<Map<string, string>> => {
+        const snap = engine.snapshot((await engine.scan('claude')).snapshotId);
+        return new Map(m.sessions.map((s) => [s.id, snap.session(`session:${s.id}`)?.s.state ?? 'absent']));
+      };
 
-    // cleanerx archives a → the SDK lists it archived; nothing else changed.
-    const before = hashTree(t.env.CLAUDE_CONFIG_DIR!);
-    let summary = await engine.scan('claude');
-    let r = await engine.execute((await engine.plan(summary.snapshotId, [`session:${a!.id}`], 'archive')).id);
-    expect(r.status, r.message).toBe('complete');
-    const diff = treeDiff(before, hashTree(t.env.CLAUDE_CONFIG_DIR!));
-    expect(
-      diff.every((l) => l.includes(`${a!.id}/archived.json`) || l === `added projects/${a!.bucket}/${a!.id}`),
-      diff.join('\n'),
-    ).toBe(true);
-    let after = sdk('list');
-    expect(after.get(a!.id)).toBe(true);
-    for (const [id, v] of listed) if (id !== a!.id) expect(after.get(id), id).toBe(v);
+      // cleanerx archives a → the SDK lists it archived; nothing else changed.
+      const before = hashTree(t.env.CLAUDE_CONFIG_DIR!);
+      let summary = await engine.scan('claude');
+      let r = await engine.execute((await engine.plan(summary.snapshotId, [`session:${a!.id}`], 'archive')).id);
+      expect(r.status, r.message).toBe('complete');
+      const diff = treeDiff(before, hashTree(t.env.CLAUDE_CONFIG_DIR!));
+      expect(
+        diff.every((l) => l.includes(`${a!.id}/archived.json`) || l === `added projects/${a!.bucket}/${a!.id}`),
+        diff.join('\n'),
+      ).toBe(true);
+      let after = sdk('list');
+      expect(after.get(a!.id)).toBe(true);
+      for (const [id, v] of listed) if (id !== a!.id) expect(after.get(id), id).toBe(v);
 
-    // cleanerx unarchives a → the SDK lists it current again.
-    summary = r.summary!;
-    r = await engine.execute((await engine.plan(summary.snapshotId, [`session:${a!.id}`], 'unarchive')).id);
-    expect(r.status, r.message).toBe('complete');
-    after = sdk('list');
-    expect(after.get(a!.id)).toBe(false);
+      // cleanerx unarchives a → the SDK lists it current again.
+      summary = r.summary!;
+      r = await engine.execute((await engine.plan(summary.snapshotId, [`session:${a!.id}`], 'unarchive')).id);
+      expect(r.status, r.message).toBe('complete');
+      after = sdk('list');
+      expect(after.get(a!.id)).toBe(false);
 
-    // The SDK archives b → cleanerx reads it archived; the SDK unarchives b → current.
-    sdk('archive', b!.id);
-    expect((await state()).get(b!.id)).toBe('archived');
-    sdk('unarchive', b!.id);
-    expect((await state()).get(b!.id)).toBe('current');
-  }, 120_000);
+      // The SDK archives b → cleanerx reads it archived; the SDK unarchives b → current.
+      sdk('archive', b!.id);
+      expect((await state()).get(b!.id)).toBe('archived');
+      sdk('unarchive', b!.id);
+      expect((await state()).get(b!.id)).toBe('current');
+    },
+    budget(120_000),
+  );
 });

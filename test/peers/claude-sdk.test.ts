@@ -23,6 +23,7 @@ import { cleanText } from '../../src/engine/core/text.js';
 import { CLI } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 const LISTER = fileURLToPath(new URL('./claude-list.mjs', import.meta.url));
 
@@ -39,7 +40,7 @@ let t: TempEnv;
 afterEach(() => t?.cleanup());
 
 function runSdk(...args: string[]): SdkSession[] {
-  const r = spawnSync(process.execPath, [LISTER, ...args], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [LISTER, ...args], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: budget(60_000) });
   if (r.status !== 0) throw new Error(`SDK lister failed (${r.status ?? r.signal}): ${r.stderr}`);
   return JSON.parse(r.stdout) as SdkSession[];
 }
@@ -175,7 +176,12 @@ describe('through the built CLI', () => {
     t = makeTempEnv('cleanerx-claude-peer-');
     const m = build({ hostile: true, seed: 9 });
     const sdk = runSdk();
-    const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'claude', '--json'], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'claude', '--json'], {
+      cwd: t.root,
+      env: t.env,
+      encoding: 'utf8',
+      timeout: budget(120_000),
+    });
     expect(r.status, r.stderr).toBe(0);
     type Row = { id: string; title: string; cwd: string | null; createdAt: string | null; updatedAt: string | null; state: string };
     const report = JSON.parse(r.stdout) as { agents: { agent: string; home: string; sessions: Row[] }[] };
@@ -256,7 +262,7 @@ describe('after cleanerx cleans a session', () => {
       cwd: t.root,
       env: { ...t.env, CLEANERX_TEST_MODE: '1' },
       encoding: 'utf8',
-      timeout: 120_000,
+      timeout: budget(120_000),
     });
     expect(r.status, r.stderr + r.stdout).toBe(0);
     for (const p of plan) expect(existsSync(p), p).toBe(false);

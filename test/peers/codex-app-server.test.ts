@@ -20,6 +20,7 @@ import { cleanText } from '../../src/engine/core/text.js';
 import { buildStore, codexHome, installation, rawClient, rowCount, serverListing, storePicture, type ServerThread } from '../helpers/codex.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let manifest: CodexFixtureManifest;
@@ -36,7 +37,7 @@ beforeAll(async () => {
   } finally {
     await c.close();
   }
-}, 120_000);
+}, budget(120_000));
 afterAll(() => t?.cleanup());
 
 describe('the inventory is Codex’s own listing', () => {

@@ -12,6 +12,7 @@ import type { Inventory } from '../../src/engine/core/model.js';
 import { buildStore, installation, rawClient, serverListing, storePicture } from '../helpers/codex.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 afterEach(() => {
@@ -32,43 +33,53 @@ async function listed(): Promise<Map<string, boolean>> {
 }
 
 describe('thread/archive and thread/unarchive', () => {
-  it('Codex lists the thread archived, then current again; only its rollout moves', async () => {
-    t = makeTempEnv('cleanerx-codex-archive-');
-    buildStore(t, { threads: 6, subagentRate: 0, seed: 5 });
-    const inv = await scan();
-    const s = inv.sessions.find((x) => x.state === 'current' && x.selectable)!;
-    expect(s).toBeTruthy();
-    const before = await listed();
-    const picture = storePicture(t);
+  it(
+    'Codex lists the thread archived, then current again; only its rollout moves',
+    async () => {
+      t = makeTempEnv('cleanerx-codex-archive-');
+      buildStore(t, { threads: 6, subagentRate: 0, seed: 5 });
+      const inv = await scan();
+      const s = inv.sessions.find((x) => x.state === 'current' && x.selectable)!;
+      expect(s).toBeTruthy();
+      const before = await listed();
+      const picture = storePicture(t);
 
-    const res = await route().setArchived(installation(t), t.ctx, [s.id], true, { expectedRevision: s.metadata.routeRevision as string });
-    expect(res).toEqual({ changed: [s.id], failed: [] });
-    const after = await listed();
-    expect(after.get(s.id)).toBe(true);
-    for (const [id, v] of before) if (id !== s.id) expect(after.get(id), id).toBe(v);
-    expect((await scan()).sessions.find((x) => x.id === s.id)?.state).toBe('archived');
-    const moved = treeDiff(picture, storePicture(t));
-    expect(
-      moved.every((l) => /rollout-|session_index|_sessions\b|sessions\/\d{4}/.test(l)),
-      moved.join('\n'),
-    ).toBe(true);
+      const res = await route().setArchived(installation(t), t.ctx, [s.id], true, { expectedRevision: s.metadata.routeRevision as string });
+      expect(res).toEqual({ changed: [s.id], failed: [] });
+      const after = await listed();
+      expect(after.get(s.id)).toBe(true);
+      for (const [id, v] of before) if (id !== s.id) expect(after.get(id), id).toBe(v);
+      expect((await scan()).sessions.find((x) => x.id === s.id)?.state).toBe('archived');
+      const moved = treeDiff(picture, storePicture(t));
+      expect(
+        moved.every((l) => /rollout-|session_index|_sessions\b|sessions\/\d{4}/.test(l)),
+        moved.join('\n'),
+      ).toBe(true);
 
-    // Again: already archived, nothing to do, still reported as done (an interrupted plan re-applies safely).
-    expect(await route().setArchived(installation(t), t.ctx, [s.id], true)).toEqual({ changed: [s.id], failed: [] });
+      // Again: already archived, nothing to do, still reported as done (an interrupted plan re-applies safely).
+      expect(await route().setArchived(installation(t), t.ctx, [s.id], true)).toEqual({ changed: [s.id], failed: [] });
 
-    const back = await route().setArchived(installation(t), t.ctx, [s.id], false);
-    expect(back.failed).toEqual([]);
-    expect((await listed()).get(s.id)).toBe(false);
-    expect((await scan()).sessions.find((x) => x.id === s.id)?.state).toBe('current');
-  }, 240_000);
+      const back = await route().setArchived(installation(t), t.ctx, [s.id], false);
+      expect(back.failed).toEqual([]);
+      expect((await listed()).get(s.id)).toBe(false);
+      expect((await scan()).sessions.find((x) => x.id === s.id)?.state).toBe('current');
+    },
+    budget(240_000),
+  );
 
-  it('refuses, changing nothing, when the store changed since the scan', async () => {
-    t = makeTempEnv('cleanerx-codex-archive-rev-');
-    buildStore(t, { threads: 3, subagentRate: 0, seed: 7 });
-    const inv = await scan();
-    const s = inv.sessions.find((x) => x.state === 'current')!;
-    const before = await listed();
-    await expect(route().setArchived(installation(t), t.ctx, [s.id], true, { expectedRevision: 'stale' })).rejects.toThrow(/changed after the inventory scan/);
-    expect(await listed()).toEqual(before);
-  }, 240_000);
+  it(
+    'refuses, changing nothing, when the store changed since the scan',
+    async () => {
+      t = makeTempEnv('cleanerx-codex-archive-rev-');
+      buildStore(t, { threads: 3, subagentRate: 0, seed: 7 });
+      const inv = await scan();
+      const s = inv.sessions.find((x) => x.state === 'current')!;
+      const before = await listed();
+      await expect(route().setArchived(installation(t), t.ctx, [s.id], true, { expectedRevision: 'stale' })).rejects.toThrow(
+        /changed after the inventory scan/,
+      );
+      expect(await listed()).toEqual(before);
+    },
+    budget(240_000),
+  );
 });

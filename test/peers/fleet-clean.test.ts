@@ -12,6 +12,7 @@ import { CLI } from '../helpers/constants.js';
 import { type SshLab, startSshLab } from '../helpers/sshd.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let lab: SshLab;
@@ -63,7 +64,7 @@ beforeAll(async () => {
       cwdRoot: join(h.env.HOME!, 'src'),
     });
   });
-}, 120_000);
+}, budget(120_000));
 
 afterAll(async () => {
   await lab?.stop();
@@ -76,7 +77,9 @@ interface PlanJson {
 }
 
 describe('fleet plan and fleet clean over a real sshd', () => {
-  it('a host whose store changed after planning refuses, changing nothing there; the others clean exactly their plans', { timeout: 300_000 }, async () => {
+  it('a host whose store changed after planning refuses, changing nothing there; the others clean exactly their plans', {
+    timeout: budget(300_000),
+  }, async () => {
     const plans = join(t.root, 'plans');
     const planned = await run(['fleet', 'plan', ...HOSTS, lab.downHost, '--agent', 'pi', '--older-than', '30d', '--out', plans, '--ssh-config', lab.config]);
     expect(planned.stderr).toBe('');
@@ -130,7 +133,7 @@ describe('fleet plan and fleet clean over a real sshd', () => {
     expect(existsSync(betaFile)).toBe(true);
   });
 
-  it('a plans directory with a file that is no plan is refused before any host is contacted (exit 2)', { timeout: 60_000 }, async () => {
+  it('a plans directory with a file that is no plan is refused before any host is contacted (exit 2)', { timeout: budget(60_000) }, async () => {
     const dir = join(t.root, 'bad-plans');
     const r0 = await run(['fleet', 'plan', 'alpha', '--agent', 'pi', '--older-than', '1d', '--out', dir, '--ssh-config', lab.config]);
     expect(r0.code, r0.stderr).toBe(0);

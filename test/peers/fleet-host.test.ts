@@ -27,7 +27,7 @@ beforeAll(async () => {
     now: Date.now(),
     cwdRoot: join(h.env.HOME!, 'src', 'devbox-only-project'),
   });
-}, 60_000);
+}, budget(60_000));
 
 afterAll(async () => {
   await lab?.stop();
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('cleanerx --host H', () => {
-  it("opens H's own app through ssh -t; its data, not this machine's; q ends it with exit 0", { timeout: 120_000 }, async () => {
+  it("opens H's own app through ssh -t; its data, not this machine's; q ends it with exit 0", { timeout: budget(120_000) }, async () => {
     // The local home has no agent data at all: whatever the screen shows of pi came from devbox.
     const s = openTmux({
       args: ['--host', 'devbox', '--agent', 'pi', '--ssh-config', lab.config],
@@ -50,7 +50,7 @@ describe('cleanerx --host H', () => {
     expect(await s.waitExit(30_000)).toBe(0);
   });
 
-  it('a host that cannot be reached ends with exit 1 and ssh\u2019s own line', { timeout: 60_000 }, async () => {
+  it('a host that cannot be reached ends with exit 1 and ssh\u2019s own line', { timeout: budget(60_000) }, async () => {
     // A headless terminal keeps what was written after the process ended.
     const s = openPty({ args: ['--host', lab.downHost, '--ssh-config', lab.config], env: { ...t.env, CLEANERX_SETTLED_FILE: undefined }, cols: 80, rows: 24 });
     s.checkInvariants = false;

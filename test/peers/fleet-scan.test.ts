@@ -11,6 +11,7 @@ import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { CLI } from '../helpers/constants.js';
 import { type SshLab, startSshLab } from '../helpers/sshd.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let lab: SshLab;
@@ -57,7 +58,7 @@ beforeAll(async () => {
       cwdRoot: join(h.env.HOME!, 'src'),
     });
   });
-}, 120_000);
+}, budget(120_000));
 
 afterAll(async () => {
   await lab?.stop();
@@ -111,7 +112,9 @@ function ownScan(name: string): { agent: string; sessions: number; bytes: number
 }
 
 describe('fleet scan over a real sshd', () => {
-  it('scans ten hosts in under 30 s; its totals are the sum of the hosts\u2019 own scans; the others are rows with reasons', { timeout: 240_000 }, async () => {
+  it('scans ten hosts in under 30 s; its totals are the sum of the hosts\u2019 own scans; the others are rows with reasons', {
+    timeout: budget(240_000),
+  }, async () => {
     const r = await run(['fleet', 'scan', ...TEN, lab.downHost, 'bare', '--ssh-config', lab.config, '--json']);
     expect(r.stderr).toBe('');
     // Exit 1: two hosts did not answer.
@@ -150,7 +153,7 @@ describe('fleet scan over a real sshd', () => {
   });
 
   it('prints one table: a row per host and agent, the reasons, the totals; hostile hosts are rows, their escapes never reach the terminal', {
-    timeout: 120_000,
+    timeout: budget(120_000),
   }, async () => {
     const r = await run(['fleet', 'scan', 'h01', 'h03', lab.downHost, 'bare', 'hostile', 'newer', '--ssh-config', lab.config]);
     expect(r.code).toBe(1);
@@ -169,7 +172,7 @@ describe('fleet scan over a real sshd', () => {
     expect(r.stdout + r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
   });
 
-  it('never hands ssh a host that starts with "-" (exit 2, one sentence), nor an empty host list', { timeout: 60_000 }, async () => {
+  it('never hands ssh a host that starts with "-" (exit 2, one sentence), nor an empty host list', { timeout: budget(60_000) }, async () => {
     for (const args of [
       ['fleet', 'scan', '--', '-oProxyCommand=touch /tmp/x'],
       ['fleet', 'scan', 'h01', 'a b'],
@@ -183,7 +186,7 @@ describe('fleet scan over a real sshd', () => {
   });
 
   // --timeout 20: long enough for h02's real scan on a loaded machine, far shorter than slow's 120 s.
-  it('a host that accepts and then hangs is a row after --timeout, never a hang', { timeout: 90_000 }, async () => {
+  it('a host that accepts and then hangs is a row after --timeout, never a hang', { timeout: budget(90_000) }, async () => {
     const r = await run(['fleet', 'scan', 'h02', 'slow', '--timeout', '20', '--ssh-config', lab.config, '--json']);
     const fleet = JSON.parse(r.stdout) as Fleet;
     expect(fleet.hosts.find((h) => h.host === 'slow')).toMatchObject({ status: 'timeout', reason: 'no answer within 20 s' });

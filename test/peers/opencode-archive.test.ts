@@ -15,11 +15,12 @@ import { httpJson } from '../../src/adapters/opencode/http.js';
 import type { HostContext } from '../../src/engine/core/adapter.js';
 import { buildStore, installation, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let template: Template;
 beforeAll(async () => {
   template = await makeTemplate();
-}, 180_000);
+}, budget(180_000));
 afterAll(() => template?.cleanup());
 
 let t: TempEnv;
@@ -46,40 +47,46 @@ async function ownListing(): Promise<{ current: Set<string>; archived: Set<strin
 }
 
 describe('OpenCode archive', () => {
-  it('PATCH time.archived: OpenCode lists the session archived; only that row changed', async () => {
-    t = makeTempEnv('cleanerx-oc-archive-');
-    buildStore(t, template, { projects: 2, rootsPerProject: 2 });
-    // OpenCode's own server writes its database when it starts: its listing first, then the scan the route checks against.
-    const before = await ownListing();
-    await server?.stop();
-    server = null;
-    const inv = await opencodeAdapter.scan(installation(t), ctx(), () => undefined);
-    const s = inv.sessions.find((x) => x.state === 'current' && x.parentId === null && x.selectable)!;
-    expect(s).toBeTruthy();
-    expect(before.current.has(s.id)).toBe(true);
-    const rows = sessionRows(t);
+  it(
+    'PATCH time.archived: OpenCode lists the session archived; only that row changed',
+    async () => {
+      t = makeTempEnv('cleanerx-oc-archive-');
+      buildStore(t, template, { projects: 2, rootsPerProject: 2 });
+      // OpenCode's own server writes its database when it starts: its listing first, then the scan the route checks against.
+      const before = await ownListing();
+      await server?.stop();
+      server = null;
+      const inv = await opencodeAdapter.scan(installation(t), ctx(), () => undefined);
+      const s = inv.sessions.find((x) => x.state === 'current' && x.parentId === null && x.selectable)!;
+      expect(s).toBeTruthy();
+      expect(before.current.has(s.id)).toBe(true);
+      const rows = sessionRows(t);
 
-    const res = await opencodeAdapter.archiveRoute!.setArchived(installation(t), ctx(), [s.id], true, { expectedRevision: s.metadata.routeRevision as string });
-    expect(res).toEqual({ changed: [s.id], failed: [] });
-    const after = sessionRows(t);
-    expect(typeof after.get(s.id)!.time_archived).toBe('number');
-    for (const [id, r] of rows) {
-      if (id === s.id) expect({ ...after.get(id), time_archived: null, time_updated: r.time_updated }).toEqual(r);
-      else expect(after.get(id), id).toEqual(r);
-    }
-    const rescanned = await opencodeAdapter.scan(installation(t), ctx(), () => undefined);
-    expect(rescanned.sessions.find((x) => x.id === s.id)?.state).toBe('archived');
-    const own = await ownListing();
-    expect(own.current.has(s.id)).toBe(false);
-    expect(own.archived.has(s.id)).toBe(true);
+      const res = await opencodeAdapter.archiveRoute!.setArchived(installation(t), ctx(), [s.id], true, {
+        expectedRevision: s.metadata.routeRevision as string,
+      });
+      expect(res).toEqual({ changed: [s.id], failed: [] });
+      const after = sessionRows(t);
+      expect(typeof after.get(s.id)!.time_archived).toBe('number');
+      for (const [id, r] of rows) {
+        if (id === s.id) expect({ ...after.get(id), time_archived: null, time_updated: r.time_updated }).toEqual(r);
+        else expect(after.get(id), id).toEqual(r);
+      }
+      const rescanned = await opencodeAdapter.scan(installation(t), ctx(), () => undefined);
+      expect(rescanned.sessions.find((x) => x.id === s.id)?.state).toBe('archived');
+      const own = await ownListing();
+      expect(own.current.has(s.id)).toBe(false);
+      expect(own.archived.has(s.id)).toBe(true);
 
-    // Why there is no unarchive: null is ignored, 0 is still archived to OpenCode itself.
-    for (const archived of [null, 0]) {
-      const r = await httpJson(server!.endpoint, 'PATCH', `/session/${s.id}`, { basicAuth: server!.auth, body: { time: { archived } }, timeoutMs: 30_000 });
-      expect(r.status).toBe(200);
-      expect((await ownListing()).current.has(s.id), `archived: ${archived}`).toBe(false);
-    }
-    await expect(opencodeAdapter.archiveRoute!.setArchived(installation(t), ctx(), [s.id], false)).rejects.toThrow(NO_UNARCHIVE);
-    expect(opencodeAdapter.archiveRoute!.unarchive).toBe(false);
-  }, 300_000);
+      // Why there is no unarchive: null is ignored, 0 is still archived to OpenCode itself.
+      for (const archived of [null, 0]) {
+        const r = await httpJson(server!.endpoint, 'PATCH', `/session/${s.id}`, { basicAuth: server!.auth, body: { time: { archived } }, timeoutMs: 30_000 });
+        expect(r.status).toBe(200);
+        expect((await ownListing()).current.has(s.id), `archived: ${archived}`).toBe(false);
+      }
+      await expect(opencodeAdapter.archiveRoute!.setArchived(installation(t), ctx(), [s.id], false)).rejects.toThrow(NO_UNARCHIVE);
+      expect(opencodeAdapter.archiveRoute!.unarchive).toBe(false);
+    },
+    budget(300_000),
+  );
 });

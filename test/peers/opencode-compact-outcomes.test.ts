@@ -18,11 +18,12 @@ import type { OpencodeFixtureManifest } from '../../src/adapters/opencode/fixtur
 import { CLI } from '../helpers/constants.js';
 import { buildStore, installation, makeTemplate, OPENCODE_BIN, opencodeEnv, type Template } from '../helpers/opencode.js';
 import { fakeProcess, makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let template: Template;
 beforeAll(async () => {
   template = await makeTemplate();
-}, 180_000);
+}, budget(180_000));
 afterAll(() => template?.cleanup());
 
 let t: TempEnv;
@@ -35,7 +36,7 @@ afterEach(() => {
 
 function cleanerx(args: string[], extra: Record<string, string> = {}) {
   const env = { ...opencodeEnv(t), PATH: `${dirname(OPENCODE_BIN)}:/usr/bin:/bin`, CLEANERX_TEST_MODE: '1', ...extra };
-  return spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 240_000, killSignal: 'SIGKILL' });
+  return spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: budget(240_000), killSignal: 'SIGKILL' });
 }
 
 /**
@@ -77,7 +78,7 @@ async function expectListedByBoth(m: OpencodeFixtureManifest, remaining: string[
     cwd: project.worktree,
     env: opencodeEnv(t),
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: budget(120_000),
   });
   expect(listed.status, listed.stderr).toBe(0);
   const theirs = (listed.stdout.trim() ? (JSON.parse(listed.stdout) as { id: string }[]) : []).map((x) => x.id);
@@ -87,37 +88,49 @@ async function expectListedByBoth(m: OpencodeFixtureManifest, remaining: string[
 
 describe('opencode.db after every outcome of a compaction', () => {
   for (const point of COMPACT_CRASH_POINTS) {
-    it(`killed at ${point}, then settled: listed by cleanerx and by OpenCode`, async () => {
-      const { m, remaining } = storeWithFreePages();
-      const r = cleanerx(['clean', '--agent', 'opencode', '--id', COMPACT_ITEM_ID, '--yes'], { CLEANERX_CRASH_AT: point });
-      expect(r.signal, r.stderr + r.stdout).toBe('SIGKILL');
-      const settle = cleanerx(['recovery', 'list']);
-      expect(settle.status, settle.stderr + settle.stdout).toBe(0);
-      await expectListedByBoth(m, remaining);
-    }, 240_000);
+    it(
+      `killed at ${point}, then settled: listed by cleanerx and by OpenCode`,
+      async () => {
+        const { m, remaining } = storeWithFreePages();
+        const r = cleanerx(['clean', '--agent', 'opencode', '--id', COMPACT_ITEM_ID, '--yes'], { CLEANERX_CRASH_AT: point });
+        expect(r.signal, r.stderr + r.stdout).toBe('SIGKILL');
+        const settle = cleanerx(['recovery', 'list']);
+        expect(settle.status, settle.stderr + settle.stdout).toBe(0);
+        await expectListedByBoth(m, remaining);
+      },
+      budget(240_000),
+    );
   }
 
-  it('rolled back by a failed proof: listed by cleanerx and by OpenCode', async () => {
-    const { m, remaining } = storeWithFreePages();
-    const r = cleanerx(['clean', '--agent', 'opencode', '--id', COMPACT_ITEM_ID, '--yes'], { CLEANERX_FAIL_AT: 'compact:proof-mismatch' });
-    expect(r.status, r.stdout).not.toBe(0);
-    expect(r.stdout + r.stderr).toMatch(/injected difference/);
-    await expectListedByBoth(m, remaining);
-  }, 240_000);
+  it(
+    'rolled back by a failed proof: listed by cleanerx and by OpenCode',
+    async () => {
+      const { m, remaining } = storeWithFreePages();
+      const r = cleanerx(['clean', '--agent', 'opencode', '--id', COMPACT_ITEM_ID, '--yes'], { CLEANERX_FAIL_AT: 'compact:proof-mismatch' });
+      expect(r.status, r.stdout).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/injected difference/);
+      await expectListedByBoth(m, remaining);
+    },
+    budget(240_000),
+  );
 
-  it('refused while a process holds the database: listed by cleanerx and by OpenCode', async () => {
-    const { m, remaining } = storeWithFreePages();
-    const fd = openSync(t.env.OPENCODE_DB!, 'r');
-    holder = spawn('sleep', ['120'], { stdio: ['ignore', fd, 'ignore'] });
-    closeSync(fd);
-    fakeProcess(t.procRoot, holder.pid!, 'sleep', ['sleep', '120']);
-    mkdirSync(join(t.procRoot, String(holder.pid), 'fd'));
-    symlinkSync(`/proc/${holder.pid}/fd/1`, join(t.procRoot, String(holder.pid), 'fd', '1'));
-    const r = cleanerx(['clean', '--agent', 'opencode', '--id', COMPACT_ITEM_ID, '--yes']);
-    expect(r.status, r.stdout).not.toBe(0);
-    expect(r.stdout + r.stderr).toMatch(new RegExp(`pid ${holder.pid}`));
-    holder.kill('SIGKILL');
-    holder = null;
-    await expectListedByBoth(m, remaining);
-  }, 240_000);
+  it(
+    'refused while a process holds the database: listed by cleanerx and by OpenCode',
+    async () => {
+      const { m, remaining } = storeWithFreePages();
+      const fd = openSync(t.env.OPENCODE_DB!, 'r');
+      holder = spawn('sleep', ['120'], { stdio: ['ignore', fd, 'ignore'] });
+      closeSync(fd);
+      fakeProcess(t.procRoot, holder.pid!, 'sleep', ['sleep', '120']);
+      mkdirSync(join(t.procRoot, String(holder.pid), 'fd'));
+      symlinkSync(`/proc/${holder.pid}/fd/1`, join(t.procRoot, String(holder.pid), 'fd', '1'));
+      const r = cleanerx(['clean', '--agent', 'opencode', '--id', COMPACT_ITEM_ID, '--yes']);
+      expect(r.status, r.stdout).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(new RegExp(`pid ${holder.pid}`));
+      holder.kill('SIGKILL');
+      holder = null;
+      await expectListedByBoth(m, remaining);
+    },
+    budget(240_000),
+  );
 });

@@ -21,11 +21,12 @@ import { Engine } from '../../src/engine/api/engine.js';
 import { spawnForeign } from '../helpers/foreign-process.js';
 import { buildStore, makeTemplate, OPENCODE_BIN, opencodeEnv, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let template: Template;
 beforeAll(async () => {
   template = await makeTemplate();
-}, 180_000);
+}, budget(180_000));
 afterAll(() => template?.cleanup());
 
 let t: TempEnv;
@@ -101,98 +102,106 @@ function underUs(args: string[], env: Readonly<Record<string, string | undefined
 }
 
 describe('first scan with an empty version cache, on the real /proc', () => {
-  it("cleanerx's own opencode processes (the probe, a zombie, a served child) are no writers: nothing is blocked as running", async () => {
-    t = makeTempEnv();
-    const m = buildStore(t, template);
-    const { ctx: c, exe } = probingCtx();
-    const state = t.env.CLEANERX_STATE_DIR ?? join(t.env.XDG_STATE_HOME!, 'cleanerx');
-    expect(existsSync(join(state, 'versions.json'))).toBe(false);
+  it(
+    "cleanerx's own opencode processes (the probe, a zombie, a served child) are no writers: nothing is blocked as running",
+    async () => {
+      t = makeTempEnv();
+      const m = buildStore(t, template);
+      const { ctx: c, exe } = probingCtx();
+      const state = t.env.CLEANERX_STATE_DIR ?? join(t.env.XDG_STATE_HOME!, 'cleanerx');
+      expect(existsSync(join(state, 'versions.json'))).toBe(false);
 
-    // A finished `opencode --version` under us that nobody reaped; its marker is unreadable now.
-    const zParent = underUs(['--version'], { ...c.env, [VERSION_PROBE_ENV]: '1' } as Record<string, string>);
-    const [zombie] = await until('the unreaped opencode --version', () => {
-      const kids = opencodeChildren(zParent.pid!);
-      return kids.length === 1 && stat(kids[0]!)?.state === 'Z' && kids;
-    });
-    // A live opencode of ours without the marker (as the private server or an official CLI call are).
-    const port = await freeLoopbackPort();
-    const sParent = underUs(['serve', '--hostname', '127.0.0.1', '--port', String(port)], c.env);
-    const [served] = await until('our opencode serve', () => {
-      const kids = opencodeChildren(sParent.pid!);
-      return kids.length === 1 && stat(kids[0]!)?.state !== 'Z' && kids;
-    });
-    const healthy = { ok: false };
-    void (async () => {
-      while (!healthy.ok && sParent.exitCode === null) {
-        healthy.ok = await fetch(`http://127.0.0.1:${port}/global/health`, { signal: AbortSignal.timeout(2000) }).then(
+      // A finished `opencode --version` under us that nobody reaped; its marker is unreadable now.
+      const zParent = underUs(['--version'], { ...c.env, [VERSION_PROBE_ENV]: '1' } as Record<string, string>);
+      const [zombie] = await until('the unreaped opencode --version', () => {
+        const kids = opencodeChildren(zParent.pid!);
+        return kids.length === 1 && stat(kids[0]!)?.state === 'Z' && kids;
+      });
+      // A live opencode of ours without the marker (as the private server or an official CLI call are).
+      const port = await freeLoopbackPort();
+      const sParent = underUs(['serve', '--hostname', '127.0.0.1', '--port', String(port)], c.env);
+      const [served] = await until('our opencode serve', () => {
+        const kids = opencodeChildren(sParent.pid!);
+        return kids.length === 1 && stat(kids[0]!)?.state !== 'Z' && kids;
+      });
+      const healthy = { ok: false };
+      void (async () => {
+        while (!healthy.ok && sParent.exitCode === null) {
+          healthy.ok = await fetch(`http://127.0.0.1:${port}/global/health`, { signal: AbortSignal.timeout(2000) }).then(
+            (r) => r.status === 200,
+            () => false,
+          );
+          if (!healthy.ok) await new Promise((r) => setTimeout(r, 200));
+        }
+      })();
+
+      await until('our opencode serve to answer', () => healthy.ok, 90_000);
+      const engine = new Engine(ADAPTERS, c);
+      try {
+        // As the TUI does: the scan starts, detection with versions runs beside it.
+        const [summary, installs] = await Promise.all([engine.scan('opencode'), engine.detect({ versions: true, agents: ['opencode'] })]);
+        // (the probe's own 3 s limit may run out on a loaded machine: then no version, and nothing cached)
+        expect(installs[0]!).toMatchObject({ state: 'installed', executable: exe });
+        if (installs[0]!.version !== null) {
+          expect(installs[0]!.version).toBe('1.18.33');
+          expect(existsSync(join(state, 'versions.json'))).toBe(true);
+        }
+        // Still there during the scan: the zombie and our served child.
+        expect(stat(zombie!)?.state).toBe('Z');
+        expect(stat(served!)).not.toBeNull();
+
+        expect(summary.writers).toEqual([]);
+        const snap = engine.snapshot(summary.snapshotId);
+        expect(snap.forest.nodes.length).toBe(m.sessions.length);
+        const blocked = snap.forest.nodes.map((n) => n.s.blockedReason).filter((r) => r && /running/i.test(r));
+        expect(blocked).toEqual([]);
+        expect(snap.item('logs:opencode')?.blockedReason).not.toBe(RUNNING_REASON);
+        expect(snap.item('cache:opencode')?.blockedReason).not.toBe(RUNNING_REASON);
+
+        // A second scan, the version now cached: the same.
+        expect((await engine.scan('opencode')).writers).toEqual([]);
+      } finally {
+        await engine.close();
+      }
+    },
+    budget(180_000),
+  );
+
+  it(
+    'a real opencode serve the user started (not our descendant) on loopback is seen: blocked, or reached through the verified server',
+    async () => {
+      t = makeTempEnv();
+      buildStore(t, template);
+      const c = ctx();
+      const port = await freeLoopbackPort();
+      const { child, pid } = await spawnForeign(OPENCODE_BIN, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: t.root, env: c.env });
+      groups.push(child);
+      await until('opencode serve health', () => stat(pid) !== null && stat(pid)!.ppid !== process.pid && pid);
+      const end = Date.now() + 90_000;
+      for (;;) {
+        const ok = await fetch(`http://127.0.0.1:${port}/global/health`, { signal: AbortSignal.timeout(2000) }).then(
           (r) => r.status === 200,
           () => false,
         );
-        if (!healthy.ok) await new Promise((r) => setTimeout(r, 200));
+        if (ok) break;
+        if (Date.now() > end) throw new Error('opencode serve was not ready in 90 s');
+        await new Promise((r) => setTimeout(r, 200));
       }
-    })();
 
-    await until('our opencode serve to answer', () => healthy.ok, 90_000);
-    const engine = new Engine(ADAPTERS, c);
-    try {
-      // As the TUI does: the scan starts, detection with versions runs beside it.
-      const [summary, installs] = await Promise.all([engine.scan('opencode'), engine.detect({ versions: true, agents: ['opencode'] })]);
-      // (the probe's own 3 s limit may run out on a loaded machine: then no version, and nothing cached)
-      expect(installs[0]!).toMatchObject({ state: 'installed', executable: exe });
-      if (installs[0]!.version !== null) {
-        expect(installs[0]!.version).toBe('1.18.33');
-        expect(existsSync(join(state, 'versions.json'))).toBe(true);
+      const engine = new Engine(ADAPTERS, c);
+      try {
+        const [summary] = await Promise.all([engine.scan('opencode'), engine.detect({ versions: true, agents: ['opencode'] })]);
+        expect(summary.writers.map((w) => w.pid)).toEqual([pid]);
+        const snap = engine.snapshot(summary.snapshotId);
+        // Files need OpenCode to exit; sessions go through the verified server (status known) or are blocked.
+        expect(snap.item('logs:opencode')?.blockedReason).toContain(RUNNING_REASON);
+        // (selectable only when its Server API answered: an unverified running OpenCode blocks every session)
+        for (const n of snap.forest.nodes) if (!n.s.selectable) expect(n.s.blockedReason).toMatch(/running|busy|cycle|descendant/i);
+        expect(snap.forest.nodes.some((n) => n.s.selectable)).toBe(true);
+      } finally {
+        await engine.close();
       }
-      // Still there during the scan: the zombie and our served child.
-      expect(stat(zombie!)?.state).toBe('Z');
-      expect(stat(served!)).not.toBeNull();
-
-      expect(summary.writers).toEqual([]);
-      const snap = engine.snapshot(summary.snapshotId);
-      expect(snap.forest.nodes.length).toBe(m.sessions.length);
-      const blocked = snap.forest.nodes.map((n) => n.s.blockedReason).filter((r) => r && /running/i.test(r));
-      expect(blocked).toEqual([]);
-      expect(snap.item('logs:opencode')?.blockedReason).not.toBe(RUNNING_REASON);
-      expect(snap.item('cache:opencode')?.blockedReason).not.toBe(RUNNING_REASON);
-
-      // A second scan, the version now cached: the same.
-      expect((await engine.scan('opencode')).writers).toEqual([]);
-    } finally {
-      await engine.close();
-    }
-  }, 180_000);
-
-  it('a real opencode serve the user started (not our descendant) on loopback is seen: blocked, or reached through the verified server', async () => {
-    t = makeTempEnv();
-    buildStore(t, template);
-    const c = ctx();
-    const port = await freeLoopbackPort();
-    const { child, pid } = await spawnForeign(OPENCODE_BIN, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: t.root, env: c.env });
-    groups.push(child);
-    await until('opencode serve health', () => stat(pid) !== null && stat(pid)!.ppid !== process.pid && pid);
-    const end = Date.now() + 90_000;
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/global/health`, { signal: AbortSignal.timeout(2000) }).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ok) break;
-      if (Date.now() > end) throw new Error('opencode serve was not ready in 90 s');
-      await new Promise((r) => setTimeout(r, 200));
-    }
-
-    const engine = new Engine(ADAPTERS, c);
-    try {
-      const [summary] = await Promise.all([engine.scan('opencode'), engine.detect({ versions: true, agents: ['opencode'] })]);
-      expect(summary.writers.map((w) => w.pid)).toEqual([pid]);
-      const snap = engine.snapshot(summary.snapshotId);
-      // Files need OpenCode to exit; sessions go through the verified server (status known) or are blocked.
-      expect(snap.item('logs:opencode')?.blockedReason).toContain(RUNNING_REASON);
-      // (selectable only when its Server API answered: an unverified running OpenCode blocks every session)
-      for (const n of snap.forest.nodes) if (!n.s.selectable) expect(n.s.blockedReason).toMatch(/running|busy|cycle|descendant/i);
-      expect(snap.forest.nodes.some((n) => n.s.selectable)).toBe(true);
-    } finally {
-      await engine.close();
-    }
-  }, 180_000);
+    },
+    budget(180_000),
+  );
 });

@@ -23,11 +23,12 @@ import type { Inventory } from '../../src/engine/core/model.js';
 import { buildStore, cacheDir, dataDir, installation, makeTemplate, OPENCODE_BIN, opencodeEnv, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 let template: Template;
 beforeAll(async () => {
   template = await makeTemplate();
-}, 180_000);
+}, budget(180_000));
 afterAll(() => template?.cleanup());
 
 let t: TempEnv;
@@ -101,66 +102,70 @@ describe('OpenCode 2.x tables in opencode.db', () => {
     expect(inv.warnings.some((w) => w.reason.startsWith(NEWER_SCHEMA_REASON))).toBe(false);
   });
 
-  it('with session_v2 beside the 1.x tables: one line, everything read-only, the planner and the routes refuse, the store unchanged', async () => {
-    t = makeTempEnv();
-    const m = buildStore(t, template);
-    const db = t.env.OPENCODE_DB!;
-    addV2Tables(db);
-    const line = newerSchemaReason(['session_v2']);
-    expect(line).toBe('This OpenCode database has a newer schema: read-only (tables cleanerx does not know: session_v2).');
-    const before = storePicture();
+  it(
+    'with session_v2 beside the 1.x tables: one line, everything read-only, the planner and the routes refuse, the store unchanged',
+    async () => {
+      t = makeTempEnv();
+      const m = buildStore(t, template);
+      const db = t.env.OPENCODE_DB!;
+      addV2Tables(db);
+      const line = newerSchemaReason(['session_v2']);
+      expect(line).toBe('This OpenCode database has a newer schema: read-only (tables cleanerx does not know: session_v2).');
+      const before = storePicture();
 
-    const inv = await scan();
-    // The 1.x sessions are still listed, each read-only with the one line.
-    expect(inv.sessions).toHaveLength(m.sessions.length);
-    for (const s of inv.sessions) expect({ id: s.id, selectable: s.selectable, why: s.blockedReason }).toEqual({ id: s.id, selectable: false, why: line });
-    // One warning for the database, one line.
-    const said = inv.warnings.filter((w) => w.reason.startsWith(NEWER_SCHEMA_REASON));
-    expect(said).toEqual([{ path: db, reason: line }]);
-    expect(line).not.toMatch(/\n/);
-    // No file mutation either: what logs and cache mean to a newer OpenCode is not known.
-    for (const id of ['logs:opencode', 'cache:opencode'])
-      expect(
-        inv.items.find((i) => i.id === id),
-        id,
-      ).toMatchObject({ selectable: false, blockedReason: line });
-    expect(inv.items.filter((i) => i.selectable)).toEqual([]);
+      const inv = await scan();
+      // The 1.x sessions are still listed, each read-only with the one line.
+      expect(inv.sessions).toHaveLength(m.sessions.length);
+      for (const s of inv.sessions) expect({ id: s.id, selectable: s.selectable, why: s.blockedReason }).toEqual({ id: s.id, selectable: false, why: line });
+      // One warning for the database, one line.
+      const said = inv.warnings.filter((w) => w.reason.startsWith(NEWER_SCHEMA_REASON));
+      expect(said).toEqual([{ path: db, reason: line }]);
+      expect(line).not.toMatch(/\n/);
+      // No file mutation either: what logs and cache mean to a newer OpenCode is not known.
+      for (const id of ['logs:opencode', 'cache:opencode'])
+        expect(
+          inv.items.find((i) => i.id === id),
+          id,
+        ).toMatchObject({ selectable: false, blockedReason: line });
+      expect(inv.items.filter((i) => i.selectable)).toEqual([]);
 
-    // Through the engine with the real opencode installed: the plan has blockers and does not run.
-    const engine = new Engine(ADAPTERS, ctx());
-    try {
-      const summary = await engine.scan('opencode');
-      expect(summary.installation.state).toBe('installed');
+      // Through the engine with the real opencode installed: the plan has blockers and does not run.
+      const engine = new Engine(ADAPTERS, ctx());
+      try {
+        const summary = await engine.scan('opencode');
+        expect(summary.installation.state).toBe('installed');
+        const root = m.sessions.find((s) => s.kind === 'root')!.id;
+        const plan = await engine.plan(summary.snapshotId, [sessionItemId(root), 'logs:opencode', 'cache:opencode']);
+        const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
+        expect(blockers.length).toBeGreaterThanOrEqual(3);
+        for (const b of blockers) expect(b).toContain(line);
+        await expect(engine.execute(plan.id)).rejects.toThrow(/The plan has blockers: .*newer schema: read-only/);
+      } finally {
+        await engine.close();
+      }
+
+      // The official routes refuse on their own, too (a stale plan or another caller).
+      const route = opencodeAdapter.sessionRoute!;
       const root = m.sessions.find((s) => s.kind === 'root')!.id;
-      const plan = await engine.plan(summary.snapshotId, [sessionItemId(root), 'logs:opencode', 'cache:opencode']);
-      const blockers = [...plan.blockers, ...plan.operations.flatMap((o) => o.blockers)];
-      expect(blockers.length).toBeGreaterThanOrEqual(3);
-      for (const b of blockers) expect(b).toContain(line);
-      await expect(engine.execute(plan.id)).rejects.toThrow(/The plan has blockers: .*newer schema: read-only/);
-    } finally {
-      await engine.close();
-    }
+      await expect(route.deleteSessions(installation(t), ctx(), [root])).rejects.toThrow(line);
+      const staging = join(t.root, 'staging');
+      mkdirSync(staging, { mode: 0o700 });
+      await expect(route.exportSessions!(installation(t), ctx(), [root], staging)).rejects.toThrow(line);
+      // A restore would import 1.x exports into a 2.x database: refused as well.
+      const entry = {
+        id: 'ses_' + 'a'.repeat(26),
+        file: join(staging, 'x.json'),
+        directory: t.root,
+        parentId: null,
+        title: 'x',
+        bytes: 2,
+        sha256: '0'.repeat(64),
+      };
+      await expect(route.importSessions!(installation(t), ctx(), [entry])).rejects.toThrow(line);
 
-    // The official routes refuse on their own, too (a stale plan or another caller).
-    const route = opencodeAdapter.sessionRoute!;
-    const root = m.sessions.find((s) => s.kind === 'root')!.id;
-    await expect(route.deleteSessions(installation(t), ctx(), [root])).rejects.toThrow(line);
-    const staging = join(t.root, 'staging');
-    mkdirSync(staging, { mode: 0o700 });
-    await expect(route.exportSessions!(installation(t), ctx(), [root], staging)).rejects.toThrow(line);
-    // A restore would import 1.x exports into a 2.x database: refused as well.
-    const entry = {
-      id: 'ses_' + 'a'.repeat(26),
-      file: join(staging, 'x.json'),
-      directory: t.root,
-      parentId: null,
-      title: 'x',
-      bytes: 2,
-      sha256: '0'.repeat(64),
-    };
-    await expect(route.importSessions!(installation(t), ctx(), [entry])).rejects.toThrow(line);
-
-    expect(treeDiff(before, storePicture())).toEqual([]);
-    expect(tables(db)).toContain('session_v2');
-  }, 180_000);
+      expect(treeDiff(before, storePicture())).toEqual([]);
+      expect(tables(db)).toContain('session_v2');
+    },
+    budget(180_000),
+  );
 });

@@ -25,6 +25,7 @@ import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fi
 import { PI_PREFIX_BYTES } from '../../src/adapters/pi/session-reader.js';
 import { CLI, ROOT } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 const PI_LISTER = fileURLToPath(new URL('./pi-list-all.mjs', import.meta.url));
 const PI1 = join(ROOT, 'test', 'peers', 'pi1', 'node_modules');
@@ -91,7 +92,7 @@ interface CxWarning {
 // ---- running the two listers -------------------------------------------
 
 function runPi(v: PiVersion, t: TempEnv): PiSession[] {
-  const r = spawnSync(v.node, [PI_LISTER, v.sessionManager], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 25_000 });
+  const r = spawnSync(v.node, [PI_LISTER, v.sessionManager], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: budget(25_000) });
   if (r.status !== 0) throw new Error(`pi ${v.label} lister failed (${r.status ?? r.signal}): ${r.stderr}`);
   const out = JSON.parse(r.stdout) as { sessionsDir: string; sessions: PiSession[] };
   expect(out.sessionsDir).toBe(join(t.env.PI_CODING_AGENT_DIR!, 'sessions'));
@@ -99,7 +100,7 @@ function runPi(v: PiVersion, t: TempEnv): PiSession[] {
 }
 
 function runCleanerx(t: TempEnv): { sessions: CxSession[]; warnings: CxWarning[] } {
-  const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'pi', '--json'], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 25_000 });
+  const r = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'pi', '--json'], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: budget(25_000) });
   if (r.status !== 0) throw new Error(`cleanerx scan failed (${r.status ?? r.signal}): ${r.stderr}`);
   const report = JSON.parse(r.stdout) as {
     version: number;

@@ -18,6 +18,7 @@ import { Engine } from '../../src/engine/api/engine.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { ROOT } from '../helpers/constants.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 afterEach(() => {
@@ -30,7 +31,7 @@ const PI_LISTER = fileURLToPath(new URL('./pi-list-all.mjs', import.meta.url));
 const PI_SM = join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'core', 'session-manager.js');
 
 function listed(lister: string, ...args: string[]): string[] {
-  const r = spawnSync(process.execPath, [lister, ...args], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [lister, ...args], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: budget(60_000) });
   if (r.status !== 0) throw new Error(`lister failed (${r.status ?? r.signal}): ${r.stderr}`);
   const out = JSON.parse(r.stdout) as { sessionId?: string; id?: string }[] | { sessions: { id: string }[] };
   return (Array.isArray(out) ? out : out.sessions).map((s) => ('sessionId' in s && s.sessionId ? s.sessionId : s.id!));
@@ -75,29 +76,37 @@ describe("Claude Code, against the Agent SDK's listSessions()", () => {
     return { victim, sidecar: join(t.env.CLAUDE_CONFIG_DIR!, 'projects', victim.bucket, victim.id) };
   }
 
-  it('a deleted session is COMPLETE and the SDK no longer lists it', async () => {
-    const { victim } = store();
-    const before = claudeListed();
-    const { r, itemId } = await clean('claude', victim.id);
-    expect(r.status, r.message).toBe('complete');
-    expect(r.residue).toEqual([{ id: itemId, label: expect.any(String), verdict: 'complete', surfaces: [] }]);
-    expect(claudeListed().sort()).toEqual(before.filter((id) => id !== victim.id).sort());
-  }, 120_000);
+  it(
+    'a deleted session is COMPLETE and the SDK no longer lists it',
+    async () => {
+      const { victim } = store();
+      const before = claudeListed();
+      const { r, itemId } = await clean('claude', victim.id);
+      expect(r.status, r.message).toBe('complete');
+      expect(r.residue).toEqual([{ id: itemId, label: expect.any(String), verdict: 'complete', surfaces: [] }]);
+      expect(claudeListed().sort()).toEqual(before.filter((id) => id !== victim.id).sort());
+    },
+    budget(120_000),
+  );
 
-  it('a sidecar folder written again after the removal is PARTIAL naming it; the SDK still does not list the session', async () => {
-    const { victim, sidecar } = store();
-    const { r, itemId } = await clean('claude', victim.id, () => {
-      mkdirSync(join(sidecar, 'subagents'), { recursive: true });
-      writeFileSync(join(sidecar, 'subagents', 'agent-late.jsonl'), '{"type":"user"}\n');
-    });
-    expect(r.residue).toHaveLength(1);
-    const res = r.residue![0]!;
-    expect(res).toMatchObject({ id: itemId, verdict: 'partial' });
-    expect(res.surfaces, JSON.stringify(res.surfaces)).toContainEqual(expect.objectContaining({ surface: 'sidecar', path: sidecar }));
-    expect(res.surfaces.some((s) => s.surface === 'list')).toBe(false);
-    expect(existsSync(victim.file)).toBe(false);
-    expect(claudeListed()).not.toContain(victim.id);
-  }, 120_000);
+  it(
+    'a sidecar folder written again after the removal is PARTIAL naming it; the SDK still does not list the session',
+    async () => {
+      const { victim, sidecar } = store();
+      const { r, itemId } = await clean('claude', victim.id, () => {
+        mkdirSync(join(sidecar, 'subagents'), { recursive: true });
+        writeFileSync(join(sidecar, 'subagents', 'agent-late.jsonl'), '{"type":"user"}\n');
+      });
+      expect(r.residue).toHaveLength(1);
+      const res = r.residue![0]!;
+      expect(res).toMatchObject({ id: itemId, verdict: 'partial' });
+      expect(res.surfaces, JSON.stringify(res.surfaces)).toContainEqual(expect.objectContaining({ surface: 'sidecar', path: sidecar }));
+      expect(res.surfaces.some((s) => s.surface === 'list')).toBe(false);
+      expect(existsSync(victim.file)).toBe(false);
+      expect(claudeListed()).not.toContain(victim.id);
+    },
+    budget(120_000),
+  );
 });
 
 describe('pi, against its SessionManager.listAll() (0.73.1)', () => {
@@ -114,28 +123,36 @@ describe('pi, against its SessionManager.listAll() (0.73.1)', () => {
     return { victim, checkpoints };
   }
 
-  it('a deleted session (its checkpoints with it) is COMPLETE and pi no longer lists it', async () => {
-    const { victim, checkpoints } = store();
-    const before = piListed();
-    const { r, itemId } = await clean('pi', victim.id);
-    expect(r.status, r.message).toBe('complete');
-    expect(r.residue).toEqual([{ id: itemId, label: expect.any(String), verdict: 'complete', surfaces: [] }]);
-    expect(existsSync(checkpoints)).toBe(false);
-    expect(piListed().sort()).toEqual(before.filter((id) => id !== victim.id).sort());
-  }, 120_000);
+  it(
+    'a deleted session (its checkpoints with it) is COMPLETE and pi no longer lists it',
+    async () => {
+      const { victim, checkpoints } = store();
+      const before = piListed();
+      const { r, itemId } = await clean('pi', victim.id);
+      expect(r.status, r.message).toBe('complete');
+      expect(r.residue).toEqual([{ id: itemId, label: expect.any(String), verdict: 'complete', surfaces: [] }]);
+      expect(existsSync(checkpoints)).toBe(false);
+      expect(piListed().sort()).toEqual(before.filter((id) => id !== victim.id).sort());
+    },
+    budget(120_000),
+  );
 
-  it('a checkpoint folder written again after the removal is PARTIAL naming it; pi still does not list the session', async () => {
-    const { victim, checkpoints } = store();
-    const { r, itemId } = await clean('pi', victim.id, () => {
-      mkdirSync(join(checkpoints, 'blobs'), { recursive: true });
-      writeFileSync(join(checkpoints, 'blobs', 'cd34'), 'late');
-    });
-    expect(r.residue).toHaveLength(1);
-    const res = r.residue![0]!;
-    expect(res).toMatchObject({ id: itemId, verdict: 'partial' });
-    expect(res.surfaces, JSON.stringify(res.surfaces)).toContainEqual(expect.objectContaining({ surface: 'checkpoints', path: checkpoints, why: 'noRoute' }));
-    expect(res.surfaces.some((s) => s.surface === 'list')).toBe(false);
-    expect(existsSync(victim.file)).toBe(false);
-    expect(piListed()).not.toContain(victim.id);
-  }, 120_000);
+  it(
+    'a checkpoint folder written again after the removal is PARTIAL naming it; pi still does not list the session',
+    async () => {
+      const { victim, checkpoints } = store();
+      const { r, itemId } = await clean('pi', victim.id, () => {
+        mkdirSync(join(checkpoints, 'blobs'), { recursive: true });
+        writeFileSync(join(checkpoints, 'blobs', 'cd34'), 'late');
+      });
+      expect(r.residue).toHaveLength(1);
+      const res = r.residue![0]!;
+      expect(res).toMatchObject({ id: itemId, verdict: 'partial' });
+      expect(res.surfaces, JSON.stringify(res.surfaces)).toContainEqual(expect.objectContaining({ surface: 'checkpoints', path: checkpoints, why: 'noRoute' }));
+      expect(res.surfaces.some((s) => s.surface === 'list')).toBe(false);
+      expect(existsSync(victim.file)).toBe(false);
+      expect(piListed()).not.toContain(victim.id);
+    },
+    budget(120_000),
+  );
 });

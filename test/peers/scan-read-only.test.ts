@@ -18,6 +18,7 @@ import { CLI } from '../helpers/constants.js';
 import { buildStore as buildOpencodeStore, makeTemplate, OPENCODE_BIN, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let template: Template;
@@ -49,7 +50,7 @@ beforeAll(async () => {
   // cleanerx's own dirs (and their parents) exist, as after any earlier run: only the agents' stores are compared.
   for (const d of [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!, t.env.CLEANERX_DATA_DIR!]) mkdirSync(d, { recursive: true });
   env = { ...t.env, PATH: `${dirname(OPENCODE_BIN)}:${dirname(CODEX_BIN)}:${join(process.cwd(), 'node_modules', '.bin')}:/usr/bin:/bin` };
-}, 300_000);
+}, budget(300_000));
 afterAll(() => {
   t?.cleanup();
   template?.cleanup();
@@ -67,7 +68,7 @@ function everythingElse(): Map<string, string> {
 }
 
 function cli(args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', input: '', timeout: 240_000, killSignal: 'SIGKILL' });
+  const r = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', input: '', timeout: budget(240_000), killSignal: 'SIGKILL' });
   return { status: r.status, out: r.stdout + r.stderr };
 }
 
@@ -79,7 +80,7 @@ describe('every inventory leaves every agent store byte-identical', () => {
     ['plan', '--agent', 'codex', '--older-than', '1d'],
     ['plan', '--agent', 'opencode', '--older-than', '1d'],
   ]) {
-    it(`cleanerx ${args.join(' ')}`, { timeout: 240_000 }, () => {
+    it(`cleanerx ${args.join(' ')}`, { timeout: budget(240_000) }, () => {
       const before = everythingElse();
       const r = cli(args);
       expect(r.status, r.out).toBe(0);
@@ -88,7 +89,7 @@ describe('every inventory leaves every agent store byte-identical', () => {
   }
 
   it('a Codex plan says that its confirmed delete starts the App Server, and what Codex does as it starts; unconfirmed, nothing changes', {
-    timeout: 240_000,
+    timeout: budget(240_000),
   }, () => {
     const report = JSON.parse(cli(['scan', '--agent', 'codex', '--json']).out) as { agents: { sessions?: { id: string; selectable: boolean }[] }[] };
     const id = report.agents[0]!.sessions!.find((x) => x.selectable)!.id;
@@ -99,7 +100,7 @@ describe('every inventory leaves every agent store byte-identical', () => {
     expect(treeDiff(before, everythingElse())).toEqual([]);
   });
 
-  it('the app, from its first screen until it quits', { timeout: 120_000 }, async () => {
+  it('the app, from its first screen until it quits', { timeout: budget(120_000) }, async () => {
     const before = everythingElse();
     const s = openPty({ args: [], env, cols: 100, rows: 30 });
     await s.waitFor('Sessions (', 60_000);

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatDate } from '../../src/engine/core/format.js';
 import { KEYS, openApp, type ScreenDriver, TMUX_80x24 } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 const DAY = 86_400_000;
 const SETTINGS = '{\n  "model": "opus",\n  "cleanupPeriodDays": 21\n}\n';
@@ -38,7 +39,7 @@ afterEach(() => {
 });
 
 describe("Claude's own sweep in the detail pane", () => {
-  it('80×24: "Claude deletes this transcript on DATE"', { timeout: 60_000 }, async () => {
+  it('80×24: "Claude deletes this transcript on DATE"', { timeout: budget(60_000) }, async () => {
     s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
     await s.waitFor(/Agent \[Claude Code\]/, 15000);
     s.press('2');

@@ -15,6 +15,7 @@ import { hashTree, treeDiff } from '../helpers/tree-hash.js';
 import { writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { CLI } from '../helpers/constants.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let s: TmuxScreen | null = null;
@@ -24,7 +25,7 @@ afterEach(() => {
   t?.cleanup();
 });
 
-it('scans every agent in the background, fits 80×24, and S reviews the suggested plan', { timeout: 300_000 }, async () => {
+it('scans every agent in the background, fits 80×24, and S reviews the suggested plan', { timeout: budget(300_000) }, async () => {
   t = makeTempEnv('cleanerx-all-agents-');
   const tmp = join(t.root, 'tmp');
   mkdirSync(tmp);
@@ -32,7 +33,7 @@ it('scans every agent in the background, fits 80×24, and S reviews the suggeste
   // The app opens on Claude Code, whose temp output is the suggested plan's largest row.
   writeFileSync(join(demo.env.CLEANERX_CONFIG_DIR!, 'config.json'), JSON.stringify({ version: 1, targetAgent: 'claude', homeOverrides: {} }));
   const env = { ...t.env, ...demo.env, PATH: '/usr/bin:/bin' };
-  const scan = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'claude', '--json'], { env, encoding: 'utf8', timeout: 120_000 });
+  const scan = spawnSync(process.execPath, [CLI, 'scan', '--agent', 'claude', '--json'], { env, encoding: 'utf8', timeout: budget(120_000) });
   expect(scan.status, scan.stderr).toBe(0);
   const temp = (JSON.parse(scan.stdout).agents[0].items as { id: string; paths: string[] }[]).find((i) => i.id === 'claude-temp')!;
   expect(temp.paths.length).toBeGreaterThan(0);

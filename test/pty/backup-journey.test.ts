@@ -15,6 +15,7 @@ import { CLI, KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { ROOT, TEST_PASSPHRASE } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 const PI_SESSION_MANAGER = join(ROOT, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'core', 'session-manager.js');
 const PI_LISTER = fileURLToPath(new URL('../peers/pi-list-all.mjs', import.meta.url));
@@ -54,7 +55,7 @@ function withoutOwn(diff: string[]): string[] {
 }
 
 function piListAll(): { id: string; path: string }[] {
-  const r = spawnSync(process.execPath, [PI_LISTER, PI_SESSION_MANAGER], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: 25_000 });
+  const r = spawnSync(process.execPath, [PI_LISTER, PI_SESSION_MANAGER], { cwd: t.root, env: t.env, encoding: 'utf8', timeout: budget(25_000) });
   if (r.status !== 0) throw new Error(`pi lister failed (${r.status ?? r.signal}): ${r.stderr}`);
   return (JSON.parse(r.stdout) as { sessions: { id: string; path: string }[] }).sessions;
 }
@@ -153,7 +154,7 @@ it('mark → review with backup → passphrase twice → clean → Backups tab �
 
 describe('the same without the screen', () => {
   function run(args: string[], input = '') {
-    return spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', input, timeout: 30_000 });
+    return spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', input, timeout: budget(30_000) });
   }
 
   it('clean --backup with the passphrase on stdin, backups list/verify/restore --yes, and a wrong passphrase', () => {

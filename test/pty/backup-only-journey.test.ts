@@ -14,6 +14,7 @@ import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { TEST_PASSPHRASE } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 const PASS = TEST_PASSPHRASE;
 let t: TempEnv;
@@ -25,7 +26,7 @@ afterEach(() => {
 });
 
 it('80×24 in tmux: B in the review backs the marked session up, removes nothing, lists the backup; its restore is byte-identical', {
-  timeout: 300_000,
+  timeout: budget(300_000),
 }, async () => {
   t = makeTempEnv('cleanerx-backup-only-');
   const m = buildPiFixture({

@@ -22,7 +22,7 @@ let t: TempEnv;
 let manifest: ClaudeFixtureManifest;
 
 function tmux(...args: string[]): string {
-  return execFileSync(TMUX, ['-L', SOCKET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 });
+  return execFileSync(TMUX, ['-L', SOCKET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: budget(5000) });
 }
 
 const pane = (): string => tmux('capture-pane', '-p', '-t', 'main');

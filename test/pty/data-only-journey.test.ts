@@ -13,11 +13,12 @@ import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { buildStore, cacheDir, makeTemplate, sessionRows, type Template } from '../helpers/opencode.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let template: Template;
 beforeAll(async () => {
   template = await makeTemplate();
-}, 180_000);
+}, budget(180_000));
 afterAll(() => template?.cleanup());
 
 let t: TempEnv;
@@ -29,7 +30,7 @@ afterEach(() => {
 });
 
 it('reaches Claude Code and OpenCode by their data alone: a Claude session and the OpenCode cache are cleaned, the OpenCode session delete says why not', {
-  timeout: 240_000,
+  timeout: budget(240_000),
 }, async () => {
   t = makeTempEnv('cleanerx-dataonly-');
   buildPiFixture({

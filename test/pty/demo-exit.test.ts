@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OWNER_FILE } from '../../src/demo/demo-owner.js';
 import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let pty: PtyScreen | null = null;
@@ -70,43 +71,55 @@ describe('the demo home goes with the demo', () => {
     60_000,
   );
 
-  it('SIGKILL leaves it, marked; the next --demo removes it', async () => {
-    const { tmp, env } = demoIn();
-    pty = await openDemo(env);
-    pty.pty.kill('SIGKILL');
-    await pty.waitExit(10_000);
-    pty.dispose();
-    const left = readdirSync(tmp).filter((n) => n.startsWith('cleanerx-demo-'));
-    expect(left).toHaveLength(1);
-    expect(existsSync(join(tmp, left[0]!, OWNER_FILE))).toBe(true);
-    // Whatever the killed demo had started may still be winding down.
-    await settle(1500);
-    pty = await openDemo(env);
-    expect(existsSync(join(tmp, left[0]!))).toBe(false);
-    pty.type('q');
-    await pty.waitExit(20_000);
-    expect(readdirSync(tmp)).toEqual([]);
-  }, 90_000);
+  it(
+    'SIGKILL leaves it, marked; the next --demo removes it',
+    async () => {
+      const { tmp, env } = demoIn();
+      pty = await openDemo(env);
+      pty.pty.kill('SIGKILL');
+      await pty.waitExit(10_000);
+      pty.dispose();
+      const left = readdirSync(tmp).filter((n) => n.startsWith('cleanerx-demo-'));
+      expect(left).toHaveLength(1);
+      expect(existsSync(join(tmp, left[0]!, OWNER_FILE))).toBe(true);
+      // Whatever the killed demo had started may still be winding down.
+      await settle(1500);
+      pty = await openDemo(env);
+      expect(existsSync(join(tmp, left[0]!))).toBe(false);
+      pty.type('q');
+      await pty.waitExit(20_000);
+      expect(readdirSync(tmp)).toEqual([]);
+    },
+    budget(90_000),
+  );
 });
 
 describe('the demo runs the agents pinned beside cleanerx', () => {
-  it('without node_modules/.bin on PATH, Codex is installed and its threads are listed', async () => {
-    const { env } = demoIn();
-    pty = await openDemo(env);
-    pty.press(']');
-    await pty.waitFor(/Agent \[Codex\]\s+Last scan/, 30_000);
-    const tab = pty.lines()[0]!.match(/Sessions \((\d+)\)/);
-    expect(Number(tab?.[1] ?? 0)).toBeGreaterThanOrEqual(60);
-    pty.type('q');
-    await pty.waitExit(20_000);
-  }, 60_000);
+  it(
+    'without node_modules/.bin on PATH, Codex is installed and its threads are listed',
+    async () => {
+      const { env } = demoIn();
+      pty = await openDemo(env);
+      pty.press(']');
+      await pty.waitFor(/Agent \[Codex\]\s+Last scan/, 30_000);
+      const tab = pty.lines()[0]!.match(/Sessions \((\d+)\)/);
+      expect(Number(tab?.[1] ?? 0)).toBeGreaterThanOrEqual(60);
+      pty.type('q');
+      await pty.waitExit(20_000);
+    },
+    budget(60_000),
+  );
 
-  it('--agent codex opens on Codex, not on the saved agent (pi)', async () => {
-    const { env } = demoIn();
-    pty = demoScreen(['--demo', '--agent', 'codex'], env);
-    await pty.waitFor(/Agent \[Codex\]\s+Last scan/, 30_000);
-    expect(pty.text()).not.toMatch(/Agent \[pi\]/);
-    pty.type('q');
-    await pty.waitExit(20_000);
-  }, 60_000);
+  it(
+    '--agent codex opens on Codex, not on the saved agent (pi)',
+    async () => {
+      const { env } = demoIn();
+      pty = demoScreen(['--demo', '--agent', 'codex'], env);
+      await pty.waitFor(/Agent \[Codex\]\s+Last scan/, 30_000);
+      expect(pty.text()).not.toMatch(/Agent \[pi\]/);
+      pty.type('q');
+      await pty.waitExit(20_000);
+    },
+    budget(60_000),
+  );
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openApp } from '../helpers/app-screen.js';
+import { budget } from '../helpers/budget.js';
 
 let dir: string;
 beforeEach(() => {
@@ -88,7 +89,7 @@ function standIn(scenario: string, source = STAND_IN) {
   return openApp({ program, args: [scenario], env: { HOME: dir }, cols: 80, rows: 24 });
 }
 
-it('compares with a redraw only once the app is idle: a first page after the count is a change, not a stale cell', { timeout: 30_000 }, async () => {
+it('compares with a redraw only once the app is idle: a first page after the count is a change, not a stale cell', { timeout: budget(30_000) }, async () => {
   const s = standIn('late-page');
   // The count is on screen while the list still says "Nothing matches": the step must wait for the page.
   const text = await s.waitFor('Sessions (3)');
@@ -98,7 +99,7 @@ it('compares with a redraw only once the app is idle: a first page after the cou
   expect(await s.waitExit()).toBe(0);
 });
 
-it('checks the screen only once the output is quiet: a frame the terminal has taken in part is not a broken screen', { timeout: 30_000 }, async () => {
+it('checks the screen only once the output is quiet: a frame the terminal has taken in part is not a broken screen', { timeout: budget(30_000) }, async () => {
   const s = standIn('half-frame');
   await s.waitSettled();
   s.press('x');
@@ -110,7 +111,7 @@ it('checks the screen only once the output is quiet: a frame the terminal has ta
   expect(await s.waitExit()).toBe(0);
 });
 
-it('still fails a screen that stays broken once the output is quiet', { timeout: 30_000 }, async () => {
+it('still fails a screen that stays broken once the output is quiet', { timeout: budget(30_000) }, async () => {
   // The same stand-in with the rest of the review's frame never sent: the box stays without its bottom border.
   const s = standIn('half-frame', STAND_IN.replace('draw(review, 5, rows);', ''));
   await s.waitSettled();

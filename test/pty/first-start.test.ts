@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildPiFixture } from '../../src/adapters/pi/fixture.js';
 import { openApp } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 const STARTS = 4;
 const temps: TempEnv[] = [];
@@ -18,7 +19,7 @@ afterEach(() => {
 
 describe('a first start shows the first page of sessions', () => {
   for (const terminal of ['headless', 'tmux'] as const) {
-    it(`${terminal} 80×24, ${STARTS} starts`, { timeout: 120_000 }, async () => {
+    it(`${terminal} 80×24, ${STARTS} starts`, { timeout: budget(120_000) }, async () => {
       for (let i = 0; i < STARTS; i++) {
         const t = makeTempEnv();
         temps.push(t);

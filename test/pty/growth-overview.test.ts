@@ -11,6 +11,7 @@ import { ADAPTERS } from '../../src/adapters/registry.js';
 import { Engine } from '../../src/engine/api/engine.js';
 import { openApp, type ScreenDriver, TMUX_80x24 } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 const DAY = 86_400_000;
 let t: TempEnv;
@@ -46,7 +47,7 @@ afterEach(() => {
 
 describe('growth on the Overview at 80×24', () => {
   for (const noColor of [false, true]) {
-    it(noColor ? 'NO_COLOR' : 'colour', { timeout: 60_000 }, async () => {
+    it(noColor ? 'NO_COLOR' : 'colour', { timeout: budget(60_000) }, async () => {
       targetAgent(t, 'pi');
       s = openApp({ terminal: TMUX_80x24, args: [], env: noColor ? { ...t.env, NO_COLOR: '1' } : t.env });
       await s.waitFor(/Agent \[pi\]/, 15000);

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS, openPty, type PtyScreen } from '../helpers/app-screen.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 
@@ -85,25 +86,33 @@ describe('no colour', () => {
     ['NO_COLOR=1', { NO_COLOR: '1' }, ['--demo']],
     ['--no-color', {}, ['--demo', '--no-color']],
   ] as const) {
-    it(`${name}: no colour SGR in any frame, bold and inverse kept, marks and states in words`, async () => {
-      const pty = openPty({ args: [...args], env: { ...t.env, TMPDIR: t.root, ...env }, cols: 100, rows: 30 });
-      const { sessions, review } = await journey(pty);
-      expect(colourSgr(pty.raw)).toEqual([]);
-      const attrs = attributes(pty.raw);
-      expect(attrs.has(7), 'inverse for the cursor').toBe(true);
-      expect(attrs.has(1), 'bold').toBe(true);
-      // A marked row and an unmarked one differ by their box, not by a colour.
-      expect(sessions).toMatch(/^\[x\] /m);
-      expect(sessions).toMatch(/^\[ \] /m);
-      // A row that cannot be marked says so by its dash, and the detail pane says why in words.
-      expect(sessions).toMatch(/^ - {3}/m);
-      expect(review).toMatch(/Review/);
-    }, 180_000);
+    it(
+      `${name}: no colour SGR in any frame, bold and inverse kept, marks and states in words`,
+      async () => {
+        const pty = openPty({ args: [...args], env: { ...t.env, TMPDIR: t.root, ...env }, cols: 100, rows: 30 });
+        const { sessions, review } = await journey(pty);
+        expect(colourSgr(pty.raw)).toEqual([]);
+        const attrs = attributes(pty.raw);
+        expect(attrs.has(7), 'inverse for the cursor').toBe(true);
+        expect(attrs.has(1), 'bold').toBe(true);
+        // A marked row and an unmarked one differ by their box, not by a colour.
+        expect(sessions).toMatch(/^\[x\] /m);
+        expect(sessions).toMatch(/^\[ \] /m);
+        // A row that cannot be marked says so by its dash, and the detail pane says why in words.
+        expect(sessions).toMatch(/^ - {3}/m);
+        expect(review).toMatch(/Review/);
+      },
+      budget(180_000),
+    );
   }
 
-  it('with colour on, the same journey writes colour (the detector sees it)', async () => {
-    const pty = openPty({ args: ['--demo'], env: { ...t.env, TMPDIR: t.root }, cols: 100, rows: 30 });
-    await journey(pty);
-    expect(colourSgr(pty.raw).length).toBeGreaterThan(0);
-  }, 180_000);
+  it(
+    'with colour on, the same journey writes colour (the detector sees it)',
+    async () => {
+      const pty = openPty({ args: ['--demo'], env: { ...t.env, TMPDIR: t.root }, cols: 100, rows: 30 });
+      await journey(pty);
+      expect(colourSgr(pty.raw).length).toBeGreaterThan(0);
+    },
+    budget(180_000),
+  );
 });

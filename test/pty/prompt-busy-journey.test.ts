@@ -23,6 +23,7 @@ import { buildPiFixture, type PiFixtureManifest } from '../../src/adapters/pi/fi
 import { CLI, KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { TEST_PASSPHRASE } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 const PASS = TEST_PASSPHRASE;
 const SECRET = 'MySecretPass';
@@ -66,7 +67,7 @@ function watch(s: TmuxScreen): { frames: string[]; seen(re: RegExp | string): st
 /** The deck's last line: the open prompt, or the focused widget and its keys. */
 const inputLine = (s: TmuxScreen): string => s.lines()[s.rows - 1] ?? '';
 
-it('a refused new-key passphrase asks again, three times, and what is typed as the retry appears nowhere', { timeout: 120_000 }, async () => {
+it('a refused new-key passphrase asks again, three times, and what is typed as the retry appears nowhere', { timeout: budget(120_000) }, async () => {
   // A cheaper scrypt, honoured only in test mode.
   const s = openTmux({ env: { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' }, cols: 80, rows: 24 });
   const w = watch(s);
@@ -130,7 +131,7 @@ it('a refused new-key passphrase asks again, three times, and what is typed as t
 });
 
 it("a cleanup with a backup runs in the busy box: the key's making is said in words, never 0/0, and keys typed meanwhile do nothing", {
-  timeout: 120_000,
+  timeout: budget(120_000),
 }, async () => {
   // scrypt at 2^17 (still below a real key's 2^18): the key takes a second or more to make, long enough to type into.
   const s = openTmux({ env: { ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '17' }, cols: 80, rows: 24 });
@@ -177,7 +178,7 @@ function cliBackup(env: Record<string, string>): PiFixtureManifest['sessions'][n
     env,
     encoding: 'utf8',
     input: `${PASS}\n`,
-    timeout: 60_000,
+    timeout: budget(60_000),
   });
   expect(clean.status, clean.stderr).toBe(0);
   expect(existsSync(victim.file)).toBe(false);
@@ -187,7 +188,9 @@ function cliBackup(env: Record<string, string>): PiFixtureManifest['sessions'][n
 /** scrypt at 2^17, still below a real key's 2^18. */
 const slowKey = (): Record<string, string> => ({ ...t.env, CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '17' });
 
-it('a verify with a wrong passphrase asks again (never "failed verification"); keys typed during the verify do nothing', { timeout: 120_000 }, async () => {
+it('a verify with a wrong passphrase asks again (never "failed verification"); keys typed during the verify do nothing', {
+  timeout: budget(120_000),
+}, async () => {
   const env = slowKey();
   cliBackup(env);
   const s = openTmux({ env, cols: 80, rows: 24 });
@@ -230,7 +233,7 @@ it('a verify with a wrong passphrase asks again (never "failed verification"); k
   }
 });
 
-it("a restore's check and the restore run in the busy box; keys typed during each do nothing", { timeout: 120_000 }, async () => {
+it("a restore's check and the restore run in the busy box; keys typed during each do nothing", { timeout: budget(120_000) }, async () => {
   const env = slowKey();
   const victim = cliBackup(env);
   const s = openTmux({ env, cols: 80, rows: 24 });

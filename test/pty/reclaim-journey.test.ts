@@ -15,11 +15,12 @@ import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { buildStore, dataDir, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRows, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { age, duBytes, looseCount, makeSnapshotRepo, recordSnapshot } from '../peers/opencode-reclaim-store.js';
+import { budget } from '../helpers/budget.js';
 
 let template: Template;
 beforeAll(async () => {
   template = await makeTemplate();
-}, 180_000);
+}, budget(180_000));
 afterAll(() => template?.cleanup());
 
 let t: TempEnv;
@@ -62,7 +63,7 @@ async function clean(screen: TmuxScreen, title: RegExp): Promise<string> {
   return result;
 }
 
-it('compact, then gc a snapshot repository: the live repository still says whose undo it holds', { timeout: 300_000 }, async () => {
+it('compact, then gc a snapshot repository: the live repository still says whose undo it holds', { timeout: budget(300_000) }, async () => {
   t = makeTempEnv('cleanerx-reclaim-');
   // A filesystem of its own when root, so what the disk gave back is ours alone (other tests write to /tmp meanwhile).
   mkdirSync(dataDir(t), { recursive: true });

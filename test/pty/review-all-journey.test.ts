@@ -15,6 +15,7 @@ import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { buildStore, CODEX_BIN, rawClient, serverListing } from '../helpers/codex.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let s: TmuxScreen | null = null;
@@ -46,7 +47,7 @@ async function markFirst(screen: TmuxScreen): Promise<string> {
 }
 
 it('80×24 in tmux: marks in three agents survive switching, one review groups them, one confirmation, one result; exactly the marked are gone', {
-  timeout: 420_000,
+  timeout: budget(420_000),
 }, async () => {
   t = makeTempEnv('cleanerx-review-all-');
   const codex = buildStore(t, { threads: 4, subagentRate: 0, archivedRate: 0, malformed: false, extras: false });

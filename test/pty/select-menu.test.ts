@@ -12,6 +12,7 @@ import { Engine } from '../../src/engine/api/engine.js';
 import { formatBytes } from '../../src/engine/core/format.js';
 import { KEYS, openApp, type ScreenDriver, TMUX_80x24 } from '../helpers/app-screen.js';
 import { fakeAgentBins, makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let s: ScreenDriver | null = null;
@@ -37,7 +38,7 @@ afterEach(() => {
 });
 
 describe('Select by rules at 80×24', () => {
-  it('older than 30 d: shows the count and size, marks exactly those, the review lists them', { timeout: 90_000 }, async () => {
+  it('older than 30 d: shows the count and size, marks exactly those, the review lists them', { timeout: budget(90_000) }, async () => {
     // What the engine says the rule matches, for the numbers the form must show.
     const engine = new Engine(ADAPTERS, t.ctx);
     const sum = await engine.scan('pi');
@@ -85,7 +86,7 @@ describe('Select by rules at 80×24', () => {
     await s.waitForNot('Review cleanup');
   });
 
-  it('Esc closes the form without marking', { timeout: 60_000 }, async () => {
+  it('Esc closes the form without marking', { timeout: budget(60_000) }, async () => {
     s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
     await s.waitFor(/Agent \[pi\]/, 15000);
     s.press('2');

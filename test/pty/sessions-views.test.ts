@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { TEST_PASSPHRASE } from '../helpers/constants.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
+import { budget } from '../helpers/budget.js';
 
 let t: TempEnv;
 let s: TmuxScreen;
@@ -108,55 +109,67 @@ async function journey(cols: number, _rows: number, noColor: boolean): Promise<v
 describe('sessions views in tmux', () => {
   const terms = ['tmux-256color', 'screen-256color', 'xterm', 'xterm-256color'];
   for (const term of terms) {
-    it(`80×24 under TERM=${term}: warnings view, reverse sort, filtered totals, no black text`, async () => {
-      start(term, 80, 24);
-      await journey(80, 24, false);
-    }, 90_000);
+    it(
+      `80×24 under TERM=${term}: warnings view, reverse sort, filtered totals, no black text`,
+      async () => {
+        start(term, 80, 24);
+        await journey(80, 24, false);
+      },
+      budget(90_000),
+    );
   }
 
-  it('100×30 with NO_COLOR under tmux-256color: no colour at all', async () => {
-    start('tmux-256color', 100, 30, { NO_COLOR: '1' });
-    await journey(100, 30, true);
-  }, 90_000);
+  it(
+    '100×30 with NO_COLOR under tmux-256color: no colour at all',
+    async () => {
+      start('tmux-256color', 100, 30, { NO_COLOR: '1' });
+      await journey(100, 30, true);
+    },
+    budget(90_000),
+  );
 });
 
 describe('Backups tab in tmux', () => {
-  it('a verify that ends leaves its outcome in the footer, not "Verifying…"', async () => {
-    const PASS = TEST_PASSPHRASE;
-    const test = { CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
-    const manifest = buildPiFixture({
-      agentDir: t.env.PI_CODING_AGENT_DIR!,
-      projects: 1,
-      sessionsPerProject: 3,
-      forkRate: 0,
-      config: true,
-      cwdRoot: join(t.env.HOME!, 'src'),
-    });
-    targetAgent(t, 'pi');
-    const victim = manifest.sessions.find((x) => x.kind === 'root')!;
-    const clean = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--backup', '--yes', '--id', victim.id], {
-      env: { ...t.env, ...test },
-      input: `${PASS}\n`,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(clean.status, clean.stderr).toBe(0);
-    start('tmux-256color', 80, 24, test, []);
-    await waitFor(/Agent \[pi/, 40_000);
-    s.press('5');
-    await waitFor(/^ {4}\d{4}-\d\d-\d\d .* pi /m);
-    s.press('v');
-    await waitFor(/Passphrase to verify/);
-    s.type(PASS);
-    s.press(KEYS.enter);
-    const done = await waitFor(/Backup verified/, 30_000);
-    expect(done).toMatch(/The 1 entry|All \d+ entries/);
-    expect(done).not.toMatch(/Verifying/);
-    expect(done).toMatch(/Backup [0-9a-f]{8} verified\./);
-    checkInvariants(80, false);
-    s.press(KEYS.esc);
-    await waitForNot(/Backup verified\s/);
-    expect(plain()).not.toMatch(/Verifying/);
-    await quit();
-  }, 120_000);
+  it(
+    'a verify that ends leaves its outcome in the footer, not "Verifying…"',
+    async () => {
+      const PASS = TEST_PASSPHRASE;
+      const test = { CLEANERX_TEST_MODE: '1', CLEANERX_SCRYPT_LOG_N: '12' };
+      const manifest = buildPiFixture({
+        agentDir: t.env.PI_CODING_AGENT_DIR!,
+        projects: 1,
+        sessionsPerProject: 3,
+        forkRate: 0,
+        config: true,
+        cwdRoot: join(t.env.HOME!, 'src'),
+      });
+      targetAgent(t, 'pi');
+      const victim = manifest.sessions.find((x) => x.kind === 'root')!;
+      const clean = spawnSync(process.execPath, [CLI, 'clean', '--agent', 'pi', '--backup', '--yes', '--id', victim.id], {
+        env: { ...t.env, ...test },
+        input: `${PASS}\n`,
+        encoding: 'utf8',
+        timeout: budget(60_000),
+      });
+      expect(clean.status, clean.stderr).toBe(0);
+      start('tmux-256color', 80, 24, test, []);
+      await waitFor(/Agent \[pi/, 40_000);
+      s.press('5');
+      await waitFor(/^ {4}\d{4}-\d\d-\d\d .* pi /m);
+      s.press('v');
+      await waitFor(/Passphrase to verify/);
+      s.type(PASS);
+      s.press(KEYS.enter);
+      const done = await waitFor(/Backup verified/, 30_000);
+      expect(done).toMatch(/The 1 entry|All \d+ entries/);
+      expect(done).not.toMatch(/Verifying/);
+      expect(done).toMatch(/Backup [0-9a-f]{8} verified\./);
+      checkInvariants(80, false);
+      s.press(KEYS.esc);
+      await waitForNot(/Backup verified\s/);
+      expect(plain()).not.toMatch(/Verifying/);
+      await quit();
+    },
+    budget(120_000),
+  );
 });

@@ -14,6 +14,7 @@ import { HEADLESS_100x30, KEYS, openApp, openPty, type ScreenDriver, TMUX_80x24,
 import { usePiTerminalHome } from '../helpers/core-journey.js';
 import { targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { budget } from '../helpers/budget.js';
 
 const home = usePiTerminalHome();
 let t: TempEnv;
@@ -26,7 +27,9 @@ beforeEach(() => {
 });
 
 describe('keys typed with the key that opens the review', () => {
-  it('go to the review: x b delete in one write turns the backup on and fills the confirmation; x 1 Enter deletes nothing', { timeout: 60_000 }, async () => {
+  it('go to the review: x b delete in one write turns the backup on and fills the confirmation; x 1 Enter deletes nothing', {
+    timeout: budget(60_000),
+  }, async () => {
     targetAgent(t, 'pi');
     const own = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!];
     s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
@@ -67,7 +70,9 @@ describe('keys typed with the key that opens the review', () => {
 });
 
 describe('a review on a small terminal', () => {
-  it('keeps its warning and confirmation on screen at 80×24 with every session marked, and refuses to confirm below 80×24', { timeout: 60_000 }, async () => {
+  it('keeps its warning and confirmation on screen at 80×24 with every session marked, and refuses to confirm below 80×24', {
+    timeout: budget(60_000),
+  }, async () => {
     targetAgent(t, 'pi');
     const own = [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!];
     s = openApp({ terminal: TMUX_80x24, args: [], env: t.env });
@@ -97,7 +102,7 @@ describe('a review on a small terminal', () => {
 });
 
 describe('Ctrl-Z', () => {
-  it('suspends the app and gives the terminal back; on resume the whole screen is drawn again', { timeout: 60_000 }, async () => {
+  it('suspends the app and gives the terminal back; on resume the whole screen is drawn again', { timeout: budget(60_000) }, async () => {
     targetAgent(t, 'pi');
     const tm = openApp({ terminal: TMUX_80x24, args: [], env: t.env }) as TmuxScreen;
     s = tm;
@@ -120,7 +125,7 @@ describe('Ctrl-Z', () => {
 });
 
 describe('the agent the app opens on', () => {
-  it('is the one with the most data on a first start, not the first installed one that has none', { timeout: 60_000 }, async () => {
+  it('is the one with the most data on a first start, not the first installed one that has none', { timeout: budget(60_000) }, async () => {
     s = openApp({ terminal: HEADLESS_100x30, args: [], env: t.env });
     await s.waitFor(/Agent \[pi\]/, 20000);
     await s.waitFor(`Sessions (${manifest.sessions.length})`);
@@ -128,7 +133,7 @@ describe('the agent the app opens on', () => {
     expect(await s.waitExit()).toBe(0);
   });
 
-  it('is the one --agent names', { timeout: 60_000 }, async () => {
+  it('is the one --agent names', { timeout: budget(60_000) }, async () => {
     targetAgent(t, 'pi');
     s = openApp({ terminal: HEADLESS_100x30, args: ['--agent', 'claude'], env: t.env });
     await s.waitFor(/Agent \[Claude Code\]/, 15000);
@@ -138,7 +143,7 @@ describe('the agent the app opens on', () => {
 });
 
 describe('Ctrl-L', () => {
-  it('redraws every cell: text another program wrote over the frame is gone', { timeout: 60_000 }, async () => {
+  it('redraws every cell: text another program wrote over the frame is gone', { timeout: budget(60_000) }, async () => {
     targetAgent(t, 'pi');
     const p = openPty({ args: [], env: t.env, cols: 100, rows: 30 });
     s = p;
