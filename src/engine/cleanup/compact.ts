@@ -400,6 +400,7 @@ async function compactIn(o: CompactOptions, space: DbSpace, dir: DirHandle): Pro
   let renaming = false;
   try {
     work = prepareWorkDir(dir, o.dbPath, workName, () => (madeWork = true));
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: prepareWorkDir has just linked and re-identified the original there, in a folder only this run writes; without the flag a missing file would be created, which cannot happen here (and the timeout only matters to a locker, refused earlier).
     db = new Database(join(workDirFor(o.dbPath, operationId), ORIGINAL_NAME), { fileMustExist: true, timeout: BUSY_MS });
     const wal = lockAndCheckpoint(db, o.dbPath);
     entry.step = 'checkpointed';
