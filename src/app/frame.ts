@@ -64,7 +64,7 @@ export function buildScreens(ctx: AppContext): Screen[] {
 }
 
 /** How long an info notice stays on screen. */
-export const NOTICE_MS = 6000;
+const NOTICE_MS = 6000;
 
 export class Frame {
   private readonly tabs: TabBar;
