@@ -16,6 +16,7 @@ import { buildStore, dataDir, makeTemplate, OPENCODE_BIN, opencodeEnv, sessionRo
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { age, duBytes, looseCount, makeSnapshotRepo, recordSnapshot } from '../peers/opencode-reclaim-store.js';
 import { budget } from '../helpers/budget.js';
+import { dialogText } from '../helpers/dialog-text.js';
 
 let template: Template;
 beforeAll(async () => {
@@ -105,16 +106,7 @@ it('compact, then gc a snapshot repository: the live repository still says whose
   const gcResult = await clean(s, /^Compact OpenCode snapshots \(git gc\)/);
   // The promise is what the repository gave back (within 10%), measured in the repository itself.
   // The result dialog wraps its sentences: read them as one text, without the box.
-  const flat = gcResult
-    .split('\n')
-    .map((l) =>
-      l
-        .replace(/^.*?│/, '')
-        .replace(/│[^│]*$/, '')
-        .trim(),
-    )
-    .join(' ')
-    .replace(/\s+/g, ' ');
+  const flat = dialogText(gcResult.split('\n'));
   const figures = /Promised ([\d.]+ [KMG]?B) · freed ([\d.]+ [KMG]?B) on disk \(measured; removed data took ([\d.]+ [KMG]?B)\)/.exec(flat);
   expect(figures, gcResult).toBeTruthy();
   const [promised, freed, took] = figures!.slice(1).map(bytes);

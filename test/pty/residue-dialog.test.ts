@@ -12,6 +12,7 @@ import { KEYS, openTmux, type TmuxScreen } from '../helpers/app-screen.js';
 import { buildStore, dataDir, makeTemplate, OPENCODE_BIN, opencodeEnv, type Template } from '../helpers/opencode.js';
 import { makeTempEnv, targetAgent, type TempEnv } from '../helpers/temp-env.js';
 import { budget } from '../helpers/budget.js';
+import { dialogText } from '../helpers/dialog-text.js';
 
 let template: Template;
 beforeAll(async () => {
@@ -63,16 +64,7 @@ it(
     await s.waitFor(/Residue check/, 30_000);
     const lines = s.lines();
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
-    // The dialog's text without its box, read as one text (it wraps, it never cuts).
-    const flat = lines
-      .map((l) =>
-        l
-          .replace(/^.*?│/, '')
-          .replace(/│[^│]*$/, '')
-          .trim(),
-      )
-      .join(' ')
-      .replace(/\s+/g, ' ');
+    const flat = dialogText(lines);
     expect(flat, screen).toContain('Residue check: 0 complete, 1 partial.');
     expect(flat, screen).toMatch(new RegExp(`PARTIAL ${literal(leaf.title.slice(0, 20))}.*: session_diff file \\(offered as an item now\\)`));
     expect(flat).not.toMatch(/session_diff fi…|offered as an i…/);
