@@ -21,6 +21,8 @@ it(
     await s.waitFor(/Agent \[pi/, 40_000);
     s.press('2');
     await s.waitFor(/ sessions · /, 20_000);
+    // Marks wait for the scan (a partial view answers "Still scanning"): under load it can outlast the list's first paint.
+    await s.waitSettled(40_000);
     s.press('a');
     // Polled without the step checks, so the moment it showed is not taken late.
     await waitUntil(() => NOTICE.test(s.text()), 'the notice', budget(10_000));
