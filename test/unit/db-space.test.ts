@@ -111,6 +111,21 @@ describe('readDbSpace', () => {
     expect(treeDiff(before, hashTree(d))).toEqual([]);
   });
 
+  it('a write its agent did not finish (a hot -journal): says to start the agent, and changes nothing', () => {
+    const d = dir();
+    const p = join(d, 'state.sqlite');
+    makeDb(p, false);
+    // A writer killed inside a transaction whose pages spilled: the -journal it leaves is hot.
+    const code = `const D=require(${JSON.stringify(BETTER_SQLITE3)});const d=new D(${JSON.stringify(p)});d.pragma('cache_size = 1');d.exec('BEGIN');d.exec("UPDATE t SET body = body || 'y'");process.kill(process.pid,'SIGKILL');`;
+    expect(spawnSync(process.execPath, ['-e', code]).signal).toBe('SIGKILL');
+    expect(readFileSync(`${p}-journal`).length).toBeGreaterThan(0);
+    const before = hashTree(d);
+    const s = readDbSpace(p);
+    expect(s).toMatchObject({ state: 'unreadable' });
+    expect(s.reason).toBe('The database holds a write its agent did not finish; start the agent once so that SQLite rolls it back, then look again.');
+    expect(treeDiff(before, hashTree(d))).toEqual([]);
+  });
+
   it('agrees with the header parser on the same file', () => {
     const d = dir();
     const p = join(d, 'a.db');

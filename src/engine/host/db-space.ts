@@ -93,6 +93,12 @@ function describeError(e: unknown): { state: DbSpaceState; reason: string } {
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
     return { state: 'locked', reason: 'The database is locked by another program; look again when the agent is idle.' };
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return { state: 'corrupt', reason: `The database is corrupt (${msg}).` };
+  // A write that did not finish (the agent was killed mid-transaction): only a writer may roll it back, and that is the agent's to do.
+  if (code === 'SQLITE_READONLY_ROLLBACK' || code === 'SQLITE_READONLY_RECOVERY')
+    return {
+      state: 'unreadable',
+      reason: 'The database holds a write its agent did not finish; start the agent once so that SQLite rolls it back, then look again.',
+    };
   return { state: 'unreadable', reason: `The database cannot be read (${code || 'error'}: ${msg}).` };
 }
 
