@@ -154,6 +154,7 @@ export class Frame {
         if (st.message !== msg) return;
         if (st.input) return this.fadeLater(msg, 500);
         st.message = null;
+        st.settled.changedByItself();
         st.requestRender();
       },
       Math.max(0, ms),

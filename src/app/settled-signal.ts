@@ -2,7 +2,10 @@
 // path>): one line `settled <n>\n` is appended each time the app goes idle
 // after a render — no engine call in flight, no dialog on its way (its
 // queued keys), no scan, no render queued, and the frame written. A test
-// then waits for the next line instead of guessing with sleeps.
+// then waits for the next line instead of guessing with sleeps. A change the
+// app makes by itself, on a timer (a notice that fades), appends `changed <k>`
+// the moment it is made: a test that compares a frame with a redraw of it
+// then tells the state moving on from a stale cell.
 //
 // This is the only file of the UI that writes to the filesystem, and only in
 // that test mode: the signal has to leave the process without going through
@@ -26,6 +29,7 @@ export class SettledSignal {
   private readonly file: string | null;
   private inFlight = 0;
   private count = 0;
+  private changes = 0;
   /** A frame was rendered since the last line. */
   private dirty = false;
   private timer: NodeJS.Timeout | null = null;
@@ -85,6 +89,13 @@ export class SettledSignal {
     if (!this.file) return;
     this.dirty = true;
     this.check();
+  }
+
+  /** A change of state no key or call caused (a timer's): said at once, before its frame. */
+  changedByItself(): void {
+    if (!this.file) return;
+    this.changes++;
+    appendFileSync(this.file, `changed ${this.changes}\n`);
   }
 
   private cancel(): void {

@@ -89,10 +89,19 @@ export abstract class ScreenDriver {
 
   /** How many times the app has said it is settled so far. */
   settledCount(): number {
+    return this.signalLines().filter((l) => l.startsWith('settled ')).length;
+  }
+
+  /** How many changes the app made by itself so far (a notice that faded: `changed <k>` lines). */
+  selfChanges(): number {
+    return this.signalLines().filter((l) => l.startsWith('changed ')).length;
+  }
+
+  private signalLines(): string[] {
     try {
-      return readFileSync(this.settledFile, 'utf8').split('\n').filter(Boolean).length;
+      return readFileSync(this.settledFile, 'utf8').split('\n');
     } catch {
-      return 0;
+      return [];
     }
   }
 
@@ -295,6 +304,7 @@ export abstract class ScreenDriver {
     const idle = await this.appSettled();
     await this.outputQuiet();
     // A longer quiet spell first: a page still on its way is a change of state, not a stale cell.
+    const changes = this.selfChanges();
     const base = await this.settle(150);
     const problems = screenProblems(base.grab);
     if (problems.length) throw new Error(describeProblems(problems, base.grab, `${where} (${this.where})`));
@@ -305,6 +315,8 @@ export abstract class ScreenDriver {
     // The state may have moved on by itself (a clock, a scan): a second redraw tells a stale cell from a change.
     this.write(KEYS.ctrlL);
     const again = await this.settle();
+    // A notice that faded between the frame and the first redraw: a change of state the app said it made, not a stale cell.
+    if (this.selfChanges() !== changes) return;
     if (again.settled && again.grab.signature === after.grab.signature) {
       const a = base.grab.signature.split('\n');
       const b = after.grab.signature.split('\n');

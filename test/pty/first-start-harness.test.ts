@@ -4,7 +4,9 @@
 // count (a short quiet spell showed "Nothing matches", which the redraw
 // check took for stale cells), and a frame the terminal had taken only in
 // part (the review's prompt over the old footer, the box without its bottom
-// border). Each fails on a harness that reads too early.
+// border). Each fails on a harness that reads too early. And a notice that
+// faded between a frame and its redraw: a change the app said it made by
+// itself (`changed <k>`), not a stale cell; unsaid, the same change is one.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,11 +45,12 @@ const screen = (middle, footer) => {
 const box = (title, lines, w) => ['┌─ ' + title + ' ' + '─'.repeat(w - title.length - 5) + '┐', ...lines.map((l) => '│ ' + l.padEnd(w - 4) + ' │'), '└' + '─'.repeat(w - 2) + '┘'];
 process.stdin.setRawMode(true);
 process.stdout.write('\x1b[2J');
+const LIST = ['Tree · newest first', '  ▾ alpha   3 sessions   12 KB', '    one', '    two', '    three'];
 let landed = false;
 const land = () => {
   if (landed) return;
   landed = true;
-  draw(screen(['Tree · newest first', '  ▾ alpha   3 sessions   12 KB', '    one', '    two', '    three'], ' Sessions › Enter expand'));
+  draw(screen(LIST, ' Sessions › Enter expand'));
   setTimeout(settle, 100);
 };
 process.stdin.on('data', (d) => {
@@ -55,6 +58,11 @@ process.stdin.on('data', (d) => {
   if (k === 'q') process.exit(0);
   if (k === '\x0c') {
     // The redraw of the state as it is; a page on its way lands meanwhile (as it may in the app).
+    // A notice whose time ran out just before the key: the redraw shows the state without it ('fade' says so, 'fade-unsaid' does not).
+    if (scenario.startsWith('fade') && frame[rows - 1].includes('Marked')) {
+      if (scenario === 'fade') appendFileSync(process.env.CLEANERX_SETTLED_FILE, 'changed 1\n');
+      frame = screen(LIST, ' Sessions › Enter expand');
+    }
     draw(frame);
     if (scenario === 'late-page') land();
     else setTimeout(settle, 100);
@@ -77,6 +85,9 @@ if (scenario === 'late-page') {
   draw(screen(['Tree · newest first', '  Nothing matches this filter'], ' Sessions › Enter expand'));
   // The first page: late (after the count was on screen and a short quiet spell).
   setTimeout(land, 1500);
+} else if (scenario.startsWith('fade')) {
+  draw(screen(LIST, ' Marked 3 sessions in all sessions (12 KB selectable).'));
+  setTimeout(settle, 100);
 } else {
   draw(screen([...box('Preparing the review', ['Preparing the review…'], 30)], ' Preparing the review › Esc cancel'));
   setTimeout(settle, 100);
@@ -117,4 +128,18 @@ it('still fails a screen that stays broken once the output is quiet', { timeout:
   await s.waitSettled();
   s.press('x');
   await expect(s.waitFor('Ready to confirm')).rejects.toThrow(/no bottom border/);
+});
+
+it('a notice that faded between the frame and its redraw is a change the app said it made, not a stale cell', { timeout: budget(30_000) }, async () => {
+  const s = standIn('fade');
+  const text = await s.waitFor('Agent [pi]');
+  expect(s.selfChanges()).toBe(1);
+  expect(text).not.toContain('Marked 3');
+  s.press('q');
+  expect(await s.waitExit()).toBe(0);
+});
+
+it('the same change, unsaid, is a stale cell', { timeout: budget(30_000) }, async () => {
+  const s = standIn('fade-unsaid');
+  await expect(s.waitFor('Agent [pi]')).rejects.toThrow(/stale cells\n  line 24: drawn  \| Marked 3 sessions/);
 });

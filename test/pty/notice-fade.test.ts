@@ -32,6 +32,8 @@ it(
     await s.waitForNot(NOTICE, 20_000);
     // Not at the first paint: seen later than it went, the time can only come out short, never long.
     expect(Date.now() - shown).toBeGreaterThanOrEqual(4_000);
+    // The fade is the app's own change, and it says so (the redraw check then knows it for a change, not a stale cell).
+    expect(s.selfChanges()).toBe(1);
     s.press('q');
     expect(await s.waitExit(15_000)).toBe(0);
   },

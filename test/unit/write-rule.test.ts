@@ -197,7 +197,7 @@ const ALLOWED: Record<string, string> = {
 
   // Test and demo modes only.
   'app/perf-log.ts': 'appends timing lines to the file CLEANERX_PERF_LOG names (benches only; unset, nothing is written)',
-  'app/settled-signal.ts': 'appends "settled <n>" to the file CLEANERX_SETTLED_FILE names (PTY tests only; unset, nothing is written)',
+  'app/settled-signal.ts': 'appends "settled <n>" and "changed <k>" to the file CLEANERX_SETTLED_FILE names (PTY tests only; unset, nothing is written)',
   'demo/demo-home.ts': 'creates the demo home with mkdtemp in the temp dir and writes only inside it',
   'demo/demo-owner.ts': 'writes, and on exit removes, only demo homes it can prove are its own (owner file of this pid, this user, not a link)',
   'demo/opencode-demo.ts': "builds the demo's opencode.db inside the demo home and moves it into place there",
