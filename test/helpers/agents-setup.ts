@@ -3,7 +3,7 @@
 // a flag parser or a file validator knows the same agents the binary knows.
 
 import { appendFileSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, expect, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import '../../src/adapters/registry.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { setLanguage } from '../../src/engine/i18n/index.js';
@@ -29,6 +29,10 @@ atCrashPoints(null);
 vi.restoreAllMocks();
 vi.useRealTimers();
 vi.unstubAllGlobals();
+
+// The screens a test opened through the harness (test/helpers/app-screen.ts), gone after it whatever happened:
+// registered here because this file runs for every test file, the harness module only once per worker.
+afterEach(() => (globalThis as { cleanerxDisposeScreens?: () => void }).cleanerxDisposeScreens?.());
 
 // CLEANERX_TEST_CPU_LOG=<file>: each file's CPU (its worker's and the children
 // it waited for, from /proc/self/stat) as "<seconds> <file>" lines, to find

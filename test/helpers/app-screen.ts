@@ -10,8 +10,9 @@
 // a line each time the app goes idle after a render), for the waits that mean
 // "nothing more will happen"; waitFor() is for specific text.
 //
-// openApp() registers the screen for teardown after the test (afterEach), so
-// a failing test leaves no app, tmux server or temp dir behind.
+// openApp() registers the screen for teardown after the test (the setup
+// file's afterEach), so a failing test leaves no app, tmux server or temp dir
+// behind.
 
 import { spawn, type IPty } from '@lydell/node-pty';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
@@ -20,7 +21,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import { SPINNER } from '../../src/widgets/spinner.js';
 import { budget } from './budget.js';
 import { CLI } from './constants.js';
@@ -722,11 +722,13 @@ export interface OpenApp {
 }
 
 const open = new Set<ScreenDriver>();
-// Registered when a test file imports the harness (its module runs once per test file).
-afterEach(() => {
+// A worker runs many files with one copy of this module (vitest.config.ts: isolate false), so a hook
+// registered here would belong to the first file alone and every later file's screens (their tmux
+// servers and apps) would outlive it: agents-setup.ts, which runs for every file, calls this after each test.
+(globalThis as { cleanerxDisposeScreens?: () => void }).cleanerxDisposeScreens = () => {
   for (const s of open) s.dispose();
   open.clear();
-});
+};
 
 /** Starts the app in a terminal; it is disposed after the test whatever happens. */
 export function openApp(o: OpenApp): ScreenDriver {
