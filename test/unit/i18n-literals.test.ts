@@ -90,8 +90,8 @@ const ALLOWED = new Set([
   'agentSweep',
   // Category codes the Logs & caches tab filters on, an id prefix, the internal scan phase before the first progress.
   ...['memory', 'log', 'cache', 'temporary', 'session:', 'starting', 'preflight'],
-  // Timing marks of the perf log and the settled signal's line (read by tests and the bench, never shown).
-  ...['engineReady', 'detected', 'scanStart', 'provisional', 'scanDone', 'key', 'firstRows', 'settled '],
+  // Timing marks of the perf log and the settled signal's lines (read by tests and the bench, never shown).
+  ...['engineReady', 'detected', 'scanStart', 'provisional', 'scanDone', 'key', 'firstRows', 'settled ', 'changed '],
   // Encodings, yargs' own locale name and option names, a default PATH, the error line's prefix (the product's name).
   ...['utf8', 'zh_CN', 'help', 'version', '/usr/bin:/bin', 'cleanerx: '],
   // Cleanup actions (archive is typed to confirm), recovery's actions and the journal's path states: the words its command line takes and prints, in every language.
