@@ -2,7 +2,7 @@
 // demo and the test homes derive each agent's variables and data from it, and
 // its order is the order detection reports and the UI shows. A new agent is
 // its folder and one entry here (its import and its place in the list);
-// test/unit/stub-agent.test.ts proves that nothing else needs a change.
+// test/pty/stub-agent.test.ts proves that nothing else needs a change.
 
 import type { AgentAdapter } from '../engine/core/adapter.js';
 import { installAgents } from '../engine/core/agents.js';

@@ -243,7 +243,11 @@ describe('version probes', () => {
     writeScript(bin, 'pi', "head -c 5000000 /dev/zero >&2; echo 'pi 3.0.0' >&2");
     expect((await detectOne(piAdapter, ctxWith({ PATH: `${bin}:/usr/bin:/bin` }), undefined, true)).version).toBeNull();
     writeScript(bin, 'pi', 'exec sleep 30');
-    expect((await detectOne(piAdapter, ctxWith({ PATH: `${bin}:/usr/bin:/bin` }), undefined, true)).version).toBeNull();
+    // The 10 s limit shortened to 1 s (test mode): without a limit this waits for the 30 s sleep and times out.
+    const started = Date.now();
+    const slow = ctxWith({ PATH: `${bin}:/usr/bin:/bin`, CLEANERX_TEST_MODE: '1', CLEANERX_TEST_PROBE_TIMEOUT_MS: '1000' });
+    expect((await detectOne(piAdapter, slow, undefined, true)).version).toBeNull();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   });
 
   it('marks the probe in its environment, so writer detection can tell it from a working agent', async () => {

@@ -14,6 +14,12 @@ import { homeOf } from './own-dirs.js';
 import { spawnTracked } from './own-children.js';
 
 const VERSION_TIMEOUT_MS = 10_000;
+
+/** The probe's time limit; tests (CLEANERX_TEST_MODE=1) may shorten it, so a probe that never exits costs them a second, not ten. */
+function versionTimeoutMs(env: Readonly<Record<string, string | undefined>>): number {
+  const v = Number(env.CLEANERX_TEST_PROBE_TIMEOUT_MS);
+  return env.CLEANERX_TEST_MODE === '1' && v > 0 ? v : VERSION_TIMEOUT_MS;
+}
 const MAX_NVM_DIRS = 8;
 const MAX_VERSION_OUTPUT = 64 * 1024;
 
@@ -120,7 +126,7 @@ export function readVersion(adapter: AgentAdapter, exe: string, env: Readonly<Re
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       finish(null);
-    }, VERSION_TIMEOUT_MS);
+    }, versionTimeoutMs(env));
     child.on('error', () => finish(null));
     child.on('close', (code, signal) => {
       if (code !== 0 || signal) return finish(null);
