@@ -30,6 +30,7 @@ import * as opencodeGc from './opencode-gc.mjs';
 import * as backupMemory from './backup-memory.mjs';
 import * as fullDisk from './full-disk.mjs';
 import * as cliScan100k from './cli-scan-100k.mjs';
+import * as jitBudget from './jit-budget.mjs';
 
 const BENCHES = [
   piScan,
@@ -48,6 +49,7 @@ const BENCHES = [
   backupMemory,
   fullDisk,
   cliScan100k,
+  jitBudget,
 ];
 
 // `--scale S` sizes the benches that take one (full-disk: S=1 ≈ 15 GB; default 0.1).

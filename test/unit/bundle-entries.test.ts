@@ -52,3 +52,26 @@ describe('the bundled build', () => {
     for (const n of named) expect(existsSync(join(DIST, n)), n).toBe(true);
   });
 });
+
+describe('the JIT budget the bin sets (scripts/bundle.mjs, JIT_BUDGET)', () => {
+  // Preloaded: reports every V8 flag the bin sets, on stderr, before passing it on.
+  const SPY = `data:text/javascript,${encodeURIComponent(
+    "import v8 from 'node:v8';import{syncBuiltinESMExports}from'node:module';const f=v8.setFlagsFromString;v8.setFlagsFromString=(s)=>{process.stderr.write('flag '+s+'\\n');f(s)};syncBuiltinESMExports();",
+  )}`;
+  const flags = (args: string[], env: Record<string, string> = {}): string[] => {
+    const r = spawnSync(process.execPath, ['--import', SPY, CLI, ...args], { env: { ...t!.env, ...env }, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stderr.split('\n').filter((l) => l.startsWith('flag '));
+  };
+
+  it('is set once before a command runs, on the V8 it was measured on; never for --version, nor with CLEANERX_JIT_DEFAULT=1', async () => {
+    t = makeTempEnv();
+    const { JIT_BUDGET } = (await import(join(ROOT, 'scripts', 'bundle.mjs'))) as { JIT_BUDGET: { v8Major: number[]; flag: string } };
+    const known = JIT_BUDGET.v8Major.includes(Number(process.versions.v8.split('.')[0]));
+    expect(flags(['recovery'])).toEqual(known ? [`flag ${JIT_BUDGET.flag}`] : []);
+    expect(flags(['--version'])).toEqual([]);
+    expect(flags(['recovery'], { CLEANERX_JIT_DEFAULT: '1' })).toEqual([]);
+    // The Node this suite runs on is one it was measured on (else the flag would be silently off everywhere).
+    expect(known).toBe(true);
+  });
+});
