@@ -9,18 +9,18 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREED_TOLERANCE, measureAfter, measureBefore } from '../../src/engine/cleanup/freed-bytes.js';
 import { done, item, plan } from '../helpers/freed-plan.js';
 import { freedLines } from '../../src/modals/progress.js';
+import { diskTmp } from '../helpers/scratch.js';
 
 let base: string;
 let mounted = false;
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'cleanerx-freed-'));
+  base = mkdtempSync(join(diskTmp(), 'cleanerx-freed-'));
   if (process.getuid?.() === 0) mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256m', 'tmpfs', base]).status === 0;
 });
 afterAll(() => {

@@ -40,6 +40,7 @@ import {
   unlinkAt,
 } from '../../src/engine/host/anchored-fs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { otherFilesystem } from '../helpers/scratch.js';
 
 const envs: TempEnv[] = [];
 const handles: DirHandle[] = [];
@@ -122,10 +123,11 @@ describe('errors: each an AnchoredError naming the entry, with its errno', () =>
   it('another filesystem: a link across it is refused as such', () => {
     const { home } = tree();
     const b = keep(openRootDir(join(home, 'a', 'b')));
-    const shm = keep(openRootDir('/dev/shm'));
+    const other = otherFilesystem(home);
+    const shm = keep(openRootDir(other));
     expect(shm.stat().dev).not.toBe(b.stat().dev);
     const e = refusal(() => linkAt(b, 'f', shm, `cleanerx-mut-${process.pid}`));
-    expect([e.message, e.code]).toEqual([`/dev/shm/cleanerx-mut-${process.pid} is on another filesystem.`, 'EXDEV']);
+    expect([e.message, e.code]).toEqual([`${other}/cleanerx-mut-${process.pid} is on another filesystem.`, 'EXDEV']);
   });
 
   it('a folder nobody may enter is "not accessible" to nobody', () => {

@@ -6,11 +6,11 @@
 
 import { spawnSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FREED_TOLERANCE, type InPlaceTarget, measureAfter, measureBefore } from '../../src/engine/cleanup/freed-bytes.js';
 import { done, item, plan } from '../helpers/freed-plan.js';
+import { diskTmp, otherFilesystem } from '../helpers/scratch.js';
 
 /** What statfs reports as free, per device (bytes); a device not here reports its real figure. */
 const fake = vi.hoisted(() => ({ free: new Map<number, number>(), failing: new Set<string>(), allFail: false }));
@@ -35,7 +35,8 @@ let mounted = false;
 let n = 0;
 
 beforeAll(() => {
-  base = mkdtempSync(join(tmpdir(), 'cleanerx-mfreed-'));
+  // How a disk frees blocks (its directories take some): on the disk's temp dir, wherever TMPDIR points.
+  base = mkdtempSync(join(diskTmp(), 'cleanerx-mfreed-'));
   mount = join(base, 'tmpfs');
   mkdirSync(mount);
   if (process.getuid?.() === 0) mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mount]).status === 0;
@@ -379,7 +380,7 @@ describe('a backup written during the run', () => {
 
   it('on another filesystem: it changes nothing here', async () => {
     const d = dir();
-    const bak = join('/dev/shm', `cleanerx-mfreed-${process.pid}.age`);
+    const bak = join(otherFilesystem(d), `cleanerx-mfreed-${process.pid}.age`);
     data(bak, 256 * KiB);
     try {
       expect(devOf(bak)).not.toBe(devOf(d));

@@ -43,6 +43,7 @@ import { partialName } from '../../src/backup/restore-journal.js';
 import { atCrashPoints } from '../../src/engine/core/faults.js';
 import { type DirHandle, openRootDir } from '../../src/engine/host/anchored-fs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { otherFilesystem } from '../helpers/scratch.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
@@ -771,7 +772,7 @@ describe('commitFile', () => {
   });
 
   it('across filesystems: a sparse copy under the partial name, with its mode and mtime, then linked; the partial goes', async () => {
-    const s = join('/dev/shm', `cleanerx-mrc-${process.pid}`);
+    const s = join(otherFilesystem(home), `cleanerx-mrc-${process.pid}`);
     mkdirSync(s);
     try {
       const content = Buffer.concat([Buffer.alloc(4096, 5), Buffer.alloc(64 * 1024), Buffer.alloc(1024 * 1024 + 7, 6)]);
@@ -804,7 +805,7 @@ describe('commitFile', () => {
   });
 
   it('across filesystems, a staged copy that is gone stops the restore', async () => {
-    const s = join('/dev/shm', `cleanerx-mrc-${process.pid}`);
+    const s = join(otherFilesystem(home), `cleanerx-mrc-${process.pid}`);
     mkdirSync(s);
     try {
       const stage = keep(openStaging(s));
@@ -847,7 +848,7 @@ describe('commitFile: what is at the name right after the link', () => {
   });
 
   const acrossFs = async (f: (s: string, stage: DirHandle, parent: DirHandle) => Promise<void>): Promise<void> => {
-    const s = join('/dev/shm', `cleanerx-mrc-${process.pid}`);
+    const s = join(otherFilesystem(home), `cleanerx-mrc-${process.pid}`);
     mkdirSync(s);
     try {
       await f(s, keep(openStaging(s)), keep(openRootDir(home)));

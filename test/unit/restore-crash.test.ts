@@ -39,6 +39,7 @@ import { restoreCrashPointsFor } from '../../src/engine/core/faults.js';
 import { ownDirs } from '../../src/engine/host/own-dirs.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
 import { hashTree, treeDiff, treeNames } from '../helpers/tree-hash.js';
+import { otherFilesystem } from '../helpers/scratch.js';
 
 // Only in test mode does the key store accept a cheaper scrypt.
 process.env.CLEANERX_TEST_MODE = '1';
@@ -386,19 +387,19 @@ describe('through the engine (`cleanerx backups restore`, the next start)', () =
   });
 });
 
-describe('staging on another filesystem (/dev/shm): a sparse copy under the partial name the journal announces', () => {
+describe('staging on another filesystem (/dev/shm, or the disk when the temp homes are on it): a sparse copy under the partial name the journal announces', () => {
   const shm: string[] = [];
   afterAll(() => shm.forEach((d) => rmSync(d, { recursive: true, force: true })));
   function crossHome(name: string): Home {
     const h = home(name);
-    const d = mkdtempSync('/dev/shm/cleanerx-restore-');
+    const d = mkdtempSync(join(otherFilesystem(work), 'cleanerx-restore-'));
     shm.push(d);
     h.opts.stagingParent = join(d, 'restore-staging');
     return h;
   }
 
   it('the control: staging and home really are on different filesystems', () => {
-    expect(statSync('/dev/shm').dev).not.toBe(statSync(work).dev);
+    expect(statSync(otherFilesystem(work)).dev).not.toBe(statSync(work).dev);
   });
 
   it('restores byte for byte, holes kept, no partial left', async () => {
