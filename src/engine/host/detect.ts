@@ -14,14 +14,14 @@ import { homeOf } from './own-dirs.js';
 import { spawnTracked } from './own-children.js';
 
 const VERSION_TIMEOUT_MS = 10_000;
+const MAX_NVM_DIRS = 8;
+const MAX_VERSION_OUTPUT = 64 * 1024;
 
 /** The probe's time limit; tests (CLEANERX_TEST_MODE=1) may shorten it, so a probe that never exits costs them a second, not ten. */
 function versionTimeoutMs(env: Readonly<Record<string, string | undefined>>): number {
   const v = Number(env.CLEANERX_TEST_PROBE_TIMEOUT_MS);
   return env.CLEANERX_TEST_MODE === '1' && v > 0 ? v : VERSION_TIMEOUT_MS;
 }
-const MAX_NVM_DIRS = 8;
-const MAX_VERSION_OUTPUT = 64 * 1024;
 
 export function resolveHome(adapter: AgentAdapter, ctx: HostContext, override: string | undefined): HomeResolution {
   if (override !== undefined && override !== '') {
