@@ -49,14 +49,20 @@ beforeAll(async () => {
   await new Promise((r) => setTimeout(r, 300));
   // cleanerx's own dirs (and their parents) exist, as after any earlier run: only the agents' stores are compared.
   for (const d of [t.env.CLEANERX_STATE_DIR!, t.env.CLEANERX_CONFIG_DIR!, t.env.CLEANERX_DATA_DIR!]) mkdirSync(d, { recursive: true });
-  env = { ...t.env, PATH: `${dirname(OPENCODE_BIN)}:${dirname(CODEX_BIN)}:${join(process.cwd(), 'node_modules', '.bin')}:/usr/bin:/bin` };
+  // The temp dir beside the home, not above it, as on a user's machine: Codex makes no helper links in a home under the temp dir.
+  mkdirSync(join(t.root, 'tmp'));
+  env = {
+    ...t.env,
+    TMPDIR: join(t.root, 'tmp'),
+    PATH: `${dirname(OPENCODE_BIN)}:${dirname(CODEX_BIN)}:${join(process.cwd(), 'node_modules', '.bin')}:/usr/bin:/bin`,
+  };
 }, budget(300_000));
 afterAll(() => {
   t?.cleanup();
   template?.cleanup();
 });
 
-/** Every file outside cleanerx's own dirs and the fake /proc, by content, mode and size. */
+/** Every file outside cleanerx's own dirs, the temp dir and the fake /proc, by content, mode and size. */
 function everythingElse(): Map<string, string> {
   return hashTree(t.root, [
     t.env.CLEANERX_STATE_DIR!,
@@ -64,6 +70,7 @@ function everythingElse(): Map<string, string> {
     t.env.CLEANERX_DATA_DIR!,
     t.env.CLEANERX_CACHE_DIR ?? join(t.root, 'none'),
     t.procRoot,
+    join(t.root, 'tmp'),
   ]);
 }
 

@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { codexAdapter } from '../../src/adapters/codex/index.js';
 import { piAdapter } from '../../src/adapters/pi/index.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import type { HostContext } from '../../src/engine/core/adapter.js';
@@ -12,6 +13,8 @@ import { Engine } from '../../src/engine/api/engine.js';
 import { ConfigError } from '../../src/engine/core/config-error.js';
 import { DEFAULT_SETTINGS } from '../../src/engine/host/settings.js';
 import { makeTempEnv, type TempEnv } from '../helpers/temp-env.js';
+import { hashTree, treeDiff } from '../helpers/tree-hash.js';
+import { readdirSync } from 'node:fs';
 
 let t: TempEnv;
 afterEach(() => t?.cleanup());
@@ -255,5 +258,44 @@ describe('version probes', () => {
     const bin = join(t.root, 'bin');
     writeScript(bin, 'pi', `echo "pi \${${VERSION_PROBE_ENV}}.0.0"`);
     expect((await detectOne(piAdapter, ctxWith({ PATH: bin }), undefined, true)).version).toBe('1.0.0');
+  });
+  // Codex 0.171 makes $CODEX_HOME/tmp/arg0-linux/codex-arg0*/ on every start, --version included: the stand-in does the same.
+  const ARG0 = 'mkdir -p "$CODEX_HOME/tmp/arg0-linux/codex-arg0x" && echo "$CODEX_HOME" >> "$PROBED"';
+  function codexProbe(body: string): { ctx: HostContext; home: string; tmp: string; probed: string } {
+    t = makeTempEnv();
+    const bin = join(t.root, 'bin');
+    writeScript(bin, 'codex', `${ARG0}\n${body}`);
+    const home = t.env.CODEX_HOME!;
+    mkdirSync(join(home, 'sessions'), { recursive: true });
+    writeFileSync(join(home, 'config.toml'), 'model = "x"\n');
+    const tmp = join(t.root, 'tmp');
+    mkdirSync(tmp);
+    const probed = join(t.root, 'probed');
+    return {
+      ctx: ctxWith({ PATH: `${bin}:/usr/bin:/bin`, TMPDIR: tmp, PROBED: probed, CLEANERX_TEST_MODE: '1', CLEANERX_TEST_PROBE_TIMEOUT_MS: '1000' }),
+      home,
+      tmp,
+      probed,
+    };
+  }
+
+  it("asks Codex its version in a private empty home, so the user's Codex home is not written, and removes that home after", async () => {
+    const p = codexProbe("echo 'codex-cli 0.171.0'");
+    const before = hashTree(p.home);
+    expect((await detectOne(codexAdapter, p.ctx, undefined, true)).version).toBe('0.171.0');
+    expect(treeDiff(before, hashTree(p.home))).toEqual([]);
+    const seen = readFileSync(p.probed, 'utf8').trim();
+    expect(seen.startsWith(join(p.tmp, 'cleanerx-probe-'))).toBe(true);
+    expect(readdirSync(p.tmp)).toEqual([]);
+  });
+
+  it('removes the private home of a probe it had to kill, once the probe is gone', async () => {
+    const p = codexProbe('exec sleep 30');
+    const before = hashTree(p.home);
+    expect((await detectOne(codexAdapter, p.ctx, undefined, true)).version).toBeNull();
+    expect(treeDiff(before, hashTree(p.home))).toEqual([]);
+    // The kill is asynchronous: the dir goes when the probe's exit is seen.
+    for (let i = 0; i < 100 && readdirSync(p.tmp).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readdirSync(p.tmp)).toEqual([]);
   });
 });

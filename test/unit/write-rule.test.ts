@@ -173,6 +173,8 @@ const ALLOWED: Record<string, string> = {
   // Private directories a module made for itself.
   'engine/host/sqlite-quiet.ts':
     'writes only inside the private 0700 mkdtemp dir it created for a read-only view of a database (a hard link or an O_EXCL|O_NOFOLLOW copy)',
+  'engine/host/probe-home.ts':
+    'makes one private 0700 mkdtemp dir for a --version probe and removes it (links inside removed, never followed) once the probe has exited',
   'engine/host/export-staging.ts': 'removes only its own <data>/export-staging/<pid>-<start>-<uuid> dirs (0700) whose run is gone',
   'adapters/opencode/backup-route.ts':
     'writes only the session exports into the 0700 staging dir it checks (not a link, this user, mode 0700), each file O_EXCL|O_NOFOLLOW; removes only those',

@@ -25,6 +25,8 @@ export const codexAdapter: AgentAdapter = {
     zh: 'Codex 的自动记忆。指令文件（AGENTS.md、CLAUDE.md、规则）受保护，不在此显示。',
   },
   homeEnvVar: 'CODEX_HOME',
+  // Every codex start, --version included, makes $CODEX_HOME/tmp/arg0-linux/codex-arg0*/ and removes the last one (0.171).
+  versionProbeHomeVar: 'CODEX_HOME',
   envVars: [homeDirVar('CODEX_HOME')],
   isolatedEnv: (home) => ({ CODEX_HOME: join(home, '.codex') }),
   labels: {

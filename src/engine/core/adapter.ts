@@ -86,6 +86,12 @@ export interface AgentAdapter extends AdapterDescriptor {
   /** Turns `<bin> --version` output into a plain version string. */
   cleanVersion(raw: string): string;
   /**
+   * The variable that moves the agent's home when `<bin> --version` itself
+   * writes there: the probe points it at a private empty dir, removed after
+   * (src/engine/host/probe-home.ts).
+   */
+  versionProbeHomeVar?: string;
+  /**
    * The version the installation itself states without starting the program
    * (an npm package manifest beside the binary); null when it states none,
    * and detection asks `<bin> --version` (a process start: OpenCode ~0.7 s CPU).

@@ -12,6 +12,7 @@ import type { Installation } from '../core/model.js';
 import { ConfigError } from '../core/config-error.js';
 import { homeOf } from './own-dirs.js';
 import { spawnTracked } from './own-children.js';
+import { makeProbeHome, removeProbeHome } from './probe-home.js';
 
 const VERSION_TIMEOUT_MS = 10_000;
 const MAX_NVM_DIRS = 8;
@@ -93,20 +94,32 @@ export const VERSION_PROBE_ENV = 'CLEANERX_VERSION_PROBE';
 
 /**
  * `<exe> --version`: stdout, else stderr (pi prints its version there), each
- * read up to 64 KiB; killed after 10 s; no answer when it fails or says nothing.
+ * read up to 64 KiB; killed after 10 s; no answer when it fails or says
+ * nothing. An agent whose start writes into its home (versionProbeHomeVar)
+ * gets a private empty one instead, removed once the probe has exited; when
+ * none can be made the probe is not run.
  */
 export function readVersion(adapter: AgentAdapter, exe: string, env: Readonly<Record<string, string | undefined>>): Promise<string | null> {
+  const probeHome = adapter.versionProbeHomeVar ? makeProbeHome(env) : undefined;
+  if (probeHome === null) return Promise.resolve(null);
+  const done = (): void => {
+    if (probeHome) removeProbeHome(probeHome);
+  };
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
       child = spawnTracked(exe, ['--version'], {
-        env: { ...(env as NodeJS.ProcessEnv), [VERSION_PROBE_ENV]: '1' },
+        env: { ...(env as NodeJS.ProcessEnv), [VERSION_PROBE_ENV]: '1', ...(probeHome ? { [adapter.versionProbeHomeVar!]: probeHome } : {}) },
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
       });
     } catch {
+      done();
       return resolve(null);
     }
+    // The private home goes once the probe is gone, not when its answer is late.
+    child.once('exit', done);
+    child.once('error', done);
     const out = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
     const sizes = { stdout: 0, stderr: 0 };
     const collect = (name: 'stdout' | 'stderr') => (b: Buffer) => {
