@@ -8,7 +8,7 @@
 
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectCodex, resetSocketBypass, SOCKET_FALLBACK_WARNING } from '../../src/adapters/codex/connection.js';
@@ -189,15 +189,27 @@ describe('official items', () => {
 describe('a running app-server daemon', () => {
   it('is used through codex app-server proxy, blocks what it has loaded, and a dead socket falls back to stdio', async () => {
     t = makeTempEnv('cleanerx-codex-sock-');
+    // The temp dir beside the home, as on a user's machine (Codex makes helper links only in a home outside it).
+    const tmp = join(t.root, 'tmp');
+    mkdirSync(tmp);
+    t.env.TMPDIR = tmp;
+    (t.ctx.env as Record<string, string>).TMPDIR = tmp;
     buildStore(t, { threads: 4, subagentRate: 0, archivedRate: 0, seed: 4 });
     const first = await scan();
     const target = first.sessions.find((s) => s.state === 'current')!;
-    const env = { HOME: t.env.HOME!, PATH: '/usr/bin:/bin', CODEX_HOME: codexHome(t), LANG: 'C.UTF-8', RUST_LOG: 'error' };
+    const env = { HOME: t.env.HOME!, PATH: '/usr/bin:/bin', CODEX_HOME: codexHome(t), TMPDIR: tmp, LANG: 'C.UTF-8', RUST_LOG: 'error' };
     const daemon = spawn(CODEX_BIN, ['app-server', '--listen', 'unix://'], { env, stdio: 'ignore', detached: true });
     children.push(daemon);
     const sock = controlSocket(codexHome(t));
     for (let i = 0; i < 100 && !(existsSync(sock) && statSync(sock).isSocket()); i++) await new Promise((r) => setTimeout(r, 100));
     expect(statSync(sock).isSocket()).toBe(true);
+    // The daemon's own helper links; a scan through the relay adds none of its own, not even for a moment (the dir's mtime).
+    const arg0 = join(codexHome(t), 'tmp', 'arg0-linux');
+    const helpers = (): string[] => [...readdirSync(arg0).sort(), `mtime ${statSync(arg0).mtimeMs}`];
+    const daemonHelpers = helpers();
+    expect(daemonHelpers.length).toBe(2);
+    expect((await scan()).warnings.some((w) => w.reason === SOCKET_FALLBACK_WARNING)).toBe(false);
+    expect(helpers()).toEqual(daemonHelpers);
 
     const conn = await connectCodex(installation(t), t.ctx);
     expect(conn.transport).toBe('proxy');

@@ -3,12 +3,17 @@
 // byte relay). The socket speaks WebSocket, so the client does the upgrade
 // and frames each JSON-RPC message; the channel opens only after the 101.
 
+import { makeProbeHome, removeProbeHome } from '../../engine/host/probe-home.js';
 import { plainStderr, startCodex } from './child-process.js';
 import type { MessageChannel } from './rpc-client.js';
 import { encodeFrame, handshakeRequest, newKey, WsReader } from './websocket.js';
 
 export function proxyChannel(bin: string, env: Record<string, string>, sock: string, openTimeoutMs: number): Promise<MessageChannel> {
-  const child = startCodex(bin, ['app-server', 'proxy', '--sock', sock], env);
+  // The relay is told its socket and reads nothing of the home; as any codex start it makes helper links in
+  // $CODEX_HOME/tmp/arg0-linux (0.171): given a private one, a read-only scan leaves the user's home as it was.
+  const relayHome = makeProbeHome(env);
+  const child = startCodex(bin, ['app-server', 'proxy', '--sock', sock], relayHome ? { ...env, CODEX_HOME: relayHome } : env);
+  if (relayHome) void child.exited.then(() => removeProbeHome(relayHome));
   const key = newKey();
   let onMsg: (t: string) => void = () => undefined;
   let onClose: (why: string) => void = () => undefined;
