@@ -185,6 +185,22 @@ describe('evidence that cannot be read (fake /proc)', () => {
     expect(v).toMatchObject({ writer: { pid: 4242, command: 'opencode serve', evidence: expect.stringMatching(/cannot be read/) } });
   });
 
+  it('a process in do_exit (R, with PF_EXITING in its flags) whose environment already fails is gone, not unreadable', async () => {
+    t = makeTempEnv();
+    const judge = (flags: number) => {
+      const dir = join(t.procRoot, '4343');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'comm'), 'opencode\n');
+      writeFileSync(join(dir, 'cmdline'), 'opencode\0');
+      // pid (comm) state ppid pgrp session tty_nr tpgid flags …
+      writeFileSync(join(dir, 'stat'), `4343 (opencode) R 1 4343 4343 0 -1 ${flags} 0 0 0 0\n`);
+      return judgeWriter(t.ctx, { pid: 4343, comm: 'opencode', argv: ['opencode'], exe: null }, { roots: [t.env.HOME!], envEvidence: () => null });
+    };
+    expect(await judge(0x400004)).toEqual({ gone: true });
+    // The same process not exiting, its evidence unreadable: it blocks.
+    expect(await judge(0x400000)).toMatchObject({ writer: { pid: 4343, evidence: expect.stringMatching(/cannot be read/) } });
+  });
+
   it('a blocked reason names its writers; none leaves the reason as it was', () => {
     const w = { pid: 7, name: 'pi', user: 'alice', command: 'pi --continue', evidence: 'HOME=/home/alice' };
     expect(runningReason('pi is running.', [w])).toBe('pi is running. Running: pi pid 7 (alice: pi --continue; HOME=/home/alice).');

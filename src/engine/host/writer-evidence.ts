@@ -82,7 +82,10 @@ async function credentials(procRoot: string, pid: number): Promise<{ uid: number
   return { uid: uid ? Number(uid[1]) : st.uid, groups };
 }
 
-/** Running or sleeping: its stat is readable and it is no zombie. */
+/** include/linux/sched.h: the task is in do_exit(). */
+const PF_EXITING = 0x4;
+
+/** Running or sleeping: its stat is readable, it is no zombie and not exiting. */
 async function alive(procRoot: string, pid: number): Promise<boolean> {
   const stat = await fsp.readFile(join(procRoot, String(pid), 'stat'), 'latin1').catch(() => null);
   if (stat === null)
@@ -90,8 +93,10 @@ async function alive(procRoot: string, pid: number): Promise<boolean> {
       () => true,
       () => false,
     );
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state !== 'Z' && state !== 'X';
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // An exiting process still reads as running (R) with PF_EXITING in its flags, while its environment
+  // already fails with ESRCH (seen under load): it writes nothing more.
+  return fields[0] !== 'Z' && fields[0] !== 'X' && !(Number(fields[6]) & PF_EXITING);
 }
 
 /** Whether a process of `uid` (in `groups`) may write the directory `st`. */
