@@ -13,15 +13,15 @@ import { ensurePeerPi1 } from '../../scripts/ensure-peer-pi1.mjs';
 import { nobodyReachProblem } from './nobody-reach.js';
 import { useScratch } from './scratch.js';
 
-export default function setup(): void {
+export default function setup(): () => void {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const problem = (ensureSystemTools as () => string | null)() ?? nobodyReachProblem(root) ?? (ensurePeerPi1 as () => string | null)();
   if (problem) {
     process.stderr.write(`${problem}\n`);
     process.exit(1);
   }
-  useScratch();
-  if (!(isStale as (r: string) => boolean)(root)) return;
+  const teardown = useScratch();
+  if (!(isStale as (r: string) => boolean)(root)) return teardown;
   const key = (inputsKey as (r: string) => string)(root);
   const r = spawnSync(process.execPath, [`${root}/node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   // tsc emits even with type errors (status 2); `npm run typecheck` is where those fail. Anything else is no build.
@@ -34,7 +34,7 @@ export default function setup(): void {
   }
   if (r.status === 0) {
     (writeStamp as (r: string, k: string) => void)(root, key);
-    return;
+    return teardown;
   }
   if (emitted) {
     process.stderr.write('dist/ was built with type errors (see above; npm run typecheck); the tests run on what tsc emitted.\n');
@@ -42,4 +42,5 @@ export default function setup(): void {
     process.stderr.write(`Building dist/ failed (tsc exit ${r.status ?? r.signal}); fix the build and run the tests again.\n`);
     process.exit(1);
   }
+  return teardown;
 }

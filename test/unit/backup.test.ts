@@ -8,8 +8,23 @@
 import { Encrypter, generateX25519Identity, identityToRecipient } from 'age-encryption';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -164,7 +179,11 @@ describe('backup of empty dirs, FIFOs and sockets', () => {
     execFileSync('mkfifo', [join(s, 'only-fifo', 'pipe')]);
     execFileSync('mkfifo', [join(s, 'beside.fifo')]);
     const server = createServer();
-    await new Promise<void>((r) => server.listen(join(s, 'agent.sock'), r));
+    // Bound at a short path and moved into place: a socket's own path must stay under 108 bytes, the session's need not.
+    const short = mkdtempSync(join(tmpdir(), 's'));
+    await new Promise<void>((r) => server.listen(join(short, 'a.sock'), r));
+    renameSync(join(short, 'a.sock'), join(s, 'agent.sock'));
+    rmSync(short, { recursive: true });
     try {
       const { taken } = await backUpPiSession({ path: s, root: src, env: t.env, key: { identity, recipient } });
       expect(taken.warnings).toEqual([
