@@ -64,4 +64,16 @@ describe('SelectionLookup', () => {
     expect(new SelectionLookup(c).find('session:a')).toBe(2);
     expect(new SelectionLookup(c).find('session:b')).toBe(1);
   });
+
+  it('comes with its table, built with the index (in the worker), and uses it; a table that does not fit the index is rebuilt', () => {
+    const list = entries(500, 9);
+    const c = compactSelection(list);
+    expect(c.table).toBeInstanceOf(Int32Array);
+    const shipped = new SelectionLookup(c);
+    for (const e of list) expect(shipped.find(e.id)).toBe(new SelectionLookup({ ...c, table: undefined }).find(e.id));
+    // The table that came is the one asked: an empty one of the right size finds nothing.
+    expect(new SelectionLookup({ ...c, table: new Int32Array(c.table!.length).fill(-1) }).find(list[0]!.id)).toBe(-1);
+    // One of another size (another build's, a truncated copy) is not trusted.
+    expect(new SelectionLookup({ ...c, table: new Int32Array(16).fill(-1) }).find(list[0]!.id)).toBeGreaterThanOrEqual(0);
+  });
 });

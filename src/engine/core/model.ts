@@ -244,6 +244,8 @@ export interface CompactSelection {
   bytes: Float64Array;
   project: Uint32Array;
   projectIds: string[];
+  /** SelectionLookup's hash table, built with the index (in the worker) so the UI does not build it when a scan lands. */
+  table?: Int32Array;
 }
 
 export interface ItemSummary {

@@ -41,7 +41,15 @@ export class SelectionBuilder {
     // Trimmed copies when fewer entries came than the capacity (their buffers are what moves).
     const n = this.n;
     const fit = <T extends Uint32Array | Float64Array>(a: T): T => (a.length === n ? a : (a.slice(0, n) as T));
-    return { ids: this.parts.join(''), ends: fit(this.ends), bytes: fit(this.bytes), project: fit(this.project), projectIds: this.projectIds };
+    const c: CompactSelection = {
+      ids: this.parts.join(''),
+      ends: fit(this.ends),
+      bytes: fit(this.bytes),
+      project: fit(this.project),
+      projectIds: this.projectIds,
+    };
+    c.table = lookupTable(c);
+    return c;
   }
 }
 
@@ -58,7 +66,53 @@ export function selectionId(c: CompactSelection, i: number): string {
 
 /** The buffers a postMessage can move instead of copying. */
 export function selectionTransfer(c: CompactSelection | undefined): ArrayBuffer[] {
-  return c ? [c.ends.buffer as ArrayBuffer, c.bytes.buffer as ArrayBuffer, c.project.buffer as ArrayBuffer] : [];
+  if (!c) return [];
+  const out = [c.ends.buffer as ArrayBuffer, c.bytes.buffer as ArrayBuffer, c.project.buffer as ArrayBuffer];
+  if (c.table) out.push(c.table.buffer as ArrayBuffer);
+  return out;
+}
+
+/** The table's size for n entries: a power of two, at least 16 and twice n. */
+function tableSize(n: number): number {
+  let size = 16;
+  while (size < n * 2) size *= 2;
+  return size;
+}
+
+/**
+ * SelectionLookup's open-addressing table of entry numbers (-1: empty), by a
+ * hash of each id's characters. Built once per index, where the index is
+ * built: at 100k sessions it took ~55 ms, which the UI thread spent the
+ * moment a scan landed, with a key waiting behind it.
+ */
+export function lookupTable(c: CompactSelection): Int32Array {
+  const n = c.ends.length;
+  const table = new Int32Array(tableSize(n)).fill(-1);
+  const mask = table.length - 1;
+  for (let i = 0; i < n; i++) {
+    const from = i === 0 ? 0 : c.ends[i - 1]!;
+    const to = c.ends[i]!;
+    let h = hashChars(c.ids, from, to) & mask;
+    for (;;) {
+      const at = table[h]!;
+      // A repeated id keeps its later entry, as Map.set would.
+      if (at < 0 || sameEntry(c, at, from, to)) {
+        table[h] = i;
+        break;
+      }
+      h = (h + 1) & mask;
+    }
+  }
+  return table;
+}
+
+/** Whether entry `at`'s id is the text [from, to) of the ids. */
+function sameEntry(c: CompactSelection, at: number, from: number, to: number): boolean {
+  const ids = c.ids;
+  const start = at === 0 ? 0 : c.ends[at - 1]!;
+  if (c.ends[at]! - start !== to - from) return false;
+  for (let k = 0; k < to - from; k++) if (ids.charCodeAt(start + k) !== ids.charCodeAt(from + k)) return false;
+  return true;
 }
 
 /**
@@ -71,26 +125,11 @@ export class SelectionLookup {
   private readonly table: Int32Array;
   private readonly mask: number;
 
+  /** Uses the table the index came with when it fits the index, else builds one. */
   constructor(private readonly c: CompactSelection) {
-    const n = c.ends.length;
-    let size = 16;
-    while (size < n * 2) size *= 2;
-    this.table = new Int32Array(size).fill(-1);
-    this.mask = size - 1;
-    for (let i = 0; i < n; i++) {
-      const from = i === 0 ? 0 : c.ends[i - 1]!;
-      const to = c.ends[i]!;
-      let h = hashChars(c.ids, from, to) & this.mask;
-      for (;;) {
-        const at = this.table[h]!;
-        // A repeated id keeps its later entry, as Map.set would.
-        if (at < 0 || this.sameEntry(at, from, to)) {
-          this.table[h] = i;
-          break;
-        }
-        h = (h + 1) & this.mask;
-      }
-    }
+    const t = c.table;
+    this.table = t instanceof Int32Array && t.length === tableSize(c.ends.length) ? t : lookupTable(c);
+    this.mask = this.table.length - 1;
   }
 
   /** The entry number of `id`, or -1. */
@@ -103,14 +142,6 @@ export class SelectionLookup {
       if (this.c.ends[at]! - from === id.length && this.c.ids.startsWith(id, from)) return at;
       h = (h + 1) & this.mask;
     }
-  }
-
-  private sameEntry(at: number, from: number, to: number): boolean {
-    const ids = this.c.ids;
-    const start = at === 0 ? 0 : this.c.ends[at - 1]!;
-    if (this.c.ends[at]! - start !== to - from) return false;
-    for (let k = 0; k < to - from; k++) if (ids.charCodeAt(start + k) !== ids.charCodeAt(from + k)) return false;
-    return true;
   }
 }
 

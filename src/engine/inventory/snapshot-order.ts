@@ -27,18 +27,48 @@ export class SnapshotOrder {
     const name = reverse ? `${key}:reverse` : key;
     let s = this.sorted.get(name);
     if (s) return s;
-    const cmp = reverse ? flip(sessionComparator(key)) : sessionComparator(key);
+    // Every list is in the same total order (ties end at the id), so one sort of all the sessions
+    // orders them all: each project's top and each node's children are read off it in one pass,
+    // not sorted again (at 100k sessions the second sort was ~100 ms of the first view after a scan).
+    const fast = indexedComparator(key, this.forest.nodes);
+    const cmp = reverse ? flip(fast) : fast;
     const projects = [...this.forest.projects].sort(projectComparator(key, reverse));
-    const top = this.forest.projects.map((p) =>
-      [...p.top].sort(p.virtual && key !== 'title' && key !== 'size' ? (reverse ? flip(byRecency) : byRecency) : cmp),
-    );
-    const children = new Map<number, SessionNode[]>();
-    for (const n of this.forest.nodes) if (n.children.length) children.set(n.idx, [...n.children].sort(cmp));
     const flat = [...this.forest.nodes].sort(cmp);
+    const { top, children } = partition(this.forest, flat, cmp);
     s = { projects, top, children, flat };
     this.sorted.set(name, s);
     return s;
   }
+}
+
+/**
+ * Each project's top sessions and each node's children, in the order of
+ * `flat`. A list whose members the pass cannot place one to one (a node in
+ * two lists, which a forest never has) is sorted on its own instead.
+ */
+function partition(forest: Forest, flat: readonly SessionNode[], cmp: (a: SessionNode, b: SessionNode) => number): Pick<SortedForest, 'top' | 'children'> {
+  const n = forest.nodes.length;
+  const topOf = new Int32Array(n).fill(-1);
+  const parentOf = new Int32Array(n).fill(-1);
+  forest.projects.forEach((p, i) => {
+    for (const t of p.top) topOf[t.idx] = i;
+  });
+  for (const node of forest.nodes) for (const c of node.children) parentOf[c.idx] = node.idx;
+  const top: SessionNode[][] = forest.projects.map(() => []);
+  const children = new Map<number, SessionNode[]>();
+  for (const node of forest.nodes) if (node.children.length) children.set(node.idx, []);
+  for (const node of flat) {
+    const t = topOf[node.idx]!;
+    if (t >= 0) top[t]!.push(node);
+    const parent = parentOf[node.idx]!;
+    if (parent >= 0) children.get(parent)!.push(node);
+  }
+  forest.projects.forEach((p, i) => {
+    if (top[i]!.length !== p.top.length) top[i] = [...p.top].sort(cmp);
+  });
+  for (const node of forest.nodes)
+    if (node.children.length && children.get(node.idx)!.length !== node.children.length) children.set(node.idx, [...node.children].sort(cmp));
+  return { top, children };
 }
 
 export function projectComparator(key: SortKey, reverse = false): (a: ProjectNode, b: ProjectNode) => number {
@@ -54,6 +84,26 @@ export function projectComparator(key: SortKey, reverse = false): (a: ProjectNod
 
 function byRecency(a: SessionNode, b: SessionNode): number {
   return (b.s.updatedAt ?? -1) - (a.s.updatedAt ?? -1) || (a.s.id < b.s.id ? -1 : 1);
+}
+
+/**
+ * sessionComparator's order, read from arrays indexed by node: the same
+ * comparisons without a property chain per call (a 100k sort by recency took
+ * ~125 ms through `a.s.updatedAt`). Title sorts compare strings either way.
+ */
+function indexedComparator(key: SortKey, nodes: readonly SessionNode[]): (a: SessionNode, b: SessionNode) => number {
+  if (key === 'title') return sessionComparator(key);
+  const time = new Float64Array(nodes.length);
+  const ids: string[] = new Array(nodes.length);
+  for (const n of nodes) {
+    time[n.idx] = n.s.updatedAt ?? -1;
+    ids[n.idx] = n.s.id;
+  }
+  const recency = (a: SessionNode, b: SessionNode): number => time[b.idx]! - time[a.idx]! || (ids[a.idx]! < ids[b.idx]! ? -1 : 1);
+  if (key !== 'size') return recency;
+  const size = new Float64Array(nodes.length);
+  for (const n of nodes) size[n.idx] = n.s.bytes;
+  return (a, b) => size[b.idx]! - size[a.idx]! || recency(a, b);
 }
 
 function flip<T>(cmp: (a: T, b: T) => number): (a: T, b: T) => number {
