@@ -85,7 +85,7 @@ function tableSize(n: number): number {
  * built: at 100k sessions it took ~55 ms, which the UI thread spent the
  * moment a scan landed, with a key waiting behind it.
  */
-export function lookupTable(c: CompactSelection): Int32Array {
+function lookupTable(c: CompactSelection): Int32Array {
   const n = c.ends.length;
   const table = new Int32Array(tableSize(n)).fill(-1);
   const mask = table.length - 1;
