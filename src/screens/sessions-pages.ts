@@ -56,6 +56,11 @@ export class PagedRows implements RowSource {
     return this.count;
   }
 
+  /** A refresh is gathering the new snapshot's pages; the rows on hand are the older snapshot's. */
+  get refreshing(): boolean {
+    return this.next !== null;
+  }
+
   /** The rows on hand belong to an earlier view (a reset waits for its first page). */
   get stale(): boolean {
     return this.fresh;

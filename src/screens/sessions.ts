@@ -96,15 +96,19 @@ export class SessionsScreen implements Screen {
   }
 
   paintState(): { rows: number; settled: boolean } {
-    return { rows: this.list.drawn, settled: !this.rows.stale && this.list.placeholders === 0 };
+    // Settled once the final view's rows are on screen: a partial view's rows may answer keys, not marks.
+    const waitingForFinal = this.rows.refreshing && !this.app.summary()?.provisional;
+    return { rows: this.list.drawn, settled: !this.rows.stale && this.list.placeholders === 0 && !waitingForFinal };
   }
 
   onSummary(): void {
     // The form's projects, sources and counts belong to the old scan.
     this.menu?.close();
     const s = this.app.summary();
-    // A running scan's next partial view: same rows, more of them. The final view is a new one (its rows become markable).
-    const growing = Boolean(s?.provisional && this.shown?.provisional && s.agent === this.shown.agent);
+    // A running scan's next partial view, or its final one: the same rows, more of them. The rows on hand
+    // answer keys until the new pages are in (a key typed as a 100k scan landed waited ~300 ms for them);
+    // meanwhile nothing is marked from them (provisional()).
+    const growing = Boolean(s && this.shown?.provisional && s.agent === this.shown.agent);
     this.shown = s;
     if (s && s.agent !== this.viewAgent) this.switchView(s.agent);
     if (growing) this.rows.refresh();
@@ -328,7 +332,7 @@ export class SessionsScreen implements Screen {
 
   /** A partial view from a running scan offers nothing to mark (the engine refuses it too). */
   private provisional(): boolean {
-    if (!this.app.summary()?.provisional) return false;
+    if (!this.app.summary()?.provisional && !this.rows.refreshing) return false;
     this.app.message(tr('sessions.stillScanning'));
     return true;
   }

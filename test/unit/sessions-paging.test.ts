@@ -14,6 +14,7 @@ import type { AppContext } from '../../src/screens/screen.js';
 import { SessionsScreen } from '../../src/screens/sessions.js';
 import { makeTheme } from '../../src/widgets/theme.js';
 import { viewRow } from '../helpers/sessions.js';
+import { dispatch } from '../../src/widgets/bindings.js';
 
 interface Asked {
   req: PageRequest;
@@ -238,17 +239,27 @@ describe('Sessions paging while a scan publishes partial views', () => {
     expect(settled(v)).toBe(true);
   });
 
-  it('the final view after partial ones is a new view: its first page is waited for (its rows become markable)', async () => {
+  it('the final view keeps the partial rows on screen and answering keys until its pages are in; nothing is marked from them, and it is not settled', async () => {
     const v = setUp();
+    const said: string[] = [];
+    (v.ctx as unknown as { message: (m: string) => void }).message = (m) => said.push(m);
     v.setSummary(partial('p1', 120));
     v.paint();
     await answerAll(v, 120);
     v.setSummary(summaryOf('final', false));
     v.ctx.requestRender();
     await v.turn();
+    // A key typed as the scan lands is answered at once, from the rows on hand (no "Loading sessions…").
+    expect(v.text()).toContain('row 0 of p1');
+    expect(v.text()).not.toContain('Loading sessions…');
     expect(settled(v)).toBe(false);
+    // A mark meanwhile is refused, as on a partial view: those rows are not the final view's.
+    expect(dispatch([v.sessions.keyContext()], ' ', { name: 'space', full: 'space' } as never).kind).toBe('ran');
+    expect(v.ctx.marks.count).toBe(0);
+    expect(said.at(-1)).toMatch(/scan/i);
     await answerAll(v, 2);
     expect(v.text()).toContain('row 0 of final');
+    expect(v.text()).not.toContain('of p1');
     expect(settled(v)).toBe(true);
   });
 });
